@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# setup.sh — the two commands of README.md on a fresh Debian machine:
+#   deploy/setup.sh demo   install missing packages, build, start fdwaved on localhost
+#                          (SQLite + CPU backend), submit the example job, follow its
+#                          progress and print where the snapshots are.
+#   deploy/setup.sh test   install missing packages, build, run the whole test suite.
+# Environment: BUILD_DIR (default build), JOBS (default nproc), FDW_PORT (demo, 8080).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+BUILD_DIR=${BUILD_DIR:-build}
+JOBS=${JOBS:-$(nproc)}
+
+PKGS="build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlite3-dev sqlite3
+      check libsegyio-dev segyio-bin python3-segyio libpng-dev libcurl4-openssl-dev
+      libopenmpi-dev openmpi-bin python3 curl"
+[ "$mode" = test ] && PKGS="$PKGS chromium"
+
+install_packages() {
+    local missing=()
+    for p in $PKGS; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    echo "setup: installing ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() {
+    cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >/dev/null
+    cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+case "$mode" in
+test)
+    install_packages
+    build
+    cd "$BUILD_DIR"
+    ctest --output-on-failure -j "$JOBS" --timeout 900
+    ;;
+demo)
+    install_packages
+    build
+    exec ./deploy/demo.sh "$BUILD_DIR"
+    ;;
+*)
+    echo "usage: $0 demo|test" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,102 @@
+/* backend.h — the table of functions a compute backend (cpu, cuda) provides, and the
+ * problem description the engine hands it. The engine owns the time loop, outputs and
+ * callbacks; a backend owns device memory, the stencil kernels and the ghost exchange
+ * between the slabs of its devices. Nothing here knows of JSON, HTTP or SQLite. */
+#ifndef FDW_BACKEND_H
+#define FDW_BACKEND_H
+
+#include "fdwave.h"
+#include "spec.h"
+#include "plan.h"
+
+/* One injection or sampling stencil: a grid point (global flat index i + nx*(j + ny*k))
+ * and its weight. A source or receiver at an off-grid position uses 8 of these
+ * (trilinear). Global indices let the backend find the slab that owns the point. */
+typedef struct fdw_tap {
+    uint64_t index;
+    float weight;
+    int owner;                 /* which source (in src_taps) or receiver (in rec_taps) */
+} fdw_tap;
+
+/* Everything a backend needs to set up and advance one job. Arrays are host memory
+ * owned by the engine and valid until destroy(). */
+typedef struct fdw_problem {
+    fdw_kind kind;
+    int nx, ny, nz;
+    int radius;                /* order/2 */
+
+    /* acoustic: lap(u) = sum_axis sum_{m=-r..r} cA[|m|] u(.. +m ..), cA = Fornberg / h_A^2.
+     * cx[0]+cy[0]+cz[0] is the centre weight. */
+    float cx[FDW_MAX_RADIUS + 1], cy[FDW_MAX_RADIUS + 1], cz[FDW_MAX_RADIUS + 1];
+    /* (v*dt)^2 per point, nx*ny*nz, x fastest (acoustic only). */
+    const float *vdt2;
+    /* sponge: per-axis damping sigma*dt (dimensionless), length nx / ny / nz; zero in the
+     * interior. Total damping at a point: q = qx[i] + qy[j] + qz[k]; the update is
+     * u' = (2u - (1 - q) u_prev + vdt2 * lap(u) + src) / (1 + q). NULL: no sponge. */
+    const float *qx, *qy, *qz;
+    int free_surface;          /* plane k = 0 is held at u = 0, ghosts above mirror -u */
+
+    /* sources: ntaps taps; value added at step it (before the update of it, i.e. the
+     * term dt^2 s(t_it) * weight) is wavelets[owner * nt + it] * tap.weight. */
+    int nsrc_taps;
+    const fdw_tap *src_taps;
+    const float *wavelets;     /* nsources * nt, already multiplied by dt^2 / cell volume */
+    long nt;
+
+    /* receivers: sampled from u(t_it) after step it when it % rec_interval == 0,
+     * value of receiver r = sum of its taps' u[index]*weight. Slot = it / rec_interval. */
+    int nreceivers;
+    int nrec_taps;
+    const fdw_tap *rec_taps;
+    int rec_interval;
+    long nrec_slots;
+
+    /* stencil kind: D' = sc[0] D + sum_{i=1..r} sc[i] * (6 neighbours at distance i),
+     * with zero outside the grid. Initial field init (nx*ny*nz). */
+    float sc[FDW_MAX_RADIUS + 1];
+    /* derivative kind: periodic d/d(axis) with coefficients dc[1..4] (already / h):
+     * f'(i) = sum_m dc[m] (f(i+m) - f(i-m)). */
+    fdw_axis deriv_axis;
+    float dc[5];
+    const float *init;         /* stencil / derivative initial field; NULL for acoustic */
+} fdw_problem;
+
+typedef struct fdw_backend fdw_backend;
+
+struct fdw_backend {
+    const char *name;          /* "cpu", "cuda" */
+
+    /* Allocate every device's slab as the plan says, upload the model/initial field,
+     * zero the wavefields. Fails with FDW_ERR_NOMEM naming bytes needed and free. */
+    fdw_status (*create)(const fdw_problem *prob, const fdw_plan *plan, void **ctx,
+                         fdw_error *err);
+    void (*destroy)(void *ctx);
+
+    /* Advance one step (acoustic: time step it -> it+1 including source injection, sponge,
+     * free surface, receiver recording and the ghost exchange; stencil: one application;
+     * derivative: one evaluation into the output field). Asynchronous backends may return
+     * before the work ends; any later call orders after it. */
+    fdw_status (*step)(void *ctx, long it, fdw_error *err);
+
+    /* Start copying the current wavefield on regions to host buffers (each sized for its
+     * region: nx*ny, nx*nz, ny*nz or nx*ny*nz floats). The copy reflects the state after
+     * all steps issued so far. Completion is awaited by wait(). */
+    fdw_status (*extract)(void *ctx, int nregions, const fdw_slice *regions, float **host,
+                          fdw_error *err);
+    /* Block until all issued work and extracts are complete. */
+    fdw_status (*wait)(void *ctx, fdw_error *err);
+
+    /* Copy receiver slots [first, first+count) to host, nreceivers floats per slot. */
+    fdw_status (*fetch_receivers)(void *ctx, long first, long count, float *host,
+                                  fdw_error *err);
+
+    /* Per-device memory held (bytes) for progress reports; may be NULL. */
+    uint64_t (*device_bytes)(void *ctx, int dev);
+};
+
+/* The CPU backend; always present. */
+const fdw_backend *fdw_cpu_backend(void);
+/* The CUDA backend, or NULL when built without CUDA. */
+const fdw_backend *fdw_cuda_backend(void);
+
+#endif

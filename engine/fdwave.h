@@ -1,0 +1,162 @@
+/* fdwave.h — the whole public face of libfdwave: parse and validate a job spec,
+ * run it with callbacks for progress, snapshots, logging and cancellation.
+ * The daemon (server/) and fdwave-run call only what is declared here. */
+#ifndef FDWAVE_H
+#define FDWAVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FDW_VERSION "0.1.0"
+
+/* Every fallible function returns one of these and fills an fdw_error. */
+typedef enum fdw_status {
+    FDW_OK = 0,
+    FDW_ERR_SPEC,        /* the job spec is invalid; err.field holds the JSON path */
+    FDW_ERR_IO,          /* a file could not be read or written */
+    FDW_ERR_NOMEM,       /* host or device memory exhausted (message says how much) */
+    FDW_ERR_DEVICE,      /* a GPU call failed, or no such device */
+    FDW_ERR_CANCELLED,   /* a callback asked the run to stop */
+    FDW_ERR_UNSUPPORTED, /* valid request this build cannot do (e.g. cuda without nvcc) */
+    FDW_ERR_INTERNAL     /* a bug: please report */
+} fdw_status;
+
+typedef struct fdw_error {
+    fdw_status code;
+    char field[256];   /* JSON path of the offending spec field, e.g. "sources[2].position"; "" if none */
+    char message[768]; /* one human-readable sentence */
+} fdw_error;
+
+/* Short stable name of a status ("spec", "io", ...), used as the HTTP error code. */
+const char *fdw_status_name(fdw_status s);
+
+/* ---- Job specs ---------------------------------------------------------- */
+
+typedef struct fdw_spec fdw_spec; /* opaque; see engine/spec.h inside the engine */
+
+/* Maps a model name used by a spec ("velocity": {"model": "NAME"}) to a file path.
+ * Returns 0 and fills path, or non-zero if the name is unknown. */
+typedef int (*fdw_model_resolver)(void *user, const char *name, char *path, size_t pathlen);
+
+typedef struct fdw_parse_opts {
+    /* Directory that relative "path"s in the spec are resolved against ("." if NULL). */
+    const char *base_dir;
+    /* If non-NULL, every file a spec names must resolve (realpath) under one of these
+     * directories; used by the daemon so jobs cannot read arbitrary files. NULL-terminated. */
+    const char *const *allowed_dirs;
+    fdw_model_resolver resolve_model; /* NULL: "model" references are rejected */
+    void *resolve_user;
+    /* Largest grid accepted, in points (0: default 2^36). */
+    uint64_t max_points;
+    /* Devices available to run on (0: do not check "devices"). */
+    int max_devices;
+} fdw_parse_opts;
+
+/* Parse and fully validate a JSON spec. On failure *out is NULL and err names the field. */
+fdw_status fdw_spec_parse(const char *json, size_t len, const fdw_parse_opts *opts,
+                          fdw_spec **out, fdw_error *err);
+/* Same, reading the JSON from a file; relative paths resolve against the file's directory
+ * unless opts->base_dir is set. */
+fdw_status fdw_spec_load(const char *path, const fdw_parse_opts *opts, fdw_spec **out,
+                         fdw_error *err);
+void fdw_spec_free(fdw_spec *spec);
+
+const char *fdw_spec_kind(const fdw_spec *spec);   /* "acoustic", "stencil", "derivative" */
+int fdw_spec_devices(const fdw_spec *spec);        /* devices requested (>= 1) */
+uint64_t fdw_spec_points(const fdw_spec *spec);    /* nx*ny*nz */
+long fdw_spec_steps(const fdw_spec *spec);         /* time steps / iterations */
+double fdw_spec_dt(const fdw_spec *spec);          /* resolved dt (s); 0 for non-time kinds */
+/* Bytes of device memory the run needs in total (all devices), for admission checks. */
+uint64_t fdw_spec_device_bytes(const fdw_spec *spec);
+int fdw_spec_warning_count(const fdw_spec *spec);
+const char *fdw_spec_warning(const fdw_spec *spec, int i);
+/* The normalised spec (defaults filled, dt resolved) as JSON; caller frees with free(). */
+char *fdw_spec_to_json(const fdw_spec *spec);
+
+/* ---- Running ------------------------------------------------------------ */
+
+typedef struct fdw_device_progress {
+    int device;            /* physical id (CUDA ordinal, or virtual index on CPU) */
+    int z0, nz;            /* slab owned: global z planes [z0, z0+nz) */
+    double mpts;           /* this device's rate, Mpoints/s */
+    uint64_t mem_bytes;    /* memory this run holds on it */
+} fdw_device_progress;
+
+typedef struct fdw_progress {
+    long step, nsteps;     /* steps done, total */
+    double percent;        /* 100*step/nsteps */
+    double mpts;           /* grid points updated per second / 1e6, over the recent interval */
+    double elapsed_s, eta_s;
+    int ndevices;
+    const fdw_device_progress *devices;
+} fdw_progress;
+
+typedef struct fdw_snapshot_info {
+    int index;             /* 0, 1, 2, ... */
+    long step;             /* time step the snapshot shows */
+    double time;           /* seconds of simulated time */
+    int nfiles;
+    const char *const *files; /* file names relative to the output directory */
+} fdw_snapshot_info;
+
+enum { FDW_LOG_DEBUG = 0, FDW_LOG_INFO = 1, FDW_LOG_WARN = 2, FDW_LOG_ERROR = 3 };
+
+typedef struct fdw_callbacks {
+    /* Called at most every progress_interval_s (default 0.5 s) and once at the end.
+     * Returning non-zero cancels the run within one step. */
+    int (*progress)(void *user, const fdw_progress *p);
+    /* Called once a snapshot's files are complete on disk. */
+    void (*snapshot)(void *user, const fdw_snapshot_info *s);
+    void (*log)(void *user, int level, const char *msg);
+    /* Polled every step; non-zero cancels. May be NULL. */
+    int (*cancelled)(void *user);
+    void *user;
+    double progress_interval_s;
+} fdw_callbacks;
+
+typedef enum { FDW_BACKEND_AUTO = 0, FDW_BACKEND_CPU, FDW_BACKEND_CUDA } fdw_backend_kind;
+
+typedef struct fdw_run_opts {
+    const char *out_dir;        /* created if missing; outputs and manifest.json go here */
+    fdw_backend_kind backend;   /* AUTO: CUDA when compiled in and a GPU is present */
+    /* Physical devices to use (CUDA ordinals); NULL: the spec's "devices.ids" or 0..n-1. */
+    const int *device_ids;
+    int ndevice_ids;
+    int threads;                /* CPU backend OpenMP threads; 0 = default */
+} fdw_run_opts;
+
+/* Summary of a finished run. */
+typedef struct fdw_result {
+    long steps_done;
+    double elapsed_s;
+    double mpts;                /* average Mpoints/s over the time loop */
+    char backend[16];           /* "cpu" or "cuda" */
+    double max_abs_error;       /* derivative kind: max |numerical - analytic|; else 0 */
+} fdw_result;
+
+/* Run a validated spec to completion. Outputs and manifest.json are written to out_dir.
+ * Returns FDW_ERR_CANCELLED if a callback cancelled. result may be NULL. */
+fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_callbacks *cb,
+                   fdw_result *result, fdw_error *err);
+
+/* ---- Devices ------------------------------------------------------------ */
+
+typedef struct fdw_device_info {
+    int id;
+    char name[128];
+    uint64_t total_bytes, free_bytes;
+    int is_gpu;
+} fdw_device_info;
+
+/* Number of CUDA GPUs usable by this build (0 when built without CUDA or none present). */
+int fdw_gpu_count(void);
+fdw_status fdw_gpu_info(int id, fdw_device_info *info, fdw_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
