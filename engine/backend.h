@@ -36,15 +36,20 @@ typedef struct fdw_problem {
     const float *qx, *qy, *qz;
     int free_surface;          /* plane k = 0 is held at u = 0, ghosts above mirror -u */
 
-    /* sources: ntaps taps; value added at step it (before the update of it, i.e. the
-     * term dt^2 s(t_it) * weight) is wavelets[owner * nt + it] * tap.weight. */
+    /* Time convention: step(it) turns u(it*dt) into u((it+1)*dt).
+     * Sources: after the update of step it, every tap adds wavelets[owner*nt + it] *
+     * tap.weight to u((it+1)*dt) at tap.index (no division by the sponge factor). The
+     * wavelets are already multiplied by dt^2 / (dx*dy*dz), so this discretises
+     * u_tt = v^2 lap(u) + f(t) delta(x - xs). */
     int nsrc_taps;
     const fdw_tap *src_taps;
-    const float *wavelets;     /* nsources * nt, already multiplied by dt^2 / cell volume */
+    const float *wavelets;     /* nsources * nt */
     long nt;
 
-    /* receivers: sampled from u(t_it) after step it when it % rec_interval == 0,
-     * value of receiver r = sum of its taps' u[index]*weight. Slot = it / rec_interval. */
+    /* Receivers: slot s holds u(s * rec_interval * dt); slot 0 is the zero initial state.
+     * After step it, if (it+1) % rec_interval == 0, slot (it+1)/rec_interval receives, for
+     * each receiver r, the sum over its taps of u[index]*weight. nrec_slots =
+     * nt/rec_interval + 1. */
     int nreceivers;
     int nrec_taps;
     const fdw_tap *rec_taps;
@@ -72,9 +77,11 @@ struct fdw_backend {
                          fdw_error *err);
     void (*destroy)(void *ctx);
 
-    /* Advance one step (acoustic: time step it -> it+1 including source injection, sponge,
-     * free surface, receiver recording and the ghost exchange; stencil: one application;
-     * derivative: one evaluation into the output field). Asynchronous backends may return
+    /* Advance one step (acoustic: u(it*dt) -> u((it+1)*dt) including sponge, free surface,
+     * source injection, receiver recording and the ghost exchange; stencil: one application
+     * D <- c0 D + ...; derivative: out <- d/d(axis) of the current field, then the field
+     * becomes out (so repeated iterations differentiate repeatedly; iteration 1's output
+     * is what is checked against the analytic derivative). Asynchronous backends may return
      * before the work ends; any later call orders after it. */
     fdw_status (*step)(void *ctx, long it, fdw_error *err);
 
