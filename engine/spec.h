@@ -84,6 +84,7 @@ struct fdw_spec {
     long nt;
     double dt;                 /* resolved (auto already applied) */
     int dt_auto;
+    double dt_safety;          /* fraction of dt_max used when dt_auto (default 0.8) */
     double dt_max;             /* stability limit for this grid/order/velocity */
 
     fdw_velocity_spec velocity;
@@ -112,6 +113,9 @@ struct fdw_spec {
      * or defaults (the order's 3-D Laplacian scaled so the update is stable). */
     double stencil_c[FDW_MAX_RADIUS + 1];
     int stencil_c_given;
+    /* stencil kind: "seed" (default 1) of the pseudo-random initial field; the field is a
+     * hash of (seed, flat index), so it does not depend on the decomposition. */
+    long stencil_seed;
 
     /* derivative kind: 8th-order first derivative along axis, periodic; field is
      * sin(2 pi * periods[a] * x_a / L_a) products; output compared with analytic. */

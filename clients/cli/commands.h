@@ -1,0 +1,46 @@
+/* commands.h — the fdwave CLI's subcommands. main.c parses the command line into an
+ * fdc_args and calls one of these; each returns an exit code from exit_codes.h. */
+#ifndef FDC_COMMANDS_H
+#define FDC_COMMANDS_H
+
+#include <stdio.h>
+#include "client.h"
+
+#define FDC_MAX_POS 8
+
+typedef struct fdc_args {
+    int npos;
+    const char *pos[FDC_MAX_POS]; /* positional arguments after the command name */
+    int wait;                     /* submit --wait */
+    const char *priority;         /* submit --priority N */
+    const char *idempotency_key;  /* submit --idempotency-key K */
+    const char *state;            /* list --state S */
+    const char *limit;            /* list --limit N */
+    const char *out_dir;          /* fetch -o DIR */
+    int all;                      /* fetch --all */
+    const char *since;            /* watch --since ID */
+} fdc_args;
+
+int fdc_cmd_submit(const fdc_client *c, const fdc_args *a);
+int fdc_cmd_list(const fdc_client *c, const fdc_args *a);
+int fdc_cmd_status(const fdc_client *c, const fdc_args *a);
+int fdc_cmd_cancel(const fdc_client *c, const fdc_args *a);
+int fdc_cmd_watch(const fdc_client *c, const fdc_args *a);
+int fdc_cmd_outputs(const fdc_client *c, const fdc_args *a);
+int fdc_cmd_fetch(const fdc_client *c, const fdc_args *a);
+int fdc_cmd_models(const fdc_client *c, const fdc_args *a);
+int fdc_cmd_devices(const fdc_client *c, const fdc_args *a);
+int fdc_cmd_health(const fdc_client *c, const fdc_args *a);
+
+/* Follows job id's event stream to its "end" event, reconnecting with Last-Event-ID when
+ * the connection drops. Events go to out: a redrawn progress bar when bar is set, one
+ * line per event otherwise, or one JSON object per line when json is set. since: replay
+ * only events after this id (NULL: all). Returns the exit code for the job's final state. */
+int fdc_watch_job(const fdc_client *c, long id, FILE *out, int bar, int json, const char *since);
+
+/* Parses a job id argument (positive integer). Prints a usage error and returns 0 if bad. */
+long fdc_parse_job_id(const char *s);
+/* Exit code for a job's terminal state name (succeeded/failed/cancelled). */
+int fdc_exit_for_state(const char *state);
+
+#endif

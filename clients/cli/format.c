@@ -1,0 +1,67 @@
+/* format.c — text formatters for the CLI's human-readable output (see format.h). */
+#include "format.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void fdc_fmt_rate(char *out, size_t cap, double mpts)
+{
+    if (mpts >= 1000.0)
+        snprintf(out, cap, "%.2f Gpt/s", mpts / 1000.0);
+    else
+        snprintf(out, cap, "%.1f Mpt/s", mpts);
+}
+
+void fdc_fmt_eta(char *out, size_t cap, double s)
+{
+    if (s < 0 || s != s) {
+        snprintf(out, cap, "-");
+        return;
+    }
+    long t = (long)(s + 0.5);
+    if (t < 60)
+        snprintf(out, cap, "%lds", t);
+    else if (t < 3600)
+        snprintf(out, cap, "%ldm%02lds", t / 60, t % 60);
+    else
+        snprintf(out, cap, "%ldh%02ldm", t / 3600, (t % 3600) / 60);
+}
+
+void fdc_fmt_bytes(char *out, size_t cap, double b)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (b >= 1024.0 && u < 4) {
+        b /= 1024.0;
+        u++;
+    }
+    snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+}
+
+void fdc_fmt_value(char *out, size_t cap, const json_t *v)
+{
+    if (!v || json_is_null(v)) {
+        snprintf(out, cap, "-");
+    } else if (json_is_string(v)) {
+        snprintf(out, cap, "%s", json_string_value(v));
+    } else if (json_is_integer(v)) {
+        snprintf(out, cap, "%lld", (long long)json_integer_value(v));
+    } else if (json_is_real(v)) {
+        snprintf(out, cap, "%g", json_real_value(v));
+    } else {
+        char *s = json_dumps(v, JSON_COMPACT);
+        snprintf(out, cap, "%s", s ? s : "?");
+        free(s);
+    }
+}
+
+void fdc_print_json(const json_t *v)
+{
+    char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (s) {
+        fputs(s, stdout);
+        fputc('\n', stdout);
+        free(s);
+    }
+}

@@ -1,0 +1,197 @@
+/* main.c — the `fdwave` command-line client of fdwaved: parses global options (--url,
+ * --token, --json; FDWAVE_URL / FDWAVE_TOKEN from the environment) and the command's own
+ * options, then runs one command from commands.h. The process's exit status is the
+ * command's exit code (exit_codes.h), so scripts can tell failed, cancelled, bad request
+ * and unreachable apart. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <curl/curl.h>
+
+#include "commands.h"
+#include "exit_codes.h"
+
+static const char usage_text[] =
+    "usage: fdwave [--url URL] [--token TOKEN] [--json] COMMAND [ARGS]\n"
+    "\n"
+    "Client of the fdwaved simulation service.\n"
+    "\n"
+    "Commands:\n"
+    "  submit JOB.json [--wait] [--priority N] [--idempotency-key K]\n"
+    "                          submit a job spec (\"-\" reads stdin); --wait follows it to\n"
+    "                          the end and exits with the job's final state\n"
+    "  list [--state S] [--limit N]\n"
+    "                          jobs, newest first (S: queued running succeeded failed\n"
+    "                          cancelled)\n"
+    "  status ID               one job: state, reason, devices, times, progress\n"
+    "  watch ID [--since EID]  follow a job's events to the end (a progress bar on a\n"
+    "                          terminal, one line per event otherwise); reconnects with\n"
+    "                          Last-Event-ID when the connection drops\n"
+    "  cancel ID               cancel a queued or running job\n"
+    "  outputs ID              list a job's output files (its manifest)\n"
+    "  fetch ID NAME|--all [-o DIR]\n"
+    "                          download one output file, or all of them and the manifest,\n"
+    "                          into DIR (default .)\n"
+    "  models upload FILE NAME upload a velocity model (.f32/.bin/.raw or .segy/.sgy name)\n"
+    "  models list             uploaded models\n"
+    "  devices                 the server's devices and the job each one runs\n"
+    "  health                  server status\n"
+    "\n"
+    "Options:\n"
+    "  --url URL      server (default $FDWAVE_URL, else http://127.0.0.1:8080)\n"
+    "  --token TOKEN  bearer token (default $FDWAVE_TOKEN)\n"
+    "  --json         machine-readable JSON on stdout (watch: one event per line)\n"
+    "  -h, --help     this text;  --version  the client's version\n"
+    "\n"
+    "Exit codes:\n"
+    "  0  ok; for submit --wait and watch: the job succeeded\n"
+    "  1  the job failed\n"
+    "  2  usage error\n"
+    "  3  the job was cancelled\n"
+    "  4  bad request (HTTP 4xx, e.g. an invalid spec: the field path is printed)\n"
+    "  5  the server cannot be reached\n"
+    "  6  unauthorized (missing or wrong token)\n"
+    "  7  not found (no such job, output or model)\n"
+    "  8  server error (HTTP 5xx or an answer that is not the API's)\n"
+    "  9  a local file could not be read or written\n";
+
+/* Options that take a value, and where it goes. NULL slot: a global option. */
+typedef struct opt_spec {
+    const char *name;
+    int takes_value;
+} opt_spec;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "fdwave: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see fdwave --help)\n");
+    return FDC_EXIT_USAGE;
+}
+
+/* Parses argv (options may come before or after the command). */
+static int parse(int argc, char **argv, fdc_client *c, fdc_args *a, const char **cmd,
+                 int *help, int *version)
+{
+    const char *url = getenv("FDWAVE_URL");
+    c->token = getenv("FDWAVE_TOKEN");
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        const char *val = NULL;
+        if (s[0] == '-' && s[1] == '-' && s[2] != '\0') {
+            /* --name=value or --name value */
+            char name[64];
+            const char *eq = strchr(s, '=');
+            size_t nl = eq ? (size_t)(eq - s) : strlen(s);
+            if (nl >= sizeof name)
+                return usage_error("unknown option %s", s);
+            memcpy(name, s, nl);
+            name[nl] = '\0';
+            static const char *const flags[] = {"--json", "--wait", "--all", "--help",
+                                                "--version"};
+            static const char *const valued[] = {"--url", "--token", "--priority",
+                                                 "--idempotency-key", "--state", "--limit",
+                                                 "--since", "--out"};
+            int is_flag = 0, is_valued = 0;
+            for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
+                is_flag |= strcmp(name, flags[k]) == 0;
+            for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
+                is_valued |= strcmp(name, valued[k]) == 0;
+            if (!is_flag && !is_valued)
+                return usage_error("unknown option %s", name);
+            if (is_flag && eq)
+                return usage_error("option %s takes no value", name);
+            if (is_valued) {
+                if (eq)
+                    val = eq + 1;
+                else if (i + 1 < argc)
+                    val = argv[++i];
+                else
+                    return usage_error("option %s needs a value", name);
+            }
+            if (!strcmp(name, "--json")) c->json = 1;
+            else if (!strcmp(name, "--wait")) a->wait = 1;
+            else if (!strcmp(name, "--all")) a->all = 1;
+            else if (!strcmp(name, "--help")) *help = 1;
+            else if (!strcmp(name, "--version")) *version = 1;
+            else if (!strcmp(name, "--url")) url = val;
+            else if (!strcmp(name, "--token")) c->token = val;
+            else if (!strcmp(name, "--priority")) a->priority = val;
+            else if (!strcmp(name, "--idempotency-key")) a->idempotency_key = val;
+            else if (!strcmp(name, "--state")) a->state = val;
+            else if (!strcmp(name, "--limit")) a->limit = val;
+            else if (!strcmp(name, "--since")) a->since = val;
+            else if (!strcmp(name, "--out")) a->out_dir = val;
+        } else if (!strcmp(s, "-h")) {
+            *help = 1;
+        } else if (!strcmp(s, "-o")) {
+            if (i + 1 >= argc)
+                return usage_error("option %s needs a value", s);
+            a->out_dir = argv[++i];
+        } else if (s[0] == '-' && s[1] != '\0') {
+            return usage_error("unknown option %s", s);
+        } else if (!*cmd) {
+            *cmd = s;
+        } else if (a->npos < FDC_MAX_POS) {
+            a->pos[a->npos++] = s;
+        } else {
+            return usage_error("too many arguments (at %s)", s);
+        }
+    }
+    if (!url || !*url)
+        url = "http://127.0.0.1:8080";
+    if (strlen(url) >= sizeof c->url)
+        return usage_error("--url is too long: %.60s...", url);
+    snprintf(c->url, sizeof c->url, "%s", url);
+    size_t n = strlen(c->url);
+    while (n > 0 && c->url[n - 1] == '/')
+        c->url[--n] = '\0';
+    if (strncmp(c->url, "http://", 7) != 0 && strncmp(c->url, "https://", 8) != 0)
+        return usage_error("--url must start with http:// or https://, got '%s'", c->url);
+    return FDC_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    fdc_client c = {0};
+    fdc_args a = {0};
+    const char *cmd = NULL;
+    int help = 0, version = 0;
+    int rc = parse(argc, argv, &c, &a, &cmd, &help, &version);
+    if (rc)
+        return rc;
+    if (help) {
+        fputs(usage_text, stdout);
+        return FDC_EXIT_OK;
+    }
+    if (version) {
+        printf("fdwave %s\n", FDC_VERSION);
+        return FDC_EXIT_OK;
+    }
+    if (!cmd) {
+        fputs(usage_text, stderr);
+        return FDC_EXIT_USAGE;
+    }
+    static const struct {
+        const char *name;
+        int (*fn)(const fdc_client *, const fdc_args *);
+    } table[] = {
+        {"submit", fdc_cmd_submit},   {"list", fdc_cmd_list},       {"status", fdc_cmd_status},
+        {"watch", fdc_cmd_watch},     {"cancel", fdc_cmd_cancel},   {"outputs", fdc_cmd_outputs},
+        {"fetch", fdc_cmd_fetch},     {"models", fdc_cmd_models},   {"devices", fdc_cmd_devices},
+        {"health", fdc_cmd_health},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (strcmp(cmd, table[i].name) == 0) {
+            if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+                fprintf(stderr, "fdwave: cannot initialise libcurl\n");
+                return FDC_EXIT_SERVER;
+            }
+            rc = table[i].fn(&c, &a);
+            curl_global_cleanup();
+            fflush(stdout);
+            return rc;
+        }
+    }
+    return usage_error("unknown command '%s'", cmd);
+}

@@ -1,0 +1,225 @@
+/* watch.c — `fdwave watch ID` and the waiting part of `submit --wait`: follows a job's
+ * Server-Sent Events stream, draws a progress bar on a terminal or prints one line per
+ * event, and reconnects with Last-Event-ID when the connection drops, so no event is
+ * shown twice or missed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "exit_codes.h"
+#include "format.h"
+#include "sse.h"
+
+typedef struct watch_state {
+    FILE *out;        /* NULL: silent */
+    int bar, json;
+    fdc_sse sse;
+    int ended;
+    char end_state[32];
+    int events_this_connection;
+    long events_total;
+    char bar_line[256]; /* last bar drawn, redrawn after interleaved lines */
+} watch_state;
+
+static void clear_bar(watch_state *w)
+{
+    if (w->bar && w->bar_line[0])
+        fputs("\r\033[K", w->out);
+}
+
+static void redraw_bar(watch_state *w)
+{
+    if (w->bar && w->bar_line[0]) {
+        fputs(w->bar_line, w->out);
+        fflush(w->out);
+    }
+}
+
+static void show_progress(watch_state *w, json_t *d)
+{
+    double pct = json_number_value(json_object_get(d, "percent"));
+    long long step = json_integer_value(json_object_get(d, "step"));
+    long long nsteps = json_integer_value(json_object_get(d, "nsteps"));
+    json_t *e = json_object_get(d, "eta_s");
+    char rate[32], eta[32];
+    fdc_fmt_rate(rate, sizeof rate, json_number_value(json_object_get(d, "mpts")));
+    fdc_fmt_eta(eta, sizeof eta, json_is_number(e) ? json_number_value(e) : -1);
+    if (!w->bar) {
+        fprintf(w->out, "progress %5.1f%%  step %lld/%lld  %s  ETA %s\n", pct, step, nsteps,
+                rate, eta);
+        return;
+    }
+    enum { WIDTH = 30 };
+    int fill = (int)(pct / 100.0 * WIDTH + 0.5);
+    if (fill < 0)
+        fill = 0;
+    if (fill > WIDTH)
+        fill = WIDTH;
+    char bar[WIDTH + 1];
+    memset(bar, '#', (size_t)fill);
+    memset(bar + fill, '.', (size_t)(WIDTH - fill));
+    bar[WIDTH] = '\0';
+    clear_bar(w);
+    snprintf(w->bar_line, sizeof w->bar_line, "[%s] %5.1f%%  step %lld/%lld  %s  ETA %s", bar,
+             pct, step, nsteps, rate, eta);
+    redraw_bar(w);
+}
+
+/* One line of text for a non-progress event. */
+static void show_line(watch_state *w, const char *type, json_t *d, const char *raw)
+{
+    char line[1024];
+    const char *reason = json_string_value(json_object_get(d, "reason"));
+    if (strcmp(type, "state") == 0 || strcmp(type, "end") == 0) {
+        const char *st = json_string_value(json_object_get(d, "state"));
+        snprintf(line, sizeof line, "%s: %s%s%s", type, st ? st : "?",
+                 reason && *reason ? " (" : "", reason && *reason ? reason : "");
+        if (reason && *reason)
+            strncat(line, ")", sizeof line - strlen(line) - 1);
+    } else if (strcmp(type, "snapshot") == 0) {
+        int n = snprintf(line, sizeof line, "snapshot %lld: step %lld, t = %.4g s:",
+                         (long long)json_integer_value(json_object_get(d, "index")),
+                         (long long)json_integer_value(json_object_get(d, "step")),
+                         json_number_value(json_object_get(d, "time")));
+        size_t i;
+        json_t *f;
+        json_array_foreach(json_object_get(d, "files"), i, f)
+        {
+            const char *u = json_string_value(json_object_get(f, "url"));
+            if (!u)
+                u = json_string_value(json_object_get(f, "name"));
+            if (u && n > 0 && (size_t)n < sizeof line)
+                n += snprintf(line + n, sizeof line - (size_t)n, " %s", u);
+        }
+    } else if (strcmp(type, "warning") == 0) {
+        const char *m = json_string_value(json_object_get(d, "message"));
+        snprintf(line, sizeof line, "warning: %s", m ? m : raw);
+    } else if (strcmp(type, "log") == 0) {
+        const char *m = json_string_value(json_object_get(d, "message"));
+        const char *lv = json_string_value(json_object_get(d, "level"));
+        snprintf(line, sizeof line, "log %s: %s", lv ? lv : "info", m ? m : raw);
+    } else {
+        snprintf(line, sizeof line, "%s: %s", type, raw);
+    }
+    clear_bar(w);
+    fprintf(w->out, "%s\n", line);
+    redraw_bar(w);
+}
+
+static int on_event(void *user, const char *id, const char *type, const char *data)
+{
+    watch_state *w = user;
+    w->events_this_connection++;
+    w->events_total++;
+    json_t *d = json_loads(data, 0, NULL);
+    if (strcmp(type, "end") == 0) {
+        const char *st = json_string_value(json_object_get(d, "state"));
+        snprintf(w->end_state, sizeof w->end_state, "%s", st ? st : "");
+        w->ended = 1;
+    }
+    if (w->out && w->json) {
+        json_t *o = json_pack("{s:s, s:s, s:O?}", "id", id, "event", type, "data", d);
+        if (o && !d)
+            json_object_set_new(o, "data", json_string(data));
+        char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+        if (s)
+            fprintf(w->out, "%s\n", s);
+        free(s);
+        json_decref(o);
+        fflush(w->out);
+    } else if (w->out) {
+        if (strcmp(type, "progress") == 0 && d)
+            show_progress(w, d);
+        else
+            show_line(w, type, d, data);
+        if (!w->bar)
+            fflush(w->out);
+    }
+    json_decref(d);
+    return w->ended;
+}
+
+static size_t sink(void *user, const char *d, size_t n)
+{
+    watch_state *w = user;
+    fdc_sse_feed(&w->sse, d, n);
+    return w->ended || w->sse.oom ? 0 : n;
+}
+
+int fdc_watch_job(const fdc_client *c, long id, FILE *out, int bar, int json, const char *since)
+{
+    watch_state w = {.out = out, .bar = bar && !json, .json = json};
+    fdc_sse_init(&w.sse, on_event, &w);
+    if (since)
+        snprintf(w.sse.last_id, sizeof w.sse.last_id, "%s", since);
+    int failures = 0, rc = FDC_EXIT_OK;
+    for (;;) {
+        char path[64], idline[96];
+        snprintf(path, sizeof path, "/v1/jobs/%ld/events", id);
+        const char *hdrs[3] = {"Accept: text/event-stream", NULL, NULL};
+        if (w.sse.last_id[0]) {
+            snprintf(idline, sizeof idline, "Last-Event-ID: %s", w.sse.last_id);
+            hdrs[1] = idline;
+        }
+        int dropped = 0;
+        w.events_this_connection = 0;
+        /* The server sends a keep-alive every 15 s; 45 s of silence means a dead link. */
+        fdc_stream_opts o = {.extra_headers = hdrs, .sink = sink, .sink_user = &w,
+                             .idle_timeout_s = 45, .quiet_transport = 1,
+                             .transport_failed = &dropped};
+        rc = fdc_stream(c, path, &o);
+        if (w.ended || w.sse.oom)
+            break;
+        if (rc != FDC_EXIT_OK && !dropped)
+            break; /* an HTTP error (404, 401...), already printed */
+        /* The connection failed or closed before "end". If we never got through at all,
+         * the server is down: say so at once rather than retrying for a minute. */
+        if (w.events_total == 0 && dropped && failures == 0 && !w.sse.last_id[0]) {
+            fprintf(stderr, "cannot reach fdwaved at %s: connection failed\n", c->url);
+            rc = FDC_EXIT_UNREACHABLE;
+            break;
+        }
+        failures = w.events_this_connection ? 1 : failures + 1;
+        if (failures > 10) {
+            clear_bar(&w);
+            fprintf(stderr, "cannot reach fdwaved at %s: event stream lost, gave up after "
+                            "10 reconnects\n", c->url);
+            rc = FDC_EXIT_UNREACHABLE;
+            break;
+        }
+        clear_bar(&w);
+        fprintf(stderr, "connection lost; reconnecting (Last-Event-ID: %s)\n",
+                w.sse.last_id[0] ? w.sse.last_id : "none");
+        redraw_bar(&w);
+        fdc_sse_reset(&w.sse);
+        sleep(failures < 5 ? (unsigned)failures : 5u);
+    }
+    if (w.bar && w.bar_line[0] && out) {
+        clear_bar(&w);
+        fputs(w.bar_line, out);
+        fputc('\n', out);
+    }
+    int oom = w.sse.oom;
+    fdc_sse_free(&w.sse);
+    if (oom) {
+        fprintf(stderr, "error: out of memory reading the event stream\n");
+        return FDC_EXIT_LOCAL_IO;
+    }
+    if (!w.ended)
+        return rc ? rc : FDC_EXIT_SERVER;
+    return fdc_exit_for_state(w.end_state);
+}
+
+int fdc_cmd_watch(const fdc_client *c, const fdc_args *a)
+{
+    if (a->npos != 1) {
+        fprintf(stderr, "usage: fdwave watch ID [--since EVENT_ID]\n");
+        return FDC_EXIT_USAGE;
+    }
+    long id = fdc_parse_job_id(a->pos[0]);
+    if (!id)
+        return FDC_EXIT_USAGE;
+    return fdc_watch_job(c, id, stdout, isatty(STDOUT_FILENO), c->json, a->since);
+}

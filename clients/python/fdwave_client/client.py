@@ -1,0 +1,296 @@
+"""FdwaveClient: the HTTP/JSON API of fdwaved (see schema/openapi.yaml) from Python.
+
+Every failure is an FdwaveError carrying the server's error code, message, the JSON path of
+the bad spec field (for invalid_spec) and the HTTP status; a server that cannot be reached
+gives code "unreachable" and status None.
+"""
+import http.client
+import json
+import os
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections import namedtuple
+
+from .sse import SseParser
+
+DEFAULT_URL = "http://127.0.0.1:8080"
+
+Event = namedtuple("Event", ["id", "type", "data"])
+Event.__doc__ = "One server-sent event: id (str), type (str) and data (parsed JSON)."
+
+TERMINAL_STATES = ("succeeded", "failed", "cancelled")
+
+
+class FdwaveError(Exception):
+    """An error answer from fdwaved, or no answer at all (code "unreachable")."""
+
+    def __init__(self, code, message, field=None, status=None):
+        self.code = code
+        self.message = message
+        self.field = field
+        self.status = status
+        text = "%s: %s%s" % (code, field + ": " if field else "", message)
+        super().__init__(text)
+
+
+class _Dropped(Exception):
+    """The event stream ended or broke before its "end" event."""
+
+
+class FdwaveClient:
+    """A client of one fdwaved server.
+
+    url defaults to $FDWAVE_URL or http://127.0.0.1:8080; token to $FDWAVE_TOKEN.
+    timeout is the socket timeout in seconds for ordinary requests.
+    """
+
+    def __init__(self, url=None, token=None, timeout=60.0):
+        self.url = (url or os.environ.get("FDWAVE_URL") or DEFAULT_URL).rstrip("/")
+        if not self.url.startswith(("http://", "https://")):
+            raise ValueError("url must start with http:// or https://: %r" % self.url)
+        self.token = token if token is not None else os.environ.get("FDWAVE_TOKEN")
+        self.timeout = timeout
+
+    # ---- plumbing -------------------------------------------------------------------
+
+    def _open(self, method, path, body=None, headers=None, timeout=None):
+        """Sends a request and returns the open response for a 2xx answer."""
+        hdrs = {"User-Agent": "fdwave-python/0.1.0", "Accept": "application/json"}
+        if self.token:
+            hdrs["Authorization"] = "Bearer " + self.token
+        hdrs.update(headers or {})
+        req = urllib.request.Request(self.url + path, data=body, headers=hdrs, method=method)
+        try:
+            return urllib.request.urlopen(req, timeout=timeout or self.timeout)
+        except urllib.error.HTTPError as e:
+            raise self._http_error(e) from None
+        except (urllib.error.URLError, ConnectionError, socket.timeout, OSError) as e:
+            reason = getattr(e, "reason", e)
+            raise FdwaveError("unreachable", "cannot reach fdwaved at %s: %s"
+                              % (self.url, reason)) from None
+
+    @staticmethod
+    def _http_error(e):
+        return FdwaveClient._error_from(e.code, e.read() or b"")
+
+    @staticmethod
+    def _error_from(status, raw):
+        """FdwaveError from an error answer's status and body."""
+        try:
+            err = json.loads(raw.decode("utf-8"))["error"]
+            return FdwaveError(err.get("code") or "error", err.get("message") or "",
+                               err.get("field"), status)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            text = raw.decode("utf-8", errors="replace").strip().splitlines()
+            return FdwaveError("http_%d" % status,
+                               "HTTP %d from server%s" % (status, ": " + text[0][:200]
+                                                         if text else ""), None, status)
+
+    def _json(self, method, path, payload=None, headers=None):
+        """A request whose answer is JSON; returns (status, parsed body)."""
+        body = None
+        hdrs = dict(headers or {})
+        if payload is not None:
+            body = payload if isinstance(payload, bytes) else payload.encode("utf-8")
+            hdrs.setdefault("Content-Type", "application/json")
+        with self._open(method, path, body, hdrs) as r:
+            data = r.read()
+            status = r.status
+        try:
+            return status, json.loads(data.decode("utf-8")) if data else None
+        except ValueError:
+            raise FdwaveError("bad_answer", "the server's answer is not JSON: %r"
+                              % data[:200], None, status) from None
+
+    # ---- jobs -----------------------------------------------------------------------
+
+    def submit(self, spec, priority=0, idempotency_key=None):
+        """Submits a job spec (a dict, or JSON text). Returns the server's answer:
+        {"id", "state", "queue_position", "warnings", "links"}."""
+        if isinstance(spec, (dict, list)):
+            payload = json.dumps(spec)
+        elif isinstance(spec, (str, bytes)):
+            payload = spec
+        else:
+            raise TypeError("spec must be a dict or JSON text")
+        path = "/v1/jobs"
+        if priority:
+            path += "?priority=%d" % int(priority)
+        headers = {}
+        if idempotency_key is not None:
+            headers["Idempotency-Key"] = str(idempotency_key)
+        return self._json("POST", path, payload, headers)[1]
+
+    def get(self, job_id):
+        """The job: state, reason, progress, devices, timestamps, warnings, spec."""
+        return self._json("GET", "/v1/jobs/%d" % int(job_id))[1]
+
+    def list(self, state=None, limit=None, before=None):
+        """Jobs newest first (one page; limit 1..500, before: a job id for the next page)."""
+        q = {}
+        if state is not None:
+            q["state"] = state
+        if limit is not None:
+            q["limit"] = int(limit)
+        if before is not None:
+            q["before"] = int(before)
+        path = "/v1/jobs" + ("?" + urllib.parse.urlencode(q) if q else "")
+        return self._json("GET", path)[1]["jobs"]
+
+    def cancel(self, job_id):
+        """Cancels a queued (at once) or running job (stops within about a second).
+        Returns the job; a job already finished raises FdwaveError code "conflict"."""
+        return self._json("POST", "/v1/jobs/%d/cancel" % int(job_id))[1]
+
+    def events(self, job_id, since=None, timeout=None):
+        """Yields the job's events (Event(id, type, data)) up to and including "end".
+
+        A finished job replays its whole history. When the connection drops the stream
+        is reopened with Last-Event-ID, so no event is yielded twice or lost. since: start
+        after this event id. timeout: give up (TimeoutError) after that many seconds."""
+        parser = SseParser(last_id=str(since) if since is not None else None)
+        deadline = time.monotonic() + timeout if timeout is not None else None
+        failures = 0
+        received_any = False
+        while True:
+            headers = {"Accept": "text/event-stream"}
+            if parser.last_id:
+                headers["Last-Event-ID"] = parser.last_id
+            read_timeout = 45.0  # the server sends a keep-alive every 15 s
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError("job %s did not finish in time" % job_id)
+                read_timeout = min(read_timeout, max(left, 0.05))
+            got = 0
+            try:
+                resp = self._open("GET", "/v1/jobs/%d/events" % int(job_id), None, headers,
+                                  timeout=read_timeout)
+            except FdwaveError as e:
+                if e.code != "unreachable" or not received_any:
+                    raise
+                resp = None
+            if resp is not None:
+                try:
+                    with resp:
+                        for line in resp:
+                            ev = parser.feed_line(line)
+                            if ev is None:
+                                if deadline is not None and time.monotonic() > deadline:
+                                    raise TimeoutError("job %s did not finish in time"
+                                                       % job_id)
+                                continue
+                            got += 1
+                            received_any = True
+                            try:
+                                data = json.loads(ev[2])
+                            except ValueError:
+                                data = ev[2]
+                            yield Event(ev[0], ev[1], data)
+                            if ev[1] == "end":
+                                return
+                except (socket.timeout, ConnectionError, OSError, ValueError):
+                    pass  # dropped: reconnect below
+            parser.reset()
+            failures = 0 if got else failures + 1
+            if failures > 10:
+                raise FdwaveError("unreachable", "cannot reach fdwaved at %s: event stream "
+                                  "lost, gave up after 10 reconnects" % self.url)
+            time.sleep(min(max(failures, 0.2), 5))
+
+    def wait(self, job_id, timeout=None):
+        """Waits for the job to finish (following its events) and returns the final job.
+        Raises TimeoutError after timeout seconds."""
+        for ev in self.events(job_id, timeout=timeout):
+            if ev.type == "end":
+                break
+        return self.get(job_id)
+
+    # ---- outputs --------------------------------------------------------------------
+
+    def outputs(self, job_id):
+        """The job's manifest: {"files": [{"name", "kind", "format", "dims", "url"...}]}."""
+        return self._json("GET", "/v1/jobs/%d/outputs" % int(job_id))[1]
+
+    def download(self, job_id, name, dest="."):
+        """Downloads output file name to dest (a directory, or a file path). The file is
+        written under a temporary name and renamed. Returns the path written."""
+        if not name or "/" in name or name.startswith("."):
+            raise ValueError("bad output name %r" % name)
+        path = os.path.join(dest, name) if os.path.isdir(dest) else dest
+        tmp = os.path.join(os.path.dirname(path) or ".", "." + os.path.basename(path) + ".part")
+        with self._open("GET", "/v1/jobs/%d/outputs/%s"
+                        % (int(job_id), urllib.parse.quote(name)),
+                        headers={"Accept": "*/*"}) as r:
+            try:
+                with open(tmp, "wb") as f:
+                    while True:
+                        chunk = r.read(1 << 20)
+                        if not chunk:
+                            break
+                        f.write(chunk)
+                os.replace(tmp, path)
+            except BaseException:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
+                raise
+        return path
+
+    # ---- models, devices, health ----------------------------------------------------
+
+    def upload_model(self, path, name):
+        """Uploads a velocity model file (streamed) under name; the format comes from the
+        name's extension (.f32/.bin/.raw or .segy/.sgy). Returns {"name", "bytes",
+        "sha256", "format", "owner", "created_at"}.
+
+        Uses http.client directly: a server that rejects the upload (bad name, too large)
+        answers before reading the body and closes, and urllib would report that as a
+        broken connection instead of the server's error."""
+        f = open(path, "rb")  # OSError for a missing file, before any network work
+        size = os.fstat(f.fileno()).st_size
+        u = urllib.parse.urlsplit(self.url)
+        cls = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
+        conn = cls(u.hostname, u.port, timeout=self.timeout)
+        target = u.path.rstrip("/") + "/v1/models/" + urllib.parse.quote(name, safe="")
+        try:
+            try:
+                conn.putrequest("PUT", target)
+                conn.putheader("Content-Type", "application/octet-stream")
+                conn.putheader("Content-Length", str(size))
+                conn.putheader("User-Agent", "fdwave-python/0.1.0")
+                if self.token:
+                    conn.putheader("Authorization", "Bearer " + self.token)
+                conn.endheaders()
+                while True:
+                    chunk = f.read(1 << 20)
+                    if not chunk:
+                        break
+                    conn.send(chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # answered early: read the answer below
+            resp = conn.getresponse()
+            status, raw = resp.status, resp.read()
+        except (OSError, http.client.HTTPException) as e:
+            raise FdwaveError("unreachable", "cannot reach fdwaved at %s: %s"
+                              % (self.url, e)) from None
+        finally:
+            f.close()
+            conn.close()
+        if status >= 400:
+            raise self._error_from(status, raw)
+        return json.loads(raw.decode("utf-8"))
+
+    def models(self):
+        """Uploaded models visible to this user."""
+        return self._json("GET", "/v1/models")[1]["models"]
+
+    def devices(self):
+        """The server's devices: id, name, kind, memory_total, memory_free, busy_job."""
+        return self._json("GET", "/v1/devices")[1]["devices"]
+
+    def health(self):
+        """{"status", "version", "uptime_s", "queue", "running"}."""
+        return self._json("GET", "/v1/health")[1]

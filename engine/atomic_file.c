@@ -1,0 +1,87 @@
+/* atomic_file.c — temporary-file-then-rename writing for every output file. */
+#include "atomic_file.h"
+#include "error.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+fdw_status fdw_atomic_open(fdw_atomic_file *af, const char *path, fdw_error *err)
+{
+    af->fp = NULL;
+    af->tmp[0] = '\0';
+    if (!path || !path[0])
+        return fdw_fail(err, FDW_ERR_IO, NULL, "empty output file name");
+    if (strlen(path) >= sizeof af->path)
+        return fdw_fail(err, FDW_ERR_IO, NULL, "output path too long: %.200s...", path);
+    snprintf(af->path, sizeof af->path, "%s", path);
+    snprintf(af->tmp, sizeof af->tmp, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(af->tmp);
+    if (fd < 0) {
+        int e = errno;
+        af->tmp[0] = '\0';
+        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot create %s: %s", path, strerror(e));
+    }
+    /* mkstemp makes the file 0600; outputs are meant to be read by others too. */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fd, 0666 & ~mask);
+    af->fp = fdopen(fd, "wb");
+    if (!af->fp) {
+        int e = errno;
+        close(fd);
+        unlink(af->tmp);
+        af->tmp[0] = '\0';
+        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot open %s: %s", path, strerror(e));
+    }
+    return FDW_OK;
+}
+
+fdw_status fdw_atomic_commit(fdw_atomic_file *af, fdw_error *err)
+{
+    if (!af->tmp[0])
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "atomic commit without a temporary file");
+    int bad = 0, e = 0;
+    if (af->fp) {
+        bad = ferror(af->fp);
+        e = errno;
+        if (fflush(af->fp) != 0) {
+            bad = 1;
+            e = errno;
+        }
+        if (fclose(af->fp) != 0 && !bad) {
+            bad = 1;
+            e = errno;
+        }
+        af->fp = NULL;
+    }
+    if (bad) {
+        unlink(af->tmp);
+        af->tmp[0] = '\0';
+        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot write %s: %s", af->path,
+                        strerror(e ? e : EIO));
+    }
+    if (rename(af->tmp, af->path) != 0) {
+        e = errno;
+        unlink(af->tmp);
+        af->tmp[0] = '\0';
+        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot rename into %s: %s", af->path,
+                        strerror(e));
+    }
+    af->tmp[0] = '\0';
+    return FDW_OK;
+}
+
+void fdw_atomic_abort(fdw_atomic_file *af)
+{
+    if (af->fp) {
+        fclose(af->fp);
+        af->fp = NULL;
+    }
+    if (af->tmp[0]) {
+        unlink(af->tmp);
+        af->tmp[0] = '\0';
+    }
+}

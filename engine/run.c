@@ -1,0 +1,487 @@
+/* run.c — fdw_run: runs a validated spec from start to finish. Chooses the backend and
+ * devices, plans the slabs, builds the problem, drives the time loop (cancellation,
+ * rate-limited progress, snapshots), and writes the final outputs (receiver gathers, final
+ * field) and manifest.json. Every path out of fdw_run releases everything it took. */
+#include "backend.h"
+#include "error.h"
+#include "outputs.h"
+#include "problem.h"
+#include "progress.h"
+#include "run_snapshots.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* Everything one run holds; released by run_release. */
+typedef struct run {
+    const fdw_spec *spec;
+    const fdw_run_opts *opts;
+    const fdw_callbacks *cb;
+    const fdw_backend *be;
+    void *ctx;
+    fdw_plan plan;
+    fdw_problem prob;
+    int have_prob;
+    fdw_manifest *manifest;
+    fdw_snapshots snaps;
+    int have_snaps;
+    fdw_meter meter;
+    fdw_device_progress devs[FDW_MAX_DEVICES];
+    long steps_done;
+    double loop_s;             /* wall time of the time loop, including its final wait */
+    float *volume;             /* stencil/derivative: host copy of the whole field */
+    double max_abs_error;      /* derivative kind, after iteration 1 */
+} run;
+
+/* printf-style log line through cb->log. */
+__attribute__((format(printf, 3, 4))) static void run_log(const run *r, int level,
+                                                          const char *fmt, ...)
+{
+    if (!r->cb || !r->cb->log)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    r->cb->log(r->cb->user, level, msg);
+}
+
+/* mkdir -p: create out_dir and its missing parents. */
+static fdw_status make_dirs(const char *dir, fdw_error *err)
+{
+    char path[FDW_PATH_MAX];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return fdw_fail(err, FDW_ERR_IO, NULL, "output directory path is too long");
+    for (char *p = path + 1;; p++) {
+        const char c = *p;
+        if (c == '/' || c == '\0') {
+            *p = '\0';
+            if (mkdir(path, 0775) != 0 && errno != EEXIST)
+                return fdw_fail(err, FDW_ERR_IO, NULL, "cannot create output directory %s: %s",
+                                path, strerror(errno));
+            *p = c;
+        }
+        if (c == '\0')
+            break;
+    }
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return fdw_fail(err, FDW_ERR_IO, NULL, "output path %s is not a directory", dir);
+    return FDW_OK;
+}
+
+/* Backend from opts->backend and the devices asked for; fills the slab plan. */
+static fdw_status choose_backend(run *r, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    const fdw_run_opts *o = r->opts;
+    int ndev = spec->ndevices >= 1 ? spec->ndevices : 1;
+    int ids[FDW_MAX_DEVICES];
+    if (o->device_ids && o->ndevice_ids > 0) {
+        if (o->ndevice_ids > FDW_MAX_DEVICES)
+            return fdw_fail(err, FDW_ERR_DEVICE, "devices", "%d device ids given; at most %d",
+                            o->ndevice_ids, FDW_MAX_DEVICES);
+        if (o->ndevice_ids != ndev)
+            run_log(r, FDW_LOG_INFO, "running on %d devices as given by the caller (spec asks "
+                    "for %d)", o->ndevice_ids, ndev);
+        ndev = o->ndevice_ids;
+        memcpy(ids, o->device_ids, (size_t)ndev * sizeof(int));
+    } else if (spec->device_ids_given) {
+        memcpy(ids, spec->device_ids, (size_t)ndev * sizeof(int));
+    } else {
+        for (int d = 0; d < ndev; d++)
+            ids[d] = d;
+    }
+
+    const fdw_backend *cuda = fdw_cuda_backend();
+    const int ngpu = cuda ? fdw_gpu_count() : 0;
+    int max_id = 0;
+    for (int d = 0; d < ndev; d++)
+        if (ids[d] > max_id)
+            max_id = ids[d];
+    switch (o->backend) {
+    case FDW_BACKEND_CPU: r->be = fdw_cpu_backend(); break;
+    case FDW_BACKEND_CUDA:
+        if (!cuda)
+            return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL, "this build has no CUDA backend");
+        if (max_id >= ngpu)
+            return fdw_fail(err, FDW_ERR_DEVICE, "devices",
+                            "GPU %d requested but %d GPU%s found", max_id, ngpu,
+                            ngpu == 1 ? " was" : "s were");
+        r->be = cuda;
+        break;
+    case FDW_BACKEND_AUTO:
+    default: r->be = (cuda && ngpu >= ndev && max_id < ngpu) ? cuda : fdw_cpu_backend(); break;
+    }
+    if (!r->be)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "no backend available");
+    fdw_status st = fdw_plan_slabs(spec->nz, spec->order / 2, ndev, ids, &r->plan, err);
+    if (st != FDW_OK)
+        return st;
+    run_log(r, FDW_LOG_INFO, "backend %s, %d device%s", r->be->name, ndev, ndev == 1 ? "" : "s");
+    for (int d = 0; d < r->plan.ndev; d++)
+        run_log(r, FDW_LOG_INFO, "slab %d: device %d, z planes [%d, %d)", d,
+                r->plan.device_ids[d], r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
+    return FDW_OK;
+}
+
+/* Whether a callback asks to stop. */
+static int cancel_requested(const run *r)
+{
+    return r->cb && r->cb->cancelled && r->cb->cancelled(r->cb->user);
+}
+
+/* Fill the per-device part of a progress report. */
+static void fill_devices(run *r, fdw_progress *p)
+{
+    for (int d = 0; d < r->plan.ndev; d++) {
+        fdw_device_progress *dp = &r->devs[d];
+        dp->device = r->plan.device_ids[d];
+        dp->z0 = r->plan.z0[d];
+        dp->nz = r->plan.nz[d];
+        dp->mpts = p->mpts * (double)r->plan.nz[d] / (double)r->spec->nz;
+        dp->mem_bytes = r->be->device_bytes ? r->be->device_bytes(r->ctx, d) : 0;
+    }
+    p->ndevices = r->plan.ndev;
+    p->devices = r->devs;
+}
+
+/* Wait for the backend, write a pending snapshot, then report progress. Returns
+ * FDW_ERR_CANCELLED when the progress callback asks to stop (unless final). */
+static fdw_status report(run *r, long done, int final, fdw_error *err)
+{
+    fdw_status st = r->be->wait(r->ctx, err);
+    if (st == FDW_OK)
+        st = fdw_snapshots_write(&r->snaps, r->cb, err);
+    if (st != FDW_OK)
+        return st;
+    fdw_progress p;
+    memset(&p, 0, sizeof p);
+    fdw_meter_report(&r->meter, done, fdw_now(), &p);
+    fill_devices(r, &p);
+    if (r->cb && r->cb->progress && r->cb->progress(r->cb->user, &p) != 0 && !final)
+        return fdw_fail(err, FDW_ERR_CANCELLED, NULL,
+                        "cancelled by the progress callback at step %ld of %ld", done,
+                        r->meter.nsteps);
+    return FDW_OK;
+}
+
+/* Derivative kind: after iteration 1 copy the field back and compare with the exact
+ * derivative. */
+static fdw_status check_derivative(run *r, fdw_error *err)
+{
+    fdw_slice vol = {.plane = FDW_PLANE_VOLUME, .index = 0};
+    float *bufs[1] = {r->volume};
+    fdw_status st = r->be->extract(r->ctx, 1, &vol, bufs, err);
+    if (st == FDW_OK)
+        st = r->be->wait(r->ctx, err);
+    if (st != FDW_OK)
+        return st;
+    r->max_abs_error = fdw_derivative_max_error(r->spec, r->volume);
+    if (r->max_abs_error < 0.0)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory checking the derivative");
+    run_log(r, FDW_LOG_INFO, "derivative after iteration 1: max |error| = %.3e",
+            r->max_abs_error);
+    return FDW_OK;
+}
+
+/* The time loop: steps, cancellation, snapshots, progress. */
+static fdw_status time_loop(run *r, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    const long nt = r->prob.nt;
+    const double interval = r->cb ? r->cb->progress_interval_s : 0.0;
+    fdw_meter_start(&r->meter, nt, (double)spec->nx * spec->ny * spec->nz, interval);
+    fdw_status st = FDW_OK;
+    for (long it = 0; it < nt; it++) {
+        if (cancel_requested(r)) {
+            st = fdw_fail(err, FDW_ERR_CANCELLED, NULL, "cancelled at step %ld of %ld", it,
+                          nt);
+            break;
+        }
+        st = r->be->step(r->ctx, it, err);
+        if (st != FDW_OK)
+            break;
+        const long done = it + 1;
+        r->steps_done = done;
+        if (done == 1 && spec->kind == FDW_KIND_DERIVATIVE) {
+            st = check_derivative(r, err);
+            if (st != FDW_OK)
+                break;
+        }
+        if (spec->snapshot_every > 0 && done % spec->snapshot_every == 0 && r->snaps.bufs) {
+            if (r->snaps.pending) {
+                st = r->be->wait(r->ctx, err);
+                if (st == FDW_OK)
+                    st = fdw_snapshots_write(&r->snaps, r->cb, err);
+                if (st != FDW_OK)
+                    break;
+            }
+            st = fdw_snapshots_issue(&r->snaps, r->be, r->ctx, done, err);
+            if (st != FDW_OK)
+                break;
+        }
+        if (done < nt && fdw_meter_due(&r->meter, fdw_now())) {
+            st = report(r, done, 0, err);
+            if (st != FDW_OK)
+                break;
+        }
+    }
+    if (st == FDW_OK)
+        st = report(r, r->steps_done, 1, err);
+    r->loop_s = fdw_now() - r->meter.t_start;
+    return st;
+}
+
+/* Acoustic: fetch every receiver slot, write gather.segy and gather.f32 ([receiver][sample]). */
+static fdw_status write_gathers(run *r, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    const int nrec = r->prob.nreceivers;
+    const long ns = r->prob.nrec_slots;
+    if (nrec <= 0 || ns <= 0)
+        return FDW_OK;
+    const size_t total = (size_t)nrec * (size_t)ns;
+    float *traces = malloc(total * sizeof(float));
+    const long chunk = 64;
+    float *slots = malloc((size_t)chunk * (size_t)nrec * sizeof(float));
+    fdw_status st = FDW_OK;
+    if (!traces || !slots) {
+        st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the gather (%.1f MiB)",
+                      (double)total * 4.0 / (1024.0 * 1024.0));
+        goto out;
+    }
+    /* Slot-major from the backend, transposed in chunks into trace-major. */
+    for (long s0 = 0; s0 < ns && st == FDW_OK; s0 += chunk) {
+        const long cnt = ns - s0 < chunk ? ns - s0 : chunk;
+        st = r->be->fetch_receivers(r->ctx, s0, cnt, slots, err);
+        for (long s = 0; s < cnt && st == FDW_OK; s++)
+            for (int rc = 0; rc < nrec; rc++)
+                traces[(size_t)rc * ns + s0 + s] = slots[(size_t)s * nrec + rc];
+    }
+    if (st != FDW_OK)
+        goto out;
+    const double sdt = spec->dt * r->prob.rec_interval;
+    char path[FDW_PATH_MAX + 32];
+    const long dims[2] = {ns, nrec};
+    char desc[256];
+    snprintf(path, sizeof path, "%s/gather.f32", r->opts->out_dir);
+    st = fdw_write_raw_f32(path, traces, total, err);
+    if (st != FDW_OK)
+        goto out;
+    snprintf(desc, sizeof desc,
+             "receiver gather, float32 little-endian [receiver][sample], %d x %ld, sample "
+             "interval %g s (sample 0 is t = 0)",
+             nrec, ns, sdt);
+    fdw_manifest_add(r->manifest, "gather.f32", "gather", "raw-f32", desc, 2, dims,
+                     "wavefield amplitude (arbitrary)", -1, -1.0);
+    snprintf(path, sizeof path, "%s/gather.segy", r->opts->out_dir);
+    st = fdw_write_segy_gather(path, traces, nrec, (int)(ns < INT_MAX ? ns : INT_MAX), sdt,
+                               spec->receivers, spec->nsources > 0 ? &spec->sources[0] : NULL,
+                               err);
+    if (st == FDW_ERR_UNSUPPORTED) {
+        /* SEG-Y cannot hold this gather (sample count or interval); the raw one has it. */
+        run_log(r, FDW_LOG_WARN, "no gather.segy: %s; gather.f32 holds the traces",
+                err->message);
+        fdw_error_clear(err);
+        st = FDW_OK;
+        goto out;
+    }
+    if (st != FDW_OK)
+        goto out;
+    snprintf(desc, sizeof desc,
+             "receiver gather, %d traces of %ld samples every %g s (sample 0 is t = 0); "
+             "SEG-Y rev1, IEEE float",
+             nrec, ns, sdt);
+    fdw_manifest_add(r->manifest, "gather.segy", "gather", "segy", desc, 2, dims,
+                     "wavefield amplitude (arbitrary)", -1, -1.0);
+out:
+    free(traces);
+    free(slots);
+    return st;
+}
+
+/* 64-bit FNV-1a of the field's bytes: equal hashes mean bit-identical fields. */
+static uint64_t fnv1a64(const float *v, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)v;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n * sizeof(float); i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Stencil/derivative: copy the final field, write field.f32; fill the result JSON extras. */
+static fdw_status write_field(run *r, char *extra, size_t len, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    const size_t n = (size_t)spec->nx * spec->ny * spec->nz;
+    fdw_slice vol = {.plane = FDW_PLANE_VOLUME, .index = 0};
+    float *bufs[1] = {r->volume};
+    fdw_status st = r->be->extract(r->ctx, 1, &vol, bufs, err);
+    if (st == FDW_OK)
+        st = r->be->wait(r->ctx, err);
+    if (st != FDW_OK)
+        return st;
+    double sum = 0.0, sq = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        sum += r->volume[i];
+        sq += (double)r->volume[i] * r->volume[i];
+    }
+    char path[FDW_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/field.f32", r->opts->out_dir);
+    st = fdw_write_raw_f32(path, r->volume, n, err);
+    if (st != FDW_OK)
+        return st;
+    const long dims[3] = {spec->nx, spec->ny, spec->nz};
+    char desc[160];
+    snprintf(desc, sizeof desc, "final field after %ld iterations, float32 little-endian, x "
+             "fastest", r->steps_done);
+    fdw_manifest_add(r->manifest, "field.f32", "field", "raw-f32", desc, 3, dims,
+                     "field value (dimensionless)", r->steps_done, -1.0);
+    int w = snprintf(extra, len, ", \"checksum\": %.17g, \"l2_norm\": %.17g, \"fnv1a64\": "
+                     "\"%016llx\"", sum, sqrt(sq), (unsigned long long)fnv1a64(r->volume, n));
+    if (spec->kind == FDW_KIND_DERIVATIVE && w > 0 && (size_t)w < len)
+        snprintf(extra + w, len - (size_t)w, ", \"max_abs_error\": %.17g", r->max_abs_error);
+    return FDW_OK;
+}
+
+/* The manifest's "result" object, then manifest.json. */
+static fdw_status write_result(run *r, int completed, const char *extra, fdw_error *err)
+{
+    const double pts = (double)r->spec->nx * r->spec->ny * r->spec->nz;
+    const double mpts = r->loop_s > 0.0 ? pts * (double)r->steps_done / r->loop_s / 1e6 : 0.0;
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"completed\": %s, \"steps\": %ld, \"nsteps\": %ld, \"elapsed_s\": %.6f, "
+             "\"mpts\": %.3f, \"backend\": \"%s\", \"devices\": %d%s}",
+             completed ? "true" : "false", r->steps_done, r->prob.nt, r->loop_s, mpts,
+             r->be->name, r->plan.ndev, extra ? extra : "");
+    fdw_manifest_set_json(r->manifest, "result", json);
+    return fdw_manifest_write(r->manifest, err);
+}
+
+static void run_release(run *r)
+{
+    if (r->have_snaps)
+        fdw_snapshots_free(&r->snaps);
+    if (r->ctx)
+        r->be->destroy(r->ctx);
+    if (r->have_prob)
+        fdw_problem_free(&r->prob);
+    if (r->manifest)
+        fdw_manifest_free(r->manifest);
+    free(r->volume);
+}
+
+/* Set up everything the loop needs: plan, problem, manifest, backend context, buffers. */
+static fdw_status run_setup(run *r, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    fdw_status st = choose_backend(r, err);
+    if (st != FDW_OK)
+        return st;
+    if (r->be == fdw_cpu_backend() && r->opts->threads > 0)
+        omp_set_num_threads(r->opts->threads);
+    st = make_dirs(r->opts->out_dir, err);
+    if (st != FDW_OK)
+        return st;
+    for (int w = 0; w < fdw_spec_warning_count(spec); w++)
+        run_log(r, FDW_LOG_WARN, "%s", fdw_spec_warning(spec, w));
+    st = fdw_problem_build(spec, &r->prob, err);
+    if (st != FDW_OK)
+        return st;
+    r->have_prob = 1;
+    r->manifest = fdw_manifest_new(spec, r->opts->out_dir);
+    if (!r->manifest)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the manifest");
+    if (spec->kind != FDW_KIND_ACOUSTIC) {
+        const size_t n = (size_t)spec->nx * spec->ny * spec->nz;
+        r->volume = malloc(n * sizeof(float));
+        if (!r->volume)
+            return fdw_fail(err, FDW_ERR_NOMEM, NULL,
+                            "out of host memory for the field copy (%.1f MiB)",
+                            (double)n * 4.0 / (1024.0 * 1024.0));
+    }
+    st = fdw_snapshots_init(&r->snaps, spec, r->opts->out_dir, r->manifest, err);
+    if (st != FDW_OK)
+        return st;
+    r->have_snaps = 1;
+    st = r->be->create(&r->prob, &r->plan, &r->ctx, err);
+    if (st != FDW_OK) {
+        r->ctx = NULL;
+        return st;
+    }
+    uint64_t total = 0;
+    for (int d = 0; d < r->plan.ndev; d++)
+        total += r->be->device_bytes ? r->be->device_bytes(r->ctx, d) : 0;
+    run_log(r, FDW_LOG_INFO, "memory: %.1f MiB on %d device%s; %ld steps of %dx%dx%d, order %d",
+            (double)total / (1024.0 * 1024.0), r->plan.ndev, r->plan.ndev == 1 ? "" : "s",
+            r->prob.nt, spec->nx, spec->ny, spec->nz, spec->order);
+    return FDW_OK;
+}
+
+fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_callbacks *cb,
+                   fdw_result *result, fdw_error *err)
+{
+    fdw_error local;
+    if (!err)
+        err = &local;
+    fdw_error_clear(err);
+    if (result)
+        memset(result, 0, sizeof *result);
+    if (!spec)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "fdw_run called without a spec");
+    if (!opts || !opts->out_dir || !opts->out_dir[0])
+        return fdw_fail(err, FDW_ERR_IO, NULL, "fdw_run called without an output directory");
+
+    run r;
+    memset(&r, 0, sizeof r);
+    r.spec = spec;
+    r.opts = opts;
+    r.cb = cb;
+    fdw_status st = run_setup(&r, err);
+    if (st == FDW_OK)
+        st = time_loop(&r, err);
+
+    if (st == FDW_OK) {
+        char extra[512] = "";
+        if (spec->kind == FDW_KIND_ACOUSTIC)
+            st = write_gathers(&r, err);
+        else
+            st = write_field(&r, extra, sizeof extra, err);
+        if (st == FDW_OK)
+            st = write_result(&r, 1, extra, err);
+    } else if (st == FDW_ERR_CANCELLED && r.ctx) {
+        /* Keep what was made: the last snapshot, and a manifest saying where it stopped. */
+        fdw_error ignored;
+        if (r.be->wait(r.ctx, &ignored) == FDW_OK &&
+            fdw_snapshots_write(&r.snaps, r.cb, &ignored) == FDW_OK)
+            write_result(&r, 0, NULL, &ignored);
+        run_log(&r, FDW_LOG_INFO, "%s", err->message);
+    }
+
+    if (result && r.be) {
+        result->steps_done = r.steps_done;
+        result->elapsed_s = r.loop_s;
+        const double pts = (double)spec->nx * spec->ny * spec->nz;
+        result->mpts = r.loop_s > 0.0 ? pts * (double)r.steps_done / r.loop_s / 1e6 : 0.0;
+        snprintf(result->backend, sizeof result->backend, "%s", r.be->name);
+        result->max_abs_error = r.max_abs_error;
+    }
+    if (st != FDW_OK && st != FDW_ERR_CANCELLED)
+        run_log(&r, FDW_LOG_ERROR, "run failed: %s%s%s", err->field[0] ? err->field : "",
+                err->field[0] ? ": " : "", err->message);
+    run_release(&r);
+    return st;
+}

@@ -1,0 +1,28 @@
+/* auth.h — who is asking: bearer tokens (only their SHA-256 is stored, table tokens),
+ * the admin flag, and the "auth off" mode (no tokens at all while listening on loopback:
+ * everyone is the admin user "local"). Also the `fdwaved token ...` commands. */
+#ifndef FDWD_AUTH_H
+#define FDWD_AUTH_H
+
+#include <stddef.h>
+
+typedef struct identity {
+    char user[128];
+    int admin;
+} identity;
+
+/* Check a token (NULL or "" when none was sent). Returns 0 and fills who, or -1 when the
+ * request must be refused (401). loopback: the daemon listens only on loopback. */
+int auth_check(const char *token, int loopback, identity *who);
+
+/* Number of tokens configured, or -1 on a database error. */
+int auth_token_count(void);
+
+/* `fdwaved token add|list|remove ...` with args after "token"; the database must be
+ * open. Prints to stdout/stderr; returns the process exit status. */
+int auth_token_command(int argc, char **argv);
+
+/* True when name may own things: [A-Za-z0-9._@-]{1,64}. */
+int auth_valid_user_name(const char *name);
+
+#endif

@@ -1,0 +1,415 @@
+/* config.c — builds the daemon's settings from defaults < config file < environment <
+ * flags. Every setting has one name used in all three places: flag "--max-body", env
+ * "FDWAVE_MAX_BODY", config-file key "max-body" (or "max_body"). A list setting
+ * (allow-dir) given by a higher-precedence source replaces the lower ones entirely. */
+#include "config.h"
+#include "log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#ifndef FDWD_INSTALLED_WEB_DIR
+#define FDWD_INSTALLED_WEB_DIR "/usr/local/share/fdwave/web"
+#endif
+#ifndef FDWD_SOURCE_WEB_DIR
+#define FDWD_SOURCE_WEB_DIR "clients/web"
+#endif
+
+enum kind { K_STR, K_INT, K_SIZE, K_LIST, K_LISTEN, K_LEVEL, K_FLAG };
+
+typedef struct opt {
+    const char *name;
+    enum kind kind;
+    const char *help;
+} opt;
+
+static const opt g_opts[] = {
+    {"listen", K_LISTEN, "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 = any free port)"},
+    {"data", K_STR, "data directory: fdwave.db, models/, jobs/<id>/ (default ./fdwave-data)"},
+    {"workers", K_INT, "jobs run at once (default: one per device)"},
+    {"devices", K_STR, "cpu:N | gpu | gpu:0,1 (default: all CUDA GPUs, else cpu:4)"},
+    {"backend", K_STR, "auto | cpu | cuda (default auto)"},
+    {"max-body", K_SIZE, "largest job spec body, bytes; K/M/G suffixes (default 1M)"},
+    {"max-model-bytes", K_SIZE, "largest model upload, bytes (default 64G)"},
+    {"max-connections", K_INT, "simultaneous HTTP connections (default 1024)"},
+    {"max-connections-per-ip", K_INT, "simultaneous connections from one address (default 512)"},
+    {"connection-timeout", K_INT, "seconds an idle connection is kept (default 60)"},
+    {"http-threads", K_INT, "HTTP thread pool size (default 4)"},
+    {"allow-dir", K_LIST, "directory job specs may read files from (repeatable)"},
+    {"web", K_STR, "directory of the web page served at / (default: installed, else source)"},
+    {"log-level", K_LEVEL, "debug | info | warn | error (default info)"},
+    {"config", K_STR, "config file of \"key = value\" lines (keys are the flag names)"},
+    {"help", K_FLAG, "print this help"},
+    {"version", K_FLAG, "print the version"},
+};
+#define NOPTS (int)(sizeof g_opts / sizeof g_opts[0])
+
+static const opt *find_opt(const char *name)
+{
+    char norm[64];
+    size_t n = strlen(name);
+    if (n >= sizeof norm)
+        return NULL;
+    for (size_t i = 0; i <= n; i++)
+        norm[i] = name[i] == '_' ? '-' : (char)tolower((unsigned char)name[i]);
+    for (int i = 0; i < NOPTS; i++)
+        if (strcmp(g_opts[i].name, norm) == 0)
+            return &g_opts[i];
+    return NULL;
+}
+
+/* "64G", "1M", "1048576" -> bytes. */
+static int parse_size(const char *s, uint64_t *out)
+{
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno || *s == '-')
+        return -1;
+    unsigned long long mul = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': mul = 1ULL << 10; break;
+        case 'M': mul = 1ULL << 20; break;
+        case 'G': mul = 1ULL << 30; break;
+        case 'T': mul = 1ULL << 40; break;
+        default: return -1;
+        }
+        end++;
+        if (*end == 'i' || *end == 'I')
+            end++;
+        if (*end == 'B' || *end == 'b')
+            end++;
+        if (*end)
+            return -1;
+    }
+    if (v > UINT64_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    errno = 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Apply one key = value from source src ("flag", "environment", "config file").
+ * list_reset: allow-dir from a new source clears the earlier list first. */
+static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
+                 int *list_reset, char *err, size_t errlen)
+{
+    const char *name = o->name;
+#define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+    if (o->kind != K_FLAG && (!val || !*val) && strcmp(name, "allow-dir") != 0 &&
+        strcmp(name, "devices") != 0)
+        BAD("%s %s needs a value", src, name);
+    switch (o->kind) {
+    case K_FLAG:
+        if (strcmp(name, "help") == 0)
+            c->help = 1;
+        else
+            c->version = 1;
+        return 0;
+    case K_LISTEN: {
+        const char *colon = strrchr(val, ':');
+        if (!colon || colon == val || (size_t)(colon - val) >= sizeof c->listen_host)
+            BAD("%s listen: expected HOST:PORT, got \"%s\"", src, val);
+        int port;
+        if (parse_int(colon + 1, 0, 65535, &port))
+            BAD("%s listen: port must be 0..65535, got \"%s\"", src, colon + 1);
+        size_t hl = (size_t)(colon - val);
+        if (val[0] == '[' && hl >= 2 && val[hl - 1] == ']') { /* [::1]:8080 */
+            memcpy(c->listen_host, val + 1, hl - 2);
+            c->listen_host[hl - 2] = '\0';
+        } else {
+            memcpy(c->listen_host, val, hl);
+            c->listen_host[hl] = '\0';
+        }
+        c->port = port;
+        return 0;
+    }
+    case K_LEVEL: {
+        int l = log_level_parse(val);
+        if (l < 0)
+            BAD("%s log-level: expected debug|info|warn|error, got \"%s\"", src, val);
+        c->log_level = l;
+        return 0;
+    }
+    case K_SIZE: {
+        uint64_t v;
+        if (parse_size(val, &v) || v == 0)
+            BAD("%s %s: expected a positive byte count (K/M/G suffixes), got \"%s\"", src, name,
+                val);
+        if (strcmp(name, "max-body") == 0)
+            c->max_body = v;
+        else
+            c->max_model_bytes = v;
+        return 0;
+    }
+    case K_INT: {
+        int v, lo = 1, hi = 1000000;
+        if (strcmp(name, "workers") == 0)
+            lo = 0, hi = 1024;
+        if (strcmp(name, "http-threads") == 0)
+            hi = 256;
+        if (parse_int(val, lo, hi, &v))
+            BAD("%s %s: expected an integer %d..%d, got \"%s\"", src, name, lo, hi, val);
+        if (strcmp(name, "workers") == 0) c->workers = v;
+        else if (strcmp(name, "max-connections") == 0) c->max_connections = v;
+        else if (strcmp(name, "max-connections-per-ip") == 0) c->max_connections_per_ip = v;
+        else if (strcmp(name, "connection-timeout") == 0) c->connection_timeout = v;
+        else c->http_threads = v;
+        return 0;
+    }
+    case K_LIST:
+        if (!*list_reset) {
+            c->nallow = 0;
+            *list_reset = 1;
+        }
+        if (!val || !*val)
+            return 0;
+        if (c->nallow >= CFG_MAX_ALLOW_DIRS)
+            BAD("%s allow-dir: at most %d directories", src, CFG_MAX_ALLOW_DIRS);
+        if (strlen(val) >= CFG_PATH)
+            BAD("%s allow-dir: path too long", src);
+        strcpy(c->allow_dirs[c->nallow++], val);
+        return 0;
+    case K_STR: {
+        char *dst;
+        size_t cap;
+        if (strcmp(name, "data") == 0) dst = c->data_dir, cap = sizeof c->data_dir;
+        else if (strcmp(name, "devices") == 0) dst = c->devices, cap = sizeof c->devices;
+        else if (strcmp(name, "backend") == 0) dst = c->backend, cap = sizeof c->backend;
+        else if (strcmp(name, "web") == 0) dst = c->web_dir, cap = sizeof c->web_dir;
+        else dst = c->config_file, cap = sizeof c->config_file;
+        if (strlen(val) >= cap)
+            BAD("%s %s: value too long", src, name);
+        if (strcmp(name, "backend") == 0 && strcmp(val, "auto") && strcmp(val, "cpu") &&
+            strcmp(val, "cuda"))
+            BAD("%s backend: expected auto|cpu|cuda, got \"%s\"", src, val);
+        strcpy(dst, val);
+        return 0;
+    }
+    }
+#undef BAD
+    return 0;
+}
+
+static void defaults(fdwd_config *c)
+{
+    memset(c, 0, sizeof *c);
+    strcpy(c->listen_host, "127.0.0.1");
+    c->port = 8080;
+    strcpy(c->data_dir, "./fdwave-data");
+    strcpy(c->backend, "auto");
+    c->max_body = 1ULL << 20;
+    c->max_model_bytes = 64ULL << 30;
+    c->max_connections = 1024;
+    c->max_connections_per_ip = 512;
+    c->connection_timeout = 60;
+    c->http_threads = 4;
+    c->log_level = LOG_INFO;
+    struct stat st;
+    if (stat(FDWD_INSTALLED_WEB_DIR, &st) == 0 && S_ISDIR(st.st_mode))
+        snprintf(c->web_dir, sizeof c->web_dir, "%s", FDWD_INSTALLED_WEB_DIR);
+    else
+        snprintf(c->web_dir, sizeof c->web_dir, "%s", FDWD_SOURCE_WEB_DIR);
+}
+
+static char *trim(char *s)
+{
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = '\0';
+    return s;
+}
+
+static int load_file(fdwd_config *c, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "cannot open config file %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[8192];
+    int lineno = 0, reset = 0, rc = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *s = trim(line);
+        if (!*s || *s == '#' || *s == ';')
+            continue;
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            snprintf(err, errlen, "%s:%d: expected \"key = value\"", path, lineno);
+            rc = -1;
+            break;
+        }
+        *eq = '\0';
+        char *key = trim(s), *val = trim(eq + 1);
+        size_t vl = strlen(val);
+        if (vl >= 2 && val[0] == '"' && val[vl - 1] == '"') {
+            val[vl - 1] = '\0';
+            val++;
+        }
+        const opt *o = find_opt(key);
+        if (!o || o->kind == K_FLAG || strcmp(o->name, "config") == 0) {
+            snprintf(err, errlen, "%s:%d: unknown setting \"%s\"", path, lineno, key);
+            rc = -1;
+            break;
+        }
+        char src[CFG_PATH + 32];
+        snprintf(src, sizeof src, "%s:%d:", path, lineno);
+        if (apply(c, o, val, src, &reset, err, errlen)) {
+            rc = -1;
+            break;
+        }
+    }
+    fclose(f);
+    return rc;
+}
+
+/* The environment variable name for an option: FDWAVE_MAX_BODY. */
+static void env_name(const char *name, char *out, size_t cap)
+{
+    snprintf(out, cap, "FDWAVE_%s", name);
+    for (char *p = out; *p; p++)
+        *p = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+}
+
+static const char *env_get(char **envp, const char *key)
+{
+    if (!envp)
+        return NULL;
+    size_t kl = strlen(key);
+    for (char **e = envp; *e; e++)
+        if (strncmp(*e, key, kl) == 0 && (*e)[kl] == '=')
+            return *e + kl + 1;
+    return NULL;
+}
+
+int config_load(fdwd_config *c, int argc, char **argv, int first, char **envp, char *err,
+                size_t errlen)
+{
+    defaults(c);
+    /* Which config file: flag, then environment. */
+    const char *cfgfile = env_get(envp, "FDWAVE_CONFIG");
+    for (int i = first; i < argc; i++) {
+        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+            cfgfile = argv[i + 1];
+        else if (strncmp(argv[i], "--config=", 9) == 0)
+            cfgfile = argv[i] + 9;
+    }
+    if (cfgfile && *cfgfile) {
+        if (strlen(cfgfile) >= sizeof c->config_file) {
+            snprintf(err, errlen, "config file path too long");
+            return -1;
+        }
+        strcpy(c->config_file, cfgfile);
+        if (load_file(c, cfgfile, err, errlen))
+            return -1;
+    }
+    int reset = 0;
+    for (int i = 0; i < NOPTS; i++) {
+        const opt *o = &g_opts[i];
+        if (o->kind == K_FLAG || strcmp(o->name, "config") == 0)
+            continue;
+        char key[80];
+        env_name(o->name, key, sizeof key);
+        const char *v = env_get(envp, key);
+        if (!v)
+            continue;
+        char src[100];
+        snprintf(src, sizeof src, "environment %s:", key);
+        if (o->kind == K_LIST) { /* colon-separated list in the environment */
+            char buf[CFG_PATH * 2];
+            snprintf(buf, sizeof buf, "%s", v);
+            char *save = NULL;
+            reset = 0;
+            apply(c, o, "", src, &reset, err, errlen);
+            for (char *t = strtok_r(buf, ":", &save); t; t = strtok_r(NULL, ":", &save))
+                if (apply(c, o, t, src, &reset, err, errlen))
+                    return -1;
+            continue;
+        }
+        if (apply(c, o, v, src, &reset, err, errlen))
+            return -1;
+    }
+    reset = 0;
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2) != 0) {
+            snprintf(err, errlen, "unexpected argument \"%s\" (see --help)", a);
+            return -1;
+        }
+        char name[64];
+        const char *val = NULL;
+        const char *eq = strchr(a + 2, '=');
+        size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        if (nl >= sizeof name) {
+            snprintf(err, errlen, "unknown flag %s (see --help)", a);
+            return -1;
+        }
+        memcpy(name, a + 2, nl);
+        name[nl] = '\0';
+        const opt *o = find_opt(name);
+        if (!o || strchr(name, '_')) {
+            snprintf(err, errlen, "unknown flag --%s (see --help)", name);
+            return -1;
+        }
+        if (o->kind != K_FLAG) {
+            if (eq)
+                val = eq + 1;
+            else if (i + 1 < argc)
+                val = argv[++i];
+            else {
+                snprintf(err, errlen, "flag --%s needs a value", name);
+                return -1;
+            }
+        } else if (eq) {
+            snprintf(err, errlen, "flag --%s takes no value", name);
+            return -1;
+        }
+        if (strcmp(o->name, "config") == 0)
+            continue;
+        char src[80];
+        snprintf(src, sizeof src, "flag --%s:", o->name);
+        if (apply(c, o, val, src, &reset, err, errlen))
+            return -1;
+    }
+    return 0;
+}
+
+const char *config_usage(void)
+{
+    static char buf[4096];
+    if (buf[0])
+        return buf;
+    size_t n = (size_t)snprintf(
+        buf, sizeof buf,
+        "usage: fdwaved [FLAGS]                 run the daemon\n"
+        "       fdwaved token add NAME [--admin] [--data DIR]   print a new API token\n"
+        "       fdwaved token list [--data DIR]\n"
+        "       fdwaved token remove NAME [--data DIR]\n\n"
+        "Flags (each also read from env FDWAVE_<FLAG> and from the --config file as\n"
+        "\"flag = value\"; precedence: flags > environment > config file > defaults):\n");
+    for (int i = 0; i < NOPTS && n < sizeof buf; i++) {
+        const char *arg = g_opts[i].kind == K_FLAG ? "" : " VALUE";
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "  --%s%s\n      %s\n", g_opts[i].name,
+                              arg, g_opts[i].help);
+    }
+    return buf;
+}

@@ -1,0 +1,43 @@
+/* config.h — fdwaved's settings and where they come from: command-line flags, then
+ * FDWAVE_<FLAG> environment variables, then a "key = value" config file (--config), then
+ * built-in defaults (highest precedence first). */
+#ifndef FDWD_CONFIG_H
+#define FDWD_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CFG_MAX_ALLOW_DIRS 16
+#define CFG_PATH 4096
+
+typedef struct fdwd_config {
+    char listen_host[256];        /* --listen HOST:PORT */
+    int port;                     /* 0: ephemeral */
+    char data_dir[CFG_PATH];      /* --data */
+    int workers;                  /* --workers; 0: one per device */
+    char devices[256];            /* --devices cpu:N | gpu | gpu:0,1; "" = auto */
+    char backend[16];             /* --backend auto|cpu|cuda */
+    uint64_t max_body;            /* --max-body, bytes of a job spec */
+    uint64_t max_model_bytes;     /* --max-model-bytes */
+    int max_connections;          /* --max-connections */
+    int max_connections_per_ip;   /* --max-connections-per-ip */
+    int connection_timeout;       /* --connection-timeout, seconds */
+    int http_threads;             /* --http-threads, libmicrohttpd thread pool size */
+    int nallow;                   /* --allow-dir, repeatable */
+    char allow_dirs[CFG_MAX_ALLOW_DIRS][CFG_PATH];
+    char web_dir[CFG_PATH];       /* --web */
+    int log_level;                /* --log-level */
+    char config_file[CFG_PATH];   /* --config */
+    int help, version;            /* --help, --version */
+} fdwd_config;
+
+/* Fill cfg from defaults, the config file, envp (NULL-terminated "KEY=VALUE" strings,
+ * may be NULL) and argv[first..argc). Unknown flags and bad values fail with a message
+ * in err naming the flag and where it came from. Returns 0 or -1. */
+int config_load(fdwd_config *cfg, int argc, char **argv, int first, char **envp, char *err,
+                size_t errlen);
+
+/* The --help text. */
+const char *config_usage(void);
+
+#endif

@@ -1,0 +1,35 @@
+/* db.h — the SQLite database under --data: opening it (WAL, busy timeout), applying the
+ * schema/NNN_*.sql migrations embedded at build time by PRAGMA user_version, one
+ * connection per thread, and small helpers for transactions and timestamps. */
+#ifndef FDWD_DB_H
+#define FDWD_DB_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Open (creating if needed) the database at path and migrate it to the newest schema.
+ * Returns 0, or -1 with a message in err. */
+int db_init(const char *path, char *err, size_t errlen);
+/* This thread's connection (opened on first use). NULL only if opening failed (logged). */
+sqlite3 *db(void);
+/* Close this thread's connection (threads that end before the daemon does). */
+void db_release_thread(void);
+/* Close every connection; only once all other threads have stopped. */
+void db_close_all(void);
+/* Schema version the database is at. */
+int db_schema_version(void);
+
+/* BEGIN IMMEDIATE (takes the write lock now, so no upgrade deadlocks). durable: make this
+ * transaction's COMMIT synchronous=FULL (job accept and finish). Returns SQLITE_OK or an
+ * error code. */
+int db_begin(sqlite3 *c, int durable);
+int db_commit(sqlite3 *c);
+void db_rollback(sqlite3 *c);
+
+/* Milliseconds since the Unix epoch. */
+int64_t now_ms(void);
+/* RFC 3339 UTC text of a millisecond timestamp: 2026-11-22T22:43:45.123Z. */
+void fmt_time(int64_t ms, char out[32]);
+
+#endif

@@ -1,0 +1,211 @@
+/* main.c — fdwaved's entry point: settings, data directory, database and recovery,
+ * then the event writer, SSE timer, scheduler and HTTP threads; SIGTERM/SIGINT shut it
+ * down in order (stop accepting, re-queue running jobs, store their events, end the
+ * streams, stop HTTP) and it exits 0. `fdwaved token ...` manages API tokens. */
+#include "app.h"
+#include "auth.h"
+#include "db.h"
+#include "events.h"
+#include "http.h"
+#include "jobs.h"
+#include "log.h"
+#include "scheduler.h"
+#include "sse.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define MAX_ATTEMPTS 3
+
+static int mkdir_p(const char *path)
+{
+    char buf[CFG_PATH];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0750) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0750) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* Data directory layout and the database. */
+static int open_data(fdwd_app *app, char *err, size_t errlen)
+{
+    if (mkdir_p(app->cfg.data_dir)) {
+        snprintf(err, errlen, "cannot create --data %s: %s", app->cfg.data_dir, strerror(errno));
+        return -1;
+    }
+    if (!realpath(app->cfg.data_dir, app->data_dir)) {
+        snprintf(err, errlen, "--data %s: %s", app->cfg.data_dir, strerror(errno));
+        return -1;
+    }
+    snprintf(app->db_path, sizeof app->db_path, "%.4000s/fdwave.db", app->data_dir);
+    snprintf(app->models_dir, sizeof app->models_dir, "%.4000s/models", app->data_dir);
+    snprintf(app->jobs_dir, sizeof app->jobs_dir, "%.4000s/jobs", app->data_dir);
+    if (mkdir_p(app->models_dir) || mkdir_p(app->jobs_dir)) {
+        snprintf(err, errlen, "cannot create directories under %s: %s", app->data_dir,
+                 strerror(errno));
+        return -1;
+    }
+    return db_init(app->db_path, err, errlen);
+}
+
+/* Directories job specs may read: the models directory and each --allow-dir. */
+static int setup_allowed(fdwd_app *app, char *err, size_t errlen)
+{
+    app->nallowed = 0;
+    snprintf(app->allowed[app->nallowed++], CFG_PATH, "%s", app->models_dir);
+    for (int i = 0; i < app->cfg.nallow; i++) {
+        if (!realpath(app->cfg.allow_dirs[i], app->allowed[app->nallowed])) {
+            snprintf(err, errlen, "--allow-dir %s: %s", app->cfg.allow_dirs[i], strerror(errno));
+            return -1;
+        }
+        app->nallowed++;
+    }
+    for (int i = 0; i < app->nallowed; i++)
+        app->allowed_ptrs[i] = app->allowed[i];
+    app->allowed_ptrs[app->nallowed] = NULL;
+    return 0;
+}
+
+/* Is every address the listen host resolves to a loopback address? */
+static int is_loopback(const char *host)
+{
+    struct addrinfo hints = {0}, *ai = NULL;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE;
+    if (getaddrinfo(host, "0", &hints, &ai) != 0 || !ai)
+        return 0;
+    int all = 1;
+    for (struct addrinfo *p = ai; p; p = p->ai_next) {
+        if (p->ai_family == AF_INET) {
+            const struct sockaddr_in *a = (const void *)p->ai_addr;
+            all &= (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+        } else if (p->ai_family == AF_INET6) {
+            const struct sockaddr_in6 *a = (const void *)p->ai_addr;
+            all &= IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
+        } else {
+            all = 0;
+        }
+    }
+    freeaddrinfo(ai);
+    return all;
+}
+
+static int token_main(int argc, char **argv)
+{
+    /* Split: --data/--config/... go to the settings, the rest to the token command. */
+    char *cfg_args[64], *tok_args[64];
+    int ncfg = 0, ntok = 0;
+    cfg_args[ncfg++] = argv[0];
+    for (int i = 2; i < argc && ncfg < 63 && ntok < 63; i++) {
+        if (!strncmp(argv[i], "--", 2) && strcmp(argv[i], "--admin") != 0) {
+            cfg_args[ncfg++] = argv[i];
+            if (!strchr(argv[i], '=') && i + 1 < argc)
+                cfg_args[ncfg++] = argv[++i];
+        } else {
+            tok_args[ntok++] = argv[i];
+        }
+    }
+    char err[1024];
+    if (config_load(&g_app.cfg, ncfg, cfg_args, 1, environ, err, sizeof err)) {
+        fprintf(stderr, "fdwaved: %s\n", err);
+        return 2;
+    }
+    log_set_level(LOG_WARN);
+    if (open_data(&g_app, err, sizeof err)) {
+        fprintf(stderr, "fdwaved: %s\n", err);
+        return 1;
+    }
+    int rc = auth_token_command(ntok, tok_args);
+    db_close_all();
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && !strcmp(argv[1], "token"))
+        return token_main(argc, argv);
+    char err[2048];
+    fdwd_app *app = &g_app;
+    if (config_load(&app->cfg, argc, argv, 1, environ, err, sizeof err)) {
+        fprintf(stderr, "fdwaved: %s\n", err);
+        return 2;
+    }
+    if (app->cfg.help) {
+        fputs(config_usage(), stdout);
+        return 0;
+    }
+    if (app->cfg.version) {
+        printf("fdwaved %s\n", FDW_VERSION);
+        return 0;
+    }
+    log_set_level(app->cfg.log_level);
+    app->started_ms = now_ms();
+    app->loopback = is_loopback(app->cfg.listen_host);
+    if (open_data(app, err, sizeof err) || setup_allowed(app, err, sizeof err) ||
+        app_init_devices(app, err, sizeof err)) {
+        log_error("%s", err);
+        return 1;
+    }
+    app->workers = app->cfg.workers > 0 ? app->cfg.workers : app->ndevices;
+    int ntokens = auth_token_count();
+    if (!app->loopback && ntokens <= 0) {
+        log_error("refusing to listen on %s with no API tokens: create one with "
+                  "`fdwaved token add NAME --admin --data %s` first",
+                  app->cfg.listen_host, app->data_dir);
+        return 1;
+    }
+    if (ntokens == 0)
+        log_warn("no API tokens: authentication is off (loopback only); everyone is \"local\"");
+    if (jobs_recover(MAX_ATTEMPTS)) {
+        log_error("recovery of interrupted jobs failed");
+        return 1;
+    }
+    log_info("fdwaved %s: data %s, %d %s device(s), %d worker(s)", FDW_VERSION, app->data_dir,
+             app->ndevices, app->backend == FDW_BACKEND_CUDA ? "GPU" : "CPU", app->workers);
+
+    /* Signals are taken synchronously by this thread; every other thread blocks them. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    if (events_start() || sse_start(15000) || sched_start() || http_start(err, sizeof err)) {
+        log_error("startup failed: %s", err[0] ? err : "cannot start threads");
+        atomic_store(&app->shutting_down, 1);
+        sched_stop();
+        events_stop();
+        sse_shutdown();
+        http_stop();
+        db_close_all();
+        return 1;
+    }
+    int sig = 0;
+    sigwait(&set, &sig);
+    log_info("received %s: shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    atomic_store(&app->shutting_down, 1);
+    http_quiesce();
+    sched_stop();   /* running jobs re-queue themselves */
+    events_stop();  /* every event stored */
+    sse_shutdown(); /* streams end; suspended connections resumed */
+    http_stop();
+    db_close_all();
+    log_info("stopped");
+    return 0;
+}

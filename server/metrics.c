@@ -1,0 +1,71 @@
+/* metrics.c — /metrics in the Prometheus text format: jobs by state, queue length,
+ * the simulation rate of the running jobs, per-device busy flags, HTTP request counts
+ * by status class, open event streams and dropped progress events. */
+#include "metrics.h"
+#include "app.h"
+#include "events.h"
+#include "jobs.h"
+#include "scheduler.h"
+#include "sse.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_ullong g_requests;
+static atomic_ullong g_by_class[6]; /* index status/100 */
+
+void metrics_count_request(void) { atomic_fetch_add(&g_requests, 1); }
+
+void metrics_count_status(unsigned status)
+{
+    unsigned c = status / 100;
+    if (c < 6)
+        atomic_fetch_add(&g_by_class[c], 1);
+}
+
+char *metrics_text(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    int64_t counts[5];
+    jobs_count_by_state(counts);
+    fprintf(f, "# HELP fdwave_jobs Jobs in the database by state.\n# TYPE fdwave_jobs gauge\n");
+    for (int i = 0; i < 5; i++)
+        fprintf(f, "fdwave_jobs{state=\"%s\"} %lld\n", jobs_states[i], (long long)counts[i]);
+    fprintf(f, "# HELP fdwave_queue_length Jobs waiting to run.\n"
+               "# TYPE fdwave_queue_length gauge\nfdwave_queue_length %lld\n",
+            (long long)counts[0]);
+    int running = 0;
+    double mpts = sched_mpts(&running);
+    fprintf(f, "# HELP fdwave_jobs_running Jobs running now.\n"
+               "# TYPE fdwave_jobs_running gauge\nfdwave_jobs_running %d\n", running);
+    fprintf(f, "# HELP fdwave_mpoints_per_second Grid points updated per second by running "
+               "jobs, millions.\n# TYPE fdwave_mpoints_per_second gauge\n"
+               "fdwave_mpoints_per_second %.3f\n", mpts);
+    fprintf(f, "# HELP fdwave_device_busy 1 while a job runs on the device.\n"
+               "# TYPE fdwave_device_busy gauge\n");
+    for (int i = 0; i < g_app.ndevices; i++)
+        fprintf(f, "fdwave_device_busy{device=\"%d\",name=\"%s\"} %d\n", g_app.devices[i].id,
+                g_app.devices[i].name, sched_device_job(i) ? 1 : 0);
+    fprintf(f, "# HELP fdwave_http_requests_total HTTP requests received.\n"
+               "# TYPE fdwave_http_requests_total counter\nfdwave_http_requests_total %llu\n",
+            (unsigned long long)atomic_load(&g_requests));
+    fprintf(f, "# HELP fdwave_http_responses_total HTTP responses by status class.\n"
+               "# TYPE fdwave_http_responses_total counter\n");
+    for (int c = 1; c < 6; c++)
+        fprintf(f, "fdwave_http_responses_total{code=\"%dxx\"} %llu\n", c,
+                (unsigned long long)atomic_load(&g_by_class[c]));
+    fprintf(f, "# HELP fdwave_event_streams Open event streams (SSE watchers).\n"
+               "# TYPE fdwave_event_streams gauge\nfdwave_event_streams %d\n", sse_count());
+    fprintf(f, "# HELP fdwave_progress_events_dropped_total Progress events dropped because "
+               "the event queue was full.\n# TYPE fdwave_progress_events_dropped_total counter\n"
+               "fdwave_progress_events_dropped_total %llu\n",
+            (unsigned long long)events_dropped());
+    fclose(f);
+    return buf;
+}

@@ -1,0 +1,227 @@
+/* routes_jobs.c — POST /v1/jobs (validate with the engine, store durably, idempotency
+ * keys), GET /v1/jobs (filter + pagination), GET /v1/jobs/{id}, and cancellation
+ * (POST /v1/jobs/{id}/cancel, DELETE /v1/jobs/{id}). */
+#include "app.h"
+#include "jobs.h"
+#include "log.h"
+#include "routes.h"
+#include "scheduler.h"
+#include "specs.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Integer query parameter in [lo, hi]; returns 0 (absent: *out = dflt), -1 if bad. */
+static int query_int(request *r, const char *key, long long lo, long long hi, long long dflt,
+                     long long *out)
+{
+    const char *v = http_query(r, key);
+    *out = dflt;
+    if (!v)
+        return 0;
+    errno = 0;
+    char *end;
+    long long x = strtoll(v, &end, 10);
+    if (end == v || *end || errno || x < lo || x > hi)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+/* Device ids the normalised spec names ("devices": {"ids": [...]}) as a JSON text, or
+ * NULL when it names none. Sets *bad to the first id this server does not have. */
+static char *wanted_devices(json_t *norm, int *bad)
+{
+    json_t *ids = json_object_get(json_object_get(norm, "devices"), "ids");
+    *bad = -1;
+    if (!json_is_array(ids) || json_array_size(ids) == 0)
+        return NULL;
+    size_t i;
+    json_t *v;
+    json_array_foreach(ids, i, v) {
+        int id = (int)json_integer_value(v), found = 0;
+        for (int k = 0; k < g_app.ndevices; k++)
+            if (g_app.devices[k].id == id)
+                found = 1;
+        if (!found && *bad < 0)
+            *bad = id;
+    }
+    return json_dumps(ids, JSON_COMPACT);
+}
+
+static enum MHD_Result reply_job(request *r, unsigned status, json_t *job)
+{
+    char loc[64];
+    snprintf(loc, sizeof loc, "/v1/jobs/%lld",
+             (long long)json_integer_value(json_object_get(job, "id")));
+    char *text = json_dumps(job, JSON_COMPACT);
+    json_decref(job);
+    if (!text)
+        return MHD_NO;
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+    MHD_add_response_header(resp, "Content-Type", "application/json");
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    if (status == 201 || status == 200)
+        MHD_add_response_header(resp, "Location", loc);
+    return reply_response(r, status, resp);
+}
+
+enum MHD_Result route_jobs_submit(request *r)
+{
+    long long prio;
+    if (query_int(r, "priority", -10, 10, 0, &prio))
+        return reply_error(r, 400, "bad_request", "priority",
+                           "priority must be an integer from -10 to 10");
+    const char *key = http_header(r, "Idempotency-Key");
+    if (key) {
+        size_t kl = strlen(key);
+        int ok = kl >= 1 && kl <= 200;
+        for (size_t i = 0; ok && i < kl; i++)
+            ok = isprint((unsigned char)key[i]);
+        if (!ok)
+            return reply_error(r, 400, "bad_request", "Idempotency-Key",
+                               "Idempotency-Key must be 1 to 200 printable characters");
+    }
+    if (!r->body || r->len == 0)
+        return reply_error(r, 400, "bad_request", NULL,
+                           "empty body: POST the job spec as JSON");
+    json_error_t jerr;
+    json_t *probe = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!probe)
+        return reply_error(r, 400, "bad_request", NULL,
+                           "malformed JSON at line %d, column %d: %s", jerr.line, jerr.column,
+                           jerr.text);
+    int is_obj = json_is_object(probe);
+    json_decref(probe);
+    if (!is_obj)
+        return reply_error(r, 400, "invalid_spec", "", "the job spec must be a JSON object");
+
+    fdw_spec *spec = NULL;
+    fdw_error err = {0};
+    fdw_status st = specs_parse(&r->who, r->body, r->len, &spec, &err);
+    if (st != FDW_OK) {
+        if (st == FDW_ERR_SPEC || st == FDW_ERR_IO || st == FDW_ERR_UNSUPPORTED ||
+            st == FDW_ERR_NOMEM)
+            return reply_error(r, 400, "invalid_spec", err.field, "%s", err.message);
+        return reply_error(r, 500, "internal", err.field, "%s", err.message);
+    }
+    int ndev = fdw_spec_devices(spec);
+    if (ndev > g_app.ndevices) {
+        fdw_spec_free(spec);
+        return reply_error(r, 400, "too_many_devices", "devices",
+                           "the job asks for %d devices; this server has %d", ndev,
+                           g_app.ndevices);
+    }
+    char *norm_text = fdw_spec_to_json(spec);
+    json_t *norm = norm_text ? json_loads(norm_text, 0, NULL) : NULL;
+    if (!norm) {
+        free(norm_text);
+        fdw_spec_free(spec);
+        return reply_error(r, 500, "internal", NULL, "the engine gave no normalised spec");
+    }
+    int bad;
+    char *wanted = wanted_devices(norm, &bad);
+    if (bad >= 0) {
+        free(wanted);
+        free(norm_text);
+        json_decref(norm);
+        fdw_spec_free(spec);
+        return reply_error(r, 400, "too_many_devices", "devices.ids",
+                           "device %d does not exist on this server (it has %d devices)", bad,
+                           g_app.ndevices);
+    }
+    json_t *warnings = json_array();
+    for (int i = 0; i < fdw_spec_warning_count(spec); i++)
+        json_array_append_new(warnings, json_string(fdw_spec_warning(spec, i)));
+    job_new j = {.owner = r->who.user,
+                 .name = json_string_value(json_object_get(norm, "name")),
+                 .kind = fdw_spec_kind(spec),
+                 .priority = (int)prio,
+                 .devices_requested = ndev,
+                 .devices_wanted = wanted,
+                 .idempotency_key = key,
+                 .spec_body = r->body,
+                 .spec_json = norm_text,
+                 .warnings = warnings};
+    int64_t id = 0;
+    int existed = 0;
+    int rc = jobs_submit(&j, &id, &existed);
+    json_decref(warnings);
+    free(wanted);
+    free(norm_text);
+    json_decref(norm);
+    fdw_spec_free(spec);
+    if (rc)
+        return reply_error(r, 500, "internal", NULL, "could not store the job");
+    if (!existed) {
+        sched_kick();
+        log_debug("job %lld accepted from %s", (long long)id, r->who.user);
+    }
+    json_t *job = jobs_get(id, &r->who);
+    if (!job)
+        return reply_error(r, 500, "internal", NULL, "the job vanished");
+    return reply_job(r, existed ? 200 : 201, job);
+}
+
+enum MHD_Result route_jobs_list(request *r)
+{
+    const char *state = http_query(r, "state");
+    if (state) {
+        int ok = 0;
+        for (int i = 0; i < 5; i++)
+            ok |= !strcmp(state, jobs_states[i]);
+        if (!ok)
+            return reply_error(r, 400, "bad_request", "state",
+                               "state must be queued, running, succeeded, failed or cancelled");
+    }
+    long long limit, before;
+    if (query_int(r, "limit", 1, 500, 50, &limit))
+        return reply_error(r, 400, "bad_request", "limit", "limit must be an integer 1..500");
+    if (query_int(r, "before", 1, INT64_MAX, 0, &before))
+        return reply_error(r, 400, "bad_request", "before",
+                           "before must be a positive job id");
+    json_t *list = jobs_list(&r->who, state, (int)limit, before);
+    if (!list)
+        return reply_error(r, 500, "internal", NULL, "database error");
+    return reply_json(r, 200, list);
+}
+
+enum MHD_Result route_job_get(request *r)
+{
+    json_t *job = jobs_get(r->job_id, &r->who);
+    if (!job)
+        return reply_error(r, 404, "not_found", NULL, "no job %lld", (long long)r->job_id);
+    return reply_json(r, 200, job);
+}
+
+enum MHD_Result route_job_cancel(request *r)
+{
+    json_t *job = NULL;
+    int status = jobs_cancel(r->job_id, &r->who, &job);
+    switch (status) {
+    case 200:
+        sched_kick();
+        return reply_json(r, 200, job);
+    case 202:
+        sched_cancel(r->job_id);
+        return reply_json(r, 202, job);
+    case 404:
+        return reply_error(r, 404, "not_found", NULL, "no job %lld", (long long)r->job_id);
+    case 409: {
+        const char *state = "finished";
+        jobs_visible(r->job_id, &r->who, &state);
+        return reply_error(r, 409, "conflict", NULL, "job %lld has already %s",
+                           (long long)r->job_id,
+                           !strcmp(state, "succeeded") ? "succeeded"
+                           : !strcmp(state, "failed")  ? "failed"
+                                                       : "been cancelled");
+    }
+    default:
+        json_decref(job);
+        return reply_error(r, 500, "internal", NULL, "database error");
+    }
+}

@@ -1,0 +1,256 @@
+/* scheduler.c — the scheduling loop and worker threads (see scheduler.h). One thread
+ * decides; each started job gets its own thread (at most g_app.workers at once) that
+ * runs worker_run and then marks its slot done. The loop wakes on sched_kick() and at
+ * least once a second (aging changes the order over time). */
+#include "scheduler.h"
+#include "app.h"
+#include "db.h"
+#include "jobs.h"
+#include "log.h"
+#include "worker.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define AGING_MS 60000
+
+typedef struct slot {
+    int active;                /* a thread was started and not yet joined */
+    int done;                  /* the thread finished; join it and free its devices */
+    int dev_index[APP_MAX_DEVICES];
+    pthread_t thread;
+    worker_job job;
+} slot;
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
+static slot *g_slots;
+static int g_nslots;
+static int64_t g_busy[APP_MAX_DEVICES]; /* job on device index i, 0 = free */
+static int g_stop, g_kicked, g_running;
+static pthread_t g_thread;
+
+static void *job_thread(void *arg)
+{
+    slot *s = arg;
+    worker_run(&s->job);
+    db_release_thread();
+    pthread_mutex_lock(&g_lock);
+    s->done = 1;
+    pthread_cond_signal(&g_cond);
+    pthread_mutex_unlock(&g_lock);
+    return NULL;
+}
+
+/* Join finished threads and free their devices. Called with g_lock held. */
+static void reap(void)
+{
+    for (int i = 0; i < g_nslots; i++) {
+        slot *s = &g_slots[i];
+        if (s->active && s->done) {
+            pthread_join(s->thread, NULL);
+            for (int d = 0; d < s->job.ndevices; d++)
+                g_busy[s->dev_index[d]] = 0;
+            s->active = 0;
+            s->done = 0;
+        }
+    }
+}
+
+/* Pick devices for a job needing g (or exactly the wanted ids). Returns 0 and fills
+ * idx with device indices, or -1 if they are not free now. g_lock held. */
+static int pick_devices(int g, const int *wanted, int nwanted, int *idx)
+{
+    if (nwanted > 0) {
+        for (int k = 0; k < nwanted; k++) {
+            int found = -1;
+            for (int i = 0; i < g_app.ndevices; i++)
+                if (g_app.devices[i].id == wanted[k])
+                    found = i;
+            if (found < 0 || g_busy[found])
+                return -1;
+            idx[k] = found;
+        }
+        return 0;
+    }
+    int n = 0;
+    for (int i = 0; i < g_app.ndevices && n < g; i++)
+        if (!g_busy[i])
+            idx[n++] = i;
+    return n == g ? 0 : -1;
+}
+
+/* Start the head of the queue if it can start. Returns 1 if a job started (try again),
+ * 0 if nothing can start now. Called with g_lock held; drops it around database work. */
+static int try_start(void)
+{
+    int free_slot = -1;
+    for (int i = 0; i < g_nslots; i++)
+        if (!g_slots[i].active) {
+            free_slot = i;
+            break;
+        }
+    if (free_slot < 0)
+        return 0;
+    int64_t id;
+    int g, wanted[APP_MAX_DEVICES], nwanted;
+    pthread_mutex_unlock(&g_lock);
+    int r = jobs_head(AGING_MS, &id, &g, wanted, &nwanted, APP_MAX_DEVICES);
+    pthread_mutex_lock(&g_lock);
+    if (r != 1 || g_stop)
+        return 0;
+    if (nwanted > 0)
+        g = nwanted;
+    int idx[APP_MAX_DEVICES];
+    if (g < 1 || g > g_app.ndevices || pick_devices(g, wanted, nwanted, idx))
+        return 0; /* head-of-line: nobody behind it may take the devices */
+    int ids[APP_MAX_DEVICES];
+    for (int k = 0; k < g; k++) {
+        ids[k] = g_app.devices[idx[k]].id;
+        g_busy[idx[k]] = id; /* reserve before dropping the lock */
+    }
+    /* The slot exists before the claim commits, so a cancel that arrives as soon as the
+     * job shows "running" finds it (sched_cancel) and the run stops at its first step. */
+    slot *s = &g_slots[free_slot];
+    memset(&s->job, 0, sizeof s->job);
+    s->job.job_id = id;
+    s->job.ndevices = g;
+    s->job.total_devices = g_app.ndevices;
+    memcpy(s->job.device_ids, ids, sizeof(int) * (size_t)g);
+    memcpy(s->dev_index, idx, sizeof(int) * (size_t)g);
+    s->active = 1;
+    s->done = 0;
+    pthread_mutex_unlock(&g_lock);
+    int claimed = jobs_claim(id, ids, g);
+    pthread_mutex_lock(&g_lock);
+    if (claimed != 0) {
+        for (int k = 0; k < g; k++)
+            g_busy[idx[k]] = 0;
+        s->active = 0;
+        return 1; /* cancelled meanwhile: look again */
+    }
+    if (pthread_create(&s->thread, NULL, job_thread, s) != 0) {
+        log_error("job %lld: cannot start a worker thread", (long long)id);
+        s->active = 0;
+        for (int k = 0; k < g; k++)
+            g_busy[idx[k]] = 0;
+        pthread_mutex_unlock(&g_lock);
+        jobs_finish(id, "failed", "internal: cannot start a worker thread", 0, NULL);
+        pthread_mutex_lock(&g_lock);
+    }
+    return 1;
+}
+
+static void *sched_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&g_lock);
+    while (!g_stop) {
+        reap();
+        while (!g_stop && try_start())
+            reap();
+        if (g_stop)
+            break;
+        if (!g_kicked) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += 1;
+            pthread_cond_timedwait(&g_cond, &g_lock, &ts);
+        }
+        g_kicked = 0;
+    }
+    /* Shutdown: ask every running job to re-queue itself, then wait for them. */
+    for (int i = 0; i < g_nslots; i++)
+        if (g_slots[i].active) {
+            int expected = WORKER_RUN;
+            atomic_compare_exchange_strong(&g_slots[i].job.stop, &expected, WORKER_REQUEUE);
+        }
+    for (;;) {
+        reap();
+        int left = 0;
+        for (int i = 0; i < g_nslots; i++)
+            left += g_slots[i].active;
+        if (!left)
+            break;
+        pthread_cond_wait(&g_cond, &g_lock);
+    }
+    pthread_mutex_unlock(&g_lock);
+    db_release_thread();
+    return NULL;
+}
+
+int sched_start(void)
+{
+    g_nslots = g_app.workers;
+    g_slots = calloc((size_t)g_nslots, sizeof *g_slots);
+    if (!g_slots)
+        return -1;
+    g_stop = 0;
+    if (pthread_create(&g_thread, NULL, sched_main, NULL) != 0)
+        return -1;
+    g_running = 1;
+    return 0;
+}
+
+void sched_kick(void)
+{
+    pthread_mutex_lock(&g_lock);
+    g_kicked = 1;
+    pthread_cond_signal(&g_cond);
+    pthread_mutex_unlock(&g_lock);
+}
+
+int sched_cancel(int64_t job_id)
+{
+    int found = 0;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < g_nslots; i++)
+        if (g_slots[i].active && !g_slots[i].done && g_slots[i].job.job_id == job_id) {
+            int expected = WORKER_RUN;
+            atomic_compare_exchange_strong(&g_slots[i].job.stop, &expected, WORKER_CANCEL);
+            found = 1;
+        }
+    pthread_mutex_unlock(&g_lock);
+    return found;
+}
+
+void sched_stop(void)
+{
+    if (!g_running)
+        return;
+    pthread_mutex_lock(&g_lock);
+    g_stop = 1;
+    pthread_cond_signal(&g_cond);
+    pthread_mutex_unlock(&g_lock);
+    pthread_join(g_thread, NULL);
+    g_running = 0;
+    free(g_slots);
+    g_slots = NULL;
+    g_nslots = 0;
+}
+
+int64_t sched_device_job(int i)
+{
+    pthread_mutex_lock(&g_lock);
+    int64_t j = i >= 0 && i < APP_MAX_DEVICES ? g_busy[i] : 0;
+    pthread_mutex_unlock(&g_lock);
+    return j;
+}
+
+double sched_mpts(int *running)
+{
+    double sum = 0;
+    int n = 0;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < g_nslots; i++)
+        if (g_slots[i].active && !g_slots[i].done) {
+            sum += g_slots[i].job.mpts;
+            n++;
+        }
+    pthread_mutex_unlock(&g_lock);
+    if (running)
+        *running = n;
+    return sum;
+}

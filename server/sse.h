@@ -1,0 +1,23 @@
+/* sse.h — Server-Sent Event streams of a job's events (GET /v1/jobs/{id}/events).
+ * A stream never holds an HTTP thread while it waits: when it has nothing to send it
+ * suspends its connection, and sse_notify() (called after each event commit) resumes
+ * the connections watching that job. A timer resumes idle streams every 15 s for a
+ * keep-alive comment. sse_shutdown() ends every stream before the HTTP daemon stops. */
+#ifndef FDWD_SSE_H
+#define FDWD_SSE_H
+
+#include <microhttpd.h>
+#include <stdint.h>
+
+/* Start the keep-alive timer thread. keepalive_ms: interval (15000 in production). */
+int sse_start(int keepalive_ms);
+/* A response streaming job_id's events with ids > since, ending after the "end" event. */
+struct MHD_Response *sse_response(struct MHD_Connection *conn, int64_t job_id, int64_t since);
+/* New events for job_id are committed: wake its watchers. */
+void sse_notify(int64_t job_id);
+/* End all streams (resuming every suspended connection) and stop the timer. */
+void sse_shutdown(void);
+/* Streams open now. */
+int sse_count(void);
+
+#endif

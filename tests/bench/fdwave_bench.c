@@ -1,0 +1,619 @@
+/* fdwave_bench.c — fdwave-bench: the GPU benchmark of issue 4 (and the multi-GPU figures
+ * of issue 5) in one run. Measures the device copy bandwidth (cudaMemcpy device to device,
+ * bytes read + written), then times the kernels of every kind and order on 512^3,
+ * 1024x1024x512 and the seed paper's table sizes, the seed-style 16x16 kernel on the same
+ * grids, the whole job through fdw_run (sponge, 1 source, 1000 receivers, snapshots every
+ * 100 steps) against the bare kernel, the largest acoustic grid the GPU holds, and, with
+ * --gpus N, 1 vs N GPUs through the backend. Prints Mpoints/s and the fraction of the
+ * roofline (16 B/point acoustic, 8 B/point stencil and derivative, at the measured copy
+ * bandwidth); --json FILE writes one record per measurement.
+ *
+ * Usage: fdwave-bench [--json FILE] [--quick] [--gpus N] [--only SECTION[,SECTION]]
+ *   sections: copy, tune, acoustic, stencil, derivative, seed, job, largest, multi */
+#include "backend.h"
+#include "fd_coeffs.h"
+#include "fdwave.h"
+#include "kernels.h"
+#include "plan.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static json_t *g_records;
+static double g_copy_bps;      /* bytes per second, read + written */
+static char g_device[128];
+static char g_date[32];
+static int g_quick;
+
+#define CK(call)                                                                          \
+    do {                                                                                  \
+        int rc_ = (call);                                                                 \
+        if (rc_) {                                                                        \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                 \
+                    fdwk_strerror(rc_));                                                  \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void record(const char *kind, int order, int nx, int ny, int nz, int gpus, double mpts,
+                   double bytes_per_pt, const char *variant, json_t *extra)
+{
+    double frac = bytes_per_pt > 0 ? mpts * 1e6 * bytes_per_pt / g_copy_bps : 0;
+    json_t *r = json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:f, s:f, s:f, s:s, s:s}",
+                          "kind", kind, "order", order, "nx", nx, "ny", ny, "nz", nz, "gpus",
+                          gpus, "device", g_device, "mpts", mpts, "roofline_fraction", frac,
+                          "copy_gbs", g_copy_bps / 1e9, "date", g_date, "variant", variant);
+    json_object_set_new(r, "bytes_per_point", json_real(bytes_per_pt));
+    if (extra)
+        json_object_update(r, extra);
+    json_decref(extra);
+    json_array_append_new(g_records, r);
+}
+
+/* ---- copy bandwidth ---------------------------------------------------------- */
+
+static void bench_copy(void)
+{
+    const size_t bytes = (size_t)2 << 30; /* 2 GiB each way */
+    void *a, *b;
+    CK(fdwk_malloc(&a, bytes));
+    CK(fdwk_malloc(&b, bytes));
+    CK(fdwk_memset_async(a, 1, bytes, NULL));
+    CK(fdwk_memset_async(b, 2, bytes, NULL));
+    fdwk_event e0, e1;
+    CK(fdwk_event_create(&e0, 1));
+    CK(fdwk_event_create(&e1, 1));
+    double t[30];
+    for (int i = 0; i < 33; i++) {
+        CK(fdwk_event_record(e0, NULL));
+        CK(fdwk_d2d_async(i % 2 ? a : b, i % 2 ? b : a, bytes, NULL));
+        CK(fdwk_event_record(e1, NULL));
+        CK(fdwk_event_sync(e1));
+        float ms;
+        CK(fdwk_event_ms(e0, e1, &ms));
+        if (i >= 3)
+            t[i - 3] = ms * 1e-3;
+    }
+    double tm = median(t, 30);
+    g_copy_bps = 2.0 * bytes / tm;
+    printf("copy bandwidth (D2D %zu MiB, read+write, median of 30): %.1f GB/s -> 16 B/pt "
+           "floor %.1f Gpts/s, 8 B/pt floor %.1f Gpts/s\n",
+           bytes >> 20, g_copy_bps / 1e9, g_copy_bps / 16e9, g_copy_bps / 8e9);
+    fdwk_event_destroy(e0);
+    fdwk_event_destroy(e1);
+    fdwk_free(a);
+    fdwk_free(b);
+    json_t *r = json_pack("{s:s, s:s, s:f, s:f, s:s, s:i}", "kind", "copy", "device", g_device,
+                          "copy_gbs", g_copy_bps / 1e9, "mpts", 0.0, "date", g_date, "gpus", 1);
+    json_array_append_new(g_records, r);
+}
+
+/* ---- kernel timing ------------------------------------------------------------ */
+
+typedef enum { K_ACOUSTIC, K_STENCIL, K_DERIV, K_SEED16 } kkind;
+
+typedef struct kcase {
+    kkind kind;
+    int order;
+    int nx, ny, nz;
+    fdwk_tile tile;
+    int zchunk;     /* 0 auto, -1 whole z */
+    int axis;       /* derivative */
+    int sponge;     /* acoustic: pass damping arrays (zero inside, as a real job) */
+} kcase;
+
+static const char *kind_name(kkind k)
+{
+    return k == K_ACOUSTIC ? "acoustic" : k == K_STENCIL ? "stencil" : k == K_DERIV ? "derivative" : "acoustic-seed16x16";
+}
+
+static const char *tile_name(fdwk_tile t)
+{
+    switch (t) {
+    case FDWK_TILE_32x16_R2: return "32x16(32x8 thr, 2/thr)";
+    case FDWK_TILE_32x32_R4: return "32x32(32x8 thr, 4/thr)";
+    case FDWK_TILE_32x8_R1: return "32x8(32x8 thr, 1/thr)";
+    case FDWK_TILE_32x32_R2: return "32x32(32x16 thr, 2/thr)";
+    default: return "auto";
+    }
+}
+
+/* Time one kernel configuration: warm-up, then `reps` steps each between two events;
+ * returns the median step time in seconds. Fields hold random data. */
+static double time_kernel(const kcase *kc, int reps)
+{
+    const int r = kc->kind == K_DERIV ? 0 : kc->order / 2;
+    fdwk_layout L;
+    fdwk_layout_init(&L, kc->nx, kc->ny, kc->nz, r);
+    const size_t bytes = L.total * sizeof(float);
+    const int nf = (kc->kind == K_ACOUSTIC || kc->kind == K_SEED16) ? 3 : 2;
+    float *raw[3] = {NULL, NULL, NULL};
+    for (int f = 0; f < nf; f++) {
+        CK(fdwk_malloc((void **)&raw[f], bytes));
+        CK(fdwk_memset_async(raw[f], 0, bytes, NULL));
+    }
+    const long org = fdwk_origin(&L);
+    float *f0 = raw[0] + org, *f1 = raw[1] + org, *v = nf > 2 ? raw[2] + org : NULL;
+    CK(fdwk_fill_random(f0, &L, 1, 1e-3f, 0.f, NULL));
+    CK(fdwk_fill_random(f1, &L, 2, 1e-3f, 0.f, NULL));
+    if (v)
+        CK(fdwk_fill_random(v, &L, 3, 0.02f, 0.08f, NULL));
+    float *q[3] = {NULL, NULL, NULL};
+    if (kc->sponge) {
+        const int n[3] = {kc->nx, kc->ny, kc->nz};
+        for (int a = 0; a < 3; a++) {
+            float *h = calloc((size_t)n[a], sizeof(float));
+            for (int i = 0; i < 16 && i < n[a]; i++)
+                h[i] = h[n[a] - 1 - i] = 0.01f * (float)((16 - i) * (16 - i)) / 256.f;
+            CK(fdwk_malloc((void **)&q[a], (size_t)n[a] * 4));
+            CK(fdwk_h2d(q[a], h, (size_t)n[a] * 4));
+            free(h);
+        }
+    }
+    fdwk_fd_args a;
+    memset(&a, 0, sizeof a);
+    a.mode = kc->kind == K_STENCIL ? FDWK_STENCIL : FDWK_ACOUSTIC;
+    a.radius = r;
+    a.vdt2 = v;
+    a.qx = q[0];
+    a.qy = q[1];
+    a.qz = q[2];
+    a.nx = kc->nx;
+    a.ny = kc->ny;
+    a.k0 = 0;
+    a.k1 = kc->nz;
+    a.pitch = L.pitch;
+    a.plane = L.plane;
+    a.tile = kc->tile;
+    a.zchunk = kc->zchunk < 0 ? kc->nz : kc->zchunk;
+    double c2[FDW_MAX_RADIUS + 1];
+    fdw_fd2_coeffs(kc->kind == K_DERIV ? 8 : kc->order, c2);
+    for (int m = 0; m <= r; m++)
+        a.cx[m] = a.cy[m] = a.cz[m] = (float)c2[m];
+    a.c0 = kc->kind == K_STENCIL ? (float)(1.0 + 0.1 * c2[0]) : (float)(3 * c2[0]);
+    if (kc->kind == K_STENCIL)
+        for (int m = 1; m <= r; m++)
+            a.cx[m] = a.cy[m] = a.cz[m] = (float)(0.1 * c2[m]);
+    double d1[5];
+    fdw_fd1_coeffs(8, d1);
+    float dc[5];
+    for (int m = 0; m < 5; m++)
+        dc[m] = (float)d1[m];
+
+    fdwk_event *ev = malloc(sizeof *ev * (size_t)(reps + 1));
+    for (int i = 0; i <= reps; i++)
+        CK(fdwk_event_create(&ev[i], 1));
+    double *t = malloc(sizeof *t * (size_t)reps);
+    float *bufs[2] = {f0, f1};
+    int cur = 0;
+    for (int i = -3; i < reps; i++) {
+        if (i >= 0)
+            CK(fdwk_event_record(ev[i], NULL));
+        a.u = bufs[cur];
+        a.out = bufs[1 - cur];
+        switch (kc->kind) {
+        case K_ACOUSTIC:
+        case K_STENCIL: CK(fdwk_fd_step(&a, NULL)); break;
+        case K_SEED16: CK(fdwk_seed16_step(&a, NULL)); break;
+        case K_DERIV:
+            CK(fdwk_derivative(bufs[1 - cur], bufs[cur], kc->nx, kc->ny, kc->nz, L.pitch,
+                               L.plane, kc->axis, dc, NULL));
+            break;
+        }
+        cur = 1 - cur;
+    }
+    CK(fdwk_event_record(ev[reps], NULL));
+    CK(fdwk_event_sync(ev[reps]));
+    for (int i = 0; i < reps; i++) {
+        float ms;
+        CK(fdwk_event_ms(ev[i], ev[i + 1], &ms));
+        t[i] = ms * 1e-3;
+    }
+    double tm = median(t, reps);
+    for (int i = 0; i <= reps; i++)
+        fdwk_event_destroy(ev[i]);
+    free(ev);
+    free(t);
+    for (int f = 0; f < nf; f++)
+        fdwk_free(raw[f]);
+    for (int i = 0; i < 3; i++)
+        fdwk_free(q[i]);
+    return tm;
+}
+
+static double run_case(const kcase *kc, const char *variant)
+{
+    const double pts = (double)kc->nx * kc->ny * kc->nz;
+    int reps = pts > 2e8 ? 15 : 25;
+    if (g_quick)
+        reps = 7;
+    double t = time_kernel(kc, reps);
+    double mpts = pts / t / 1e6;
+    double bpp = (kc->kind == K_ACOUSTIC || kc->kind == K_SEED16) ? 16 : 8;
+    double frac = mpts * 1e6 * bpp / g_copy_bps;
+    char axis[8] = "";
+    if (kc->kind == K_DERIV)
+        snprintf(axis, sizeof axis, " d/d%c", "xyz"[kc->axis]);
+    printf("  %-18s%-6s order %2d %4dx%4dx%4d  %-26s z%-5d %8.0f Mpts/s  %5.1f%% of roofline"
+           "  (%.3f ms)\n",
+           kind_name(kc->kind), axis, kc->order, kc->nx, kc->ny, kc->nz,
+           kc->kind == K_SEED16 || kc->kind == K_DERIV ? "-" : tile_name(kc->tile), kc->zchunk,
+           mpts, 100 * frac, t * 1e3);
+    json_t *extra = json_pack("{s:s, s:i, s:f, s:b}", "tile", tile_name(kc->tile), "zchunk",
+                              kc->zchunk, "step_ms", t * 1e3, "sponge", kc->sponge);
+    if (kc->kind == K_DERIV)
+        json_object_set_new(extra, "axis", json_string((char[]){"xyz"[kc->axis], 0}));
+    record(kind_name(kc->kind), kc->order, kc->nx, kc->ny, kc->nz, 1, mpts, bpp, variant, extra);
+    return mpts;
+}
+
+/* ---- sections ------------------------------------------------------------------ */
+
+static const int BIG[2][3] = {{512, 512, 512}, {1024, 1024, 512}};
+
+static void bench_tune(void)
+{
+    printf("\ntile and z-chunk sweep, acoustic order 8 (sponge arrays passed):\n");
+    const fdwk_tile tiles[] = {FDWK_TILE_32x16_R2, FDWK_TILE_32x32_R4, FDWK_TILE_32x8_R1,
+                               FDWK_TILE_32x32_R2};
+    const int chunks[] = {0, -1, 64, 128};
+    for (int s = 0; s < 2; s++)
+        for (int ti = 0; ti < 4; ti++)
+            for (int ci = 0; ci < 4; ci++) {
+                if (g_quick && ci > 1)
+                    continue;
+                kcase kc = {K_ACOUSTIC, 8, BIG[s][0], BIG[s][1], BIG[s][2], tiles[ti],
+                            chunks[ci], 0, 1};
+                run_case(&kc, "tune");
+            }
+}
+
+static void bench_acoustic(void)
+{
+    printf("\nacoustic, every order, default tile (sponge arrays passed, as in a job):\n");
+    for (int s = 0; s < 2; s++)
+        for (int order = 2; order <= 16; order += 2) {
+            kcase kc = {K_ACOUSTIC, order, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, 0, 1};
+            run_case(&kc, "default");
+        }
+    printf("\nacoustic order 8 on the seed's table 2 sizes, ours vs the seed-style 16x16 kernel:\n");
+    static const int T2[5][3] = {{320, 320, 400}, {480, 480, 480}, {544, 544, 544},
+                                 {640, 640, 400}, {800, 800, 200}};
+    for (int s = 0; s < 5; s++) {
+        kcase ours = {K_ACOUSTIC, 8, T2[s][0], T2[s][1], T2[s][2], FDWK_TILE_AUTO, 0, 0, 0};
+        kcase seed = {K_SEED16, 8, T2[s][0], T2[s][1], T2[s][2], FDWK_TILE_AUTO, 0, 0, 0};
+        double a = run_case(&ours, "seed-table2");
+        double b = run_case(&seed, "seed-table2");
+        printf("    -> %.2fx the 16x16 kernel\n", a / b);
+    }
+}
+
+static void bench_seed(void)
+{
+    printf("\nours vs the seed-style 16x16 kernel, acoustic order 8 (no sponge in either):\n");
+    for (int s = 0; s < 2; s++) {
+        kcase ours = {K_ACOUSTIC, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, 0, 0};
+        kcase seed = {K_SEED16, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, 0, 0};
+        double a = run_case(&ours, "vs-seed");
+        double b = run_case(&seed, "seed16x16");
+        printf("    -> %.2fx the 16x16 kernel\n", a / b);
+        json_t *r = json_pack("{s:s, s:i, s:i, s:i, s:i, s:s, s:f, s:s, s:i}", "kind",
+                              "speedup-vs-seed16x16", "order", 8, "nx", BIG[s][0], "ny",
+                              BIG[s][1], "nz", BIG[s][2], "device", g_device, "ratio", a / b,
+                              "date", g_date, "gpus", 1);
+        json_array_append_new(g_records, r);
+    }
+}
+
+static void bench_stencil(void)
+{
+    printf("\nstencil-only, every order (8 B/point):\n");
+    for (int s = 0; s < 2; s++)
+        for (int order = 2; order <= 16; order += 2) {
+            kcase kc = {K_STENCIL, order, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, 0, 0};
+            run_case(&kc, "default");
+        }
+    printf("\nstencil-only on the seed's table 1 sizes:\n");
+    static const int T1[5][3] = {{480, 480, 400}, {544, 544, 400}, {640, 640, 400},
+                                 {800, 800, 400}, {800, 800, 800}};
+    for (int s = 0; s < 5; s++)
+        for (int order = 6; order <= 12; order += 2) {
+            kcase kc = {K_STENCIL, order, T1[s][0], T1[s][1], T1[s][2], FDWK_TILE_AUTO, 0, 0, 0};
+            run_case(&kc, "seed-table1");
+        }
+}
+
+static void bench_derivative(void)
+{
+    printf("\nderivative, 8th order periodic (8 B/point = effective bandwidth / copy):\n");
+    for (int s = 0; s < 2; s++)
+        for (int axis = 0; axis < 3; axis++) {
+            kcase kc = {K_DERIV, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, axis, 0};
+            run_case(&kc, "default");
+        }
+}
+
+/* Whole job through fdw_run vs the bare kernel on the same grid. */
+static void bench_job(void)
+{
+    const int n = 512;
+    const long nt = g_quick ? 200 : 1000;
+    printf("\nwhole job through fdw_run: %d^3, order 8, sponge 16, 1 source, 1000 receivers, "
+           "snapshots (xy+xz slices) every 100 steps, %ld steps:\n", n, nt);
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"kind\":\"acoustic\",\"grid\":{\"nx\":%d,\"ny\":%d,\"nz\":%d,\"dx\":10,\"dy\":10,"
+             "\"dz\":10},\"order\":8,\"velocity\":{\"type\":\"gaussian\",\"background\":2500,"
+             "\"center\":[2560,2560,2560],\"sigma\":600,\"dv\":-500},"
+             "\"time\":{\"nt\":%ld,\"dt\":\"auto\"},"
+             "\"sources\":[{\"position\":[2555,2565,1000],\"wavelet\":{\"type\":\"ricker\",\"f0\":15}}],"
+             "\"receivers\":{\"lines\":[{\"from\":[200,2560,200],\"to\":[4900,2560,200],\"count\":1000}]},"
+             "\"boundary\":{\"type\":\"sponge\",\"width\":16},"
+             "\"snapshots\":{\"every\":100,\"slices\":[{\"plane\":\"xy\",\"index\":256},"
+             "{\"plane\":\"xz\",\"index\":256}],\"png\":true,\"raw\":true}}",
+             n, n, n, nt);
+    fdw_spec *spec = NULL;
+    fdw_error err;
+    if (fdw_spec_parse(json, strlen(json), NULL, &spec, &err) != FDW_OK) {
+        fprintf(stderr, "job spec: %s: %s\n", err.field, err.message);
+        exit(1);
+    }
+    char dir[] = "/tmp/fdwave-bench-XXXXXX";
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        exit(1);
+    }
+    fdw_run_opts opts = {.out_dir = dir, .backend = FDW_BACKEND_CUDA};
+    fdw_result res;
+    double t0 = now_s();
+    if (fdw_run(spec, &opts, NULL, &res, &err) != FDW_OK) {
+        fprintf(stderr, "job: %s\n", err.message);
+        exit(1);
+    }
+    double wall = now_s() - t0;
+    kcase kc = {K_ACOUSTIC, 8, n, n, n, FDWK_TILE_AUTO, 0, 0, 1};
+    double bare = run_case(&kc, "bare-for-job");
+    printf("  job: %.0f Mpts/s over the time loop (%.2f s loop, %.2f s wall incl. set-up and "
+           "output) = %.1f%% of the bare kernel (%.0f Mpts/s)\n",
+           res.mpts, res.elapsed_s, wall, 100 * res.mpts / bare, bare);
+    json_t *extra = json_pack("{s:f, s:f, s:f, s:i, s:i, s:i}", "bare_mpts", bare, "job_fraction_of_bare",
+                              res.mpts / bare, "wall_s", wall, "receivers", 1000, "sources", 1,
+                              "snapshot_every", 100);
+    record("acoustic-job", 8, n, n, n, 1, res.mpts, 16, "fdw_run", extra);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    fdw_spec_free(spec);
+}
+
+/* A hand-built acoustic problem (constant (v dt)^2, no sponge/sources/receivers). */
+static fdw_problem plain_problem(int nx, int ny, int nz, float *vdt2)
+{
+    fdw_problem p;
+    memset(&p, 0, sizeof p);
+    p.kind = FDW_KIND_ACOUSTIC;
+    p.nx = nx;
+    p.ny = ny;
+    p.nz = nz;
+    p.radius = 4;
+    double c[FDW_MAX_RADIUS + 1];
+    fdw_fd2_coeffs(8, c);
+    for (int m = 0; m <= 4; m++)
+        p.cx[m] = p.cy[m] = p.cz[m] = (float)c[m];
+    p.vdt2 = vdt2;
+    p.nt = 1;
+    return p;
+}
+
+/* Time nsteps through the backend on ndev GPUs (wall clock, after a warm-up). */
+static double backend_rate(fdw_problem *p, int ndev, long nsteps, double *step_s)
+{
+    int ids[FDW_MAX_DEVICES];
+    for (int d = 0; d < ndev; d++)
+        ids[d] = d;
+    fdw_plan plan;
+    fdw_error err;
+    if (fdw_plan_slabs(p->nz, p->radius, ndev, ids, &plan, &err) != FDW_OK) {
+        fprintf(stderr, "plan: %s\n", err.message);
+        exit(1);
+    }
+    const fdw_backend *be = fdw_cuda_backend();
+    void *ctx;
+    if (be->create(p, &plan, &ctx, &err) != FDW_OK) {
+        fprintf(stderr, "create: %s\n", err.message);
+        return -1;
+    }
+    for (long it = 0; it < 5; it++)
+        be->step(ctx, it, &err);
+    be->wait(ctx, &err);
+    double t0 = now_s();
+    for (long it = 0; it < nsteps; it++)
+        if (be->step(ctx, it, &err) != FDW_OK) {
+            fprintf(stderr, "step: %s\n", err.message);
+            exit(1);
+        }
+    if (be->wait(ctx, &err) != FDW_OK) {
+        fprintf(stderr, "wait: %s\n", err.message);
+        exit(1);
+    }
+    double t = (now_s() - t0) / nsteps;
+    be->destroy(ctx);
+    if (step_s)
+        *step_s = t;
+    return (double)p->nx * p->ny * p->nz / t / 1e6;
+}
+
+static void bench_largest(void)
+{
+    uint64_t fr, tot;
+    CK(fdwk_mem_info(&fr, &tot));
+    /* nx = ny = 2048 (pitch 2080, 2056 rows/plane with r = 4); as many planes as fit. */
+    const int nx = 2048, ny = 2048;
+    fdwk_layout L;
+    fdwk_layout_init(&L, nx, ny, 1, 4);
+    const double plane_bytes = (double)L.plane * 4.0 * 3.0;
+    int nz = (int)((double)(fr - (256u << 20)) / plane_bytes) - 8;
+    const double target = 0.9 * (double)fr / 12.0;
+    printf("\nlargest acoustic grid: %.2f GiB free of %.2f GiB; target 90%% of free/12 B = "
+           "%.3f Gpts\n", fr / 1073741824.0, tot / 1073741824.0, target / 1e9);
+    size_t npts = (size_t)nx * ny * (size_t)nz;
+    float *v = malloc(npts * sizeof(float));
+    if (!v) {
+        printf("  host memory too small for the model (%zu bytes)\n", npts * 4);
+        return;
+    }
+#pragma omp parallel for
+    for (long i = 0; i < (long)npts; i++)
+        v[i] = 0.1f;
+    fdw_problem p = plain_problem(nx, ny, nz, v);
+    double step;
+    double mpts = backend_rate(&p, 1, 5, &step);
+    double frac = (double)npts / ((double)fr / 12.0);
+    printf("  %dx%dx%d = %.3f Gpts ran (%.0f Mpts/s): %.1f%% of free/12 B\n", nx, ny, nz,
+           npts / 1e9, mpts, 100 * frac);
+    json_t *extra = json_pack("{s:f, s:f, s:f}", "points", (double)npts, "fraction_of_free_over_12",
+                              frac, "free_bytes", (double)fr);
+    record("acoustic-largest", 8, nx, ny, nz, 1, mpts, 16, "backend", extra);
+    /* One plane more than fits must be refused cleanly. */
+    fdw_problem big = plain_problem(nx, ny, nz + 64, v);
+    int ids[1] = {0};
+    fdw_plan plan;
+    fdw_error err;
+    fdw_plan_slabs(big.nz, 4, 1, ids, &plan, &err);
+    void *ctx = NULL;
+    fdw_status st = fdw_cuda_backend()->create(&big, &plan, &ctx, &err);
+    printf("  %d planes: %s: %s\n", nz + 64, fdw_status_name(st), err.message);
+    if (ctx)
+        fdw_cuda_backend()->destroy(ctx);
+    free(v);
+}
+
+static void bench_multi(int ngpu)
+{
+    int have = fdw_gpu_count();
+    if (ngpu > have)
+        ngpu = have;
+    if (ngpu < 2) {
+        printf("\nmulti-GPU: %d GPU(s) present, skipped\n", have);
+        return;
+    }
+    static const int SZ[2][3] = {{512, 512, 512}, {1024, 1024, 1024}};
+    printf("\nmulti-GPU, acoustic order 8 through the backend (wall clock per step):\n");
+    for (int s = 0; s < 2; s++) {
+        size_t npts = (size_t)SZ[s][0] * SZ[s][1] * SZ[s][2];
+        float *v = malloc(npts * sizeof(float));
+#pragma omp parallel for
+        for (long i = 0; i < (long)npts; i++)
+            v[i] = 0.1f;
+        fdw_problem p = plain_problem(SZ[s][0], SZ[s][1], SZ[s][2], v);
+        double t1, tn;
+        const long nsteps = g_quick ? 20 : 100;
+        double m1 = backend_rate(&p, 1, nsteps, &t1);
+        double mn = backend_rate(&p, ngpu, nsteps, &tn);
+        /* Compute time of the largest slab alone, at the 1-GPU rate: what remains is
+         * exchange (and synchronisation) not hidden behind compute. */
+        int maxslab = (SZ[s][2] + ngpu - 1) / ngpu;
+        double tcomp = t1 * maxslab / SZ[s][2];
+        double exposed = tn - tcomp;
+        printf("  %dx%dx%d: 1 GPU %.0f Mpts/s, %d GPUs %.0f Mpts/s: speedup %.2fx; step %.3f ms, "
+               "largest slab's compute %.3f ms, not hidden %.3f ms\n",
+               SZ[s][0], SZ[s][1], SZ[s][2], m1, ngpu, mn, mn / m1, tn * 1e3, tcomp * 1e3,
+               exposed * 1e3);
+        record("acoustic", 8, SZ[s][0], SZ[s][1], SZ[s][2], 1, m1, 16, "backend-1gpu", NULL);
+        json_t *extra = json_pack("{s:f, s:f, s:f}", "speedup", mn / m1, "step_ms", tn * 1e3,
+                                  "exposed_exchange_ms", exposed * 1e3);
+        record("acoustic", 8, SZ[s][0], SZ[s][1], SZ[s][2], ngpu, mn, 16, "backend-multi", extra);
+        free(v);
+    }
+}
+
+static int want(const char *only, const char *name)
+{
+    if (!only)
+        return 1;
+    const char *p = strstr(only, name);
+    return p != NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *json_path = NULL, *only = NULL;
+    int gpus = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json") && i + 1 < argc)
+            json_path = argv[++i];
+        else if (!strcmp(argv[i], "--quick"))
+            g_quick = 1;
+        else if (!strcmp(argv[i], "--gpus") && i + 1 < argc)
+            gpus = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
+        else {
+            fprintf(stderr,
+                    "usage: %s [--json FILE] [--quick] [--gpus N] [--only s1,s2]\n"
+                    "sections: tune acoustic seed stencil derivative job largest multi\n",
+                    argv[0]);
+            return 2;
+        }
+    }
+    if (fdw_gpu_count() == 0) {
+        fprintf(stderr, "fdwave-bench: no CUDA device\n");
+        return 77;
+    }
+    CK(fdwk_set_device(0));
+    CK(fdwk_device_name(0, g_device, sizeof g_device));
+    time_t tt = time(NULL);
+    strftime(g_date, sizeof g_date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+    g_records = json_array();
+    printf("fdwave-bench on %s, %s\n", g_device, g_date);
+    bench_copy();
+    if (want(only, "tune"))
+        bench_tune();
+    if (want(only, "seed"))
+        bench_seed();
+    if (want(only, "acoustic"))
+        bench_acoustic();
+    if (want(only, "stencil"))
+        bench_stencil();
+    if (want(only, "derivative"))
+        bench_derivative();
+    if (want(only, "job"))
+        bench_job();
+    if (want(only, "multi") && gpus > 1)
+        bench_multi(gpus);
+    if (want(only, "largest"))
+        bench_largest();
+    if (json_path) {
+        if (json_dump_file(g_records, json_path, JSON_INDENT(1)) != 0) {
+            fprintf(stderr, "could not write %s\n", json_path);
+            return 1;
+        }
+        printf("records written to %s\n", json_path);
+    }
+    json_decref(g_records);
+    return 0;
+}

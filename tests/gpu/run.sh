@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh — everything the GPU machine does in one call: report the environment,
+# unpack the carried .deb libraries (.carry/debs: jansson, libpng, segyio, check, pkgconf)
+# when the machine lacks them, build the engine with the CUDA backend for sm_90, dump the
+# SASS of the main kernels, run the GPU tests, compute-sanitizer memcheck and racecheck on a
+# small job, and the benchmark. Logs and the JSON records go to $OUT (or ./gpu-out).
+#
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass]... [-- bench arguments]
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-$ROOT/gpu-out}
+mkdir -p "$OUT"
+LOG=$OUT/run.log
+STAGES=()
+BENCH_ARGS=()
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--" ]; then shift; BENCH_ARGS=("$@"); break; fi
+  STAGES+=("$1"); shift
+done
+[ ${#STAGES[@]} -eq 0 ] && STAGES=(all)
+has() { for s in "${STAGES[@]}"; do [ "$s" = all ] || [ "$s" = "$1" ] && return 0; done; return 1; }
+say() { echo "== $*" | tee -a "$LOG"; }
+export NCCL_NVLS_ENABLE=0
+
+say "environment $(date -u +%FT%TZ)"
+{
+  nvidia-smi --query-gpu=index,name,memory.total,memory.used,driver_version --format=csv
+  nvidia-smi topo -m 2>/dev/null | head -8
+  nvcc --version | tail -2; cmake --version | head -1; gcc --version | head -1
+  . /etc/os-release 2>/dev/null && echo "$PRETTY_NAME"
+  nproc; free -g | head -2
+  for p in pkg-config pkgconf compute-sanitizer cuobjdump ninja; do printf '%s: ' $p; command -v $p || echo missing; done
+  for m in jansson libpng check; do printf 'pkg %s: ' $m; pkg-config --modversion $m 2>/dev/null || echo missing; done
+  ls /usr/include/segyio/segy.h 2>/dev/null || echo "segyio headers missing"
+} 2>&1 | tee -a "$LOG"
+
+# Carried libraries: unpack into a private prefix and point pkg-config/CMake at it.
+PREFIX=/tmp/fdwroot
+if [ -d "$ROOT/.carry/debs" ]; then
+  mkdir -p $PREFIX
+  for d in "$ROOT"/.carry/debs/*.deb; do dpkg -x "$d" $PREFIX; done
+  for pc in $(find $PREFIX -name '*.pc'); do sed -i "s|^prefix=.*|prefix=$PREFIX/usr|" "$pc"; done
+  export PKG_CONFIG_PATH=$PREFIX/usr/lib/x86_64-linux-gnu/pkgconfig:$PREFIX/usr/share/pkgconfig:${PKG_CONFIG_PATH:-}
+  export LD_LIBRARY_PATH=$PREFIX/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+  export CMAKE_PREFIX_PATH=$PREFIX/usr
+  if ! command -v pkg-config >/dev/null; then
+    ln -sf $PREFIX/usr/bin/pkgconf $PREFIX/usr/bin/pkg-config
+    export PATH=$PREFIX/usr/bin:$PATH
+  fi
+fi
+
+BUILD=$ROOT/build-gpu
+say "build"
+cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFDW_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DFDW_BUILD_SERVER=OFF -DFDW_BUILD_CLIENTS=OFF -DFDW_MPI=OFF \
+  >>"$LOG" 2>&1 || { say "cmake failed"; tail -40 "$LOG"; exit 1; }
+TARGETS="fdwave test_gpu gpu_small_job fdwave-bench"
+cmake --build "$BUILD" -j"$(nproc)" --target $TARGETS >>"$LOG" 2>&1 \
+  || { say "build failed"; grep -E "error" "$LOG" | head -40; exit 1; }
+say "built $TARGETS"
+
+if has sass; then
+  say "SASS of the acoustic order-8 kernel (32x16 tile)"
+  OBJ=$(find "$BUILD/kernels" -name 'fd_step.cu.o' | head -1)
+  cuobjdump -sass "$OBJ" > "$OUT/sass_fd_step.txt" 2>&1
+  python3 - "$OUT/sass_fd_step.txt" <<'EOF' | tee -a "$LOG"
+import re, sys
+txt = open(sys.argv[1]).read()
+funcs = re.split(r"\n\s+Function : ", txt)
+for f in funcs[1:]:
+    name = f.split("\n", 1)[0]
+    if "ILi4ELi8ELi2ELb1E" not in name and "ILi4ELi8ELi2ELb0E" not in name:
+        continue
+    ops = re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\d\s+)?([A-Z0-9_.]+)", f)
+    cnt = {}
+    for o in ops:
+        k = o.split(".")[0] if not o.startswith("LDG") and not o.startswith("STG") else o
+        cnt[k] = cnt.get(k, 0) + 1
+    keys = [k for k in sorted(cnt) if k.startswith(("LDG", "STG", "LDS", "STS", "LDL", "STL", "FFMA", "FMUL", "FADD", "BAR"))]
+    print(name[:60], {k: cnt[k] for k in keys})
+EOF
+fi
+
+if has test; then
+  say "GPU tests"
+  (cd "$BUILD" && timeout 500 ./tests/gpu/test_gpu) 2>&1 | tee "$OUT/test_gpu.log" | tail -60 | tee -a "$LOG"
+  echo "test_gpu exit ${PIPESTATUS[0]}" | tee -a "$LOG"
+fi
+
+if has sanitize; then
+  say "compute-sanitizer on the small job"
+  for tool in memcheck racecheck; do
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$BUILD/tests/gpu/gpu_small_job" \
+      > "$OUT/sanitizer_$tool.log" 2>&1
+    echo "$tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer_$tool.log" | tail -1)" | tee -a "$LOG"
+  done
+fi
+
+if has bench; then
+  say "benchmark ${BENCH_ARGS[*]}"
+  (cd "$BUILD" && timeout 560 ./tests/bench/fdwave-bench --json "$OUT/bench.json" "${BENCH_ARGS[@]}") \
+    2>&1 | tee "$OUT/bench.log" | tee -a "$LOG" | tail -80
+fi
+say "done $(date -u +%FT%TZ)"

@@ -1,0 +1,422 @@
+/* test_gpu.c — the CUDA backend on a real GPU: against the CPU reference backend for every
+ * kind (acoustic orders 2..16 on a heterogeneous 203x157x131 model with sponge, free
+ * surface, several sources and receivers; stencil; derivative along x, y and z), several
+ * slabs against one (bit for bit; on a one-GPU machine the slabs share the GPU, which
+ * still runs the exchange code), the analytic homogeneous solution through fdw_run, and
+ * a job too large for the GPU failing with FDW_ERR_NOMEM. Exits 77 (ctest: skipped) when
+ * no CUDA device is present. */
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "fd_coeffs.h"
+#include "plan.h"
+#include "problem.h"
+#include "spec.h"
+#include "wavelet.h"
+
+/* ---- running a problem on a backend ------------------------------------------ */
+
+typedef struct outcome {
+    float *vol;                 /* nx*ny*nz after the steps */
+    float *traces;              /* nrec_slots * nreceivers, or NULL */
+    float *slices[3];           /* xy, xz, yz at fixed indices */
+    size_t nvol, ntr, nsl[3];
+} outcome;
+
+static void outcome_free(outcome *o)
+{
+    free(o->vol);
+    free(o->traces);
+    for (int i = 0; i < 3; i++)
+        free(o->slices[i]);
+    memset(o, 0, sizeof *o);
+}
+
+static fdw_spec *parse(const char *json)
+{
+    fdw_spec *spec = NULL;
+    fdw_error err;
+    fdw_status st = fdw_spec_parse(json, strlen(json), NULL, &spec, &err);
+    ck_assert_msg(st == FDW_OK, "spec rejected: %s: %s", err.field, err.message);
+    return spec;
+}
+
+/* Run nsteps of prob on backend be over ndev slabs (device ids ids[]); collect the volume,
+ * the receiver traces and three slices (extracted half way and at the end). */
+static void run_backend(const fdw_backend *be, const fdw_problem *prob, int ndev, const int *ids,
+                        long nsteps, outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    fdw_error err;
+    fdw_plan plan;
+    fdw_status st = fdw_plan_slabs(prob->nz, prob->radius, ndev, ids, &plan, &err);
+    ck_assert_msg(st == FDW_OK, "plan: %s", err.message);
+    void *ctx = NULL;
+    st = be->create(prob, &plan, &ctx, &err);
+    ck_assert_msg(st == FDW_OK, "%s create: %s", be->name, err.message);
+    const int nx = prob->nx, ny = prob->ny, nz = prob->nz;
+    fdw_slice sl[3] = {{FDW_PLANE_XY, nz / 3}, {FDW_PLANE_XZ, ny / 2}, {FDW_PLANE_YZ, nx / 4}};
+    o->nsl[0] = (size_t)nx * ny;
+    o->nsl[1] = (size_t)nx * nz;
+    o->nsl[2] = (size_t)ny * nz;
+    for (int i = 0; i < 3; i++)
+        o->slices[i] = malloc(o->nsl[i] * sizeof(float));
+    for (long it = 0; it < nsteps; it++) {
+        st = be->step(ctx, it, &err);
+        ck_assert_msg(st == FDW_OK, "%s step %ld: %s", be->name, it, err.message);
+        if (it + 1 == nsteps / 2) {
+            /* Issued mid-run, completed by a wait a few steps later: the slices must show
+             * the state at this step although later steps were queued meanwhile. */
+            st = be->extract(ctx, 3, sl, o->slices, &err);
+            ck_assert_msg(st == FDW_OK, "%s extract: %s", be->name, err.message);
+        }
+        if (it + 1 == nsteps / 2 + 3) {
+            st = be->wait(ctx, &err);
+            ck_assert_msg(st == FDW_OK, "%s wait: %s", be->name, err.message);
+        }
+    }
+    o->nvol = (size_t)nx * ny * nz;
+    o->vol = malloc(o->nvol * sizeof(float));
+    fdw_slice vol = {FDW_PLANE_VOLUME, 0};
+    st = be->extract(ctx, 1, &vol, &o->vol, &err);
+    ck_assert_msg(st == FDW_OK, "%s extract volume: %s", be->name, err.message);
+    st = be->wait(ctx, &err);
+    ck_assert_msg(st == FDW_OK, "%s wait: %s", be->name, err.message);
+    if (prob->nreceivers > 0 && prob->nrec_slots > 0) {
+        o->ntr = (size_t)prob->nrec_slots * prob->nreceivers;
+        o->traces = malloc(o->ntr * sizeof(float));
+        st = be->fetch_receivers(ctx, 0, prob->nrec_slots, o->traces, &err);
+        ck_assert_msg(st == FDW_OK, "%s receivers: %s", be->name, err.message);
+    }
+    be->destroy(ctx);
+}
+
+static double rel_l2(const float *a, const float *b, size_t n, double *maxabs)
+{
+    double num = 0, den = 0, mx = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)a[i] - (double)b[i];
+        ck_assert_msg(isfinite(a[i]), "non-finite value at %zu", i);
+        num += d * d;
+        den += (double)b[i] * b[i];
+        if (fabs(d) > mx)
+            mx = fabs(d);
+    }
+    if (maxabs)
+        *maxabs = mx;
+    return den > 0 ? sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
+}
+
+static double norm2(const float *a, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += (double)a[i] * a[i];
+    return sqrt(s);
+}
+
+/* Compare GPU and CPU outcomes: volume, traces and slices within tol (relative L2). */
+static void compare(const char *what, const outcome *g, const outcome *c, double tol)
+{
+    double mx = 0;
+    ck_assert_msg(norm2(c->vol, c->nvol) > 0, "%s: the reference field is zero", what);
+    double e = rel_l2(g->vol, c->vol, c->nvol, &mx);
+    int same = memcmp(g->vol, c->vol, c->nvol * sizeof(float)) == 0;
+    printf("%-34s volume rel L2 %.3e  max|diff| %.3e  %s\n", what, e, mx,
+           same ? "(bit-identical)" : "");
+    ck_assert_msg(e < tol, "%s: volume relative L2 %.3e >= %.1e", what, e, tol);
+    if (c->traces) {
+        ck_assert_msg(norm2(c->traces, c->ntr) > 0, "%s: reference traces are zero", what);
+        double et = rel_l2(g->traces, c->traces, c->ntr, &mx);
+        printf("%-34s traces rel L2 %.3e\n", what, et);
+        ck_assert_msg(et < tol, "%s: traces relative L2 %.3e >= %.1e", what, et, tol);
+    }
+    for (int i = 0; i < 3; i++) {
+        double es = rel_l2(g->slices[i], c->slices[i], c->nsl[i], &mx);
+        ck_assert_msg(es < tol || norm2(c->slices[i], c->nsl[i]) == 0,
+                      "%s: slice %d relative L2 %.3e", what, i, es);
+    }
+}
+
+static void problem_from(const char *json, fdw_spec **spec, fdw_problem *prob)
+{
+    *spec = parse(json);
+    fdw_error err;
+    fdw_status st = fdw_problem_build(*spec, prob, &err);
+    ck_assert_msg(st == FDW_OK, "problem: %s", err.message);
+}
+
+/* The acoustic test job: a Gaussian low-velocity anomaly in a 203x157x131 grid with
+ * unequal spacings, sponge on five faces, free surface on top, three off-grid sources and
+ * a line plus points of receivers. */
+static void acoustic_json(char *buf, size_t len, int order, int nt, const char *velocity)
+{
+    snprintf(buf, len,
+             "{\"kind\":\"acoustic\",\"grid\":{\"nx\":203,\"ny\":157,\"nz\":131,"
+             "\"dx\":10,\"dy\":12,\"dz\":8},\"order\":%d,\"velocity\":%s,"
+             "\"time\":{\"nt\":%d,\"dt\":\"auto\"},"
+             "\"sources\":[{\"position\":[1003.3,941.7,402.5],\"wavelet\":{\"type\":\"ricker\",\"f0\":14}},"
+             "{\"position\":[400,600,96],\"wavelet\":{\"type\":\"ricker\",\"f0\":10,\"delay\":0.12}},"
+             "{\"position\":[1500.5,1200.2,800],\"wavelet\":{\"type\":\"ricker\",\"f0\":12,\"amplitude\":2}}],"
+             "\"receivers\":{\"lines\":[{\"from\":[100,100,16],\"to\":[1900,1700,1000],\"count\":40}],"
+             "\"points\":[[1010,940,400],[55.5,77.7,3.3]],\"interval\":2},"
+             "\"boundary\":{\"type\":\"sponge\",\"width\":12,\"free_surface\":true}}",
+             order, velocity, nt);
+}
+
+static const char *GAUSSIAN =
+    "{\"type\":\"gaussian\",\"background\":2200,\"center\":[1000,900,500],\"sigma\":250,"
+    "\"dv\":-700}";
+static const char *LAYERED =
+    "{\"type\":\"layered\",\"layers\":[{\"top\":0,\"v\":1500},{\"top\":300,\"v\":2200},"
+    "{\"top\":700,\"v\":3000}]}";
+
+static const int ORDERS[] = {2, 4, 8, 12, 16};
+
+START_TEST(test_acoustic_vs_cpu)
+{
+    const int order = ORDERS[_i];
+    char json[2048], what[64];
+    acoustic_json(json, sizeof json, order, 500, GAUSSIAN);
+    fdw_spec *spec;
+    fdw_problem prob;
+    problem_from(json, &spec, &prob);
+    int id0 = 0;
+    outcome g, c;
+    run_backend(fdw_cuda_backend(), &prob, 1, &id0, 500, &g);
+    run_backend(fdw_cpu_backend(), &prob, 1, &id0, 500, &c);
+    snprintf(what, sizeof what, "acoustic order %d, 500 steps", order);
+    compare(what, &g, &c, 1e-5);
+    outcome_free(&g);
+    outcome_free(&c);
+    fdw_problem_free(&prob);
+    fdw_spec_free(spec);
+}
+END_TEST
+
+/* Slabs: 2 and 3 slabs (on distinct GPUs when there are enough, else sharing GPU 0) give
+ * the 1-slab wavefield bit for bit; traces agree to rounding (see cuda_backend.c). */
+START_TEST(test_slabs_bitwise)
+{
+    char json[2048];
+    acoustic_json(json, sizeof json, 8, 200, LAYERED);
+    fdw_spec *spec;
+    fdw_problem prob;
+    problem_from(json, &spec, &prob);
+    const int ngpu = fdw_gpu_count();
+    int one = 0;
+    outcome ref;
+    run_backend(fdw_cuda_backend(), &prob, 1, &one, 200, &ref);
+    static const int NSLABS[] = {2, 3, 16}; /* 16: slabs thinner than 3r, one stream each */
+    for (int q = 0; q < 3; q++) {
+        const int n = NSLABS[q];
+        int ids[16];
+        for (int d = 0; d < n; d++)
+            ids[d] = d % ngpu;
+        outcome m;
+        run_backend(fdw_cuda_backend(), &prob, n, ids, 200, &m);
+        int same = memcmp(m.vol, ref.vol, ref.nvol * sizeof(float)) == 0;
+        double mx = 0, e = rel_l2(m.vol, ref.vol, ref.nvol, &mx);
+        double et = rel_l2(m.traces, ref.traces, ref.ntr, NULL);
+        printf("%d slabs on %d GPU%s: volume %s (rel L2 %.3e), traces rel L2 %.3e\n", n,
+               ngpu < n ? ngpu : n, ngpu > 1 ? "s" : "", same ? "bit-identical" : "DIFFERS", e, et);
+        ck_assert_msg(same, "%d slabs: wavefield differs from 1 slab (rel L2 %.3e)", n, e);
+        ck_assert_msg(et < 1e-6, "%d slabs: traces rel L2 %.3e", n, et);
+        for (int i = 0; i < 3; i++)
+            ck_assert_msg(memcmp(m.slices[i], ref.slices[i], ref.nsl[i] * sizeof(float)) == 0,
+                          "%d slabs: slice %d differs", n, i);
+        outcome_free(&m);
+    }
+    outcome_free(&ref);
+    fdw_problem_free(&prob);
+    fdw_spec_free(spec);
+}
+END_TEST
+
+static const int STENCIL_ORDERS[] = {2, 8, 12, 16};
+
+START_TEST(test_stencil_vs_cpu)
+{
+    const int order = STENCIL_ORDERS[_i];
+    char json[1024], what[64];
+    snprintf(json, sizeof json,
+             "{\"kind\":\"stencil\",\"grid\":{\"nx\":203,\"ny\":157,\"nz\":131,\"dx\":1,"
+             "\"dy\":1,\"dz\":1},\"order\":%d,\"iterations\":60,\"seed\":7}",
+             order);
+    fdw_spec *spec;
+    fdw_problem prob;
+    problem_from(json, &spec, &prob);
+    int id0 = 0;
+    outcome g, c;
+    run_backend(fdw_cuda_backend(), &prob, 1, &id0, 60, &g);
+    run_backend(fdw_cpu_backend(), &prob, 1, &id0, 60, &c);
+    snprintf(what, sizeof what, "stencil order %d, 60 iterations", order);
+    compare(what, &g, &c, 1e-5);
+    if (order == 8) { /* and 2 slabs, bit for bit */
+        int ids[2] = {0, fdw_gpu_count() > 1 ? 1 : 0};
+        outcome m;
+        run_backend(fdw_cuda_backend(), &prob, 2, ids, 60, &m);
+        ck_assert_msg(memcmp(m.vol, g.vol, g.nvol * sizeof(float)) == 0,
+                      "stencil: 2 slabs differ from 1");
+        outcome_free(&m);
+    }
+    outcome_free(&g);
+    outcome_free(&c);
+    fdw_problem_free(&prob);
+    fdw_spec_free(spec);
+}
+END_TEST
+
+START_TEST(test_derivative_vs_cpu)
+{
+    static const char *AX[] = {"x", "y", "z"};
+    char json[1024], what[64];
+    snprintf(json, sizeof json,
+             "{\"kind\":\"derivative\",\"grid\":{\"nx\":203,\"ny\":157,\"nz\":131,\"dx\":2,"
+             "\"dy\":3,\"dz\":4},\"iterations\":2,\"axis\":\"%s\",\"periods\":[3,2,5]}",
+             AX[_i]);
+    fdw_spec *spec;
+    fdw_problem prob;
+    problem_from(json, &spec, &prob);
+    int id0 = 0;
+    outcome g, c;
+    run_backend(fdw_cuda_backend(), &prob, 1, &id0, 1, &g);
+    run_backend(fdw_cpu_backend(), &prob, 1, &id0, 1, &c);
+    snprintf(what, sizeof what, "derivative along %s", AX[_i]);
+    compare(what, &g, &c, 1e-6);
+    /* and against the exact derivative */
+    double maxerr = fdw_derivative_max_error(spec, g.vol);
+    double scale = 0;
+    for (size_t i = 0; i < c.nvol; i++)
+        scale = fmax(scale, fabs(c.vol[i]));
+    printf("derivative along %s: max |error| %.3e (max |f'| %.3e)\n", AX[_i], maxerr, scale);
+    ck_assert_msg(maxerr >= 0 && maxerr < 1e-4 * scale, "derivative error %.3e", maxerr);
+    outcome_free(&g);
+    outcome_free(&c);
+    fdw_problem_free(&prob);
+    fdw_spec_free(spec);
+}
+END_TEST
+
+/* A problem far larger than any GPU: create fails with FDW_ERR_NOMEM and says how much is
+ * needed and how much is free; nothing is uploaded (the check comes first). */
+START_TEST(test_too_large)
+{
+    fdw_problem p;
+    memset(&p, 0, sizeof p);
+    p.kind = FDW_KIND_ACOUSTIC;
+    p.nx = 4000;
+    p.ny = 4000;
+    p.nz = 3000; /* 48 Gpoints: 576 GB */
+    p.radius = 4;
+    float dummy[4] = {0};
+    p.vdt2 = dummy;
+    p.cx[0] = p.cy[0] = p.cz[0] = -1.0f;
+    fdw_plan plan;
+    fdw_error err;
+    int id0 = 0;
+    ck_assert_int_eq(fdw_plan_slabs(p.nz, 4, 1, &id0, &plan, &err), FDW_OK);
+    void *ctx = NULL;
+    fdw_status st = fdw_cuda_backend()->create(&p, &plan, &ctx, &err);
+    printf("too large: %s: %s\n", fdw_status_name(st), err.message);
+    ck_assert_int_eq(st, FDW_ERR_NOMEM);
+    ck_assert_ptr_null(ctx);
+    ck_assert_ptr_nonnull(strstr(err.message, "needs"));
+    ck_assert_ptr_nonnull(strstr(err.message, "free"));
+    /* The GPU is still usable afterwards. */
+    fdw_device_info info;
+    ck_assert_int_eq(fdw_gpu_info(0, &info, &err), FDW_OK);
+    ck_assert_uint_gt(info.free_bytes, 0);
+}
+END_TEST
+
+/* The analytic homogeneous test through fdw_run on the GPU: order 8, 6.7 points per
+ * wavelength, receivers 100..250 m from a Ricker point source; each trace within 2% (rel
+ * L2) of f(t - r/c) / (4 pi c^2 r). */
+START_TEST(test_analytic_gpu)
+{
+    const double c0 = 2000.0, h = 10.0, f0 = 12.0;
+    const double dt = 0.8 * fdw_dt_max(8, h, h, h, c0);
+    const long nt = (long)ceil(0.36 / dt);
+    const double src[3] = {160.0, 240.0, 240.0};
+    const double offs[5] = {100.0, 140.0, 180.0, 220.0, 250.0};
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"kind\":\"acoustic\",\"grid\":{\"nx\":72,\"ny\":48,\"nz\":48,\"dx\":10,"
+             "\"dy\":10,\"dz\":10},\"order\":8,\"velocity\":{\"type\":\"constant\",\"value\":%g},"
+             "\"time\":{\"nt\":%ld,\"dt\":%.17g},"
+             "\"sources\":[{\"position\":[%g,%g,%g],\"wavelet\":{\"type\":\"ricker\",\"f0\":%g,"
+             "\"delay\":%g}}],\"receivers\":{\"points\":[[%g,%g,%g],[%g,%g,%g],[%g,%g,%g],"
+             "[%g,%g,%g],[%g,%g,%g]]},\"boundary\":{\"type\":\"sponge\",\"width\":16},"
+             "\"snapshots\":{\"every\":50,\"slices\":[{\"plane\":\"xy\",\"index\":24}]}}",
+             c0, nt, dt, src[0], src[1], src[2], f0, 1.2 / f0, src[0] + offs[0], src[1], src[2],
+             src[0] + offs[1], src[1], src[2], src[0] + offs[2], src[1], src[2],
+             src[0] + offs[3], src[1], src[2], src[0] + offs[4], src[1], src[2]);
+    fdw_spec *spec = parse(json);
+    char dir[] = "/tmp/fdw-gpu-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    fdw_run_opts opts = {.out_dir = dir, .backend = FDW_BACKEND_CUDA};
+    fdw_result res;
+    fdw_error err;
+    fdw_status st = fdw_run(spec, &opts, NULL, &res, &err);
+    ck_assert_msg(st == FDW_OK, "run: %s", err.message);
+    ck_assert_str_eq(res.backend, "cuda");
+    char path[300];
+    snprintf(path, sizeof path, "%s/gather.f32", dir);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    const long ns = nt + 1;
+    float *tr = malloc(sizeof(float) * 5 * (size_t)ns);
+    ck_assert_uint_eq(fread(tr, sizeof(float), 5 * (size_t)ns, f), 5 * (size_t)ns);
+    fclose(f);
+    fdw_source s = {.wavelet = FDW_WAVELET_RICKER, .f0 = f0, .delay = 1.2 / f0, .amplitude = 1.0};
+    for (int r = 0; r < 5; r++) {
+        double num = 0, den = 0;
+        for (long k = 0; k < ns; k++) {
+            double a = fdw_source_value(&s, k * dt - offs[r] / c0, dt) /
+                       (4.0 * M_PI * c0 * c0 * offs[r]);
+            double d = tr[(size_t)r * ns + k] - a;
+            num += d * d;
+            den += a * a;
+        }
+        double e = sqrt(num / den);
+        printf("analytic on GPU: receiver at %.0f m: relative L2 error %.3f%%\n", offs[r],
+               100 * e);
+        ck_assert_msg(e < 0.02, "receiver %d: error %.4f", r, e);
+    }
+    free(tr);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    fdw_spec_free(spec);
+}
+END_TEST
+
+int main(void)
+{
+    if (fdw_cuda_backend() == NULL || fdw_gpu_count() == 0) {
+        printf("no CUDA device: skipping\n");
+        return 77;
+    }
+    Suite *s = suite_create("gpu");
+    TCase *tc = tcase_create("gpu");
+    tcase_set_timeout(tc, 600);
+    tcase_add_loop_test(tc, test_acoustic_vs_cpu, 0, 5);
+    tcase_add_test(tc, test_slabs_bitwise);
+    tcase_add_loop_test(tc, test_stencil_vs_cpu, 0, 4);
+    tcase_add_loop_test(tc, test_derivative_vs_cpu, 0, 3);
+    tcase_add_test(tc, test_too_large);
+    tcase_add_test(tc, test_analytic_gpu);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_VERBOSE);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

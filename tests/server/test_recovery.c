@@ -1,0 +1,228 @@
+/* test_recovery.c — nothing accepted is lost: kill -9 the daemon while a job runs and
+ * while clients are submitting; restart; the interrupted job is re-queued and completes;
+ * every job that got a 201 exists exactly once (idempotent retries of the unanswered
+ * request add nothing); PRAGMA integrity_check is ok. Also: SIGTERM re-queues a running
+ * job without counting the attempt, and a job whose runs crashed 3 times fails. */
+#include "harness.h"
+
+#include <check.h>
+#include <curl/curl.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static daemon_proc D;
+
+static void setup(void)
+{
+    curl_global_init(CURL_GLOBAL_ALL);
+}
+
+static json_t *get_job(long id)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%ld", id);
+    http_resp r;
+    http(&D, "GET", path, NULL, NULL, 0, &r);
+    json_t *j = r.status == 200 ? http_json(&r) : NULL;
+    http_free(&r);
+    return j;
+}
+
+/* Wait until the job runs and has reported progress. */
+static int wait_running(long id, double timeout_s)
+{
+    for (int i = 0; i < (int)(timeout_s * 20); i++) {
+        json_t *j = get_job(id);
+        int ok = j && !strcmp(json_string_value(json_object_get(j, "state")), "running") &&
+                 json_is_object(json_object_get(j, "progress"));
+        json_decref(j);
+        if (ok)
+            return 1;
+        usleep(50000);
+    }
+    return 0;
+}
+
+static void integrity_ok(const char *data)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/fdwave.db", data);
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_stmt *st;
+    ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(st, 0), "ok");
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+}
+
+typedef struct submitter {
+    long ids[2000];
+    int n201;
+    int stopped_at;            /* index of the request that got no answer */
+    volatile int stop;
+} submitter;
+
+static void *submit_loop(void *arg)
+{
+    submitter *s = arg;
+    char spec[4096];
+    small_spec(spec, sizeof spec, 16, 5, 5, 1);
+    for (int i = 0; i < 2000 && !s->stop; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "Idempotency-Key: crash-%d", i);
+        const char *h[] = {key, NULL};
+        long st;
+        long id = submit(&D, spec, h, &st);
+        if (st != 201) {
+            s->stopped_at = i;
+            return NULL;
+        }
+        s->ids[s->n201++] = id;
+    }
+    s->stopped_at = -1;
+    return NULL;
+}
+
+START_TEST(kill9_during_run_and_submits)
+{
+    harness_tmpdir(D.data, sizeof D.data);
+    ck_assert_int_eq(harness_start(&D, NULL), 0);
+    char spec[4096];
+    small_spec(spec, sizeof spec, 40, 1500, 500, 1);
+    long st;
+    long long_id = submit(&D, spec, NULL, &st);
+    ck_assert_int_eq(st, 201);
+    ck_assert(wait_running(long_id, 20));
+    static submitter s;
+    memset(&s, 0, sizeof s);
+    pthread_t t;
+    pthread_create(&t, NULL, submit_loop, &s);
+    usleep(400000);
+    harness_kill9(&D); /* mid-run, mid-submit */
+    pthread_join(t, NULL);
+    ck_assert_msg(s.n201 > 0, "no submission got through before the kill");
+    ck_assert_int_ge(s.stopped_at, 0);
+    integrity_ok(D.data);
+
+    ck_assert_int_eq(harness_start(&D, NULL), 0);
+    /* The interrupted job went back to the queue and completes on its second attempt. */
+    ck_assert_str_eq(wait_done(&D, long_id, 60, NULL), "succeeded");
+    json_t *j = get_job(long_id);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "attempts")), 2);
+    json_decref(j);
+    /* Retrying the request that got no answer, with its key, creates nothing new. */
+    char key[64];
+    snprintf(key, sizeof key, "Idempotency-Key: crash-%d", s.stopped_at);
+    const char *h[] = {key, NULL};
+    small_spec(spec, sizeof spec, 16, 5, 5, 1);
+    long retry = submit(&D, spec, h, &st);
+    ck_assert(st == 200 || st == 201);
+    long again = submit(&D, spec, h, &st);
+    ck_assert_int_eq(st, 200);
+    ck_assert_int_eq(again, retry);
+    /* Every 201'd job exists exactly once. */
+    http_resp r;
+    ck_assert_int_eq(http(&D, "GET", "/v1/jobs?limit=500", NULL, NULL, 0, &r), 0);
+    json_t *list = http_json(&r);
+    http_free(&r);
+    json_t *jobs = json_object_get(list, "jobs");
+    for (int i = 0; i < s.n201; i++) {
+        int count = 0;
+        size_t k;
+        json_t *v;
+        json_array_foreach(jobs, k, v) count += json_integer_value(json_object_get(v, "id")) == s.ids[i];
+        ck_assert_msg(count == 1, "job %ld appears %d times", s.ids[i], count);
+    }
+    /* jobs = the long one + the 201'd ones + at most the one unanswered request */
+    ck_assert_int_le(json_array_size(jobs), (size_t)s.n201 + 2);
+    ck_assert_int_ge(json_array_size(jobs), (size_t)s.n201 + 1);
+    json_decref(list);
+    ck_assert_int_eq(harness_stop(&D), 0);
+    integrity_ok(D.data);
+    harness_rmtree(D.data);
+}
+END_TEST
+
+START_TEST(sigterm_requeues)
+{
+    harness_tmpdir(D.data, sizeof D.data);
+    ck_assert_int_eq(harness_start(&D, NULL), 0);
+    char spec[4096];
+    small_spec(spec, sizeof spec, 40, 1500, 500, 1);
+    long st;
+    long id = submit(&D, spec, NULL, &st);
+    ck_assert_int_eq(st, 201);
+    ck_assert(wait_running(id, 20));
+    /* a stream open during shutdown is closed, not left hanging */
+    ck_assert_int_eq(harness_stop(&D), 0);
+    ck_assert_int_eq(harness_start(&D, NULL), 0);
+    /* It did not count as an attempt: the next run is attempt 1. */
+    ck_assert_str_eq(wait_done(&D, id, 60, NULL), "succeeded");
+    json_t *j = get_job(id);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "attempts")), 1);
+    json_decref(j);
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%ld/events", id);
+    http_resp r;
+    ck_assert_int_eq(http(&D, "GET", path, NULL, NULL, 0, &r), 0);
+    ck_assert_ptr_nonnull(strstr(r.body, "re-queued at shutdown"));
+    ck_assert_ptr_nonnull(strstr(r.body, "event: end"));
+    http_free(&r);
+    ck_assert_int_eq(harness_stop(&D), 0);
+    integrity_ok(D.data);
+    harness_rmtree(D.data);
+}
+END_TEST
+
+START_TEST(three_crashes_fail)
+{
+    harness_tmpdir(D.data, sizeof D.data);
+    ck_assert_int_eq(harness_start(&D, NULL), 0);
+    char spec[4096];
+    small_spec(spec, sizeof spec, 16, 5, 5, 1);
+    long st;
+    long id = submit(&D, spec, NULL, &st);
+    ck_assert_str_eq(wait_done(&D, id, 30, NULL), "succeeded");
+    ck_assert_int_eq(harness_stop(&D), 0);
+    /* Pretend the daemon died during its third run. */
+    char path[700];
+    snprintf(path, sizeof path, "%s/fdwave.db", D.data);
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+    char sql[200];
+    snprintf(sql, sizeof sql, "UPDATE jobs SET state='running', attempts=3 WHERE id=%ld", id);
+    ck_assert_int_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    ck_assert_int_eq(harness_start(&D, NULL), 0);
+    json_t *j = get_job(id);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "failed");
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "reason")), "3 attempts"));
+    json_decref(j);
+    ck_assert_int_eq(harness_stop(&D), 0);
+    harness_rmtree(D.data);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("server_recovery");
+    TCase *tc = tcase_create("recovery");
+    tcase_add_unchecked_fixture(tc, setup, NULL);
+    tcase_set_timeout(tc, 90);
+    tcase_add_test(tc, kill9_during_run_and_submits);
+    tcase_add_test(tc, sigterm_requeues);
+    tcase_add_test(tc, three_crashes_fail);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

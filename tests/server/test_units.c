@@ -1,0 +1,150 @@
+/* test_units.c — units of fdwaved tested directly: SHA-256 against the FIPS 180-4
+ * known answers (including incremental feeding), and the settings' precedence
+ * flags > environment > config file > defaults, with errors naming the bad setting. */
+#include "config.h"
+#include "log.h"
+#include "sha256.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+START_TEST(sha256_known_answers)
+{
+    char hex[65];
+    sha256_hex("", 0, hex);
+    ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    sha256_hex("abc", 3, hex);
+    ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *m448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    sha256_hex(m448, strlen(m448), hex);
+    ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    const char *m896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnop"
+                       "jklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+    sha256_hex(m896, strlen(m896), hex);
+    ck_assert_str_eq(hex, "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+    /* one million 'a', fed in uneven pieces */
+    sha256_ctx c;
+    sha256_init(&c);
+    char buf[997];
+    memset(buf, 'a', sizeof buf);
+    size_t left = 1000000;
+    while (left) {
+        size_t n = left < sizeof buf ? left : (left % 63) + 1;
+        sha256_update(&c, buf, n);
+        left -= n;
+    }
+    uint8_t d[32];
+    sha256_final(&c, d);
+    sha256_to_hex(d, hex);
+    ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+END_TEST
+
+static char cfgfile[] = "/tmp/fdwd-cfg-XXXXXX";
+
+static void write_cfg(const char *text)
+{
+    int fd = mkstemp(cfgfile);
+    ck_assert(fd >= 0);
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+START_TEST(config_precedence)
+{
+    write_cfg("# comment\nlisten = 127.0.0.1:7000\nworkers = 3\nmax_body = 2M\n"
+              "data = /tmp/from-file\nlog-level = warn\nallow-dir = /tmp\n");
+    fdwd_config c;
+    char err[512];
+    /* defaults */
+    char *a0[] = {"fdwaved", NULL};
+    ck_assert_int_eq(config_load(&c, 1, a0, 1, NULL, err, sizeof err), 0);
+    ck_assert_str_eq(c.listen_host, "127.0.0.1");
+    ck_assert_int_eq(c.port, 8080);
+    ck_assert_uint_eq(c.max_body, 1u << 20);
+    ck_assert_uint_eq(c.max_model_bytes, 64ull << 30);
+    ck_assert_str_eq(c.data_dir, "./fdwave-data");
+    /* config file only */
+    char *a1[] = {"fdwaved", "--config", cfgfile, NULL};
+    ck_assert_int_eq(config_load(&c, 3, a1, 1, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(c.port, 7000);
+    ck_assert_int_eq(c.workers, 3);
+    ck_assert_uint_eq(c.max_body, 2u << 20);
+    ck_assert_str_eq(c.data_dir, "/tmp/from-file");
+    ck_assert_int_eq(c.log_level, LOG_WARN);
+    ck_assert_int_eq(c.nallow, 1);
+    /* environment beats the file */
+    char *env[] = {"FDWAVE_WORKERS=5", "FDWAVE_DATA=/tmp/from-env", "HOME=/root",
+                   "FDWAVE_ALLOW_DIR=/usr:/var", NULL};
+    ck_assert_int_eq(config_load(&c, 3, a1, 1, env, err, sizeof err), 0);
+    ck_assert_int_eq(c.workers, 5);
+    ck_assert_str_eq(c.data_dir, "/tmp/from-env");
+    ck_assert_int_eq(c.port, 7000);
+    ck_assert_int_eq(c.nallow, 2);
+    ck_assert_str_eq(c.allow_dirs[1], "/var");
+    /* flags beat both */
+    char *a2[] = {"fdwaved", "--config", cfgfile, "--workers", "7", "--data=/tmp/from-flag",
+                  "--allow-dir", "/opt", "--listen", "0.0.0.0:0", NULL};
+    ck_assert_int_eq(config_load(&c, 10, a2, 1, env, err, sizeof err), 0);
+    ck_assert_int_eq(c.workers, 7);
+    ck_assert_str_eq(c.data_dir, "/tmp/from-flag");
+    ck_assert_str_eq(c.listen_host, "0.0.0.0");
+    ck_assert_int_eq(c.port, 0);
+    ck_assert_int_eq(c.nallow, 1);
+    ck_assert_str_eq(c.allow_dirs[0], "/opt");
+    ck_assert_uint_eq(c.max_body, 2u << 20); /* still from the file */
+    /* the config file may also be named by the environment */
+    char envcfg[600];
+    snprintf(envcfg, sizeof envcfg, "FDWAVE_CONFIG=%s", cfgfile);
+    char *env2[] = {envcfg, NULL};
+    ck_assert_int_eq(config_load(&c, 1, a0, 1, env2, err, sizeof err), 0);
+    ck_assert_int_eq(c.workers, 3);
+    unlink(cfgfile);
+}
+END_TEST
+
+START_TEST(config_errors)
+{
+    fdwd_config c;
+    char err[512];
+    char *a1[] = {"fdwaved", "--bogus", "1", NULL};
+    ck_assert_int_eq(config_load(&c, 3, a1, 1, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "--bogus"));
+    char *a2[] = {"fdwaved", "--listen", "nocolon", NULL};
+    ck_assert_int_eq(config_load(&c, 3, a2, 1, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "listen"));
+    char *a3[] = {"fdwaved", "--max-body", "12Q", NULL};
+    ck_assert_int_eq(config_load(&c, 3, a3, 1, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "max-body"));
+    char *a4[] = {"fdwaved", "--workers", NULL};
+    ck_assert_int_eq(config_load(&c, 2, a4, 1, NULL, err, sizeof err), -1);
+    char *env[] = {"FDWAVE_LOG_LEVEL=loud", NULL};
+    ck_assert_int_eq(config_load(&c, 1, a4, 1, env, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "FDWAVE_LOG_LEVEL"));
+    write_cfg("listen = 127.0.0.1:1\nunknown_key = 3\n");
+    char *a5[] = {"fdwaved", "--config", cfgfile, NULL};
+    ck_assert_int_eq(config_load(&c, 3, a5, 1, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, ":2:"));
+    unlink(cfgfile);
+    char *a6[] = {"fdwaved", "--config", "/nonexistent/fdwaved.conf", NULL};
+    ck_assert_int_eq(config_load(&c, 3, a6, 1, NULL, err, sizeof err), -1);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("server_units");
+    TCase *tc = tcase_create("units");
+    tcase_add_test(tc, sha256_known_answers);
+    tcase_add_test(tc, config_precedence);
+    tcase_add_test(tc, config_errors);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""check_schema.py — schema/job.schema.json is a valid draft 2020-12 schema; every example
+spec and its normalised form (printed by spec_print) conform to it; and specs the engine
+rejects for reasons the schema can express are rejected by the schema too.
+Usage: check_schema.py SOURCE_DIR SPEC_PRINT. Exit 77 (skipped) without python3-jsonschema."""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+try:
+    import jsonschema
+except ImportError:
+    print("python3-jsonschema is not installed: skipping")
+    sys.exit(77)
+
+src, spec_print = sys.argv[1], sys.argv[2]
+with open(os.path.join(src, "schema", "job.schema.json")) as f:
+    schema = json.load(f)
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+failures = 0
+
+
+def check(doc, what, valid=True):
+    global failures
+    errors = [e.message for e in v.iter_errors(doc)]
+    if valid and errors:
+        print(f"FAIL {what}: {errors[:3]}")
+        failures += 1
+    elif not valid and not errors:
+        print(f"FAIL {what}: accepted by the schema but should not be")
+        failures += 1
+    else:
+        print(f"ok   {what}")
+
+
+examples = sorted(glob.glob(os.path.join(src, "examples", "*.json")))
+if not examples:
+    print("FAIL no examples found")
+    sys.exit(1)
+for path in examples:
+    with open(path) as f:
+        doc = json.load(f)
+    check(doc, os.path.basename(path))
+    out = subprocess.run([spec_print, path], capture_output=True, text=True)
+    if out.returncode != 0:
+        print(f"FAIL {path} does not parse: {out.stderr.strip()}")
+        failures += 1
+        continue
+    check(json.loads(out.stdout), os.path.basename(path) + " (normalised)")
+
+with open(examples[0]) as f:
+    base = json.load(f)
+bad = [
+    ("unknown top-level field", dict(base, colour="red")),
+    ("missing grid", {k: val for k, val in base.items() if k != "grid"}),
+    ("odd order", dict(base, order=7)),
+    ("order 18", dict(base, order=18)),
+    ("negative spacing", dict(base, grid=dict(base["grid"], dx=-1))),
+    ("string velocity", dict(base, velocity={"type": "constant", "value": "fast"})),
+    ("stencil with velocity", dict(base, kind="stencil", iterations=3)),
+    ("derivative order 4", {"kind": "derivative", "grid": base["grid"], "order": 4,
+                            "axis": "x", "iterations": 1}),
+    ("acoustic without sources", {k: val for k, val in base.items() if k != "sources"}),
+    ("bad slice plane", dict(base, snapshots={"every": 1, "slices": [{"plane": "xx", "index": 0}]})),
+]
+for what, doc in bad:
+    check(doc, what, valid=False)
+sys.exit(1 if failures else 0)
