@@ -40,12 +40,15 @@ static void cpu_destroy(void *vctx)
     free(c);
 }
 
-/* Zero a buffer of nplanes padded planes (ghosts included) in parallel, with the thread
- * that will update a (y block, plane) pair touching it first. */
+/* Zero a buffer of nplanes padded planes (ghosts included) in parallel, split into
+ * (y block, plane) pairs with the kernels' schedule, so pages are first touched by the
+ * threads that update them (the schedule is dynamic, so this holds on average; on one
+ * NUMA node it mainly spreads the page faults over the threads). */
 static void first_touch(const cpu_ctx *c, float *buf, int nplanes)
 {
     const int yb = c->yblock, nb = (c->ny + yb - 1) / yb;
-#pragma omp parallel for collapse(2) schedule(static)
+    const int chunk = cpu_chunk(nb, nplanes);
+#pragma omp parallel for collapse(2) schedule(dynamic, chunk)
     for (int b = 0; b < nb; b++)
         for (int k = 0; k < nplanes; k++) {
             int j0 = b == 0 ? 0 : b * yb + c->r;

@@ -13,6 +13,7 @@
 
 #include "backend.h"
 
+#include <omp.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,6 +73,16 @@ typedef struct cpu_ctx {
 static inline float *cpu_base(const cpu_ctx *c, const cpu_slab *s, int b)
 {
     return s->buf[b] + c->origin;
+}
+
+/* (y block, plane) pairs per OpenMP task when a kernel walks nb blocks over nk planes:
+ * runs of consecutive planes of one block (the z walk reuses the planes in cache), about
+ * four per thread so that a thread the OS holds back does not stall the others. */
+static inline int cpu_chunk(int nb, int nk)
+{
+    long total = (long)nb * nk, parts = 4L * omp_get_max_threads();
+    long chunk = (total + parts - 1) / parts;
+    return chunk < 1 ? 1 : (int)chunk;
 }
 
 /* Update owned local planes [ka, kb) of slab s; each parallelises over (y block, plane)

@@ -50,7 +50,8 @@ void cpu_derivative_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
     for (int m = 0; m < 5; m++)
         a.dc[m] = c->prob.dc[m];
     const int ny = c->ny, yb = c->yblock, nb = (ny + yb - 1) / yb;
-#pragma omp parallel for collapse(2) schedule(static)
+    const int chunk = cpu_chunk(nb, kb - ka);
+#pragma omp parallel for collapse(2) schedule(dynamic, chunk)
     for (int b = 0; b < nb; b++)
         for (int k = ka; k < kb; k++) {
             int j0 = b * yb, j1 = j0 + yb < ny ? j0 + yb : ny;

@@ -83,7 +83,8 @@ void cpu_stencil_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
         a.sc[m] = c->prob.sc[m];
     stencil_fn fn = stencil_kernel(c->r);
     const int ny = c->ny, yb = c->yblock, nb = (ny + yb - 1) / yb;
-#pragma omp parallel for collapse(2) schedule(static)
+    const int chunk = cpu_chunk(nb, kb - ka);
+#pragma omp parallel for collapse(2) schedule(dynamic, chunk)
     for (int b = 0; b < nb; b++)
         for (int k = ka; k < kb; k++) {
             int j0 = b * yb, j1 = j0 + yb < ny ? j0 + yb : ny;

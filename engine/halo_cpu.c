@@ -23,6 +23,8 @@ static float *plane_ptr(const cpu_ctx *c, const cpu_slab *s, int b, int k)
 
 void cpu_exchange_ghosts(const cpu_ctx *c, int b, int periodic)
 {
+    if (c->ndev == 1 && !periodic)
+        return; /* every ghost plane lies outside the grid */
     const int r = c->r, n = 2 * r * c->ndev;
     const size_t bytes = (size_t)c->plane * sizeof(float);
     /* One task per ghost plane: slab d, ghost g (first r above the slab, then r below). */
@@ -46,15 +48,13 @@ void cpu_mirror_free_surface(const cpu_ctx *c, int b)
 {
     const cpu_slab *s = &c->slab[0];
     const ptrdiff_t n = c->plane;
+    const int r = c->r;
     /* Planes 1..r are owned by slab 0 or sit in its lower ghost planes (a slab holds at
      * least r planes), refreshed by the last exchange. */
-    for (int m = 1; m <= c->r; m++) {
-        float *dst = plane_ptr(c, s, b, -m);
-        const float *src = plane_ptr(c, s, b, m);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int m = 1; m <= r; m++)
         for (ptrdiff_t i = 0; i < n; i++)
-            dst[i] = -src[i];
-    }
+            plane_ptr(c, s, b, -m)[i] = -plane_ptr(c, s, b, m)[i];
 }
 
 void cpu_fill_periodic_pad(const cpu_ctx *c, int b, fdw_axis axis)

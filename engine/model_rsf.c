@@ -146,6 +146,23 @@ static fdw_status rsf_get_long(const rsf_header *h, const char *key, long dflt, 
     return FDW_OK;
 }
 
+
+/* A header may only name a binary inside its own directory tree: the spec's path checks
+ * (allowed directories for the daemon) then cover the binary too, so an uploaded or
+ * user-written header cannot make the engine read an arbitrary file. The binary must
+ * exist for the check; a missing one is reported by the open that follows. */
+static int rsf_binary_beside_header(const char *header, const char *binary)
+{
+    char hreal[PATH_MAX], breal[PATH_MAX];
+    if (!realpath(header, hreal))
+        return 0;
+    if (!realpath(binary, breal))
+        return 1; /* does not exist: the open reports it */
+    char *slash = strrchr(hreal, '/');
+    size_t dirlen = slash ? (size_t)(slash - hreal) : 0;
+    return strncmp(hreal, breal, dirlen) == 0 && breal[dirlen] == '/';
+}
+
 static fdw_status rsf_get_double(const rsf_header *h, const char *key, int *present,
                                  double *out, const char *path, const char *field,
                                  fdw_error *err)
@@ -280,6 +297,12 @@ fdw_status fdw_rsf_read(const char *path, double dx, double dy, double dz,
             snprintf(datapath, sizeof datapath, "%.*s/%s", dirlen, path, in);
         else
             snprintf(datapath, sizeof datapath, "%s", in);
+    }
+    if (offset == 0 && !rsf_binary_beside_header(path, datapath)) {
+        st = fdw_fail(err, FDW_ERR_SPEC, field,
+                      "RSF binary %s (in= of %s) must lie in the header's directory or below it",
+                      in, path);
+        goto done;
     }
     f = fopen(datapath, "rb");
     if (!f) {

@@ -33,8 +33,9 @@ int sp_resolve_path(spec_ctx *c, const char *field, const char *path, int check_
     if (n < 0 || (size_t)n >= FDW_PATH_MAX)
         return sp_fail(c, field, "%s is too long", field);
     char real[PATH_MAX];
+    /* Messages name the path as the user wrote it, not the server's base directory. */
     if (!realpath(joined, real))
-        return sp_fail(c, field, "cannot open %s: %s", joined, strerror(errno));
+        return sp_fail(c, field, "cannot open %s: %s", path, strerror(errno));
     if (check_allowed && c->opts && c->opts->allowed_dirs) {
         int ok = 0;
         for (const char *const *d = c->opts->allowed_dirs; *d && !ok; d++) {

@@ -9,13 +9,13 @@
 
 #include "fd_coeffs.h"
 
-/* x truncated (not rounded) to 3 significant digits, so a user who copies the printed
+/* x truncated (not rounded) to 4 significant digits, so a user who copies the printed
  * "largest stable dt" gets a dt that is indeed stable. */
-static double trunc3(double x)
+static double trunc4(double x)
 {
     if (!(x > 0))
         return x;
-    double scale = pow(10.0, floor(log10(x)) - 2);
+    double scale = pow(10.0, floor(log10(x)) - 3);
     double t = floor(x / scale) * scale;
     return t > x ? x : t;
 }
@@ -83,8 +83,8 @@ int sp_parse_time(spec_ctx *c, const json_t *root)
         if (dtval > s->dt_max)
             return sp_fail(c, "time.dt",
                            "dt %g s is unstable for order %d with vmax %g m/s and spacing "
-                           "(%g, %g, %g) m: largest stable dt is %.3g s",
-                           dtval, s->order, s->vmax, s->dx, s->dy, s->dz, trunc3(s->dt_max));
+                           "(%g, %g, %g) m: largest stable dt is %.4g s",
+                           dtval, s->order, s->vmax, s->dx, s->dy, s->dz, trunc4(s->dt_max));
         s->dt = dtval;
     }
     json_t *norm = json_pack("{sIsf sbsf}", "nt", (json_int_t)s->nt, "dt", s->dt, "dt_auto",

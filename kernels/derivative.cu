@@ -19,7 +19,8 @@ __global__ void dx_kernel(float *__restrict__ out, const float *__restrict__ in,
     const float *row = in + (long)k * plane + (long)j * pitch;
     float *orow = out + (long)k * plane + (long)j * pitch;
     const int i = blockIdx.x * 128 + threadIdx.x;
-    s[threadIdx.x + 4] = i < nx ? __ldg(&row[i]) : 0.f;
+    if (i < nx) s[threadIdx.x + 4] = __ldg(&row[i]); // threads past the row end write
+                                                      // nothing: their slots hold the halo
     if (threadIdx.x < 4) {
         int il = blockIdx.x * 128 - 4 + (int)threadIdx.x;
         il = (il % nx + nx) % nx;

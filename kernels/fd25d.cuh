@@ -1,16 +1,19 @@
 // fd25d.cuh — the 2.5D finite-difference kernel shared by the acoustic and stencil kinds.
-// A block owns a 32 x TY tile of the xy plane and walks a chunk of z planes. Each thread
-// keeps the 2R+1 values of its column(s) along z in a register queue; the current plane
-// (tile plus x/y halos) goes through shared memory. The loads for plane k+1 (queue head,
-// halos, u_prev, vdt2) are issued right after the barrier of plane k, so they are in
-// flight while plane k is computed and stored.
+// A block owns a 32 x TY tile of the xy plane (TY = BY rows of threads x RY outputs per
+// thread) and walks a chunk of z planes. Each thread keeps the 2R+1 values of its
+// column(s) along z in a register queue; the current plane (tile plus x/y halos) goes
+// through shared memory. Every global load is issued P planes before it is used (rings of
+// P registers per stream: the queue head u(k+R), u_prev(k), vdt2(k) and the halo cells),
+// so P planes of loads are in flight while a plane is computed: the version with P = 1
+// reached only ~55% of the copy bandwidth on an H100 because each load had one plane's
+// compute to hide DRAM latency.
 #pragma once
 #include "kernels.h"
 #include <climits>
 
 namespace fdwk {
 
-template <int R, int BY, int RY, bool ACOUSTIC>
+template <int R, int BY, int RY, int P, bool ACOUSTIC>
 __global__ void __launch_bounds__(32 * BY)
 fd25d_kernel(const fdwk_fd_args a)
 {
@@ -20,7 +23,7 @@ fd25d_kernel(const fdwk_fd_args a)
     constexpr int SH = TY + 2 * R;
     constexpr int NT = TX * BY;                // threads per block
     constexpr int NHALO = 2 * R * TY + 2 * R * TX;
-    constexpr int NHN = (NHALO + NT - 1) / NT; // halo loads per thread
+    constexpr int NHN = (NHALO + NT - 1) / NT; // halo cells per thread
 
     __shared__ float s[SH * SW];
 
@@ -30,114 +33,116 @@ fd25d_kernel(const fdwk_fd_args a)
     const int i = i0 + tx;
     const int kb = a.k0 + blockIdx.z * a.zchunk;
     const int ke = min(kb + a.zchunk, a.k1);
-    const long plane = a.plane, pitch = a.pitch;
+    const long plane = a.plane;
+    const int pitch = (int)a.pitch;
 
-    // Columns this thread owns: (i, j0 + ty + m*BY).
-    long col[RY];
+    // Columns this thread owns: (i, j0 + ty + m*BY); in-plane offsets fit 32 bits.
+    int col[RY];
     bool ok[RY];
 #pragma unroll
     for (int m = 0; m < RY; ++m) {
-        int j = j0 + ty + m * BY;
+        const int j = j0 + ty + m * BY;
         ok[m] = (i < a.nx) && (j < a.ny);
-        col[m] = (long)j * pitch + i;
+        col[m] = j * pitch + i;
     }
-    // Halo cells this thread loads: shared index and in-plane offset; -1: none.
-    int hs[NHN];
-    long hg[NHN];
+    // Halo cells this thread loads: shared index (-1: none) and in-plane offset (INT_MIN:
+    // outside the padded grid, store zero; only outputs that are not written use those).
+    int hs[NHN], hg[NHN];
 #pragma unroll
     for (int n = 0; n < NHN; ++n) {
-        int h = tid + n * NT;
+        const int h = tid + n * NT;
         hs[n] = -1;
-        hg[n] = 0;
+        hg[n] = INT_MIN;
         if (h < NHALO) {
             int hx, hy;
             if (h < 2 * R * TY) {               // x halos: TY rows x 2R columns
-                int row = h / (2 * R), c = h % (2 * R);
+                const int row = h / (2 * R), c = h % (2 * R);
                 hy = row;
                 hx = c < R ? c - R : TX + (c - R);
             } else {                            // y halos: 2R rows x TX columns
-                int h2 = h - 2 * R * TY;
-                int row = h2 / TX, c = h2 % TX;
+                const int h2 = h - 2 * R * TY;
+                const int row = h2 / TX, c = h2 % TX;
                 hx = c;
                 hy = row < R ? row - R : TY + (row - R);
             }
-            int gi = i0 + hx, gj = j0 + hy;
-            if (gi >= -R && gi < a.nx + R && gj >= -R && gj < a.ny + R) {
-                hs[n] = (hy + R) * SW + (hx + R);
-                hg[n] = (long)gj * pitch + gi;
-            } else {
-                hs[n] = (hy + R) * SW + (hx + R);
-                hg[n] = LONG_MIN;               // outside: store zero
-            }
+            const int gi = i0 + hx, gj = j0 + hy;
+            hs[n] = (hy + R) * SW + (hx + R);
+            if (gi >= -R && gi < a.nx + R && gj >= -R && gj < a.ny + R)
+                hg[n] = gj * pitch + gi;
         }
     }
 
     float qxi = 0.f;
     float qyj[RY];
     const bool sponge = ACOUSTIC && a.qx != nullptr;
+#pragma unroll
+    for (int m = 0; m < RY; ++m) qyj[m] = 0.f;
     if (sponge) {
         qxi = i < a.nx ? a.qx[i] : 0.f;
 #pragma unroll
         for (int m = 0; m < RY; ++m) {
-            int j = j0 + ty + m * BY;
+            const int j = j0 + ty + m * BY;
             qyj[m] = j < a.ny ? a.qy[j] : 0.f;
         }
-    } else {
-#pragma unroll
-        for (int m = 0; m < RY; ++m) qyj[m] = 0.f;
     }
 
     const float *__restrict__ u = a.u;
     float *__restrict__ out = a.out;
     const float *__restrict__ vv = a.vdt2;
 
-    // Prologue: queue values k-R .. k+R-1 for k = kb, then the loads of plane kb.
+    // Queue: q[m][d] = u(k - R + d). Rings: entry p is what iteration k + p needs.
     float q[RY][2 * R + 1];
-    float qn[RY], hv[NHN], pu[RY], pv[RY];
+    float qa[RY][P], ua[RY][P], va[RY][P], ha[NHN][P];
 #pragma unroll
     for (int m = 0; m < RY; ++m) {
 #pragma unroll
         for (int d = 0; d < 2 * R; ++d)
             q[m][d] = ok[m] ? u[(long)(kb - R + d) * plane + col[m]] : 0.f;
-        qn[m] = ok[m] ? u[(long)(kb + R) * plane + col[m]] : 0.f;
-        if (ACOUSTIC) {
-            pu[m] = ok[m] ? out[(long)kb * plane + col[m]] : 0.f;
-            pv[m] = ok[m] ? __ldg(&vv[(long)kb * plane + col[m]]) : 0.f;
-        }
     }
 #pragma unroll
-    for (int n = 0; n < NHN; ++n)
-        hv[n] = (hs[n] >= 0 && hg[n] != LONG_MIN) ? u[(long)kb * plane + hg[n]] : 0.f;
+    for (int p = 0; p < P; ++p) {
+        const bool in = kb + p < ke;
+        const long o = (long)(kb + p) * plane;
+#pragma unroll
+        for (int m = 0; m < RY; ++m) {
+            qa[m][p] = (in && ok[m]) ? u[o + (long)R * plane + col[m]] : 0.f;
+            ua[m][p] = (ACOUSTIC && in && ok[m]) ? out[o + col[m]] : 0.f;
+            va[m][p] = (ACOUSTIC && in && ok[m]) ? __ldg(&vv[o + col[m]]) : 0.f;
+        }
+#pragma unroll
+        for (int n = 0; n < NHN; ++n)
+            ha[n][p] = (in && hg[n] != INT_MIN) ? u[o + hg[n]] : 0.f;
+    }
 
     for (int k = kb; k < ke; ++k) {
 #pragma unroll
         for (int m = 0; m < RY; ++m) {
-            q[m][2 * R] = qn[m];
+            q[m][2 * R] = qa[m][0];
             s[(ty + m * BY + R) * SW + tx + R] = q[m][R];
         }
 #pragma unroll
         for (int n = 0; n < NHN; ++n)
-            if (hs[n] >= 0) s[hs[n]] = hv[n];
+            if (hs[n] >= 0) s[hs[n]] = ha[n][0];
         __syncthreads();
 
-        // Prefetch plane k+1 while plane k is computed.
-        float nu[RY], nv[RY];
-        const bool more = k + 1 < ke;
+        // Loads for iteration k + P, in flight during the next P iterations.
+        float tq[RY], tu[RY], tv[RY], th[NHN];
+        {
+            const bool in = k + P < ke;
+            const long o = (long)(k + P) * plane;
 #pragma unroll
-        for (int m = 0; m < RY; ++m) {
-            const long o = (long)(k + 1) * plane + col[m];
-            qn[m] = (more && ok[m]) ? u[o + (long)R * plane] : 0.f;
-            if (ACOUSTIC) {
-                nu[m] = (more && ok[m]) ? out[o] : 0.f;
-                nv[m] = (more && ok[m]) ? __ldg(&vv[o]) : 0.f;
+            for (int m = 0; m < RY; ++m) {
+                tq[m] = (in && ok[m]) ? u[o + (long)R * plane + col[m]] : 0.f;
+                tu[m] = (ACOUSTIC && in && ok[m]) ? out[o + col[m]] : 0.f;
+                tv[m] = (ACOUSTIC && in && ok[m]) ? __ldg(&vv[o + col[m]]) : 0.f;
             }
-        }
-        float hn[NHN];
 #pragma unroll
-        for (int n = 0; n < NHN; ++n)
-            hn[n] = (more && hs[n] >= 0 && hg[n] != LONG_MIN) ? u[(long)(k + 1) * plane + hg[n]] : 0.f;
+            for (int n = 0; n < NHN; ++n)
+                th[n] = (in && hg[n] != INT_MIN) ? u[o + hg[n]] : 0.f;
+        }
 
         const float qzk = sponge ? a.qz[a.kglob + k] : 0.f;
+        float *__restrict__ outk = out + (long)k * plane;
 #pragma unroll
         for (int m = 0; m < RY; ++m) {
             // Same operations in the same order as the CPU reference (cpu_acoustic.c,
@@ -161,14 +166,14 @@ fd25d_kernel(const fdwk_fd_args a)
                 if (ACOUSTIC) {
                     const float qq = qxi + (qyj[m] + qzk);
                     if (qq != 0.f)
-                        r = ((2.f * uc - (1.f - qq) * pu[m]) + pv[m] * lap) / (1.f + qq);
+                        r = ((2.f * uc - (1.f - qq) * ua[m][0]) + va[m][0] * lap) / (1.f + qq);
                     else
-                        r = (2.f * uc - pu[m]) + pv[m] * lap;
+                        r = (2.f * uc - ua[m][0]) + va[m][0] * lap;
                     if (a.free_surface && a.kglob + k == 0) r = 0.f;
                 } else {
                     r = lap;
                 }
-                out[(long)k * plane + col[m]] = r;
+                outk[col[m]] = r;
             }
         }
         __syncthreads();
@@ -177,10 +182,22 @@ fd25d_kernel(const fdwk_fd_args a)
         for (int m = 0; m < RY; ++m) {
 #pragma unroll
             for (int d = 0; d < 2 * R; ++d) q[m][d] = q[m][d + 1];
-            if (ACOUSTIC) { pu[m] = nu[m]; pv[m] = nv[m]; }
+#pragma unroll
+            for (int p = 0; p + 1 < P; ++p) {
+                qa[m][p] = qa[m][p + 1];
+                ua[m][p] = ua[m][p + 1];
+                va[m][p] = va[m][p + 1];
+            }
+            qa[m][P - 1] = tq[m];
+            ua[m][P - 1] = tu[m];
+            va[m][P - 1] = tv[m];
         }
 #pragma unroll
-        for (int n = 0; n < NHN; ++n) hv[n] = hn[n];
+        for (int n = 0; n < NHN; ++n) {
+#pragma unroll
+            for (int p = 0; p + 1 < P; ++p) ha[n][p] = ha[n][p + 1];
+            ha[n][P - 1] = th[n];
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 // fd_step.cu — launch wrapper of the 2.5D kernel (fd25d.cuh): picks the instantiation for
-// the radius, mode and tile, and the z chunk that gives enough blocks to fill the GPU.
+// the radius, mode and configuration, and the z chunk that gives enough blocks to fill
+// the GPU.
 #include "fd25d.cuh"
 #include <cuda_runtime.h>
 
@@ -7,27 +8,14 @@ namespace {
 
 using fdwk::fd25d_kernel;
 
-struct TileShape { int by, ry; };
-
-TileShape tile_shape(fdwk_tile t)
-{
-    switch (t) {
-    case FDWK_TILE_32x32_R4: return {8, 4};
-    case FDWK_TILE_32x8_R1: return {8, 1};
-    case FDWK_TILE_32x32_R2: return {16, 2};
-    case FDWK_TILE_32x16_R2:
-    default: return {8, 2};
-    }
-}
-
 // Resident blocks per SM of each instantiation, cached (host-side calculation).
-template <int R, int BY, int RY, bool AC>
+template <int R, int BY, int RY, int P, bool AC>
 int resident_blocks()
 {
     static int cached = -1;
     if (cached < 0) {
         int n = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fd25d_kernel<R, BY, RY, AC>,
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fd25d_kernel<R, BY, RY, P, AC>,
                                                           32 * BY, 0) != cudaSuccess)
             n = 1;
         cached = n > 0 ? n : 1;
@@ -43,7 +31,7 @@ int sm_count()
     return n;
 }
 
-template <int R, int BY, int RY, bool AC>
+template <int R, int BY, int RY, int P, bool AC>
 int launch(const fdwk_fd_args &a, cudaStream_t s)
 {
     constexpr int TY = BY * RY;
@@ -55,7 +43,7 @@ int launch(const fdwk_fd_args &a, cudaStream_t s)
     if (b.zchunk <= 0) {
         // Aim for about two waves of resident blocks; a chunk re-reads 2R halo planes,
         // so keep chunks at least 8R planes deep.
-        long want = 2L * resident_blocks<R, BY, RY, AC>() * sm_count();
+        long want = 2L * resident_blocks<R, BY, RY, P, AC>() * sm_count();
         long xy = (long)gx * gy;
         long chunks = (want + xy - 1) / xy;
         int zc = (int)((nk + chunks - 1) / chunks);
@@ -63,18 +51,35 @@ int launch(const fdwk_fd_args &a, cudaStream_t s)
         b.zchunk = zc;
     }
     dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
-    fd25d_kernel<R, BY, RY, AC><<<grid, block, 0, s>>>(b);
+    fd25d_kernel<R, BY, RY, P, AC><<<grid, block, 0, s>>>(b);
     return (int)cudaGetLastError();
+}
+
+// The tuned default per radius (set from the benchmark's sweep; see docs/gpu.md).
+fdwk_tile default_tile(int radius)
+{
+    (void)radius;
+    return FDWK_TILE_A;
 }
 
 template <int R, bool AC>
 int by_tile(const fdwk_fd_args &a, cudaStream_t s)
 {
-    TileShape t = tile_shape(a.tile);
-    if (t.by == 8 && t.ry == 4) return launch<R, 8, 4, AC>(a, s);
-    if (t.by == 8 && t.ry == 1) return launch<R, 8, 1, AC>(a, s);
-    if (t.by == 16 && t.ry == 2) return launch<R, 16, 2, AC>(a, s);
-    return launch<R, 8, 2, AC>(a, s);
+    fdwk_tile t = a.tile == FDWK_TILE_AUTO ? default_tile(R) : a.tile;
+    if constexpr (R == 4) {
+        switch (t) {
+        case FDWK_TILE_32x16_P1: return launch<R, 8, 2, 1, AC>(a, s);
+        case FDWK_TILE_32x32_P1: return launch<R, 8, 4, 1, AC>(a, s);
+        case FDWK_TILE_32x16_P2: return launch<R, 8, 2, 2, AC>(a, s);
+        case FDWK_TILE_32x16_T128: return launch<R, 4, 4, 3, AC>(a, s);
+        case FDWK_TILE_32x8_P4: return launch<R, 8, 1, 4, AC>(a, s);
+        case FDWK_TILE_32x32_P3: return launch<R, 16, 2, 3, AC>(a, s);
+        default: break;
+        }
+    }
+    if (t == FDWK_TILE_B) return launch<R, 8, 4, 2, AC>(a, s);
+    if (t == FDWK_TILE_A) return launch<R, 8, 2, 3, AC>(a, s);
+    return (int)cudaErrorInvalidValue;
 }
 
 template <bool AC>
@@ -94,6 +99,22 @@ int by_radius(const fdwk_fd_args &a, cudaStream_t s)
 }
 
 } // namespace
+
+extern "C" const char *fdwk_tile_name(fdwk_tile t)
+{
+    switch (t) {
+    case FDWK_TILE_AUTO: return "auto";
+    case FDWK_TILE_A: return "A 32x16 tile, 32x8 thr, P=3";
+    case FDWK_TILE_B: return "B 32x32 tile, 32x8 thr, P=2";
+    case FDWK_TILE_32x16_P1: return "32x16 tile, 32x8 thr, P=1";
+    case FDWK_TILE_32x32_P1: return "32x32 tile, 32x8 thr, P=1";
+    case FDWK_TILE_32x16_P2: return "32x16 tile, 32x8 thr, P=2";
+    case FDWK_TILE_32x16_T128: return "32x16 tile, 32x4 thr, P=3";
+    case FDWK_TILE_32x8_P4: return "32x8 tile, 32x8 thr, P=4";
+    case FDWK_TILE_32x32_P3: return "32x32 tile, 32x16 thr, P=3";
+    default: return "?";
+    }
+}
 
 extern "C" int fdwk_fd_step(const fdwk_fd_args *a, fdwk_stream s)
 {

@@ -90,16 +90,25 @@ static inline long fdwk_index(const fdwk_layout *L, int i, int j, int k)
 /* ---- finite-difference updates -------------------------------------------- */
 typedef enum { FDWK_ACOUSTIC = 0, FDWK_STENCIL = 1 } fdwk_mode;
 
-/* Tile configurations of the 2.5D kernel (32 columns wide; rows of threads x outputs
- * per thread in y). FDWK_TILE_AUTO picks the tuned default. */
+/* Configurations of the 2.5D kernel: 32 columns wide; BY rows of threads x RY outputs
+ * per thread in y; every load issued P planes ahead. FDWK_TILE_AUTO picks the tuned
+ * default for the radius. Radius 4 (order 8) has all of them, for the benchmark's sweep;
+ * other radii have A and B. */
 typedef enum {
     FDWK_TILE_AUTO = 0,
-    FDWK_TILE_32x16_R2 = 1,  /* 32x8 threads, 2 outputs each in y: 32x16 tile */
-    FDWK_TILE_32x32_R4 = 2,  /* 32x8 threads, 4 outputs each: 32x32 tile */
-    FDWK_TILE_32x8_R1 = 3,   /* 32x8 threads, 1 output each */
-    FDWK_TILE_32x32_R2 = 4,  /* 32x16 threads, 2 outputs each */
+    FDWK_TILE_A = 1,          /* 32x16 tile, 32x8 threads, 2 outputs each, P = 3 */
+    FDWK_TILE_B = 2,          /* 32x32 tile, 32x8 threads, 4 outputs each, P = 2 */
+    FDWK_TILE_32x16_P1 = 3,   /* the first version: 32x16, P = 1 */
+    FDWK_TILE_32x32_P1 = 4,   /* 32x32 (4 outputs per thread), P = 1 */
+    FDWK_TILE_32x16_P2 = 5,   /* 32x16, P = 2 */
+    FDWK_TILE_32x16_T128 = 6, /* 32x16 tile, 32x4 threads, 4 outputs each, P = 3 */
+    FDWK_TILE_32x8_P4 = 7,    /* 32x8 tile, 32x8 threads, 1 output each, P = 4 */
+    FDWK_TILE_32x32_P3 = 8,   /* 32x32 tile, 32x16 threads, 2 outputs each, P = 3 */
     FDWK_TILE_COUNT
 } fdwk_tile;
+
+/* Human-readable description of a configuration ("32x16 tile, 32x8 thr, P=3"). */
+const char *fdwk_tile_name(fdwk_tile t);
 
 typedef struct fdwk_fd_args {
     fdwk_mode mode;

@@ -366,6 +366,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **ctx,
     if (!r)
         return;
     models_upload_abort(r->upload);
+    if (r->route_state_free)
+        r->route_state_free(r->route_state);
     free(r->body);
     free(r);
     *ctx = NULL;

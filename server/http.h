@@ -27,6 +27,9 @@ typedef struct request {
     /* PUT /v1/models/{name} */
     model_upload *upload;
     int upload_failed;
+    /* state a route keeps across a suspend/resume (POST /v1/jobs group commit) */
+    void *route_state;
+    void (*route_state_free)(void *);
 } request;
 
 /* Start listening as g_app.cfg says. Prints "listening on http://HOST:PORT". */

@@ -123,11 +123,8 @@ static int append_state(sqlite3 *c, int64_t id, const char *state, const char *r
     return e > 0 ? 0 : -1;
 }
 
-int jobs_submit(const job_new *j, int64_t *id, int *existed)
+int jobs_insert_tx(sqlite3 *c, const job_new *j, int64_t *id, int *existed)
 {
-    sqlite3 *c = db();
-    if (!c || db_begin(c, 1) != SQLITE_OK)
-        return -1;
     sqlite3_stmt *st;
     *existed = 0;
     if (j->idempotency_key) {
@@ -142,10 +139,8 @@ int jobs_submit(const job_new *j, int64_t *id, int *existed)
             *existed = 1;
         }
         sqlite3_finalize(st);
-        if (*existed) {
-            db_rollback(c);
+        if (*existed)
             return 0;
-        }
     }
     char *warnings = json_dumps(j->warnings ? j->warnings : json_array(), JSON_COMPACT);
     if (sqlite3_prepare_v2(c,
@@ -187,13 +182,9 @@ int jobs_submit(const job_new *j, int64_t *id, int *existed)
         if (e < 0)
             goto fail;
     }
-    if (db_commit(c) != SQLITE_OK)
-        return -1;
-    sse_notify(*id);
     return 0;
 fail:
     log_error("jobs: submit failed: %s", sqlite3_errmsg(c));
-    db_rollback(c);
     return -1;
 }
 

@@ -8,6 +8,7 @@
 #include "auth.h"
 
 #include <jansson.h>
+#include <sqlite3.h>
 #include <stdint.h>
 
 /* A validated job about to be stored. */
@@ -24,9 +25,11 @@ typedef struct job_new {
     json_t *warnings;          /* list of strings (not stolen) */
 } job_new;
 
-/* Store a new queued job (synchronous=FULL commit). *existed = 1 and *id = the first
- * job when the owner already used this idempotency key. Returns 0 or -1. */
-int jobs_submit(const job_new *j, int64_t *id, int *existed);
+/* Store a new queued job inside the caller's open transaction (see accept.c, which
+ * commits many at once with synchronous=FULL and then calls sse_notify). *existed = 1
+ * and *id = the first job when the owner already used this idempotency key. Returns 0,
+ * or -1 (the caller rolls back to its savepoint). */
+int jobs_insert_tx(sqlite3 *c, const job_new *j, int64_t *id, int *existed);
 
 /* The job as API JSON, or NULL when it does not exist or who may not see it. */
 json_t *jobs_get(int64_t id, const identity *who);

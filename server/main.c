@@ -2,6 +2,7 @@
  * then the event writer, SSE timer, scheduler and HTTP threads; SIGTERM/SIGINT shut it
  * down in order (stop accepting, re-queue running jobs, store their events, end the
  * streams, stop HTTP) and it exits 0. `fdwaved token ...` manages API tokens. */
+#include "accept.h"
 #include "app.h"
 #include "auth.h"
 #include "db.h"
@@ -186,9 +187,11 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    if (events_start() || sse_start(15000) || sched_start() || http_start(err, sizeof err)) {
+    if (events_start() || accept_start() || sse_start(15000) || sched_start() ||
+        http_start(err, sizeof err)) {
         log_error("startup failed: %s", err[0] ? err : "cannot start threads");
         atomic_store(&app->shutting_down, 1);
+        accept_stop();
         sched_stop();
         events_stop();
         sse_shutdown();
@@ -201,6 +204,7 @@ int main(int argc, char **argv)
     log_info("received %s: shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     atomic_store(&app->shutting_down, 1);
     http_quiesce();
+    accept_stop();  /* jobs being accepted are stored and answered */
     sched_stop();   /* running jobs re-queue themselves */
     events_stop();  /* every event stored */
     sse_shutdown(); /* streams end; suspended connections resumed */

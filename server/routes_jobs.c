@@ -1,6 +1,7 @@
 /* routes_jobs.c — POST /v1/jobs (validate with the engine, store durably, idempotency
  * keys), GET /v1/jobs (filter + pagination), GET /v1/jobs/{id}, and cancellation
  * (POST /v1/jobs/{id}/cancel, DELETE /v1/jobs/{id}). */
+#include "accept.h"
 #include "app.h"
 #include "jobs.h"
 #include "log.h"
@@ -70,8 +71,32 @@ static enum MHD_Result reply_job(request *r, unsigned status, json_t *job)
     return reply_response(r, status, resp);
 }
 
+/* What POST /v1/jobs keeps while its connection waits for the group commit. */
+typedef struct submit_state {
+    accept_req a;
+    char *name, *kind, *norm_text, *wanted;
+    json_t *warnings;
+} submit_state;
+
+static void submit_state_free(void *p)
+{
+    submit_state *ss = p;
+    if (!ss)
+        return;
+    free(ss->name);
+    free(ss->kind);
+    free(ss->norm_text);
+    free(ss->wanted);
+    json_decref(ss->warnings);
+    free(ss);
+}
+
+static enum MHD_Result submit_done(request *r);
+
 enum MHD_Result route_jobs_submit(request *r)
 {
+    if (r->route_state)
+        return submit_done(r);
     long long prio;
     if (query_int(r, "priority", -10, 10, 0, &prio))
         return reply_error(r, 400, "bad_request", "priority",
@@ -134,37 +159,53 @@ enum MHD_Result route_jobs_submit(request *r)
                            "device %d does not exist on this server (it has %d devices)", bad,
                            g_app.ndevices);
     }
-    json_t *warnings = json_array();
+    submit_state *ss = calloc(1, sizeof *ss);
+    if (!ss) {
+        free(wanted);
+        free(norm_text);
+        json_decref(norm);
+        fdw_spec_free(spec);
+        return reply_error(r, 500, "internal", NULL, "out of memory");
+    }
+    ss->warnings = json_array();
     for (int i = 0; i < fdw_spec_warning_count(spec); i++)
-        json_array_append_new(warnings, json_string(fdw_spec_warning(spec, i)));
-    job_new j = {.owner = r->who.user,
-                 .name = json_string_value(json_object_get(norm, "name")),
-                 .kind = fdw_spec_kind(spec),
-                 .priority = (int)prio,
-                 .devices_requested = ndev,
-                 .devices_wanted = wanted,
-                 .idempotency_key = key,
-                 .spec_body = r->body,
-                 .spec_json = norm_text,
-                 .warnings = warnings};
-    int64_t id = 0;
-    int existed = 0;
-    int rc = jobs_submit(&j, &id, &existed);
-    json_decref(warnings);
-    free(wanted);
-    free(norm_text);
+        json_array_append_new(ss->warnings, json_string(fdw_spec_warning(spec, i)));
+    const char *name = json_string_value(json_object_get(norm, "name"));
+    ss->name = strdup(name ? name : "");
+    ss->kind = strdup(fdw_spec_kind(spec));
+    ss->norm_text = norm_text;
+    ss->wanted = wanted;
     json_decref(norm);
     fdw_spec_free(spec);
-    if (rc)
+    ss->a.job = (job_new){.owner = r->who.user,
+                          .name = ss->name,
+                          .kind = ss->kind,
+                          .priority = (int)prio,
+                          .devices_requested = ndev,
+                          .devices_wanted = ss->wanted,
+                          .idempotency_key = key,
+                          .spec_body = r->body,
+                          .spec_json = ss->norm_text,
+                          .warnings = ss->warnings};
+    ss->a.conn = r->conn;
+    r->route_state = ss;
+    r->route_state_free = submit_state_free;
+    accept_enqueue(&ss->a); /* suspends; http.c calls us again once it is stored */
+    return MHD_YES;
+}
+
+/* Second half of POST /v1/jobs: the accept thread stored the job (or failed). */
+static enum MHD_Result submit_done(request *r)
+{
+    submit_state *ss = r->route_state;
+    if (ss->a.rc)
         return reply_error(r, 500, "internal", NULL, "could not store the job");
-    if (!existed) {
-        sched_kick();
-        log_debug("job %lld accepted from %s", (long long)id, r->who.user);
-    }
-    json_t *job = jobs_get(id, &r->who);
+    json_t *job = jobs_get(ss->a.id, &r->who);
     if (!job)
         return reply_error(r, 500, "internal", NULL, "the job vanished");
-    return reply_job(r, existed ? 200 : 201, job);
+    if (!ss->a.existed)
+        log_debug("job %lld accepted from %s", (long long)ss->a.id, r->who.user);
+    return reply_job(r, ss->a.existed ? 200 : 201, job);
 }
 
 enum MHD_Result route_jobs_list(request *r)

@@ -382,6 +382,12 @@ START_TEST(cancel_running_and_conflict)
     ck_assert_int_eq(r.code, 7);
     ck_assert_ptr_nonnull(strstr(r.err, "not_found"));
     fdt_run_free(&r);
+    cli(&r, "watch", "987654");
+    ck_assert_int_eq(r.code, 7);
+    fdt_run_free(&r);
+    cli(&r, "cancel", "987654");
+    ck_assert_int_eq(r.code, 7);
+    fdt_run_free(&r);
 }
 END_TEST
 
@@ -484,7 +490,7 @@ END_TEST
  * watch reconnects with Last-Event-ID and still ends with the job's result. */
 START_TEST(watch_reconnects_after_restart)
 {
-    char *spec = long_spec(1500);
+    char *spec = long_spec(3000);
     long id = submit_json(spec);
     free(spec);
     char ids[32];

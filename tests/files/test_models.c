@@ -507,6 +507,8 @@ START_TEST(rsf_rejections)
         {"n1=four n2=3 n3=3 d1=10 d2=10 d3=10 in=\"m.rsf@\"", "n1=four"},
         {"n1=4 n2=3 n3=3 d1=10 d2=10 d3=10 in=\"missing@\"", "cannot open RSF binary"},
         {"hello world", "no n1"},
+        /* A binary outside the header's directory would dodge the daemon's allowed dirs. */
+        {"n1=4 n2=3 n3=3 d1=10 d2=10 d3=10 in=\"/etc/passwd\"", "must lie in the header's"},
     };
     for (size_t q = 0; q < sizeof cases / sizeof *cases; q++) {
         spit(scratch("bad.rsf"), cases[q][0], strlen(cases[q][0]));

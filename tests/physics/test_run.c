@@ -5,6 +5,7 @@
  * kinds. CPU backend. */
 #include "backend.h"
 #include "physics_util.h"
+#include "wavelet.h"
 
 #include <check.h>
 #include <jansson.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* A small but complete acoustic job: Gaussian anomaly, sponge, free surface, two off-grid
  * sources, a receiver line crossing slabs, snapshots of every plane and the volume. */
@@ -372,6 +374,77 @@ START_TEST(test_stencil_and_derivative)
 }
 END_TEST
 
+/* A small homogeneous job with one receiver line; wavelet and interval text as given. */
+static void simple_json(char *json, size_t len, const char *wavelet, int interval)
+{
+    snprintf(json, len,
+             "{\"grid\":{\"nx\":40,\"ny\":40,\"nz\":40,\"dx\":10,\"dy\":10,\"dz\":10},"
+             "\"order\":4,\"velocity\":{\"type\":\"constant\",\"value\":2000},"
+             "\"time\":{\"nt\":90,\"dt\":0.0015},"
+             "\"sources\":[{\"position\":[200,200,200],\"wavelet\":%s}],"
+             "\"receivers\":{\"lines\":[{\"from\":[50,200,200],\"to\":[350,215,200],"
+             "\"count\":7}],\"interval\":%d},\"boundary\":{\"type\":\"sponge\",\"width\":8}}",
+             wavelet, interval);
+}
+
+/* Receiver slots follow the time convention: with interval 3, slot s is step 3s of the
+ * interval-1 gather, bit for bit. */
+START_TEST(test_receiver_interval)
+{
+    char json[2048];
+    const char *ricker = "{\"type\":\"ricker\",\"f0\":15}";
+    simple_json(json, sizeof json, ricker, 1);
+    phys_run every;
+    phys_run_spec(json, NULL, 0, &every);
+    simple_json(json, sizeof json, ricker, 3);
+    phys_run third;
+    phys_run_spec(json, NULL, 0, &third);
+    ck_assert_int_eq(every.ns, 91);
+    ck_assert_int_eq(third.ns, 31);
+    ck_assert_double_eq_tol(third.dt, 3 * every.dt, 1e-15);
+    for (int r = 0; r < every.nrec; r++)
+        for (long s = 0; s < third.ns; s++)
+            ck_assert_float_eq(third.traces[r * third.ns + s], every.traces[r * every.ns + 3 * s]);
+    ck_assert_float_eq(every.traces[0], 0.0f); /* slot 0 is the zero initial state */
+    phys_run_free(&every);
+    phys_run_free(&third);
+}
+END_TEST
+
+/* A wavelet file holding the Ricker samples gives the Ricker run's gather (to float
+ * rounding of the samples). */
+START_TEST(test_wavelet_file)
+{
+    char path[] = "/tmp/fdw-wavelet-XXXXXX";
+    const int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "wb");
+    for (int it = 0; it < 90; it++) {
+        const float v = (float)fdw_ricker(it * 0.0015, 15.0, 1.2 / 15.0, 1.0);
+        fwrite(&v, sizeof v, 1, f);
+    }
+    fclose(f);
+    char json[2048], wav[512];
+    snprintf(wav, sizeof wav, "{\"type\":\"file\",\"path\":\"%s\"}", path);
+    simple_json(json, sizeof json, wav, 1);
+    phys_run file;
+    phys_run_spec(json, NULL, 0, &file);
+    simple_json(json, sizeof json, "{\"type\":\"ricker\",\"f0\":15}", 1);
+    phys_run ricker;
+    phys_run_spec(json, NULL, 0, &ricker);
+    double peak = 0.0, worst = 0.0;
+    for (long s = 0; s < (long)ricker.nrec * ricker.ns; s++) {
+        peak = fmax(peak, fabs(ricker.traces[s]));
+        worst = fmax(worst, fabs(ricker.traces[s] - file.traces[s]));
+    }
+    ck_assert_double_gt(peak, 0.0);
+    ck_assert_double_lt(worst, 1e-5 * peak);
+    remove(path);
+    phys_run_free(&file);
+    phys_run_free(&ricker);
+}
+END_TEST
+
 /* Bad run options come back as errors, not crashes. */
 START_TEST(test_bad_options)
 {
@@ -406,6 +479,8 @@ int main(void)
     tcase_add_test(tc, test_cancel_progress);
     tcase_add_test(tc, test_multislab_acoustic);
     tcase_add_test(tc, test_stencil_and_derivative);
+    tcase_add_test(tc, test_receiver_interval);
+    tcase_add_test(tc, test_wavelet_file);
     tcase_add_test(tc, test_bad_options);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

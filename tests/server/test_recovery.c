@@ -94,7 +94,7 @@ START_TEST(kill9_during_run_and_submits)
     harness_tmpdir(D.data, sizeof D.data);
     ck_assert_int_eq(harness_start(&D, NULL), 0);
     char spec[4096];
-    small_spec(spec, sizeof spec, 40, 1500, 500, 1);
+    small_spec(spec, sizeof spec, 48, 4000, 1000, 1);
     long st;
     long long_id = submit(&D, spec, NULL, &st);
     ck_assert_int_eq(st, 201);
@@ -154,7 +154,7 @@ START_TEST(sigterm_requeues)
     harness_tmpdir(D.data, sizeof D.data);
     ck_assert_int_eq(harness_start(&D, NULL), 0);
     char spec[4096];
-    small_spec(spec, sizeof spec, 40, 1500, 500, 1);
+    small_spec(spec, sizeof spec, 48, 4000, 1000, 1);
     long st;
     long id = submit(&D, spec, NULL, &st);
     ck_assert_int_eq(st, 201);

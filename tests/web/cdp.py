@@ -136,14 +136,20 @@ class Page:
         return r.get("result", {}).get("value")
 
     def wait_for(self, expr, timeout, what):
-        """Polls a JavaScript expression until it is truthy; returns its value."""
+        """Polls a JavaScript expression until it is truthy; returns its value. An
+        exception in the expression (e.g. the page is still loading) counts as false."""
         deadline = time.monotonic() + timeout
+        last_error = None
         while time.monotonic() < deadline:
-            v = self.eval(expr)
-            if v:
-                return v
+            try:
+                v = self.eval(expr)
+                if v:
+                    return v
+            except CdpError as e:
+                last_error = e
             time.sleep(0.1)
-        raise CdpError("timed out after %s s waiting for %s" % (timeout, what))
+        raise CdpError("timed out after %s s waiting for %s%s" % (
+            timeout, what, "; last error: %s" % last_error if last_error else ""))
 
     def screenshot(self, path):
         r = self.call("Page.captureScreenshot", format="png", captureBeyondViewport=True)

@@ -5,7 +5,10 @@ serving clients/web, drives Debian's chromium through the DevTools protocol (cdp
 standard library only, no network needed): submits a bad spec and checks the server's
 error with its field path is shown, submits the page's example job, waits for the live
 progress to reach 100%, a snapshot <img> to load and the receiver gather to be drawn on
-its canvas, checks the job list, and saves a screenshot of the job page.
+its canvas, checks the job list, and saves a screenshot of the job page. Then, against a
+second daemon that has a token: the page is refused until the token is entered, after
+which a job is followed to its end the same way (event stream and images authenticate
+with ?access_token=).
 
 usage: test_web.py --daemon PATH --web DIR --out SCREENSHOT.png
 Exit 0 pass, 1 fail, 77 skip (no chromium).
@@ -31,6 +34,14 @@ def find_chromium():
         if c and shutil.which(c):
             return shutil.which(c)
     return None
+
+
+def add_token(exe, data, name):
+    p = subprocess.run([exe, "token", "add", name, "--data", data], capture_output=True,
+                       text=True, timeout=30)
+    if p.returncode != 0:
+        raise RuntimeError("fdwaved token add failed: %s" % p.stderr)
+    return p.stdout.strip()
 
 
 def start_daemon(exe, data, web):
@@ -144,6 +155,42 @@ def run(page, url, shot):
         raise CdpError("uncaught JavaScript exceptions: %r" % thrown[:3])
 
 
+def run_with_token(page, url, token):
+    """A daemon with a token: the page is refused until the token is saved; then the
+    event stream and snapshot images (which cannot send headers) work through
+    ?access_token=."""
+    page.call("Page.navigate", url=url + "/#/")
+    err = page.wait_for("(() => { const e = document.getElementById('jobs-error');"
+                        " return !e.hidden && e.textContent; })()", 30,
+                        "the job list to be refused without a token")
+    print("without a token: %s" % err)
+    if not err.startswith("unauthorized"):
+        raise CdpError("expected an unauthorized error, got %r" % err)
+    page.eval("document.getElementById('token-input').value = %s;"
+              "document.getElementById('token-save').click()" % js_str(token))
+    page.wait_for("document.getElementById('jobs-error').hidden", 30,
+                  "the job list to load with the token")
+    page.eval("location.hash = '#/submit'")
+    page.wait_for("document.getElementById('submit-spec').value.length > 100", 30,
+                  "the submit form")
+    page.eval("document.getElementById('submit-reset').click();"
+              "document.getElementById('submit-button').click()")
+    job = page.wait_for("(location.hash.match(/^#\\/job\\/(\\d+)$/) || [])[1]", 30,
+                        "the job page (with a token)")
+    page.wait_for("document.getElementById('job-progress-text').textContent === '100.0%'",
+                  120, "progress to reach 100% (with a token)")
+    page.wait_for("[...document.querySelectorAll('#snapshots img')]"
+                  ".some(i => i.complete && i.naturalWidth > 0)", 60,
+                  "a snapshot image to load through ?access_token=")
+    page.wait_for("document.getElementById('gather-canvas').dataset.drawn === '1'", 60,
+                  "the gather (with a token)")
+    print("with a token: job %s followed to 100%%, snapshot and gather shown" % job)
+    page.eval("localStorage.clear()")
+    thrown = [e for e in page.events if e.get("method") == "Runtime.exceptionThrown"]
+    if thrown:
+        raise CdpError("uncaught JavaScript exceptions: %r" % thrown[:3])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--daemon", required=True)
@@ -158,13 +205,20 @@ def main():
     tmp = tempfile.mkdtemp(prefix="fdwave-web-")
     data = os.path.join(tmp, "data")
     os.mkdir(data)
-    daemon = browser = None
+    data2 = os.path.join(tmp, "data-auth")
+    os.mkdir(data2)
+    daemon = daemon2 = browser = None
     try:
         daemon, url = start_daemon(a.daemon, data, a.web)
         print("fdwaved at %s, chromium %s" % (url, chromium))
         browser = Browser.launch(chromium, os.path.join(tmp, "profile"))
         page = browser.page()
         run(page, url, os.path.abspath(a.out))
+        stop(daemon)
+        daemon = None
+        token = add_token(a.daemon, data2, "webuser")
+        daemon2, url2 = start_daemon(a.daemon, data2, a.web)
+        run_with_token(page, url2, token)
         print("PASS")
         return 0
     except (CdpError, RuntimeError, OSError) as e:
@@ -174,15 +228,18 @@ def main():
                 browser.page().screenshot(os.path.abspath(a.out) + ".failed.png")
         except Exception:
             pass
-        if daemon:
-            with open(os.path.join(data, "daemon.log")) as f:
-                print("--- daemon log (tail) ---\n" + "".join(f.readlines()[-30:]))
+        for dd in (data, data2):
+            log = os.path.join(dd, "daemon.log")
+            if os.path.exists(log):
+                with open(log) as f:
+                    print("--- %s (tail) ---\n%s" % (log, "".join(f.readlines()[-30:])))
         return 1
     finally:
         if browser:
             browser.close()
-        if daemon:
-            stop(daemon)
+        for d in (daemon, daemon2):
+            if d:
+                stop(d)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# bench_http.sh — HTTP latency of fdwaved under load: 200 SSE watchers stay connected to
+# a running job's event stream (each receiving its progress events, ~2/s) while wrk
+# drives GET /v1/jobs/{id} and then POST /v1/jobs at 64 connections. Prints wrk's
+# rate and latency distribution (p50/p90/p99) for both.
+#
+# usage: tests/bench/bench_http.sh [BUILD_DIR]   (default: build)
+# env:   WATCHERS (200), CONNS (64), DURATION (10s), THREADS (2)
+#
+# Setup, so that the POSTed jobs stay queued and the numbers measure the HTTP path and
+# the durable (fsync'd) accept, not simulations competing for the CPU: one long 1-device
+# job runs (the watchers follow it); a 4-device job waits behind it and, the queue being
+# strict head-of-line, every POSTed job waits behind that one.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${1:-build}
+FDWAVED=$BUILD/server/fdwaved
+WATCHERS=${WATCHERS:-200}
+CONNS=${CONNS:-64}
+DURATION=${DURATION:-10s}
+THREADS=${THREADS:-2}
+command -v wrk >/dev/null || { echo "bench_http: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
+[ -x "$FDWAVED" ] || { echo "bench_http: $FDWAVED not built" >&2; exit 2; }
+
+TMP=$(mktemp -d /tmp/fdwd-bench-XXXXXX)
+DPID=""
+WPIDS=()
+cleanup() {
+    for p in "${WPIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    [ -n "$DPID" ] && kill -TERM "$DPID" 2>/dev/null && wait "$DPID" 2>/dev/null || true
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+"$FDWAVED" --listen 127.0.0.1:0 --data "$TMP/data" --devices cpu:4 --log-level warn \
+    --max-connections 1024 2>"$TMP/daemon.log" &
+DPID=$!
+# The port is printed at info level; ask /proc for the listening socket instead.
+PORT=""
+for _ in $(seq 100); do
+    PORT=$(ss -ltnpH 2>/dev/null | grep "pid=$DPID," | awk '{print $4}' | sed 's/.*://' | head -1)
+    [ -n "$PORT" ] && break
+    sleep 0.1
+done
+[ -n "$PORT" ] || { echo "bench_http: fdwaved did not start"; cat "$TMP/daemon.log"; exit 1; }
+BASE=http://127.0.0.1:$PORT
+
+spec() { # n nt devices
+    printf '{"name":"bench","grid":{"nx":%d,"ny":%d,"nz":%d,"dx":10,"dy":10,"dz":10},"order":4,' "$1" "$1" "$1"
+    printf '"velocity":{"type":"constant","value":2000},"time":{"nt":%d},' "$2"
+    printf '"sources":[{"position":[80,80,80],"wavelet":{"type":"ricker","f0":10}}],"devices":%d}' "$3"
+}
+post() { curl -sf -H 'Content-Type: application/json' --data "$1" "$BASE/v1/jobs"; }
+RUNNING=$(post "$(spec 24 100000000 1)" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+GATE=$(post "$(spec 24 10 4)" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+
+for _ in $(seq "$WATCHERS"); do
+    curl -sN "$BASE/v1/jobs/$RUNNING/events" >/dev/null 2>&1 &
+    WPIDS+=($!)
+done
+for _ in $(seq 100); do
+    n=$(curl -s "$BASE/metrics" | awk '/^fdwave_event_streams/ {print $2}')
+    [ "$n" -ge "$WATCHERS" ] && break
+    sleep 0.1
+done
+echo "watchers connected: $n (following job $RUNNING, which runs); GET target: job $GATE (queued)"
+
+cat >"$TMP/post.lua" <<LUA
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '$(spec 16 10 1)'
+LUA
+
+echo "== GET /v1/jobs/$GATE: wrk -t$THREADS -c$CONNS -d$DURATION --latency"
+wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "$BASE/v1/jobs/$GATE"
+echo "== POST /v1/jobs: wrk -t$THREADS -c$CONNS -d$DURATION --latency -s post.lua"
+wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$TMP/post.lua" "$BASE/v1/jobs"
+
+curl -s "$BASE/metrics" | grep -E '^fdwave_(event_streams|queue_length|http_responses_total)'
+echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  host: $(nproc) cores"
