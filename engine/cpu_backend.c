@@ -212,11 +212,12 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
                 if (!s->src)
                     return nomem(c, err, (int)(s - c->slab), s->bytes, total);
             }
-            int rem = (int)(tp->index % ((uint64_t)c->nx * c->ny));
+            uint64_t rem = tp->index % ((uint64_t)c->nx * c->ny);
             cpu_tap *ct = &s->src[s->nsrc++];
             ct->k = k - s->z0;
-            ct->offset = (ptrdiff_t)ct->k * c->plane + (ptrdiff_t)(rem / c->nx) * c->px +
-                         rem % c->nx;
+            ct->offset = (ptrdiff_t)ct->k * c->plane +
+                         (ptrdiff_t)(rem / (uint64_t)c->nx) * c->px +
+                         (ptrdiff_t)(rem % (uint64_t)c->nx);
             ct->owner = tp->owner;
             ct->weight = tp->weight;
         }
@@ -254,11 +255,12 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
                 return cpu_destroy(c), fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                                                 "cpu backend: receiver tap %d is invalid", t);
             int k = (int)(tp->index / ((uint64_t)c->nx * c->ny));
-            int rem = (int)(tp->index % ((uint64_t)c->nx * c->ny));
+            uint64_t rem = tp->index % ((uint64_t)c->nx * c->ny);
             int d = slab_of_plane(c, k);
             c->rec[t].slab = d;
             c->rec[t].offset = (ptrdiff_t)(k - c->slab[d].z0) * c->plane +
-                               (ptrdiff_t)(rem / c->nx) * c->px + rem % c->nx;
+                               (ptrdiff_t)(rem / (uint64_t)c->nx) * c->px +
+                               (ptrdiff_t)(rem % (uint64_t)c->nx);
             c->rec[t].owner = tp->owner;
             c->rec[t].weight = tp->weight;
         }

@@ -15,8 +15,8 @@
 #define SP_MAX_NT 100000000L        /* largest nt / iterations */
 #define SP_MAX_RECEIVERS 10000000L  /* largest expanded receiver count */
 #define SP_DEFAULT_MAX_POINTS (1ull << 36)
-#define SP_DEFAULT_SPONGE_WIDTH 16
-#define SP_DEFAULT_REFLECTION 1e-3
+#define SP_DEFAULT_SPONGE_WIDTH 36
+#define SP_DEFAULT_REFLECTION 1e-2
 #define SP_DEFAULT_SAFETY 0.8
 #define SP_MIN_PPW 5.0              /* grid points per shortest wavelength before a warning */
 

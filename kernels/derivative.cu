@@ -1,8 +1,6 @@
 // derivative.cu — periodic 8th-order first derivative along x, y or z, out of place
-// (kind "derivative"). x: a block holds a row segment plus 4-point halos in shared
-// memory, wrapping at the row ends; y and z: each thread walks a few points and reads its
-// neighbours straight from global memory (they are reused through L1/L2), with periodic
-// wrap of the neighbour index.
+// (kind "derivative"): x through a shared-memory row segment, y and z by threads walking
+// the axis with a register window (see the kernels).
 #include "kernels.h"
 #include <cuda_runtime.h>
 
@@ -10,60 +8,93 @@ namespace {
 
 struct Coef { float c[5]; };
 
-// x: one row per blockIdx.y/z, 128 threads, each thread 1 point per 128-wide segment.
-__global__ void dx_kernel(float *__restrict__ out, const float *__restrict__ in, int nx,
-                          int ny, long pitch, long plane, Coef c)
+__device__ __forceinline__ int wrap(int p, int n)
 {
-    __shared__ float s[128 + 8];
+    while (p >= n) p -= n;
+    while (p < 0) p += n;
+    return p;
+}
+
+// x: a block of 128 threads holds a 512-point row segment plus 4-point periodic halos in
+// shared memory; each thread loads and computes 4 points (128 apart), so 4 loads are in
+// flight per thread.
+constexpr int XSEG = 512;
+
+__global__ void dx_kernel(float *__restrict__ out, const float *__restrict__ in, int nx,
+                          long pitch, long plane, Coef c)
+{
+    __shared__ float s[XSEG + 8];
     const int j = blockIdx.y, k = blockIdx.z;
     const float *row = in + (long)k * plane + (long)j * pitch;
     float *orow = out + (long)k * plane + (long)j * pitch;
-    const int i = blockIdx.x * 128 + threadIdx.x;
-    if (i < nx) s[threadIdx.x + 4] = __ldg(&row[i]); // threads past the row end write
-                                                      // nothing: their slots hold the halo
+    const int x0 = blockIdx.x * XSEG;
+    const int cnt = min(XSEG, nx - x0); // points in this segment
+    float v[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const int t = threadIdx.x + q * 128;
+        v[q] = t < cnt ? __ldg(&row[x0 + t]) : 0.f;
+    }
+    float hl = 0.f, hr = 0.f;
     if (threadIdx.x < 4) {
-        int il = blockIdx.x * 128 - 4 + (int)threadIdx.x;
-        il = (il % nx + nx) % nx;
-        s[threadIdx.x] = __ldg(&row[il]);
-        const int cnt = min(128, nx - (int)blockIdx.x * 128); // points in this segment
-        int ir = (blockIdx.x * 128 + cnt + (int)threadIdx.x) % nx;
-        s[4 + cnt + threadIdx.x] = __ldg(&row[ir]);
+        hl = __ldg(&row[wrap(x0 - 4 + (int)threadIdx.x, nx)]);
+        hr = __ldg(&row[wrap(x0 + cnt + (int)threadIdx.x, nx)]);
+    }
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const int t = threadIdx.x + q * 128;
+        if (t < cnt) s[t + 4] = v[q];
+    }
+    if (threadIdx.x < 4) {
+        s[threadIdx.x] = hl;
+        s[4 + cnt + threadIdx.x] = hr; // past the segment's last point
     }
     __syncthreads();
-    if (i < nx) {
-        const int t = threadIdx.x + 4;
-        float d = c.c[1] * (s[t + 1] - s[t - 1]); // the CPU's order, no contraction
-        d += c.c[2] * (s[t + 2] - s[t - 2]);
-        d += c.c[3] * (s[t + 3] - s[t - 3]);
-        d += c.c[4] * (s[t + 4] - s[t - 4]);
-        orow[i] = d;
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const int t = threadIdx.x + q * 128;
+        if (t < cnt) {
+            const int e = t + 4;
+            float d = c.c[1] * (s[e + 1] - s[e - 1]); // the CPU's order, no contraction
+            d += c.c[2] * (s[e + 2] - s[e - 2]);
+            d += c.c[3] * (s[e + 3] - s[e - 3]);
+            d += c.c[4] * (s[e + 4] - s[e - 4]);
+            orow[x0 + t] = d;
+        }
     }
 }
 
-// y or z: thread (i, j) of plane blockIdx.z; neighbours `step` apart (pitch or plane),
-// n points along the axis, wrapped periodically.
+// y or z: thread (i, other index) walks a chunk of the axis with a register window of the
+// 9 values the stencil needs plus L values loaded ahead, so each value is loaded once
+// (coalesced across the warp along x) and L loads are in flight.
+constexpr int L = 4;
+
 template <int AXIS>
-__global__ void dyz_kernel(float *__restrict__ out, const float *__restrict__ in, int nx,
-                           int ny, int nz, long pitch, long plane, Coef c)
+__global__ void dwalk_kernel(float *__restrict__ out, const float *__restrict__ in, int nx,
+                             int ny, int nz, long pitch, long plane, int chunk, Coef c)
 {
     const int i = blockIdx.x * 32 + threadIdx.x;
-    const int j = blockIdx.y * blockDim.y + threadIdx.y;
-    const int k = blockIdx.z;
-    if (i >= nx || j >= ny) return;
+    const int o = blockIdx.y * blockDim.y + threadIdx.y;   // k for AXIS 1, j for AXIS 2
     const int n = AXIS == 1 ? ny : nz;
-    const int p = AXIS == 1 ? j : k;
+    const int no = AXIS == 1 ? nz : ny;
+    if (i >= nx || o >= no) return;
     const long step = AXIS == 1 ? pitch : plane;
-    const long base = (long)k * plane + (long)j * pitch + i - (long)p * step;
-    float d = 0.f;
+    const long base = (AXIS == 1 ? (long)o * plane : (long)o * pitch) + i;
+    const int p0 = blockIdx.z * chunk, p1 = min(p0 + chunk, n);
+    float w[9 + L]; // w[d] = f(p - 4 + d)
 #pragma unroll
-    for (int m = 1; m <= 4; ++m) {
-        int pp = p + m, pm = p - m;
-        while (pp >= n) pp -= n;
-        while (pm < 0) pm += n;
-        const float t = c.c[m] * (__ldg(&in[base + (long)pp * step]) - __ldg(&in[base + (long)pm * step]));
-        d = m == 1 ? t : d + t;
+    for (int d = 0; d < 8 + L; ++d)
+        w[d] = __ldg(&in[base + (long)wrap(p0 - 4 + d, n) * step]);
+    for (int p = p0; p < p1; ++p) {
+        w[8 + L] = __ldg(&in[base + (long)wrap(p + 4 + L, n) * step]);
+        float d = c.c[1] * (w[5] - w[3]);
+        d += c.c[2] * (w[6] - w[2]);
+        d += c.c[3] * (w[7] - w[1]);
+        d += c.c[4] * (w[8] - w[0]);
+        out[base + (long)p * step] = d;
+#pragma unroll
+        for (int e = 0; e < 8 + L; ++e) w[e] = w[e + 1];
     }
-    out[base + (long)p * step] = d;
 }
 
 } // namespace
@@ -77,12 +108,16 @@ extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int 
     cudaStream_t st = (cudaStream_t)s;
     if (nx < 1 || ny < 1 || nz < 1) return (int)cudaErrorInvalidValue;
     if (axis == 0) {
-        dim3 grid((nx + 127) / 128, ny, nz);
-        dx_kernel<<<grid, 128, 0, st>>>(out, in, nx, ny, pitch, plane, c);
+        dim3 grid((nx + XSEG - 1) / XSEG, ny, nz);
+        dx_kernel<<<grid, 128, 0, st>>>(out, in, nx, pitch, plane, c);
     } else {
-        dim3 block(32, 8), grid((nx + 31) / 32, (ny + 7) / 8, nz);
-        if (axis == 1) dyz_kernel<1><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c);
-        else dyz_kernel<2><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c);
+        const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
+        const int chunk = n < 256 ? n : 128;
+        dim3 block(32, 8), grid((nx + 31) / 32, (no + 7) / 8, (n + chunk - 1) / chunk);
+        if (axis == 1)
+            dwalk_kernel<1><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
+        else
+            dwalk_kernel<2><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
     }
     return (int)cudaGetLastError();
 }

@@ -9,6 +9,7 @@
 #include "sse.h"
 
 #include <pthread.h>
+#include <stdio.h>
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_wake = PTHREAD_COND_INITIALIZER;
@@ -45,11 +46,23 @@ static void commit_batch(accept_req *batch)
         a->rc = jobs_insert_tx(c, &a->job, &a->id, &a->existed);
         if (a->rc)
             sqlite3_exec(c, "ROLLBACK TO job", NULL, NULL, NULL);
+        else {
+            identity owner = {.admin = 1};
+            snprintf(owner.user, sizeof owner.user, "%s", a->job.owner);
+            a->json = jobs_get(a->id, &owner);
+            if (!a->json) {
+                a->rc = -1;
+                sqlite3_exec(c, "ROLLBACK TO job", NULL, NULL, NULL);
+            }
+        }
         sqlite3_exec(c, "RELEASE job", NULL, NULL, NULL);
     }
     if (ok && db_commit(c) != SQLITE_OK) {
-        for (accept_req *a = batch; a; a = a->next)
+        for (accept_req *a = batch; a; a = a->next) {
             a->rc = -1;
+            json_decref(a->json);
+            a->json = NULL;
+        }
         ok = 0;
     }
     if (!ok)

@@ -18,6 +18,8 @@ typedef struct accept_req {
     int existed;
     int rc;                    /* 0 stored (or existed), -1 failed */
     int done;
+    json_t *json;              /* the job as stored, read inside the accepting transaction
+                                  (so it shows "queued" even if it starts right away) */
     struct accept_req *next;
 } accept_req;
 

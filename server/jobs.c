@@ -51,8 +51,9 @@ static json_t *queue_position(sqlite3 *c, int64_t id, int priority)
     sqlite3_stmt *st;
     json_int_t n = 0;
     if (sqlite3_prepare_v2(c,
-                           "SELECT count(*) FROM jobs WHERE state = 'queued' AND "
-                           "(priority > ?1 OR (priority = ?1 AND id < ?2))",
+                           "SELECT (SELECT count(*) FROM jobs WHERE state = 'queued' AND "
+                           "priority > ?1) + (SELECT count(*) FROM jobs WHERE state = "
+                           "'queued' AND priority = ?1 AND id < ?2)",
                            -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int(st, 1, priority);
         sqlite3_bind_int64(st, 2, id);

@@ -88,6 +88,7 @@ static void submit_state_free(void *p)
     free(ss->norm_text);
     free(ss->wanted);
     json_decref(ss->warnings);
+    json_decref(ss->a.json);
     free(ss);
 }
 
@@ -198,11 +199,10 @@ enum MHD_Result route_jobs_submit(request *r)
 static enum MHD_Result submit_done(request *r)
 {
     submit_state *ss = r->route_state;
-    if (ss->a.rc)
+    if (ss->a.rc || !ss->a.json)
         return reply_error(r, 500, "internal", NULL, "could not store the job");
-    json_t *job = jobs_get(ss->a.id, &r->who);
-    if (!job)
-        return reply_error(r, 500, "internal", NULL, "the job vanished");
+    json_t *job = ss->a.json;
+    ss->a.json = NULL;
     if (!ss->a.existed)
         log_debug("job %lld accepted from %s", (long long)ss->a.id, r->who.user);
     return reply_job(r, ss->a.existed ? 200 : 201, job);

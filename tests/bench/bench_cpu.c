@@ -113,6 +113,19 @@ static void cpu_model(char *out, size_t len)
     fclose(f);
 }
 
+/* The 1-minute load average (other work on a shared machine skews every figure). */
+static double load_average(void)
+{
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
 static int parse_args(int argc, char **argv, bench_opts *o)
 {
     *o = (bench_opts){256, 256, 256, 8, 10, 5, 1, 0, 256, FDW_KIND_ACOUSTIC, NULL};
@@ -283,6 +296,7 @@ int main(int argc, char **argv)
     cpu_model(model, sizeof model);
     snprintf(device, sizeof device, "cpu (%s, %d threads)", model, threads);
 
+    double load0 = load_average();
     double copy_bw = copy_bandwidth(o.copy_mib, 7);
     if (copy_bw <= 0) {
         fprintf(stderr, "fdwave-bench-cpu: could not allocate the copy buffers\n");
@@ -343,6 +357,7 @@ int main(int argc, char **argv)
     time_t tnow = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tnow));
+    double load1 = load_average();
     printf("%s order %d %dx%dx%d, %d slab%s%s, %s\n", kind, o.order, o.nx, o.ny, o.nz, o.slabs,
            o.slabs == 1 ? "" : "s", o.sponge ? ", sponge" : "", device);
     printf("copy bandwidth %.2f GB/s (read+write) -> roofline %.1f Mpoints/s at %.0f B/point\n",
@@ -352,6 +367,8 @@ int main(int argc, char **argv)
            med, mmin, mmax, o.reps, o.steps, 100 * frac);
     printf("cpu-time rate (points per CPU-second x threads) %.1f Mpoints/s = %.1f%% of the "
            "roofline\n", cmed, 100 * cmed / roof);
+    printf("load average (1 min) %.2f before, %.2f after; OMP_WAIT_POLICY=%s\n", load0, load1,
+           getenv("OMP_WAIT_POLICY") ? getenv("OMP_WAIT_POLICY") : "(unset)");
     if (o.json) {
         FILE *f = fopen(o.json, "w");
         if (!f) {
@@ -362,9 +379,9 @@ int main(int argc, char **argv)
                 "[{\"kind\": \"%s\", \"order\": %d, \"nx\": %d, \"ny\": %d, \"nz\": %d, "
                 "\"gpus\": 0, \"slabs\": %d, \"sponge\": %s, \"device\": \"%s\", "
                 "\"mpts\": %.2f, \"roofline_fraction\": %.4f, \"copy_gbs\": %.3f, "
-                "\"date\": \"%s\"}]\n",
+                "\"cpu_time_mpts\": %.2f, \"loadavg\": %.2f, \"date\": \"%s\"}]\n",
                 kind, o.order, o.nx, o.ny, o.nz, o.slabs, o.sponge ? "true" : "false", device,
-                med, frac, copy_bw / 1e9, date);
+                med, frac, copy_bw / 1e9, cmed, load1, date);
         fclose(f);
     }
     return 0;

@@ -130,16 +130,7 @@ static const char *kind_name(kkind k)
     return k == K_ACOUSTIC ? "acoustic" : k == K_STENCIL ? "stencil" : k == K_DERIV ? "derivative" : "acoustic-seed16x16";
 }
 
-static const char *tile_name(fdwk_tile t)
-{
-    switch (t) {
-    case FDWK_TILE_32x16_R2: return "32x16(32x8 thr, 2/thr)";
-    case FDWK_TILE_32x32_R4: return "32x32(32x8 thr, 4/thr)";
-    case FDWK_TILE_32x8_R1: return "32x8(32x8 thr, 1/thr)";
-    case FDWK_TILE_32x32_R2: return "32x32(32x16 thr, 2/thr)";
-    default: return "auto";
-    }
-}
+static const char *tile_name(fdwk_tile t) { return fdwk_tile_name(t); }
 
 /* Time one kernel configuration: warm-up, then `reps` steps each between two events;
  * returns the median step time in seconds. Fields hold random data. */
@@ -257,7 +248,7 @@ static double run_case(const kcase *kc, const char *variant)
     char axis[8] = "";
     if (kc->kind == K_DERIV)
         snprintf(axis, sizeof axis, " d/d%c", "xyz"[kc->axis]);
-    printf("  %-18s%-6s order %2d %4dx%4dx%4d  %-26s z%-5d %8.0f Mpts/s  %5.1f%% of roofline"
+    printf("  %-18s%-6s order %2d %4dx%4dx%4d  %-28s z%-5d %8.0f Mpts/s  %5.1f%% of roofline"
            "  (%.3f ms)\n",
            kind_name(kc->kind), axis, kc->order, kc->nx, kc->ny, kc->nz,
            kc->kind == K_SEED16 || kc->kind == K_DERIV ? "-" : tile_name(kc->tile), kc->zchunk,
@@ -276,29 +267,34 @@ static const int BIG[2][3] = {{512, 512, 512}, {1024, 1024, 512}};
 
 static void bench_tune(void)
 {
-    printf("\ntile and z-chunk sweep, acoustic order 8 (sponge arrays passed):\n");
-    const fdwk_tile tiles[] = {FDWK_TILE_32x16_R2, FDWK_TILE_32x32_R4, FDWK_TILE_32x8_R1,
-                               FDWK_TILE_32x32_R2};
+    printf("\ntile and z-chunk sweep, order 8, acoustic (sponge arrays passed) and stencil:\n");
+    const fdwk_tile tiles[] = {FDWK_TILE_32x16_P1, FDWK_TILE_32x16_P2, FDWK_TILE_A,
+                               FDWK_TILE_B, FDWK_TILE_32x32_P1, FDWK_TILE_32x16_T128,
+                               FDWK_TILE_32x8_P4, FDWK_TILE_32x32_P3};
     const int chunks[] = {0, -1, 64, 128};
-    for (int s = 0; s < 2; s++)
-        for (int ti = 0; ti < 4; ti++)
-            for (int ci = 0; ci < 4; ci++) {
-                if (g_quick && ci > 1)
-                    continue;
-                kcase kc = {K_ACOUSTIC, 8, BIG[s][0], BIG[s][1], BIG[s][2], tiles[ti],
-                            chunks[ci], 0, 1};
-                run_case(&kc, "tune");
-            }
+    for (int mode = 0; mode < 2; mode++)
+        for (int s = 0; s < 2; s++)
+            for (int ti = 0; ti < 8; ti++)
+                for (int ci = 0; ci < 4; ci++) {
+                    if ((g_quick || mode == 1) && ci > 1)
+                        continue;
+                    kcase kc = {mode ? K_STENCIL : K_ACOUSTIC, 8, BIG[s][0], BIG[s][1],
+                                BIG[s][2], tiles[ti], chunks[ci], 0, !mode};
+                    run_case(&kc, "tune");
+                }
 }
 
 static void bench_acoustic(void)
 {
     printf("\nacoustic, every order, default tile (sponge arrays passed, as in a job):\n");
     for (int s = 0; s < 2; s++)
-        for (int order = 2; order <= 16; order += 2) {
-            kcase kc = {K_ACOUSTIC, order, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, 0, 1};
-            run_case(&kc, "default");
-        }
+        for (int order = 2; order <= 16; order += 2)
+            for (int t = 0; t < 3; t++) {
+                if (g_quick && t > 0)
+                    continue;
+                kcase kc = {K_ACOUSTIC, order, BIG[s][0], BIG[s][1], BIG[s][2], (fdwk_tile)t, 0, 0, 1};
+                run_case(&kc, t ? "config" : "default");
+            }
     printf("\nacoustic order 8 on the seed's table 2 sizes, ours vs the seed-style 16x16 kernel:\n");
     static const int T2[5][3] = {{320, 320, 400}, {480, 480, 480}, {544, 544, 544},
                                  {640, 640, 400}, {800, 800, 200}};
@@ -332,10 +328,13 @@ static void bench_stencil(void)
 {
     printf("\nstencil-only, every order (8 B/point):\n");
     for (int s = 0; s < 2; s++)
-        for (int order = 2; order <= 16; order += 2) {
-            kcase kc = {K_STENCIL, order, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, 0, 0};
-            run_case(&kc, "default");
-        }
+        for (int order = 2; order <= 16; order += 2)
+            for (int t = 0; t < 3; t++) {
+                if (g_quick && t > 0)
+                    continue;
+                kcase kc = {K_STENCIL, order, BIG[s][0], BIG[s][1], BIG[s][2], (fdwk_tile)t, 0, 0, 0};
+                run_case(&kc, t ? "config" : "default");
+            }
     printf("\nstencil-only on the seed's table 1 sizes:\n");
     static const int T1[5][3] = {{480, 480, 400}, {544, 544, 400}, {640, 640, 400},
                                  {800, 800, 400}, {800, 800, 800}};

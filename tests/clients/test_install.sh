@@ -24,6 +24,9 @@ BIN=${EXEC%% *}
 CONF=$(printf '%s\n' "$EXEC" | sed -n 's/.*--config \([^ ]*\).*/\1/p')
 [ "$CONF" = "$PREFIX/etc/fdwave/fdwaved.conf" ] || fail "--config is '$CONF'"
 [ -f "$CONF" ] || fail "config $CONF is not installed"
+WEB=$(printf '%s\n' "$EXEC" | sed -n 's/.*--web \([^ ]*\).*/\1/p')
+[ "$WEB" = "$PREFIX/share/fdwave/web" ] || fail "--web is '$WEB'"
+[ -f "$WEB/index.html" ] || fail "the unit's web dir $WEB has no index.html"
 grep -q '^StateDirectory=fdwave$' "$UNIT" || fail "unit has no StateDirectory=fdwave"
 grep -q -- '--data /var/lib/fdwave' "$UNIT" || fail "unit does not pass --data /var/lib/fdwave"
 grep -q '^User=fdwave$' "$UNIT" || fail "unit does not run as user fdwave"

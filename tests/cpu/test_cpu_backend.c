@@ -703,6 +703,28 @@ START_TEST(test_create_errors)
 }
 END_TEST
 
+/* A grid far beyond memory fails with FDW_ERR_NOMEM and a message giving the size, before
+ * any model data is read. */
+START_TEST(test_create_nomem)
+{
+    fdw_problem p;
+    memset(&p, 0, sizeof p);
+    p.kind = FDW_KIND_ACOUSTIC;
+    p.nx = p.ny = p.nz = 100000;
+    p.radius = 4;
+    float dummy = 0;
+    p.vdt2 = &dummy; /* never read: allocation fails first */
+    fdw_plan plan;
+    fdw_error err;
+    ck_assert_int_eq(fdw_plan_slabs(p.nz, 4, 2, NULL, &plan, &err), FDW_OK);
+    void *ctx = (void *)1;
+    fdw_error_clear(&err);
+    ck_assert_int_eq(fdw_cpu_backend()->create(&p, &plan, &ctx, &err), FDW_ERR_NOMEM);
+    ck_assert_ptr_null(ctx);
+    ck_assert_ptr_nonnull(strstr(err.message, "MiB"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("cpu_backend");
@@ -727,6 +749,7 @@ int main(void)
     TCase *te = tcase_create("interface");
     tcase_add_test(te, test_extract_slices);
     tcase_add_test(te, test_create_errors);
+    tcase_add_test(te, test_create_nomem);
     suite_add_tcase(s, te);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -566,20 +566,20 @@ START_TEST(normalised_defaults)
     json_decref(root);
     free(j);
     fdw_spec_free(s);
-    /* without a boundary section: sponge, width 16 capped at a quarter of each axis */
+    /* without a boundary section: sponge, width 36 capped at a quarter of each axis */
     char *text = patched(BASE, "boundary", NULL);
     s = parse_ok(text, NULL);
     ck_assert_int_eq(s->boundary.type, FDW_BOUNDARY_SPONGE);
     for (int f = 0; f < 6; f++)
         ck_assert_int_eq(s->boundary.width[f], 7); /* (32 - 1) / 4 */
-    ck_assert(s->boundary.reflection == 1e-3 && !s->boundary.free_surface);
+    ck_assert(s->boundary.reflection == 1e-2 && !s->boundary.free_surface);
     assert_round_trip(s, NULL);
     fdw_spec_free(s);
     free(text);
     text = patched(BASE, "grid.nx", "200");
     char *t2 = patched(text, "boundary", "{\"width\": {\"zmax\": 3}}");
     s = parse_ok(t2, NULL);
-    ck_assert_int_eq(s->boundary.width[0], 16);
+    ck_assert_int_eq(s->boundary.width[0], 36);
     ck_assert_int_eq(s->boundary.width[2], 7);
     ck_assert_int_eq(s->boundary.width[5], 3);
     fdw_spec_free(s);
