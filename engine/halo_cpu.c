@@ -75,11 +75,12 @@ void cpu_fill_periodic_pad(const cpu_ctx *c, int b, fdw_axis axis)
                     }
                 }
             } else if (axis == FDW_AXIS_Y) {
+                const size_t row_bytes = (size_t)nx * sizeof(float);
                 for (int m = 1; m <= r; m++) {
-                    memcpy(pl - (ptrdiff_t)m * c->px, pl + (ptrdiff_t)(((-m % ny) + ny) % ny) * c->px,
-                           (size_t)nx * sizeof(float));
-                    memcpy(pl + (ptrdiff_t)(ny - 1 + m) * c->px,
-                           pl + (ptrdiff_t)((ny - 1 + m) % ny) * c->px, (size_t)nx * sizeof(float));
+                    int above = ((-m % ny) + ny) % ny, below = (ny - 1 + m) % ny;
+                    memcpy(pl - (ptrdiff_t)m * c->px, pl + (ptrdiff_t)above * c->px, row_bytes);
+                    memcpy(pl + (ptrdiff_t)(ny - 1 + m) * c->px, pl + (ptrdiff_t)below * c->px,
+                           row_bytes);
                 }
             }
         }

@@ -69,3 +69,27 @@ CREATE TABLE tokens (
     admin      INTEGER NOT NULL DEFAULT 0,
     created_at INTEGER NOT NULL
 );
+
+-- Queued jobs per priority, kept by triggers, so a job's queue position costs a few
+-- index look-ups instead of counting the whole queue.
+CREATE TABLE queue_counts (
+    priority INTEGER PRIMARY KEY,
+    n        INTEGER NOT NULL DEFAULT 0
+);
+WITH RECURSIVE p(v) AS (SELECT -10 UNION ALL SELECT v + 1 FROM p WHERE v < 10)
+INSERT INTO queue_counts (priority, n) SELECT v, 0 FROM p;
+
+CREATE TRIGGER queue_count_insert AFTER INSERT ON jobs WHEN new.state = 'queued'
+BEGIN
+    UPDATE queue_counts SET n = n + 1 WHERE priority = new.priority;
+END;
+CREATE TRIGGER queue_count_leave AFTER UPDATE OF state ON jobs
+    WHEN old.state = 'queued' AND new.state <> 'queued'
+BEGIN
+    UPDATE queue_counts SET n = n - 1 WHERE priority = old.priority;
+END;
+CREATE TRIGGER queue_count_enter AFTER UPDATE OF state ON jobs
+    WHEN old.state <> 'queued' AND new.state = 'queued'
+BEGIN
+    UPDATE queue_counts SET n = n + 1 WHERE priority = new.priority;
+END;

@@ -45,23 +45,45 @@ static json_t *parsed_or(sqlite3_stmt *st, int col, json_t *fallback)
     return fallback;
 }
 
-/* Number of queued jobs that will run before this one (0 = next), ignoring aging. */
-static json_t *queue_position(sqlite3 *c, int64_t id, int priority)
+/* One integer from a query with up to three integer parameters; -1 on error. */
+static int64_t query_int3(sqlite3 *c, const char *sql, int64_t a, int64_t b, int64_t d)
 {
     sqlite3_stmt *st;
-    json_int_t n = 0;
-    if (sqlite3_prepare_v2(c,
-                           "SELECT (SELECT count(*) FROM jobs WHERE state = 'queued' AND "
-                           "priority > ?1) + (SELECT count(*) FROM jobs WHERE state = "
-                           "'queued' AND priority = ?1 AND id < ?2)",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int(st, 1, priority);
-        sqlite3_bind_int64(st, 2, id);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            n = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
-    return json_integer(n);
+    int64_t v = -1;
+    if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, a);
+    sqlite3_bind_int64(st, 2, b);
+    sqlite3_bind_int64(st, 3, d);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* Number of queued jobs that will run before this one (0 = next), ignoring aging.
+ * Higher priorities come from the trigger-kept queue_counts table; within the job's own
+ * priority, the newest queued job (the usual case: a submit) is "all the others", and
+ * only a job in the middle of its level needs an index range count. */
+static json_t *queue_position(sqlite3 *c, int64_t id, int priority)
+{
+    int64_t higher = query_int3(
+        c, "SELECT coalesce(sum(n), 0) FROM queue_counts WHERE priority > ?1", priority, 0, 0);
+    int64_t newest = query_int3(
+        c, "SELECT coalesce(max(id), 0) FROM jobs WHERE state = 'queued' AND priority = ?1",
+        priority, 0, 0);
+    int64_t same;
+    if (id >= newest)
+        same = query_int3(c, "SELECT n - 1 FROM queue_counts WHERE priority = ?1", priority, 0,
+                          0);
+    else
+        same = query_int3(c,
+                          "SELECT count(*) FROM jobs WHERE state = 'queued' AND "
+                          "priority = ?1 AND id < ?2",
+                          priority, id, 0);
+    if (higher < 0 || same < 0)
+        return json_null();
+    return json_integer(higher + same);
 }
 
 static json_t *links(int64_t id)

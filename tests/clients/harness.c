@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +211,57 @@ int fdt_exec(fdt_run *r, char *const argv[], char *const env_extra[], int timeou
     if (fdt_spawn(&p, argv, env_extra))
         return -1;
     return fdt_wait(&p, r, timeout_s);
+}
+
+int fdt_exec_pty(fdt_run *r, char *const argv[], int timeout_s)
+{
+    memset(r, 0, sizeof *r);
+    char *env[8];
+    int ne = 0;
+    for (char **e = environ; *e && ne < 6; e++)
+        if (!strncmp(*e, "PATH=", 5) || !strncmp(*e, "HOME=", 5))
+            env[ne++] = *e;
+    env[ne++] = "TERM=xterm";
+    env[ne] = NULL;
+    int master;
+    pid_t pid = forkpty(&master, NULL, NULL, NULL);
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        execve(argv[0], argv, env);
+        _exit(127);
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    double t0 = now_s();
+    for (;;) {
+        struct pollfd pf = {master, POLLIN, 0};
+        int pr = poll(&pf, 1, 100);
+        if (pr > 0) {
+            if (len + 4096 + 1 > cap) {
+                char *nb = realloc(buf, cap *= 2);
+                if (!nb)
+                    break;
+                buf = nb;
+            }
+            ssize_t n = read(master, buf + len, 4096);
+            if (n <= 0)
+                break; /* EIO: the child closed the terminal */
+            len += (size_t)n;
+        }
+        if (now_s() - t0 > timeout_s) {
+            kill(pid, SIGKILL);
+            break;
+        }
+    }
+    close(master);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    buf[len] = '\0';
+    r->code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r->out = buf;
+    r->err = calloc(1, 1);
+    return 0;
 }
 
 void fdt_run_free(fdt_run *r)

@@ -35,6 +35,10 @@ typedef struct fdt_run {
 int fdt_exec(fdt_run *r, char *const argv[], char *const env_extra[], int timeout_s);
 void fdt_run_free(fdt_run *r);
 
+/* Runs argv on a pseudo-terminal (stdout and stderr are the terminal) and returns its
+ * exit code with everything it wrote in r->out (r->err empty). */
+int fdt_exec_pty(fdt_run *r, char *const argv[], int timeout_s);
+
 /* The same in two halves, for a CLI that runs while the test does something else. */
 typedef struct fdt_proc {
     pid_t pid;

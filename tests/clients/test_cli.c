@@ -349,6 +349,31 @@ START_TEST(watch_lines_and_json)
 }
 END_TEST
 
+/* On a terminal, watch draws a progress bar with rate and ETA, redrawn in place. */
+START_TEST(watch_on_a_terminal_draws_a_bar)
+{
+    char *spec = long_spec(400);
+    long id = submit_json(spec);
+    free(spec);
+    char ids[32];
+    snprintf(ids, sizeof ids, "%ld", id);
+    char *argv[] = {FDT_CLI, "--url", daemon_.url, "watch", ids, NULL};
+    fdt_run r;
+    ck_assert_int_eq(fdt_exec_pty(&r, argv, 120), 0);
+    if (r.code != 0)
+        dump("watch on a pty", &r);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "\r\033[K["));          /* redrawn in place */
+    ck_assert_ptr_nonnull(strstr(r.out, "##############################] 100.0%"));
+    ck_assert_ptr_nonnull(strstr(r.out, "step 400/400"));
+    ck_assert_ptr_nonnull(strstr(r.out, "Mpt/s"));
+    ck_assert_ptr_nonnull(strstr(r.out, "ETA "));
+    ck_assert_ptr_nonnull(strstr(r.out, "end: succeeded"));
+    ck_assert_ptr_null(strstr(r.out, "progress ")); /* no plain progress lines */
+    fdt_run_free(&r);
+}
+END_TEST
+
 START_TEST(cancel_running_and_conflict)
 {
     char *spec = long_spec(20000);
@@ -495,7 +520,7 @@ START_TEST(watch_reconnects_after_restart)
     free(spec);
     char ids[32];
     snprintf(ids, sizeof ids, "%ld", id);
-    char *argv[] = {FDT_CLI, "--url", daemon_.url, "watch", ids, NULL};
+    char *argv[] = {FDT_CLI, "--url", daemon_.url, "--json", "watch", ids, NULL};
     fdt_proc p;
     ck_assert_int_eq(fdt_spawn(&p, argv, NULL), 0);
     for (int i = 0; i < 400; i++) {
@@ -519,9 +544,28 @@ START_TEST(watch_reconnects_after_restart)
         dump("watch across restart", &r);
     ck_assert_int_eq(r.code, 0);
     ck_assert_ptr_nonnull(strstr(r.err, "reconnecting (Last-Event-ID: "));
-    char *end = strstr(r.out, "end: succeeded");
-    ck_assert_ptr_nonnull(end);
-    ck_assert_ptr_null(strstr(end + 1, "end:"));
+    /* Every event once, in order, across the reconnect; one "end", the last line. */
+    long last = -1;
+    int ends = 0;
+    const char *final_state = NULL;
+    json_t *e = NULL;
+    for (char *line = strtok(r.out, "\n"); line; line = strtok(NULL, "\n")) {
+        json_decref(e);
+        e = json_loads(line, 0, NULL);
+        ck_assert_msg(e != NULL, "not JSON: %s", line);
+        long eid = atol(json_string_value(json_object_get(e, "id")));
+        ck_assert_msg(eid > last, "event %ld after %ld: replayed or out of order", eid, last);
+        last = eid;
+        if (strcmp(json_string_value(json_object_get(e, "event")), "end") == 0) {
+            ends++;
+            final_state = json_string_value(json_object_get(json_object_get(e, "data"), "state"));
+            ck_assert_str_eq(final_state, "succeeded");
+        }
+    }
+    ck_assert_int_eq(ends, 1);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_str_eq(json_string_value(json_object_get(e, "event")), "end");
+    json_decref(e);
     fdt_run_free(&r);
 }
 END_TEST
@@ -574,6 +618,7 @@ int main(void)
     tcase_add_test(t, invalid_spec_shows_field);
     tcase_add_test(t, submit_wait_status_list_outputs_fetch);
     tcase_add_test(t, watch_lines_and_json);
+    tcase_add_test(t, watch_on_a_terminal_draws_a_bar);
     tcase_add_test(t, cancel_running_and_conflict);
     tcase_add_test(t, models_and_devices);
     tcase_add_test(t, idempotent_submit_and_priority);

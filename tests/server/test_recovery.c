@@ -39,6 +39,12 @@ static int wait_running(long id, double timeout_s)
         json_t *j = get_job(id);
         int ok = j && !strcmp(json_string_value(json_object_get(j, "state")), "running") &&
                  json_is_object(json_object_get(j, "progress"));
+        if (!ok && i == (int)(timeout_s * 20) - 1) {
+            char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+            fprintf(stderr, "job %ld never seen running with progress: %s\n", id,
+                    t ? t : "(no job)");
+            free(t);
+        }
         json_decref(j);
         if (ok)
             return 1;
@@ -94,7 +100,7 @@ START_TEST(kill9_during_run_and_submits)
     harness_tmpdir(D.data, sizeof D.data);
     ck_assert_int_eq(harness_start(&D, NULL), 0);
     char spec[4096];
-    small_spec(spec, sizeof spec, 48, 4000, 1000, 1);
+    small_spec(spec, sizeof spec, 64, 8000, 2000, 1);
     long st;
     long long_id = submit(&D, spec, NULL, &st);
     ck_assert_int_eq(st, 201);
@@ -109,6 +115,18 @@ START_TEST(kill9_during_run_and_submits)
     ck_assert_msg(s.n201 > 0, "no submission got through before the kill");
     ck_assert_int_ge(s.stopped_at, 0);
     integrity_ok(D.data);
+    /* The kill really hit the run. */
+    char dbp[700], sql[128];
+    snprintf(dbp, sizeof dbp, "%s/fdwave.db", D.data);
+    sqlite3 *db;
+    ck_assert_int_eq(sqlite3_open(dbp, &db), SQLITE_OK);
+    sqlite3_stmt *q;
+    snprintf(sql, sizeof sql, "SELECT state FROM jobs WHERE id = %ld", long_id);
+    ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &q, NULL), SQLITE_OK);
+    ck_assert_int_eq(sqlite3_step(q), SQLITE_ROW);
+    ck_assert_str_eq((const char *)sqlite3_column_text(q, 0), "running");
+    sqlite3_finalize(q);
+    sqlite3_close(db);
 
     ck_assert_int_eq(harness_start(&D, NULL), 0);
     /* The interrupted job went back to the queue and completes on its second attempt. */
@@ -154,7 +172,7 @@ START_TEST(sigterm_requeues)
     harness_tmpdir(D.data, sizeof D.data);
     ck_assert_int_eq(harness_start(&D, NULL), 0);
     char spec[4096];
-    small_spec(spec, sizeof spec, 48, 4000, 1000, 1);
+    small_spec(spec, sizeof spec, 64, 8000, 2000, 1);
     long st;
     long id = submit(&D, spec, NULL, &st);
     ck_assert_int_eq(st, 201);
