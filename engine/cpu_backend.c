@@ -161,10 +161,10 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
     c->ny = prob->ny;
     c->nz = prob->nz;
     c->r = prob->radius;
-    c->px = (prob->nx + 2 * c->r + 15) / 16 * 16;
+    c->px = (FDW_CPU_XOFF + prob->nx + c->r + 15) / 16 * 16;
     c->py = prob->ny + 2 * c->r;
     c->plane = (ptrdiff_t)c->px * c->py;
-    c->origin = (ptrdiff_t)c->r * c->plane + (ptrdiff_t)c->r * c->px + c->r;
+    c->origin = (ptrdiff_t)c->r * c->plane + (ptrdiff_t)c->r * c->px + FDW_CPU_XOFF;
     c->yblock = choose_yblock(c->px, c->ny, c->r);
     c->ndev = plan->ndev;
 

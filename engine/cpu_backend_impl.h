@@ -4,8 +4,10 @@
  *
  * Memory layout of one slab (one virtual device owning global planes [z0, z0+nz)):
  * a buffer holds nz + 2r planes (r ghost planes above and below the owned ones); every
- * plane is px * py floats with the grid's nx * ny points at offset (r, r) and r zero
- * columns/rows around them, px rounded up to 16 floats so rows start 64-byte aligned.
+ * plane is px * py floats with the grid's nx * ny points at offset (FDW_CPU_XOFF, r): r
+ * zero rows above and below, FDW_CPU_XOFF (>= r) zero columns before a row and at least r
+ * after it, px rounded up to 16 floats. Rows start 64-byte aligned and so does x = 0, so
+ * every load but the x neighbours' touches a single cache line.
  * So the stencil never needs a branch: the outside of the grid is stored zeros (or the
  * free-surface mirror, or periodic copies for the derivative kind). */
 #ifndef FDW_CPU_BACKEND_IMPL_H
@@ -16,6 +18,9 @@
 #include <omp.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Zero columns before x = 0 of every row: one cache line, at least FDW_MAX_RADIUS. */
+#define FDW_CPU_XOFF 16
 
 /* A source tap resolved to a slab: offset from the slab's point (0,0, local plane 0). */
 typedef struct cpu_tap {

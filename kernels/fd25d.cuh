@@ -1,6 +1,6 @@
 // fd25d.cuh — the 2.5D finite-difference kernel shared by the acoustic and stencil kinds.
-// A block owns a 32 x TY tile of the xy plane (TY = BY rows of threads x RY outputs per
-// thread) and walks a chunk of z planes. Each thread keeps the 2R+1 values of its
+// A block owns a TX x TY tile of the xy plane (TX threads per row, TY = BY rows of threads
+// x RY outputs per thread) and walks a chunk of z planes. Each thread keeps the 2R+1 values of its
 // column(s) along z in a register queue; the current plane (tile plus x/y halos) goes
 // through shared memory. Every global load is issued P planes before it is used (rings of
 // P registers per stream: the queue head u(k+R), u_prev(k), vdt2(k) and the halo cells),
@@ -13,11 +13,10 @@
 
 namespace fdwk {
 
-template <int R, int BY, int RY, int P, bool ACOUSTIC>
-__global__ void __launch_bounds__(32 * BY)
+template <int R, int TX, int BY, int RY, int P, bool ACOUSTIC>
+__global__ void __launch_bounds__(TX * BY)
 fd25d_kernel(const fdwk_fd_args a)
 {
-    constexpr int TX = 32;
     constexpr int TY = BY * RY;
     constexpr int SW = TX + 2 * R;             // shared row width
     constexpr int SH = TY + 2 * R;
@@ -149,17 +148,25 @@ fd25d_kernel(const fdwk_fd_args a)
             // cpu_stencil.c); the library is built with -fmad=false, so no contraction.
             const int sc = (ty + m * BY + R) * SW + tx + R;
             const float uc = q[m][R];
-            float lap = a.c0 * uc;
+            float lap;
+            if (ACOUSTIC) {
+                // ((c0 u + sum_d cx (x pair)) + sum_d cy (y pair)) + sum_d cz (z pair)
+                float lx = a.cx[1] * (s[sc + 1] + s[sc - 1]);
+                float ly = a.cy[1] * (s[sc + SW] + s[sc - SW]);
+                float lz = a.cz[1] * (q[m][R + 1] + q[m][R - 1]);
 #pragma unroll
-            for (int d = 1; d <= R; ++d) {
-                if (ACOUSTIC) {
-                    lap += a.cx[d] * (s[sc + d] + s[sc - d]);
-                    lap += a.cy[d] * (s[sc + d * SW] + s[sc - d * SW]);
-                    lap += a.cz[d] * (q[m][R + d] + q[m][R - d]);
-                } else {
+                for (int d = 2; d <= R; ++d) {
+                    lx += a.cx[d] * (s[sc + d] + s[sc - d]);
+                    ly += a.cy[d] * (s[sc + d * SW] + s[sc - d * SW]);
+                    lz += a.cz[d] * (q[m][R + d] + q[m][R - d]);
+                }
+                lap = ((a.c0 * uc + lx) + ly) + lz;
+            } else {
+                lap = a.c0 * uc;
+#pragma unroll
+                for (int d = 1; d <= R; ++d)
                     lap += a.cx[d] * (((s[sc + d] + s[sc - d]) + (s[sc + d * SW] + s[sc - d * SW])) +
                                       (q[m][R + d] + q[m][R - d]));
-                }
             }
             if (ok[m]) {
                 float r;

@@ -9,14 +9,14 @@ namespace {
 using fdwk::fd25d_kernel;
 
 // Resident blocks per SM of each instantiation, cached (host-side calculation).
-template <int R, int BY, int RY, int P, bool AC>
+template <int R, int TX, int BY, int RY, int P, bool AC>
 int resident_blocks()
 {
     static int cached = -1;
     if (cached < 0) {
         int n = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fd25d_kernel<R, BY, RY, P, AC>,
-                                                          32 * BY, 0) != cudaSuccess)
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fd25d_kernel<R, TX, BY, RY, P, AC>,
+                                                          TX * BY, 0) != cudaSuccess)
             n = 1;
         cached = n > 0 ? n : 1;
     }
@@ -31,55 +31,64 @@ int sm_count()
     return n;
 }
 
-template <int R, int BY, int RY, int P, bool AC>
+template <int R, int TX, int BY, int RY, int P, bool AC>
 int launch(const fdwk_fd_args &a, cudaStream_t s)
 {
     constexpr int TY = BY * RY;
     const int nk = a.k1 - a.k0;
     if (nk <= 0 || a.nx <= 0 || a.ny <= 0) return 0;
-    dim3 block(32, BY);
-    const int gx = (a.nx + 31) / 32, gy = (a.ny + TY - 1) / TY;
+    dim3 block(TX, BY);
+    const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY - 1) / TY;
     fdwk_fd_args b = a;
     if (b.zchunk <= 0) {
-        // Aim for about two waves of resident blocks; a chunk re-reads 2R halo planes,
-        // so keep chunks at least 8R planes deep.
-        long want = 2L * resident_blocks<R, BY, RY, P, AC>() * sm_count();
-        long xy = (long)gx * gy;
-        long chunks = (want + xy - 1) / xy;
-        int zc = (int)((nk + chunks - 1) / chunks);
-        if (zc < 8 * R) zc = 8 * R;
+        // 64-plane chunks measured best on the H100 (more, shorter block lives balance
+        // the SMs; a chunk re-reads 2R halo planes, so never below 8R); fewer planes when
+        // the grid is too small to give two waves of blocks.
+        int zc = 64 > 8 * R ? 64 : 8 * R;
+        const long want = 2L * resident_blocks<R, TX, BY, RY, P, AC>() * sm_count();
+        const long xy = (long)gx * gy;
+        if (xy * ((nk + zc - 1) / zc) < want) {
+            const long chunks = (want + xy - 1) / xy;
+            zc = (int)((nk + chunks - 1) / chunks);
+            if (zc < 2 * R) zc = 2 * R;
+        }
         b.zchunk = zc;
     }
     dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
-    fd25d_kernel<R, BY, RY, P, AC><<<grid, block, 0, s>>>(b);
+    fd25d_kernel<R, TX, BY, RY, P, AC><<<grid, block, 0, s>>>(b);
     return (int)cudaGetLastError();
 }
 
-// The tuned default per radius (set from the benchmark's sweep; see docs/gpu.md).
-fdwk_tile default_tile(int radius)
+// The tuned default per radius and mode (from the benchmark's sweep; docs/gpu.md).
+fdwk_tile default_tile(int radius, bool acoustic)
 {
     (void)radius;
+    (void)acoustic;
     return FDWK_TILE_A;
 }
 
 template <int R, bool AC>
 int by_tile(const fdwk_fd_args &a, cudaStream_t s)
 {
-    fdwk_tile t = a.tile == FDWK_TILE_AUTO ? default_tile(R) : a.tile;
+    fdwk_tile t = a.tile == FDWK_TILE_AUTO ? default_tile(R, AC) : a.tile;
     if constexpr (R == 4) {
         switch (t) {
-        case FDWK_TILE_32x16_P1: return launch<R, 8, 2, 1, AC>(a, s);
-        case FDWK_TILE_32x32_P1: return launch<R, 8, 4, 1, AC>(a, s);
-        case FDWK_TILE_32x16_P2: return launch<R, 8, 2, 2, AC>(a, s);
-        case FDWK_TILE_32x16_T128: return launch<R, 4, 4, 3, AC>(a, s);
-        case FDWK_TILE_32x8_P4: return launch<R, 8, 1, 4, AC>(a, s);
-        case FDWK_TILE_32x32_P3: return launch<R, 16, 2, 3, AC>(a, s);
+        case FDWK_TILE_32x16_P2: return launch<R, 32, 8, 2, 2, AC>(a, s);
+        case FDWK_TILE_32x16_P3: return launch<R, 32, 8, 2, 3, AC>(a, s);
+        case FDWK_TILE_64x16_T256: return launch<R, 64, 4, 4, 1, AC>(a, s);
+        case FDWK_TILE_128x4: return launch<R, 128, 2, 2, 1, AC>(a, s);
+        case FDWK_TILE_64x8_T512: return launch<R, 64, 8, 1, 1, AC>(a, s);
+        case FDWK_TILE_32x32_P1: return launch<R, 32, 8, 4, 1, AC>(a, s);
         default: break;
         }
     }
-    if (t == FDWK_TILE_B) return launch<R, 8, 4, 2, AC>(a, s);
-    if (t == FDWK_TILE_A) return launch<R, 8, 2, 3, AC>(a, s);
-    return (int)cudaErrorInvalidValue;
+    switch (t) {
+    case FDWK_TILE_A: return launch<R, 32, 8, 2, 1, AC>(a, s);
+    case FDWK_TILE_B: return launch<R, 32, 8, 4, 2, AC>(a, s);
+    case FDWK_TILE_C: return launch<R, 64, 4, 2, 1, AC>(a, s);
+    case FDWK_TILE_D: return launch<R, 64, 8, 2, 1, AC>(a, s);
+    default: return (int)cudaErrorInvalidValue;
+    }
 }
 
 template <bool AC>
@@ -104,14 +113,16 @@ extern "C" const char *fdwk_tile_name(fdwk_tile t)
 {
     switch (t) {
     case FDWK_TILE_AUTO: return "auto";
-    case FDWK_TILE_A: return "A 32x16 tile, 32x8 thr, P=3";
-    case FDWK_TILE_B: return "B 32x32 tile, 32x8 thr, P=2";
-    case FDWK_TILE_32x16_P1: return "32x16 tile, 32x8 thr, P=1";
-    case FDWK_TILE_32x32_P1: return "32x32 tile, 32x8 thr, P=1";
-    case FDWK_TILE_32x16_P2: return "32x16 tile, 32x8 thr, P=2";
-    case FDWK_TILE_32x16_T128: return "32x16 tile, 32x4 thr, P=3";
-    case FDWK_TILE_32x8_P4: return "32x8 tile, 32x8 thr, P=4";
-    case FDWK_TILE_32x32_P3: return "32x32 tile, 32x16 thr, P=3";
+    case FDWK_TILE_A: return "A 32x16: 32x8 thr, 2/thr, P1";
+    case FDWK_TILE_B: return "B 32x32: 32x8 thr, 4/thr, P2";
+    case FDWK_TILE_C: return "C 64x8: 64x4 thr, 2/thr, P1";
+    case FDWK_TILE_D: return "D 64x16: 64x8 thr, 2/thr, P1";
+    case FDWK_TILE_32x16_P2: return "32x16: 32x8 thr, 2/thr, P2";
+    case FDWK_TILE_32x16_P3: return "32x16: 32x8 thr, 2/thr, P3";
+    case FDWK_TILE_64x16_T256: return "64x16: 64x4 thr, 4/thr, P1";
+    case FDWK_TILE_128x4: return "128x4: 128x2 thr, 2/thr, P1";
+    case FDWK_TILE_64x8_T512: return "64x8: 64x8 thr, 1/thr, P1";
+    case FDWK_TILE_32x32_P1: return "32x32: 32x8 thr, 4/thr, P1";
     default: return "?";
     }
 }

@@ -90,20 +90,22 @@ static inline long fdwk_index(const fdwk_layout *L, int i, int j, int k)
 /* ---- finite-difference updates -------------------------------------------- */
 typedef enum { FDWK_ACOUSTIC = 0, FDWK_STENCIL = 1 } fdwk_mode;
 
-/* Configurations of the 2.5D kernel: 32 columns wide; BY rows of threads x RY outputs
- * per thread in y; every load issued P planes ahead. FDWK_TILE_AUTO picks the tuned
- * default for the radius. Radius 4 (order 8) has all of them, for the benchmark's sweep;
- * other radii have A and B. */
+/* Configurations of the 2.5D kernel: TX threads per row (the tile's width), BY rows of
+ * threads x RY outputs per thread in y; every load issued P planes ahead. FDWK_TILE_AUTO
+ * picks the tuned default for the radius and mode. A..D exist for every radius; the
+ * others for radius 4 (order 8) only, for the benchmark's sweep. */
 typedef enum {
     FDWK_TILE_AUTO = 0,
-    FDWK_TILE_A = 1,          /* 32x16 tile, 32x8 threads, 2 outputs each, P = 3 */
-    FDWK_TILE_B = 2,          /* 32x32 tile, 32x8 threads, 4 outputs each, P = 2 */
-    FDWK_TILE_32x16_P1 = 3,   /* the first version: 32x16, P = 1 */
-    FDWK_TILE_32x32_P1 = 4,   /* 32x32 (4 outputs per thread), P = 1 */
+    FDWK_TILE_A = 1,          /* 32x16 tile: 32x8 threads, 2 outputs each, P = 1 */
+    FDWK_TILE_B = 2,          /* 32x32 tile: 32x8 threads, 4 outputs each, P = 2 */
+    FDWK_TILE_C = 3,          /* 64x8 tile: 64x4 threads, 2 outputs each, P = 1 */
+    FDWK_TILE_D = 4,          /* 64x16 tile: 64x8 threads, 2 outputs each, P = 1 */
     FDWK_TILE_32x16_P2 = 5,   /* 32x16, P = 2 */
-    FDWK_TILE_32x16_T128 = 6, /* 32x16 tile, 32x4 threads, 4 outputs each, P = 3 */
-    FDWK_TILE_32x8_P4 = 7,    /* 32x8 tile, 32x8 threads, 1 output each, P = 4 */
-    FDWK_TILE_32x32_P3 = 8,   /* 32x32 tile, 32x16 threads, 2 outputs each, P = 3 */
+    FDWK_TILE_32x16_P3 = 6,   /* 32x16, P = 3 */
+    FDWK_TILE_64x16_T256 = 7, /* 64x16 tile: 64x4 threads, 4 outputs each, P = 1 */
+    FDWK_TILE_128x4 = 8,      /* 128x4 tile: 128x2 threads, 2 outputs each, P = 1 */
+    FDWK_TILE_64x8_T512 = 9,  /* 64x8 tile: 64x8 threads, 1 output each, P = 1 */
+    FDWK_TILE_32x32_P1 = 10,  /* 32x32 tile: 32x8 threads, 4 outputs each, P = 1 */
     FDWK_TILE_COUNT
 } fdwk_tile;
 

@@ -36,6 +36,8 @@ void accept_enqueue(accept_req *a)
 
 static void commit_batch(accept_req *batch)
 {
+    int64_t t0 = now_ms();
+    int count = 0;
     sqlite3 *c = db();
     int ok = c && db_begin(c, 1) == SQLITE_OK;
     for (accept_req *a = batch; a; a = a->next) {
@@ -49,7 +51,7 @@ static void commit_batch(accept_req *batch)
         else {
             identity owner = {.admin = 1};
             snprintf(owner.user, sizeof owner.user, "%s", a->job.owner);
-            a->json = jobs_get(a->id, &owner);
+            a->json = jobs_get_ex(a->id, &owner, 0);
             if (!a->json) {
                 a->rc = -1;
                 sqlite3_exec(c, "ROLLBACK TO job", NULL, NULL, NULL);
@@ -67,6 +69,9 @@ static void commit_batch(accept_req *batch)
     }
     if (!ok)
         log_error("accept: could not store %s job(s)", batch->next ? "several" : "a");
+    for (accept_req *a = batch; a; a = a->next)
+        count++;
+    log_debug("accept: %d job(s) stored in %lld ms", count, (long long)(now_ms() - t0));
 }
 
 static void *accept_main(void *arg)

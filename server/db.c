@@ -42,15 +42,15 @@ static sqlite3 *open_conn(char *err, size_t errlen)
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                              NULL);
     if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "cannot open database %s: %s", g_path,
+        snprintf(err, errlen, "cannot open database %.300s: %s", g_path,
                  c ? sqlite3_errmsg(c) : sqlite3_errstr(rc));
         sqlite3_close(c);
         return NULL;
     }
     sqlite3_busy_timeout(c, 10000);
     if (exec(c, "PRAGMA journal_mode=WAL") || exec(c, "PRAGMA synchronous=NORMAL") ||
-        exec(c, "PRAGMA foreign_keys=ON")) {
-        snprintf(err, errlen, "cannot configure database %s", g_path);
+        exec(c, "PRAGMA foreign_keys=ON") || exec(c, "PRAGMA cache_size=-16384")) {
+        snprintf(err, errlen, "cannot configure database %.300s", g_path);
         sqlite3_close(c);
         return NULL;
     }
@@ -223,6 +223,10 @@ void fmt_time(int64_t ms, char out[32])
     time_t s = (time_t)(ms / 1000);
     struct tm tm;
     gmtime_r(&s, &tm);
-    snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+    /* years are 4 digits for any timestamp this daemon writes; 64 bytes keeps gcc quiet */
+    char buf[64];
+    snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
              tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+    memcpy(out, buf, 31);
+    out[31] = '\0';
 }

@@ -211,7 +211,9 @@ fail:
     return -1;
 }
 
-json_t *jobs_get(int64_t id, const identity *who)
+json_t *jobs_get(int64_t id, const identity *who) { return jobs_get_ex(id, who, 1); }
+
+json_t *jobs_get_ex(int64_t id, const identity *who, int with_spec)
 {
     sqlite3 *c = db();
     sqlite3_stmt *st;
@@ -222,7 +224,7 @@ json_t *jobs_get(int64_t id, const identity *who)
     json_t *j = NULL;
     if (sqlite3_step(st) == SQLITE_ROW &&
         (who->admin || strcmp((const char *)sqlite3_column_text(st, 1), who->user) == 0))
-        j = row_to_json(c, st, 1);
+        j = row_to_json(c, st, with_spec);
     sqlite3_finalize(st);
     return j;
 }

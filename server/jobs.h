@@ -33,6 +33,8 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, int64_t *id, int *existed);
 
 /* The job as API JSON, or NULL when it does not exist or who may not see it. */
 json_t *jobs_get(int64_t id, const identity *who);
+/* The same; with_spec 0 leaves out "spec" (the POST /v1/jobs answer). */
+json_t *jobs_get_ex(int64_t id, const identity *who, int with_spec);
 
 /* GET /v1/jobs: state may be NULL; newest first; ids < before when before > 0. */
 json_t *jobs_list(const identity *who, const char *state, int limit, int64_t before);

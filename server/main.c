@@ -46,18 +46,18 @@ static int mkdir_p(const char *path)
 static int open_data(fdwd_app *app, char *err, size_t errlen)
 {
     if (mkdir_p(app->cfg.data_dir)) {
-        snprintf(err, errlen, "cannot create --data %s: %s", app->cfg.data_dir, strerror(errno));
+        snprintf(err, errlen, "cannot create --data %.1000s: %s", app->cfg.data_dir, strerror(errno));
         return -1;
     }
     if (!realpath(app->cfg.data_dir, app->data_dir)) {
-        snprintf(err, errlen, "--data %s: %s", app->cfg.data_dir, strerror(errno));
+        snprintf(err, errlen, "--data %.1000s: %s", app->cfg.data_dir, strerror(errno));
         return -1;
     }
     snprintf(app->db_path, sizeof app->db_path, "%.4000s/fdwave.db", app->data_dir);
     snprintf(app->models_dir, sizeof app->models_dir, "%.4000s/models", app->data_dir);
     snprintf(app->jobs_dir, sizeof app->jobs_dir, "%.4000s/jobs", app->data_dir);
     if (mkdir_p(app->models_dir) || mkdir_p(app->jobs_dir)) {
-        snprintf(err, errlen, "cannot create directories under %s: %s", app->data_dir,
+        snprintf(err, errlen, "cannot create directories under %.1000s: %s", app->data_dir,
                  strerror(errno));
         return -1;
     }
@@ -71,7 +71,7 @@ static int setup_allowed(fdwd_app *app, char *err, size_t errlen)
     snprintf(app->allowed[app->nallowed++], CFG_PATH, "%s", app->models_dir);
     for (int i = 0; i < app->cfg.nallow; i++) {
         if (!realpath(app->cfg.allow_dirs[i], app->allowed[app->nallowed])) {
-            snprintf(err, errlen, "--allow-dir %s: %s", app->cfg.allow_dirs[i], strerror(errno));
+            snprintf(err, errlen, "--allow-dir %.1000s: %s", app->cfg.allow_dirs[i], strerror(errno));
             return -1;
         }
         app->nallowed++;

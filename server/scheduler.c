@@ -10,6 +10,9 @@
 #include "worker.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,6 +38,12 @@ static pthread_t g_thread;
 static void *job_thread(void *arg)
 {
     slot *s = arg;
+    /* CPU-backend simulations run at nice 10 (the engine's OpenMP threads, created from
+     * this thread, inherit it), so on a CPU-only server the HTTP front and the event
+     * streams stay responsive while jobs use every core. GPU host threads mostly wait
+     * for the device and keep normal priority. */
+    if (g_app.backend == FDW_BACKEND_CPU)
+        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
     worker_run(&s->job);
     db_release_thread();
     pthread_mutex_lock(&g_lock);

@@ -71,6 +71,15 @@ static void on_snapshot(void *user, const fdw_snapshot_info *s)
                 0);
 }
 
+/* Is msg one of the spec's warnings (already stored as "warning" events at submission)? */
+static int known_warning(const worker_job *w, const char *msg)
+{
+    for (int i = 0; w->spec && i < fdw_spec_warning_count(w->spec); i++)
+        if (!strcmp(fdw_spec_warning(w->spec, i), msg))
+            return 1;
+    return 0;
+}
+
 static void on_log(void *user, int level, const char *msg)
 {
     worker_job *w = user;
@@ -78,7 +87,7 @@ static void on_log(void *user, int level, const char *msg)
     if (level < FDW_LOG_INFO)
         return;
     int l = level > FDW_LOG_ERROR ? FDW_LOG_ERROR : level;
-    if (l >= FDW_LOG_WARN)
+    if (l >= FDW_LOG_WARN && !known_warning(w, msg))
         events_post(w->job_id, "warning", json_pack("{s:s}", "message", msg), 0);
     events_post(w->job_id, "log", json_pack("{s:s, s:s}", "level", names[l], "message", msg),
                 l < FDW_LOG_WARN);
@@ -136,10 +145,11 @@ void worker_run(worker_job *w)
         goto done;
     }
     if (prepare_out_dir(job_dir, out_dir)) {
-        snprintf(reason, sizeof reason, "cannot create the output directory %s: %s", out_dir,
+        snprintf(reason, sizeof reason, "cannot create the output directory %.900s: %s", out_dir,
                  strerror(errno));
         goto done;
     }
+    w->spec = spec;
     log_info("job %lld: running on %d device(s)", (long long)w->job_id, w->ndevices);
     fdw_callbacks cb = {.progress = on_progress,
                         .snapshot = on_snapshot,

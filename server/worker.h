@@ -16,6 +16,7 @@ typedef struct worker_job {
     int total_devices;         /* devices the daemon has (CPU thread share) */
     atomic_int stop;           /* WORKER_RUN, or why the run must end */
     _Atomic double mpts;       /* latest rate, for /metrics */
+    const struct fdw_spec *spec; /* set by worker_run while the run lasts */
 } worker_job;
 
 /* Run the job to its end and record the outcome in the database. */

@@ -5,7 +5,7 @@
 # rate and latency distribution (p50/p90/p99) for both.
 #
 # usage: tests/bench/bench_http.sh [BUILD_DIR]   (default: build)
-# env:   WATCHERS (200), CONNS (64), DURATION (10s), THREADS (2)
+# env:   WATCHERS (200), CONNS (64), DURATION (10s), THREADS (wrk threads, 1)
 #
 # Setup, so that the POSTed jobs stay queued and the numbers measure the HTTP path and
 # the durable (fsync'd) accept, not simulations competing for the CPU: one long 1-device
@@ -18,7 +18,7 @@ FDWAVED=$BUILD/server/fdwaved
 WATCHERS=${WATCHERS:-200}
 CONNS=${CONNS:-64}
 DURATION=${DURATION:-10s}
-THREADS=${THREADS:-2}
+THREADS=${THREADS:-1}
 command -v wrk >/dev/null || { echo "bench_http: wrk is not installed (apt-get install wrk)" >&2; exit 2; }
 [ -x "$FDWAVED" ] || { echo "bench_http: $FDWAVED not built" >&2; exit 2; }
 
@@ -51,7 +51,7 @@ spec() { # n nt devices
     printf '"sources":[{"position":[80,80,80],"wavelet":{"type":"ricker","f0":10}}],"devices":%d}' "$3"
 }
 post() { curl -sf -H 'Content-Type: application/json' --data "$1" "$BASE/v1/jobs"; }
-RUNNING=$(post "$(spec 24 100000000 1)" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+RUNNING=$(post "$(spec 48 1000000 1)" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 GATE=$(post "$(spec 24 10 4)" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 
 for _ in $(seq "$WATCHERS"); do

@@ -136,7 +136,7 @@ static const char *tile_name(fdwk_tile t) { return fdwk_tile_name(t); }
  * returns the median step time in seconds. Fields hold random data. */
 static double time_kernel(const kcase *kc, int reps)
 {
-    const int r = kc->kind == K_DERIV ? 0 : kc->order / 2;
+    const int r = kc->kind == K_DERIV ? 0 : kc->kind == K_SEED16 ? 4 : kc->order / 2;
     fdwk_layout L;
     fdwk_layout_init(&L, kc->nx, kc->ny, kc->nz, r);
     const size_t bytes = L.total * sizeof(float);
@@ -268,18 +268,16 @@ static const int BIG[2][3] = {{512, 512, 512}, {1024, 1024, 512}};
 static void bench_tune(void)
 {
     printf("\ntile and z-chunk sweep, order 8, acoustic (sponge arrays passed) and stencil:\n");
-    const fdwk_tile tiles[] = {FDWK_TILE_32x16_P1, FDWK_TILE_32x16_P2, FDWK_TILE_A,
-                               FDWK_TILE_B, FDWK_TILE_32x32_P1, FDWK_TILE_32x16_T128,
-                               FDWK_TILE_32x8_P4, FDWK_TILE_32x32_P3};
-    const int chunks[] = {0, -1, 64, 128};
+    const int chunks[] = {0, 32, 128, -1};
     for (int mode = 0; mode < 2; mode++)
         for (int s = 0; s < 2; s++)
-            for (int ti = 0; ti < 8; ti++)
+            for (int ti = 1; ti < FDWK_TILE_COUNT; ti++)
                 for (int ci = 0; ci < 4; ci++) {
-                    if ((g_quick || mode == 1) && ci > 1)
+                    const fdwk_tile tiles[] = {FDWK_TILE_AUTO, (fdwk_tile)ti};
+                    if ((g_quick || mode == 1) && ci > 0)
                         continue;
                     kcase kc = {mode ? K_STENCIL : K_ACOUSTIC, 8, BIG[s][0], BIG[s][1],
-                                BIG[s][2], tiles[ti], chunks[ci], 0, !mode};
+                                BIG[s][2], tiles[1], chunks[ci], 0, !mode};
                     run_case(&kc, "tune");
                 }
 }
@@ -289,7 +287,7 @@ static void bench_acoustic(void)
     printf("\nacoustic, every order, default tile (sponge arrays passed, as in a job):\n");
     for (int s = 0; s < 2; s++)
         for (int order = 2; order <= 16; order += 2)
-            for (int t = 0; t < 3; t++) {
+            for (int t = 0; t <= 4; t++) {
                 if (g_quick && t > 0)
                     continue;
                 kcase kc = {K_ACOUSTIC, order, BIG[s][0], BIG[s][1], BIG[s][2], (fdwk_tile)t, 0, 0, 1};
@@ -329,7 +327,7 @@ static void bench_stencil(void)
     printf("\nstencil-only, every order (8 B/point):\n");
     for (int s = 0; s < 2; s++)
         for (int order = 2; order <= 16; order += 2)
-            for (int t = 0; t < 3; t++) {
+            for (int t = 0; t <= 4; t++) {
                 if (g_quick && t > 0)
                     continue;
                 kcase kc = {K_STENCIL, order, BIG[s][0], BIG[s][1], BIG[s][2], (fdwk_tile)t, 0, 0, 0};
@@ -560,7 +558,7 @@ static int want(const char *only, const char *name)
 
 int main(int argc, char **argv)
 {
-    const char *json_path = NULL, *only = NULL;
+    const char *json_path = NULL, *only = NULL, *one_case = NULL;
     int gpus = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
@@ -571,6 +569,8 @@ int main(int argc, char **argv)
             gpus = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(argv[i], "--case") && i + 1 < argc)
+            one_case = argv[++i];
         else {
             fprintf(stderr,
                     "usage: %s [--json FILE] [--quick] [--gpus N] [--only s1,s2]\n"
@@ -590,6 +590,23 @@ int main(int argc, char **argv)
     g_records = json_array();
     printf("fdwave-bench on %s, %s\n", g_device, g_date);
     bench_copy();
+    if (one_case) {
+        /* --case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS]: one measurement (for profilers) */
+        char kind[32] = "";
+        kcase kc = {K_ACOUSTIC, 8, 512, 512, 512, FDWK_TILE_AUTO, 0, 0, 1};
+        int tile = 0;
+        if (sscanf(one_case, "%31[^,],%d,%d,%d,%d,%d,%d,%d", kind, &kc.order, &kc.nx, &kc.ny,
+                   &kc.nz, &tile, &kc.zchunk, &kc.axis) < 7) {
+            fprintf(stderr, "--case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS]\n");
+            return 2;
+        }
+        kc.tile = (fdwk_tile)tile;
+        kc.kind = !strcmp(kind, "stencil") ? K_STENCIL : !strcmp(kind, "derivative") ? K_DERIV
+                  : !strcmp(kind, "seed") ? K_SEED16 : K_ACOUSTIC;
+        kc.sponge = kc.kind == K_ACOUSTIC;
+        run_case(&kc, "case");
+        only = "none";
+    }
     if (want(only, "tune"))
         bench_tune();
     if (want(only, "seed"))

@@ -18,7 +18,7 @@ while [ $# -gt 0 ]; do
   STAGES+=("$1"); shift
 done
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(all)
-has() { for s in "${STAGES[@]}"; do [ "$s" = all ] || [ "$s" = "$1" ] && return 0; done; return 1; }
+has() { for s in "${STAGES[@]}"; do { [ "$s" = all ] && [ "$1" != ncu ]; } || [ "$s" = "$1" ] && return 0; done; return 1; }
 say() { echo "== $*" | tee -a "$LOG"; }
 export NCCL_NVLS_ENABLE=0
 
@@ -94,6 +94,17 @@ if has sanitize; then
       > "$OUT/sanitizer_$tool.log" 2>&1
     echo "$tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitizer_$tool.log" | tail -1)" | tee -a "$LOG"
   done
+fi
+
+if has ncu; then
+  say "Nsight Compute on single kernels"
+  for c in acoustic,8,512,512,512,1,0 acoustic,8,512,512,512,3,0 stencil,8,512,512,512,2,0 derivative,8,512,512,512,0,0,2; do
+    echo "--- $c" >> "$OUT/ncu.txt"
+    timeout 120 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
+      --section WarpStateStats --section LaunchStats -k 'regex:fd25d|dwalk' -s 3 -c 1 \
+      "$BUILD/tests/bench/fdwave-bench" --case $c >> "$OUT/ncu.txt" 2>&1
+  done
+  grep -E "^---|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Stall|L2 Hit|Duration|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -80 | tee -a "$LOG"
 fi
 
 if has bench; then

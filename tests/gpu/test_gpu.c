@@ -66,16 +66,17 @@ static void run_backend(const fdw_backend *be, const fdw_problem *prob, int ndev
     o->nsl[2] = (size_t)ny * nz;
     for (int i = 0; i < 3; i++)
         o->slices[i] = malloc(o->nsl[i] * sizeof(float));
+    const long half = nsteps / 2 > 0 ? nsteps / 2 : 1;
     for (long it = 0; it < nsteps; it++) {
         st = be->step(ctx, it, &err);
         ck_assert_msg(st == FDW_OK, "%s step %ld: %s", be->name, it, err.message);
-        if (it + 1 == nsteps / 2) {
+        if (it + 1 == half) {
             /* Issued mid-run, completed by a wait a few steps later: the slices must show
              * the state at this step although later steps were queued meanwhile. */
             st = be->extract(ctx, 3, sl, o->slices, &err);
             ck_assert_msg(st == FDW_OK, "%s extract: %s", be->name, err.message);
         }
-        if (it + 1 == nsteps / 2 + 3) {
+        if (it + 1 == half + 3 || it + 1 == nsteps) {
             st = be->wait(ctx, &err);
             ck_assert_msg(st == FDW_OK, "%s wait: %s", be->name, err.message);
         }

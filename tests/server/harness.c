@@ -1,6 +1,5 @@
 /* harness.c — see harness.h. The daemon path comes from the FDWAVED compile definition
  * (the built target). */
-#define _GNU_SOURCE
 #include "harness.h"
 
 #include <curl/curl.h>
