@@ -10,6 +10,9 @@ cd "$(dirname "$0")/.."
 mode=${1:-}
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
+# The CPU backend's OpenMP threads sleep between steps instead of spinning: on a shared or
+# small machine spinning threads starve the daemon, the test clients and each other.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
 PKGS="build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlite3-dev sqlite3
       check libsegyio-dev segyio-bin python3-segyio libpng-dev libcurl4-openssl-dev

@@ -106,6 +106,9 @@ typedef enum {
     FDWK_TILE_128x4 = 8,      /* 128x4 tile: 128x2 threads, 2 outputs each, P = 1 */
     FDWK_TILE_64x8_T512 = 9,  /* 64x8 tile: 64x8 threads, 1 output each, P = 1 */
     FDWK_TILE_32x32_P1 = 10,  /* 32x32 tile: 32x8 threads, 4 outputs each, P = 1 */
+    FDWK_TILE_E = 11,         /* cp.async (fd25a.cuh), radius <= 4: 32x16, L = 2 planes */
+    FDWK_TILE_F = 12,         /* cp.async, radius <= 4: 32x16, L = 3 */
+    FDWK_TILE_G = 13,         /* cp.async, radius <= 4: 64x8 (64x4 threads), L = 2 */
     FDWK_TILE_COUNT
 } fdwk_tile;
 

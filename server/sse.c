@@ -85,6 +85,19 @@ static int load_events(stream *s)
         }
     }
     sqlite3_finalize(st);
+    /* Nothing new: if the job's "end" lies at or before where the client resumed
+     * (Last-Event-ID after the end), there is nothing more to wait for. */
+    if (n == 0 && !s->ended &&
+        sqlite3_prepare_v2(c,
+                           "SELECT 1 FROM events WHERE job_id = ?1 AND type = 'end' AND "
+                           "id <= ?2 LIMIT 1",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, s->job_id);
+        sqlite3_bind_int64(st, 2, s->last_id);
+        if (sqlite3_step(st) == SQLITE_ROW)
+            s->ended = 1;
+        sqlite3_finalize(st);
+    }
     return n;
 }
 
@@ -114,7 +127,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max)
         int n = load_events(s);
         if (n < 0)
             return MHD_CONTENT_READER_END_WITH_ERROR;
-        if (n > 0)
+        if (n > 0 || s->ended)
             continue;
         if (ka) {
             append(s, ": keepalive\n\n", 13);

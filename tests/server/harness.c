@@ -154,6 +154,8 @@ int harness_run_cli(const char *const *args, char *out, size_t cap)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+long http_timeout_ms = 60000;
+
 static size_t on_body(char *p, size_t sz, size_t n, void *u)
 {
     http_resp *r = u;
@@ -199,7 +201,7 @@ int http(const daemon_proc *d, const char *method, const char *path, const char 
     curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, http_timeout_ms);
     curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     if (!strcmp(method, "HEAD"))

@@ -37,6 +37,9 @@ void harness_kill9(daemon_proc *d);
 /* Run `fdwaved ARGS...` to completion, capturing stdout into out. Returns exit status. */
 int harness_run_cli(const char *const *args, char *out, size_t cap);
 
+/* Whole-request timeout of http(), milliseconds (default 60000). */
+extern long http_timeout_ms;
+
 /* One request. headers: NULL-terminated "Name: value" list or NULL. body may be NULL.
  * Returns 0 when a response arrived. */
 int http(const daemon_proc *d, const char *method, const char *path, const char *const *headers,

@@ -257,10 +257,14 @@ START_TEST(last_event_id_replay)
         ck_assert_int_eq(part[0].id, all[cut].id);
         http_free(&r);
     }
-    /* After the last id: nothing but the stream still ends (the job is over)... the
-     * server replays nothing and closes only once "end" was sent, so ask from before end. */
+    /* Resuming after the end event: nothing to replay, and the stream closes at once. */
     http_resp r;
     char path[128];
+    snprintf(path, sizeof path, "/v1/jobs/%ld/events?since=%ld", ran_job, all[n - 1].id);
+    ck_assert_int_eq(http(&D, "GET", path, NULL, NULL, 0, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    ck_assert_int_eq(parse_sse(r.body, part, 512), 0);
+    http_free(&r);
     snprintf(path, sizeof path, "/v1/jobs/%ld/events?since=abc", ran_job);
     ck_assert_int_eq(http(&D, "GET", path, NULL, NULL, 0, &r), 0);
     expect_error(&r, 400, "bad_request", "since");
@@ -340,6 +344,35 @@ START_TEST(cancel_queued_and_running)
     int n = all_events(running, ev, 512);
     ck_assert_str_eq(ev[n - 1].type, "end");
     ck_assert(strstr(ev[n - 1].data, "cancelled"));
+}
+END_TEST
+
+START_TEST(keepalive_on_idle_stream)
+{
+    /* A 4-device job holds every device, so a 1-device job stays queued and its stream
+     * is idle: after 15 s the server sends a keep-alive comment. */
+    char big[4096], small[4096];
+    small_spec(big, sizeof big, 64, 100000, 50000, 4);
+    small_spec(small, sizeof small, 16, 10, 5, 1);
+    long st;
+    long blocker = submit(&D, big, NULL, &st);
+    ck_assert_int_eq(st, 201);
+    long idle = submit(&D, small, NULL, &st);
+    ck_assert_int_eq(st, 201);
+    char path[128];
+    snprintf(path, sizeof path, "/v1/jobs/%ld/events", idle);
+    http_resp r;
+    http_timeout_ms = 16500;
+    http(&D, "GET", path, NULL, NULL, 0, &r); /* ends by our timeout */
+    http_timeout_ms = 60000;
+    ck_assert_ptr_nonnull(strstr(r.body, "event: state"));
+    ck_assert_ptr_nonnull(strstr(r.body, "\n: keepalive\n\n"));
+    http_free(&r);
+    snprintf(path, sizeof path, "/v1/jobs/%ld/cancel", blocker);
+    ck_assert_int_eq(http(&D, "POST", path, NULL, NULL, 0, &r), 0);
+    http_free(&r);
+    ck_assert_str_eq(wait_done(&D, blocker, 5, NULL), "cancelled");
+    ck_assert_str_eq(wait_done(&D, idle, 30, NULL), "succeeded");
 }
 END_TEST
 
@@ -598,6 +631,7 @@ int main(void)
     tcase_add_test(tc, last_event_id_replay);
     tcase_add_test(tc, live_stream_sees_new_events);
     tcase_add_test(tc, cancel_queued_and_running);
+    tcase_add_test(tc, keepalive_on_idle_stream);
     tcase_add_test(tc, bad_requests);
     tcase_add_test(tc, range_requests);
     tcase_add_test(tc, model_upload_and_use);
