@@ -64,6 +64,14 @@ typedef struct fdw_problem {
     fdw_axis deriv_axis;
     float dc[5];
     const float *init;         /* stencil / derivative initial field; NULL for acoustic */
+
+    /* Distributed run: NULL for one process. Otherwise this process holds only slab
+     * comm->rank of the plan (the plan has comm->size slabs); the ghost planes shared with
+     * other ranks' slabs go through comm, sources are injected by the rank owning the
+     * tap's plane, and a receiver is recorded by the rank owning the lowest plane of its
+     * taps (fdw_receiver_slabs in distrib.h), reading a tap below its slab from its ghost
+     * planes. Backends that cannot run distributed reject a problem with comm set. */
+    const struct fdw_comm *comm;
 } fdw_problem;
 
 typedef struct fdw_backend fdw_backend;

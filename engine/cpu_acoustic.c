@@ -5,19 +5,11 @@
  * exact), so the split into damped and undamped parts never changes a result.
  * One kernel body per radius (the m loop unrolls, the x loop vectorises); the same body
  * updates every point of every slab, which is what makes N slabs equal 1 slab bit for bit. */
-#include "cpu_backend_impl.h"
+#include "cpu_acoustic_kernel.h"
 
-typedef struct acoustic_args {
-    float *up;                 /* u_prev / u_next at (0,0) of local plane 0 */
-    const float *u;            /* u at the same point */
-    const float *v;            /* vdt2 at the same point (same xy layout) */
-    ptrdiff_t sy, sz;          /* row and plane strides */
-    int nx;
-    float c0;                  /* (cx[0] + cy[0]) + cz[0] */
-    float cx[FDW_MAX_RADIUS + 1], cy[FDW_MAX_RADIUS + 1], cz[FDW_MAX_RADIUS + 1];
-    const float *qx, *qy, *qz; /* NULL when the job has no sponge; qz is local (slab) */
-    int xlo, xhi;              /* qx == 0 on [xlo, xhi) */
-} acoustic_args;
+#include <stdlib.h>
+#include <string.h>
+
 
 /* Rows are processed in chunks of FDW_CHUNK points in two passes: the first sums the
  * centre, x and y terms into a small buffer that stays in L1, the second adds the z terms
@@ -90,7 +82,7 @@ row_damped(float *restrict up, const float *restrict u, const float *restrict v,
 
 /* Rows [j0, j1) of local plane k. */
 static inline __attribute__((always_inline)) void
-acoustic_rows(const acoustic_args *a, int k, int j0, int j1, const int R)
+acoustic_rows(const cpu_acoustic_args *a, int k, int j0, int j1, const int R)
 {
     const ptrdiff_t sy = a->sy, sz = a->sz;
     const int nx = a->nx;
@@ -121,10 +113,9 @@ acoustic_rows(const acoustic_args *a, int k, int j0, int j1, const int R)
     }
 }
 
-typedef void (*acoustic_fn)(const acoustic_args *a, int k, int j0, int j1);
 
 #define FDW_ACOUSTIC_KERNEL(R)                                                          \
-    FDW_CPU_CLONES static void acoustic_r##R(const acoustic_args *a, int k, int j0,     \
+    FDW_CPU_CLONES static void acoustic_r##R(const cpu_acoustic_args *a, int k, int j0,     \
                                              int j1)                                    \
     {                                                                                   \
         acoustic_rows(a, k, j0, j1, R);                                                 \
@@ -138,7 +129,8 @@ FDW_ACOUSTIC_KERNEL(6)
 FDW_ACOUSTIC_KERNEL(7)
 FDW_ACOUSTIC_KERNEL(8)
 
-static acoustic_fn acoustic_kernel(int r)
+/* The portable kernel for radius r. */
+static cpu_acoustic_fn portable_kernel(int r)
 {
     switch (r) {
     case 1: return acoustic_r1;
@@ -153,18 +145,51 @@ static acoustic_fn acoustic_kernel(int r)
     return NULL;
 }
 
+/* The kernel to run: AVX-512 where the processor has it, unless FDW_CPU_KERNEL=portable
+ * asks for the portable one (tests compare the two; both give the same bits). */
+static cpu_acoustic_fn acoustic_kernel(int r)
+{
+    const char *want = getenv("FDW_CPU_KERNEL");
+    if (!want || strcmp(want, "portable") != 0) {
+        cpu_acoustic_fn fn = cpu_acoustic_avx512_kernel(r);
+        if (fn)
+            return fn;
+    }
+    return portable_kernel(r);
+}
+
+/* Working set, in bytes, that a y block's 2r + 1 planes of u may take while the block
+ * walks z: most of a 1 MiB L2, leaving room for the u_prev and vdt2 streams. */
+#ifndef FDW_ACOUSTIC_BLOCK_BYTES
+#define FDW_ACOUSTIC_BLOCK_BYTES (512 * 1024)
+#endif
+
+/* Rows per y block: as many as keep 2r + 1 planes of the block (its halo rows included)
+ * within FDW_ACOUSTIC_BLOCK_BYTES, at least 8 and at most ny. */
+static int acoustic_yblock(const cpu_ctx *c)
+{
+    long rows = FDW_ACOUSTIC_BLOCK_BYTES / ((long)c->px * (long)sizeof(float) * (2 * c->r + 1)) -
+                2 * c->r;
+    if (rows < 8)
+        rows = 8;
+    if (rows > c->ny)
+        rows = c->ny;
+    return (int)rows;
+}
+
 void cpu_acoustic_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
 {
     if (kb <= ka)
         return;
     const fdw_problem *p = &c->prob;
-    acoustic_args a;
+    cpu_acoustic_args a;
     a.up = cpu_base(c, s, 1 - c->cur);
     a.u = cpu_base(c, s, c->cur);
     a.v = s->vdt2 + (c->origin - (ptrdiff_t)c->r * c->plane);
     a.sy = c->px;
     a.sz = c->plane;
     a.nx = c->nx;
+    a.nzl = s->nz;
     a.c0 = (p->cx[0] + p->cy[0]) + p->cz[0];
     for (int m = 0; m <= FDW_MAX_RADIUS; m++) {
         a.cx[m] = p->cx[m];
@@ -176,8 +201,8 @@ void cpu_acoustic_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
     a.qz = c->sponge ? c->qz + s->z0 : NULL;
     a.xlo = c->xlo;
     a.xhi = c->xhi;
-    acoustic_fn fn = acoustic_kernel(c->r);
-    const int ny = c->ny, yb = c->yblock, nb = (ny + yb - 1) / yb;
+    cpu_acoustic_fn fn = acoustic_kernel(c->r);
+    const int ny = c->ny, yb = acoustic_yblock(c), nb = (ny + yb - 1) / yb;
     const int chunk = cpu_chunk(nb, kb - ka);
 #pragma omp parallel for collapse(2) schedule(dynamic, chunk)
     for (int b = 0; b < nb; b++)

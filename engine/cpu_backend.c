@@ -2,8 +2,11 @@
  * allocation for each virtual device, and the step that follows the multi-device plan of
  * DESIGN.md: update the planes next to internal slab boundaries first, exchange ghost
  * planes, then update the interior. The kernels live in cpu_acoustic.c, cpu_stencil.c and
- * cpu_derivative.c; ghost planes and padding in halo_cpu.c. */
+ * cpu_derivative.c; ghost planes and padding in halo_cpu.c. In a distributed run
+ * (prob->comm set) the context holds the process's own slab only and exchanges ghost
+ * planes with the other ranks through the communicator. */
 #include "cpu_backend_impl.h"
+#include "distrib.h"
 #include "error.h"
 
 #include <stdlib.h>
@@ -104,6 +107,11 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                         "cpu backend: the plan's slabs cover %d planes, the grid has %d", z,
                         p->nz);
+    if (p->comm && (p->comm->size != plan->ndev || p->comm->rank < 0 ||
+                    p->comm->rank >= plan->ndev))
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "cpu backend: rank %d of %d does not match a plan of %d slabs",
+                        p->comm->rank, p->comm->size, plan->ndev);
     return FDW_OK;
 }
 
@@ -166,17 +174,21 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
     c->plane = (ptrdiff_t)c->px * c->py;
     c->origin = (ptrdiff_t)c->r * c->plane + (ptrdiff_t)c->r * c->px + FDW_CPU_XOFF;
     c->yblock = choose_yblock(c->px, c->ny, c->r);
-    c->ndev = plan->ndev;
+    c->plan = *plan;
+    c->comm = prob->comm;
+    c->ndev = c->comm ? 1 : plan->ndev;      /* slabs held by this process */
+    c->gslab = c->comm ? c->comm->rank : 0;  /* plan index of slab[0] */
+    c->nslabs = plan->ndev;
 
     const uint64_t plane_bytes = (uint64_t)c->plane * sizeof(float);
     uint64_t total = 0;
     for (int d = 0; d < c->ndev; d++)
-        total += slab_bytes(prob, plan->nz[d], plane_bytes);
+        total += slab_bytes(prob, plan->nz[c->gslab + d], plane_bytes);
 
     for (int d = 0; d < c->ndev; d++) {
         cpu_slab *s = &c->slab[d];
-        s->z0 = plan->z0[d];
-        s->nz = plan->nz[d];
+        s->z0 = plan->z0[c->gslab + d];
+        s->nz = plan->nz[c->gslab + d];
         s->bytes = slab_bytes(prob, s->nz, plane_bytes);
         int nplanes = s->nz + 2 * c->r;
         for (int b = 0; b < 2; b++) {
@@ -206,7 +218,10 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
                 return cpu_destroy(c), fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                                                 "cpu backend: source tap %d is off the grid", t);
             int k = (int)(tp->index / ((uint64_t)c->nx * c->ny));
-            cpu_slab *s = &c->slab[slab_of_plane(c, k)];
+            int d = slab_of_plane(c, k);
+            if (d < 0)
+                continue; /* another rank's plane: that rank injects it */
+            cpu_slab *s = &c->slab[d];
             if (!s->src) {
                 s->src = malloc((size_t)prob->nsrc_taps * sizeof *s->src);
                 if (!s->src)
@@ -244,27 +259,51 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
         }
     }
 
-    /* Receivers: every tap resolved to its slab; traces summed in the problem's order. */
+    /* Receivers: every tap resolved to its slab; traces summed in the problem's order.
+     * Distributed: only the receivers this rank records (fdw_receiver_slabs), every tap of
+     * one read here, a tap in the next rank's first plane from this slab's ghost planes,
+     * which after a step hold the neighbour's values of the same time level. */
     if (prob->nrec_taps > 0) {
         c->rec = malloc((size_t)prob->nrec_taps * sizeof *c->rec);
-        if (!c->rec)
+        int *rec_slab = c->comm ? malloc((size_t)prob->nreceivers * sizeof(int)) : NULL;
+        if (!c->rec || (c->comm && !rec_slab)) {
+            free(rec_slab);
             return nomem(c, err, 0, (uint64_t)prob->nrec_taps * sizeof *c->rec, total);
+        }
+        if (rec_slab)
+            fdw_receiver_slabs(prob, plan, rec_slab);
+        int n = 0;
         for (int t = 0; t < prob->nrec_taps; t++) {
             const fdw_tap *tp = &prob->rec_taps[t];
-            if (tp->index >= npts || tp->owner < 0 || tp->owner >= prob->nreceivers)
+            if (tp->index >= npts || tp->owner < 0 || tp->owner >= prob->nreceivers) {
+                free(rec_slab);
                 return cpu_destroy(c), fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                                                 "cpu backend: receiver tap %d is invalid", t);
+            }
             int k = (int)(tp->index / ((uint64_t)c->nx * c->ny));
             uint64_t rem = tp->index % ((uint64_t)c->nx * c->ny);
             int d = slab_of_plane(c, k);
-            c->rec[t].slab = d;
-            c->rec[t].offset = (ptrdiff_t)(k - c->slab[d].z0) * c->plane +
+            if (rec_slab) {
+                if (rec_slab[tp->owner] != c->gslab)
+                    continue;
+                d = 0;
+                if (k - c->slab[0].z0 > c->slab[0].nz + c->r - 1) {
+                    free(rec_slab);
+                    return cpu_destroy(c), fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                                                    "cpu backend: receiver tap %d lies beyond "
+                                                    "the ghost planes of slab %d", t, c->gslab);
+                }
+            }
+            c->rec[n].slab = d;
+            c->rec[n].offset = (ptrdiff_t)(k - c->slab[d].z0) * c->plane +
                                (ptrdiff_t)(rem / (uint64_t)c->nx) * c->px +
                                (ptrdiff_t)(rem % (uint64_t)c->nx);
-            c->rec[t].owner = tp->owner;
-            c->rec[t].weight = tp->weight;
+            c->rec[n].owner = tp->owner;
+            c->rec[n].weight = tp->weight;
+            n++;
         }
-        c->ntaps_rec = prob->nrec_taps;
+        free(rec_slab);
+        c->ntaps_rec = n;
     }
     if (prob->nreceivers > 0 && prob->nrec_slots > 0) {
         c->traces = calloc((size_t)prob->nrec_slots * (size_t)prob->nreceivers, sizeof(float));
@@ -273,8 +312,11 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
                          (uint64_t)prob->nrec_slots * (uint64_t)prob->nreceivers * 4, total);
     }
 
-    /* The initial field's ghost planes (stencil, derivative along z). */
-    if (prob->kind == FDW_KIND_STENCIL)
+    /* The initial field's ghost planes (stencil, derivative along z). Distributed: at the
+     * first step, so that create never waits on a rank that failed to create. */
+    if (c->comm)
+        c->ghosts_stale = prob->kind != FDW_KIND_ACOUSTIC;
+    else if (prob->kind == FDW_KIND_STENCIL)
         cpu_exchange_ghosts(c, c->cur, 0);
     else if (prob->kind == FDW_KIND_DERIVATIVE)
         cpu_exchange_ghosts(c, c->cur, 1);
@@ -287,7 +329,8 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
 static void slab_ranges(const cpu_ctx *c, int d, int periodic, int *top, int *bot)
 {
     const cpu_slab *s = &c->slab[d];
-    int has_top = periodic || d > 0, has_bot = periodic || d < c->ndev - 1;
+    const int g = c->gslab + d; /* the slab's index in the whole plan */
+    int has_top = periodic || g > 0, has_bot = periodic || g < c->nslabs - 1;
     *top = has_top ? (c->r < s->nz ? c->r : s->nz) : 0;
     *bot = has_bot ? (s->nz - c->r > *top ? s->nz - c->r : *top) : s->nz;
 }
@@ -335,7 +378,7 @@ static fdw_status cpu_step(void *vctx, long it, fdw_error *err)
     switch (p->kind) {
     case FDW_KIND_ACOUSTIC:
         planes = cpu_acoustic_planes;
-        if (p->free_surface)
+        if (p->free_surface && c->slab[0].z0 == 0)
             cpu_mirror_free_surface(c, c->cur);
         break;
     case FDW_KIND_STENCIL:
@@ -355,6 +398,12 @@ static fdw_status cpu_step(void *vctx, long it, fdw_error *err)
     }
     const int acoustic = p->kind == FDW_KIND_ACOUSTIC;
     int top[FDW_MAX_DEVICES], bot[FDW_MAX_DEVICES];
+    if (c->ghosts_stale && exchange) {
+        if (cpu_exchange_remote(c, c->cur, periodic) != 0)
+            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                            "cpu backend: ghost exchange of slab %d failed", c->gslab);
+    }
+    c->ghosts_stale = 0;
 
     /* 1. planes next to internal boundaries (their values feed the neighbours) */
     for (int d = 0; d < c->ndev; d++) {
@@ -373,8 +422,14 @@ static fdw_status cpu_step(void *vctx, long it, fdw_error *err)
         }
     }
     /* 2. ghost exchange of the new field (on a GPU this overlaps step 3) */
-    if (exchange)
+    if (exchange && c->comm) {
+        if (cpu_exchange_remote(c, 1 - c->cur, periodic) != 0)
+            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                            "cpu backend: ghost exchange of slab %d at step %ld failed",
+                            c->gslab, it);
+    } else if (exchange) {
         cpu_exchange_ghosts(c, 1 - c->cur, periodic);
+    }
     /* 3. interiors */
     for (int d = 0; d < c->ndev; d++) {
         planes(c, &c->slab[d], top[d], bot[d]);
@@ -471,6 +526,10 @@ static fdw_status cpu_fetch_receivers(void *vctx, long first, long count, float 
 static uint64_t cpu_device_bytes(void *vctx, int dev)
 {
     const cpu_ctx *c = vctx;
+    if (c->comm) /* any rank's slab: the same formula its process allocated by */
+        return dev >= 0 && dev < c->nslabs
+                   ? slab_bytes(&c->prob, c->plan.nz[dev], (uint64_t)c->plane * sizeof(float))
+                   : 0;
     return dev >= 0 && dev < c->ndev ? c->slab[dev].bytes : 0;
 }
 

@@ -14,6 +14,7 @@
 #define FDW_CPU_BACKEND_IMPL_H
 
 #include "backend.h"
+#include "comm.h"
 
 #include <omp.h>
 #include <stddef.h>
@@ -63,6 +64,13 @@ typedef struct cpu_ctx {
     int ntaps_rec;
     cpu_rec_tap *rec;
     float *traces;             /* nrec_slots * nreceivers */
+    /* Distributed run (prob.comm set): this process holds one slab, slab gslab of the
+     * plan's nslabs; its ghost planes next to other ranks come through comm. One process:
+     * gslab 0, nslabs = ndev. */
+    const fdw_comm *comm;
+    int gslab, nslabs;
+    fdw_plan plan;             /* copy of the plan (memory of every slab, for progress) */
+    int ghosts_stale;          /* stencil/derivative: the initial field's ghosts not filled */
 } cpu_ctx;
 
 /* The kernels are compiled for AVX-512, AVX2 and baseline x86-64 and the best one is
@@ -102,6 +110,10 @@ void cpu_derivative_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb);
  * in z (first and last slab are neighbours, a single slab is its own neighbour);
  * otherwise ghost planes outside the grid are left untouched (zero). */
 void cpu_exchange_ghosts(const cpu_ctx *c, int b, int periodic);
+/* Distributed run: the same fill for this process's slab, through c->comm (its ghost
+ * planes from the neighbouring ranks' owned planes, its owned planes to them). Collective
+ * with the neighbours; returns 0, or non-zero when the communication failed. */
+int cpu_exchange_remote(const cpu_ctx *c, int b, int periodic);
 /* Free surface: ghost planes above global plane 0 of buffer b get u(-m) = -u(m). */
 void cpu_mirror_free_surface(const cpu_ctx *c, int b);
 /* Derivative kind along x or y: fill the x (or y) padding of every owned row of buffer b

@@ -118,6 +118,8 @@ typedef struct fdw_callbacks {
     double progress_interval_s;
 } fdw_callbacks;
 
+struct fdw_comm; /* engine/comm.h */
+
 typedef enum { FDW_BACKEND_AUTO = 0, FDW_BACKEND_CPU, FDW_BACKEND_CUDA } fdw_backend_kind;
 
 typedef struct fdw_run_opts {
@@ -127,6 +129,10 @@ typedef struct fdw_run_opts {
     const int *device_ids;
     int ndevice_ids;
     int threads;                /* CPU backend OpenMP threads; 0 = default */
+    /* Distributed run (engine/comm.h, e.g. one MPI rank per slab): every rank calls fdw_run
+     * with the same spec; rank r runs slab r of the plan on the CPU backend; rank 0 alone
+     * writes the outputs and calls progress, snapshot and log. NULL: one process. */
+    const struct fdw_comm *comm;
 } fdw_run_opts;
 
 /* Summary of a finished run. */

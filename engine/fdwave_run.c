@@ -2,13 +2,21 @@
  * daemon, through the same engine calls the daemon makes (fdw_spec_load, fdw_run).
  *
  *   fdwave-run job.json [--out DIR] [--backend auto|cpu|cuda] [--devices 0,1]
- *              [--threads N] [--quiet] [--json]
+ *              [--threads N] [--quiet] [--json] [--mpi]
+ *
+ * Under mpirun (or with --mpi) every rank runs one slab of the job on the CPU backend
+ * (docs/mpi.md); rank 0 alone prints and writes the outputs, and every rank exits with
+ * the same status.
  *
  * Progress goes to stderr: on a terminal one line redrawn in place (bar, percent,
  * step/nsteps, Mpoints/s, ETA); otherwise one plain line per progress report. SIGINT
  * (or SIGTERM) cancels within a step; the outputs written so far stay. Exit status:
  * 0 done, 1 the run failed, 2 bad spec or usage, 130 cancelled (143 on SIGTERM). */
+#include "comm.h"
 #include "fdwave.h"
+#ifdef FDW_HAVE_MPI
+#include "mpi_comm.h"
+#endif
 
 #include <errno.h>
 #include <jansson.h>
@@ -47,6 +55,7 @@ static void usage(FILE *to)
             "  -t, --threads N        CPU backend OpenMP threads (default: all cores)\n"
             "  -q, --quiet            no progress or snapshot lines (warnings still shown)\n"
             "      --json             print a JSON summary of the run on stdout\n"
+            "      --mpi              run as one rank of an MPI job (automatic under mpirun)\n"
             "  -h, --help             this help\n"
             "  -V, --version          print the version\n"
             "\n"
@@ -229,7 +238,7 @@ int main(int argc, char **argv)
     fdw_run_opts ro;
     memset(&ro, 0, sizeof ro);
     ro.backend = FDW_BACKEND_AUTO;
-    int ids[64], nids = 0, json = 0;
+    int ids[64], nids = 0, json = 0, want_mpi = 0;
     run_ui ui = {0, 0, 0};
 
     for (int a = 1; a < argc; a++) {
@@ -296,6 +305,8 @@ int main(int argc, char **argv)
             ui.quiet = 1;
         } else if (strcmp(arg, "--json") == 0) {
             json = 1;
+        } else if (strcmp(arg, "--mpi") == 0) {
+            want_mpi = 1;
         } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             usage(stdout);
             return 0;
@@ -318,15 +329,53 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
 
+    /* MPI: one rank per slab. Rank 0 prints; the others stay silent. */
+    fdw_comm comm;
+    memset(&comm, 0, sizeof comm);
+    int mpi = 0, root = 1;
+#ifdef FDW_HAVE_MPI
+    if (want_mpi || fdw_mpi_launched()) {
+        char msg[256];
+        if (fdw_mpi_init(&argc, &argv, &comm, msg, sizeof msg) != 0) {
+            fprintf(stderr, "fdwave-run: %s\n", msg);
+            return EXIT_RUN_FAILED;
+        }
+        mpi = 1;
+        root = comm.rank == 0;
+        if (!root)
+            ui.quiet = 1;
+        if (comm.size > 1)
+            ro.comm = &comm;
+    }
+#else
+    (void)mpi;
+    const char *np = getenv("OMPI_COMM_WORLD_SIZE");
+    if (want_mpi || (np && atoi(np) > 1)) {
+        fprintf(stderr, "fdwave-run: this fdwave-run was built without MPI (Open MPI's "
+                        "development files were not found at build time); rebuild with "
+                        "libopenmpi-dev installed to run under mpirun\n");
+        return EXIT_RUN_FAILED;
+    }
+#endif
+
     fdw_error err;
     memset(&err, 0, sizeof err);
     fdw_spec *spec = NULL;
     fdw_status st = fdw_spec_load(spec_path, NULL, &spec, &err);
+    if (ro.comm) /* a rank that cannot read the spec stops every rank */
+        st = fdw_comm_agree(ro.comm, st, &err);
     if (st != FDW_OK) {
-        print_error(spec_path, &err);
-        if (json)
-            print_json_summary("invalid", spec_path, NULL, NULL, NULL, &err);
-        return EXIT_USAGE;
+        if (root) {
+            print_error(spec_path, &err);
+            if (json)
+                print_json_summary("invalid", spec_path, NULL, NULL, NULL, &err);
+        }
+        fdw_spec_free(spec);
+#ifdef FDW_HAVE_MPI
+        if (mpi)
+            fdw_mpi_finalize();
+#endif
+        return st == FDW_ERR_SPEC ? EXIT_USAGE : EXIT_RUN_FAILED;
     }
     /* The spec's warnings reach stderr through the engine's log callback when the run
      * starts (and the --json summary lists them). */
@@ -379,20 +428,26 @@ int main(int argc, char **argv)
         if (!ui.quiet)
             fprintf(stderr, "fdwave-run: done: %ld steps in %.2f s, %.1f Mpts/s (%s)\n",
                     res.steps_done, res.elapsed_s, res.mpts, res.backend);
-        if (!json)
+        if (!json && root)
             printf("outputs: %s\nmanifest: %s/manifest.json\n", out_dir, out_dir);
     } else if (st == FDW_ERR_CANCELLED) {
         code = stop_signal == SIGTERM ? 128 + SIGTERM : EXIT_CANCELLED;
         status = "cancelled";
-        fprintf(stderr, "fdwave-run: cancelled after %ld steps; outputs so far are in %s\n",
-                res.steps_done, out_dir);
+        if (root)
+            fprintf(stderr, "fdwave-run: cancelled after %ld steps; outputs so far are in %s\n",
+                    res.steps_done, out_dir);
     } else {
         code = st == FDW_ERR_SPEC ? EXIT_USAGE : EXIT_RUN_FAILED;
         status = "failed";
-        print_error(spec_path, &err);
+        if (root)
+            print_error(spec_path, &err);
     }
-    if (json)
+    if (json && root)
         print_json_summary(status, spec_path, out_dir, spec, &res, st == FDW_OK ? NULL : &err);
     fdw_spec_free(spec);
+#ifdef FDW_HAVE_MPI
+    if (mpi)
+        fdw_mpi_finalize();
+#endif
     return code;
 }

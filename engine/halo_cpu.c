@@ -1,7 +1,8 @@
 /* halo_cpu.c — what the CPU backend keeps outside each slab's owned points: the ghost
  * planes shared with neighbouring slabs (the "exchange" of the multi-device plan, here a
  * plane copy between virtual devices), the free-surface mirror above the top plane, and
- * the periodic padding the derivative kind reads. */
+ * the periodic padding the derivative kind reads. In a distributed run the exchange with
+ * other processes goes through the run's communicator (comm.h). */
 #include "cpu_backend_impl.h"
 
 #include <string.h>
@@ -42,6 +43,19 @@ void cpu_exchange_ghosts(const cpu_ctx *c, int b, int periodic)
         const cpu_slab *src = &c->slab[d];
         memcpy(plane_ptr(c, s, b, k), plane_ptr(c, src, b, gz - src->z0), bytes);
     }
+}
+
+int cpu_exchange_remote(const cpu_ctx *c, int b, int periodic)
+{
+    const cpu_slab *s = &c->slab[0];
+    const int g = c->gslab, n = c->nslabs, r = c->r;
+    const int prev = g > 0 ? g - 1 : periodic ? n - 1 : -1;
+    const int next = g < n - 1 ? g + 1 : periodic ? 0 : -1;
+    /* r whole padded planes each way: the owned planes next to a neighbour go to its
+     * ghost planes, contiguous in both buffers. */
+    return c->comm->exchange(c->comm, prev, next, plane_ptr(c, s, b, 0), plane_ptr(c, s, b, -r),
+                             plane_ptr(c, s, b, s->nz - r), plane_ptr(c, s, b, s->nz),
+                             (size_t)r * (size_t)c->plane);
 }
 
 void cpu_mirror_free_surface(const cpu_ctx *c, int b)

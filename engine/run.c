@@ -1,8 +1,16 @@
 /* run.c — fdw_run: runs a validated spec from start to finish. Chooses the backend and
  * devices, plans the slabs, builds the problem, drives the time loop (cancellation,
  * rate-limited progress, snapshots), and writes the final outputs (receiver gathers, final
- * field) and manifest.json. Every path out of fdw_run releases everything it took. */
+ * field) and manifest.json. Every path out of fdw_run releases everything it took.
+ *
+ * Distributed run (opts->comm, one process per slab): every rank runs this same code on
+ * its own slab. The ranks agree on a status (fdw_comm_agree) before every step and after
+ * each phase, so an error or a cancellation on any rank ends them all at the same point;
+ * within a step the collective parts (ghost exchange, gathers of snapshot and field parts
+ * to rank 0) come before the work of rank 0 alone (files, callbacks). */
 #include "backend.h"
+#include "comm.h"
+#include "distrib.h"
 #include "error.h"
 #include "outputs.h"
 #include "problem.h"
@@ -38,13 +46,15 @@ typedef struct run {
     double loop_s;             /* wall time of the time loop, including its final wait */
     float *volume;             /* stencil/derivative: host copy of the whole field */
     double max_abs_error;      /* derivative kind, after iteration 1 */
+    const fdw_comm *comm;      /* distributed run, else NULL */
+    int root;                  /* this process writes files and calls the callbacks */
 } run;
 
 /* printf-style log line through cb->log. */
 __attribute__((format(printf, 3, 4))) static void run_log(const run *r, int level,
                                                           const char *fmt, ...)
 {
-    if (!r->cb || !r->cb->log)
+    if (!r->cb || !r->cb->log || !r->root)
         return;
     char msg[1024];
     va_list ap;
@@ -99,6 +109,32 @@ static fdw_status choose_backend(run *r, fdw_error *err)
     } else {
         for (int d = 0; d < ndev; d++)
             ids[d] = d;
+    }
+
+    if (r->comm) {
+        /* One slab per rank, on the CPU backend of each process. */
+        if (o->backend == FDW_BACKEND_CUDA)
+            return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                            "the CUDA backend does not run across MPI ranks in this version; "
+                            "use --backend cpu (or auto) under mpirun, or run one process "
+                            "with \"devices\" to use several GPUs of one machine");
+        if (r->comm->size > FDW_MAX_DEVICES)
+            return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                            "%d MPI ranks; a run is split into at most %d slabs",
+                            r->comm->size, FDW_MAX_DEVICES);
+        if (ndev != r->comm->size)
+            run_log(r, FDW_LOG_INFO, "MPI: %d ranks, one slab each (the spec asks for %d "
+                    "device%s)", r->comm->size, ndev, ndev == 1 ? "" : "s");
+        r->be = fdw_cpu_backend();
+        fdw_status st = fdw_plan_slabs(spec->nz, spec->order / 2, r->comm->size, NULL,
+                                       &r->plan, err);
+        if (st != FDW_OK)
+            return st;
+        run_log(r, FDW_LOG_INFO, "backend cpu, %d MPI ranks", r->comm->size);
+        for (int d = 0; d < r->plan.ndev; d++)
+            run_log(r, FDW_LOG_INFO, "slab %d: rank %d, z planes [%d, %d)", d, d,
+                    r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
+        return FDW_OK;
     }
 
     const fdw_backend *cuda = fdw_cuda_backend();
@@ -159,6 +195,8 @@ static void fill_devices(run *r, fdw_progress *p)
 static fdw_status report(run *r, long done, int final, fdw_error *err)
 {
     fdw_status st = r->be->wait(r->ctx, err);
+    if (st != FDW_OK || !r->root)
+        return st;
     if (st == FDW_OK)
         st = fdw_snapshots_write(&r->snaps, r->cb, err);
     if (st != FDW_OK)
@@ -174,23 +212,89 @@ static fdw_status report(run *r, long done, int final, fdw_error *err)
     return FDW_OK;
 }
 
-/* Derivative kind: after iteration 1 copy the field back and compare with the exact
- * derivative. */
-static fdw_status check_derivative(run *r, fdw_error *err)
+/* Distributed run: assemble region rg, whose parts lie in every rank's buf (each rank has
+ * filled its own planes), in rank 0's buf. Collective. */
+static fdw_status gather_region(run *r, const fdw_slice *rg, float *buf, fdw_error *err)
+{
+    size_t bytes[FDW_MAX_DEVICES], off = 0;
+    fdw_region_parts(r->spec->nx, r->spec->ny, &r->plan, rg, bytes);
+    for (int q = 0; q < r->comm->rank; q++)
+        off += bytes[q];
+    if (r->comm->gather(r->comm, (const char *)buf + off, buf, bytes) != 0)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "rank %d: gathering a region on rank 0 failed", r->comm->rank);
+    return FDW_OK;
+}
+
+/* Copy the whole field to r->volume (on rank 0 of a distributed run). Collective. */
+static fdw_status fetch_volume(run *r, fdw_error *err)
 {
     fdw_slice vol = {.plane = FDW_PLANE_VOLUME, .index = 0};
     float *bufs[1] = {r->volume};
     fdw_status st = r->be->extract(r->ctx, 1, &vol, bufs, err);
     if (st == FDW_OK)
         st = r->be->wait(r->ctx, err);
-    if (st != FDW_OK)
-        return st;
+    if (st == FDW_OK && r->comm)
+        st = gather_region(r, &vol, r->volume, err);
+    return st;
+}
+
+/* Derivative kind: after iteration 1 (field in r->volume) compare with the exact
+ * derivative. */
+static fdw_status check_derivative(run *r, fdw_error *err)
+{
     r->max_abs_error = fdw_derivative_max_error(r->spec, r->volume);
     if (r->max_abs_error < 0.0)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory checking the derivative");
     run_log(r, FDW_LOG_INFO, "derivative after iteration 1: max |error| = %.3e",
             r->max_abs_error);
     return FDW_OK;
+}
+
+/* One step of the loop and what follows it: the derivative check, a snapshot, progress.
+ * The collective parts come first, then what rank 0 does alone. */
+static fdw_status step_once(run *r, long it, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    fdw_status st = r->be->step(r->ctx, it, err);
+    if (st != FDW_OK)
+        return st;
+    const long done = it + 1;
+    r->steps_done = done;
+    const int check = done == 1 && spec->kind == FDW_KIND_DERIVATIVE;
+    const int snap = spec->snapshot_every > 0 && done % spec->snapshot_every == 0 &&
+                     r->snaps.bufs;
+    if (check && (st = fetch_volume(r, err)) != FDW_OK)
+        return st;
+    if (snap) {
+        if (r->snaps.pending) { /* one process: the previous snapshot, copied meanwhile */
+            st = r->be->wait(r->ctx, err);
+            if (st == FDW_OK)
+                st = fdw_snapshots_write(&r->snaps, r->cb, err);
+            if (st != FDW_OK)
+                return st;
+        }
+        st = fdw_snapshots_issue(&r->snaps, r->be, r->ctx, done, err);
+        if (st != FDW_OK)
+            return st;
+        if (r->comm) {
+            st = r->be->wait(r->ctx, err);
+            for (int q = 0; q < spec->nslices && st == FDW_OK; q++)
+                st = gather_region(r, &spec->slices[q], r->snaps.bufs[q], err);
+            if (st != FDW_OK)
+                return st;
+            if (!r->root)
+                r->snaps.pending = 0; /* rank 0 writes the files */
+        }
+    }
+    /* rank 0 alone from here; a failure reaches the other ranks at the next agreement */
+    if (check && r->root && (st = check_derivative(r, err)) != FDW_OK)
+        return st;
+    if (snap && r->comm && r->root && (st = fdw_snapshots_write(&r->snaps, r->cb, err)) != FDW_OK)
+        return st;
+    if (done < r->prob.nt && r->root && fdw_meter_due(&r->meter, fdw_now()))
+        st = report(r, done, 0, err);
+    return st;
 }
 
 /* The time loop: steps, cancellation, snapshots, progress. */
@@ -202,42 +306,73 @@ static fdw_status time_loop(run *r, fdw_error *err)
     fdw_meter_start(&r->meter, nt, (double)spec->nx * spec->ny * spec->nz, interval);
     fdw_status st = FDW_OK;
     for (long it = 0; it < nt; it++) {
-        if (cancel_requested(r)) {
+        if (st == FDW_OK && cancel_requested(r))
             st = fdw_fail(err, FDW_ERR_CANCELLED, NULL, "cancelled at step %ld of %ld", it,
                           nt);
-            break;
-        }
-        st = r->be->step(r->ctx, it, err);
+        st = fdw_comm_agree(r->comm, st, err); /* unchanged for one process */
         if (st != FDW_OK)
             break;
-        const long done = it + 1;
-        r->steps_done = done;
-        if (done == 1 && spec->kind == FDW_KIND_DERIVATIVE) {
-            st = check_derivative(r, err);
-            if (st != FDW_OK)
-                break;
-        }
-        if (spec->snapshot_every > 0 && done % spec->snapshot_every == 0 && r->snaps.bufs) {
-            if (r->snaps.pending) {
-                st = r->be->wait(r->ctx, err);
-                if (st == FDW_OK)
-                    st = fdw_snapshots_write(&r->snaps, r->cb, err);
-                if (st != FDW_OK)
-                    break;
-            }
-            st = fdw_snapshots_issue(&r->snaps, r->be, r->ctx, done, err);
-            if (st != FDW_OK)
-                break;
-        }
-        if (done < nt && fdw_meter_due(&r->meter, fdw_now())) {
-            st = report(r, done, 0, err);
-            if (st != FDW_OK)
-                break;
-        }
+        st = step_once(r, it, err);
     }
     if (st == FDW_OK)
         st = report(r, r->steps_done, 1, err);
+    st = fdw_comm_agree(r->comm, st, err);
     r->loop_s = fdw_now() - r->meter.t_start;
+    return st;
+}
+
+/* Distributed run: the traces (trace-major, zero for receivers other ranks record) of
+ * every rank assembled on rank 0, each receiver from the rank that recorded it.
+ * Collective. */
+static fdw_status gather_traces(run *r, float *traces, fdw_status st, fdw_error *err)
+{
+    const int nrec = r->prob.nreceivers, n = r->comm->size;
+    const size_t ns = (size_t)r->prob.nrec_slots, tb = ns * sizeof(float);
+    size_t bytes[FDW_MAX_DEVICES] = {0}, total = 0;
+    int *slab_of = malloc((size_t)nrec * sizeof(int));
+    if (slab_of) {
+        fdw_receiver_slabs(&r->prob, &r->plan, slab_of);
+        for (int q = 0; q < nrec; q++)
+            if (slab_of[q] >= 0 && slab_of[q] < n)
+                bytes[slab_of[q]] += tb;
+        for (int q = 0; q < n; q++)
+            total += bytes[q];
+    }
+    const size_t mine = bytes[r->comm->rank];
+    char *packed = malloc(mine ? mine : 1);
+    char *all = r->root ? malloc(total ? total : 1) : NULL;
+    if (st == FDW_OK && (!slab_of || !packed || (r->root && !all)))
+        st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the gather");
+    /* every rank learns whether all can take part before the gather */
+    st = fdw_comm_agree(r->comm, st, err);
+    if (st != FDW_OK) {
+        free(slab_of);
+        free(packed);
+        free(all);
+        return st;
+    }
+    size_t at = 0;
+    for (int q = 0; q < nrec; q++)
+        if (slab_of[q] == r->comm->rank) {
+            memcpy(packed + at, traces + (size_t)q * ns, tb);
+            at += tb;
+        }
+    if (r->comm->gather(r->comm, packed, all, bytes) != 0)
+        st = fdw_fail(err, FDW_ERR_INTERNAL, NULL, "rank %d: gathering the receiver traces "
+                      "on rank 0 failed", r->comm->rank);
+    if (st == FDW_OK && r->root) {
+        /* rank q's part holds its receivers in receiver order, parts in rank order */
+        at = 0;
+        for (int q = 0; q < n; q++)
+            for (int v = 0; v < nrec; v++)
+                if (slab_of[v] == q) {
+                    memcpy(traces + (size_t)v * ns, all + at, tb);
+                    at += tb;
+                }
+    }
+    free(slab_of);
+    free(packed);
+    free(all);
     return st;
 }
 
@@ -254,11 +389,9 @@ static fdw_status write_gathers(run *r, fdw_error *err)
     const long chunk = 64;
     float *slots = malloc((size_t)chunk * (size_t)nrec * sizeof(float));
     fdw_status st = FDW_OK;
-    if (!traces || !slots) {
+    if (!traces || !slots)
         st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the gather (%.1f MiB)",
                       (double)total * 4.0 / (1024.0 * 1024.0));
-        goto out;
-    }
     /* Slot-major from the backend, transposed in chunks into trace-major. */
     for (long s0 = 0; s0 < ns && st == FDW_OK; s0 += chunk) {
         const long cnt = ns - s0 < chunk ? ns - s0 : chunk;
@@ -267,7 +400,9 @@ static fdw_status write_gathers(run *r, fdw_error *err)
             for (int rc = 0; rc < nrec; rc++)
                 traces[(size_t)rc * ns + s0 + s] = slots[(size_t)s * nrec + rc];
     }
-    if (st != FDW_OK)
+    if (r->comm) /* collective: called by every rank, whatever its status */
+        st = gather_traces(r, traces, st, err);
+    if (st != FDW_OK || !r->root)
         goto out;
     const double sdt = spec->dt * r->prob.rec_interval;
     char path[FDW_PATH_MAX + 32];
@@ -326,12 +461,8 @@ static fdw_status write_field(run *r, char *extra, size_t len, fdw_error *err)
 {
     const fdw_spec *spec = r->spec;
     const size_t n = (size_t)spec->nx * spec->ny * spec->nz;
-    fdw_slice vol = {.plane = FDW_PLANE_VOLUME, .index = 0};
-    float *bufs[1] = {r->volume};
-    fdw_status st = r->be->extract(r->ctx, 1, &vol, bufs, err);
-    if (st == FDW_OK)
-        st = r->be->wait(r->ctx, err);
-    if (st != FDW_OK)
+    fdw_status st = fetch_volume(r, err);
+    if (st != FDW_OK || !r->root)
         return st;
     double sum = 0.0, sq = 0.0;
     for (size_t i = 0; i < n; i++) {
@@ -359,6 +490,8 @@ static fdw_status write_field(run *r, char *extra, size_t len, fdw_error *err)
 /* The manifest's "result" object, then manifest.json. */
 static fdw_status write_result(run *r, int completed, const char *extra, fdw_error *err)
 {
+    if (!r->root)
+        return FDW_OK;
     const double pts = (double)r->spec->nx * r->spec->ny * r->spec->nz;
     const double mpts = r->loop_s > 0.0 ? pts * (double)r->steps_done / r->loop_s / 1e6 : 0.0;
     char json[1024];
@@ -393,15 +526,18 @@ static fdw_status run_setup(run *r, fdw_error *err)
         return st;
     if (r->be == fdw_cpu_backend() && r->opts->threads > 0)
         omp_set_num_threads(r->opts->threads);
-    st = make_dirs(r->opts->out_dir, err);
-    if (st != FDW_OK)
-        return st;
+    if (r->root) {
+        st = make_dirs(r->opts->out_dir, err);
+        if (st != FDW_OK)
+            return st;
+    }
     for (int w = 0; w < fdw_spec_warning_count(spec); w++)
         run_log(r, FDW_LOG_WARN, "%s", fdw_spec_warning(spec, w));
     st = fdw_problem_build(spec, &r->prob, err);
     if (st != FDW_OK)
         return st;
     r->have_prob = 1;
+    r->prob.comm = r->comm;
     r->manifest = fdw_manifest_new(spec, r->opts->out_dir);
     if (!r->manifest)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the manifest");
@@ -450,7 +586,10 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
     r.spec = spec;
     r.opts = opts;
     r.cb = cb;
+    r.comm = opts->comm && opts->comm->size > 1 ? opts->comm : NULL;
+    r.root = !r.comm || r.comm->rank == 0;
     fdw_status st = run_setup(&r, err);
+    st = fdw_comm_agree(r.comm, st, err); /* every rank set up, or every rank stops */
     if (st == FDW_OK)
         st = time_loop(&r, err);
 
@@ -462,7 +601,8 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
             st = write_field(&r, extra, sizeof extra, err);
         if (st == FDW_OK)
             st = write_result(&r, 1, extra, err);
-    } else if (st == FDW_ERR_CANCELLED && r.ctx) {
+        st = fdw_comm_agree(r.comm, st, err);
+    } else if (st == FDW_ERR_CANCELLED && r.ctx && r.root) {
         /* Keep what was made: the last snapshot, and a manifest saying where it stopped. */
         fdw_error ignored;
         if (r.be->wait(r.ctx, &ignored) == FDW_OK &&

@@ -19,7 +19,7 @@ int resident_blocks()
     if (cached < 0) {
         int n = 0;
         cudaError_t e;
-        if (ASYNC)
+        if constexpr (ASYNC)
             e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, fd25a_kernel<R, TX, BY, RY, P, AC>,
                                                               TX * BY, 0);
         else

@@ -17,11 +17,15 @@ static accept_req *g_head, *g_tail;
 static int g_stop, g_running;
 static pthread_t g_thread;
 
-void accept_enqueue(accept_req *a)
+int accept_enqueue(accept_req *a)
 {
     a->done = 0;
     a->next = NULL;
     pthread_mutex_lock(&g_lock);
+    if (g_stop || !g_running) { /* shutting down: nobody would resume the connection */
+        pthread_mutex_unlock(&g_lock);
+        return -1;
+    }
     if (g_tail)
         g_tail->next = a;
     else
@@ -32,6 +36,7 @@ void accept_enqueue(accept_req *a)
     MHD_suspend_connection(a->conn);
     pthread_cond_signal(&g_wake);
     pthread_mutex_unlock(&g_lock);
+    return 0;
 }
 
 static void commit_batch(accept_req *batch)
@@ -110,9 +115,11 @@ static void *accept_main(void *arg)
 int accept_start(void)
 {
     g_stop = 0;
-    if (pthread_create(&g_thread, NULL, accept_main, NULL) != 0)
-        return -1;
     g_running = 1;
+    if (pthread_create(&g_thread, NULL, accept_main, NULL) != 0) {
+        g_running = 0;
+        return -1;
+    }
     return 0;
 }
 
@@ -125,5 +132,7 @@ void accept_stop(void)
     pthread_cond_signal(&g_wake);
     pthread_mutex_unlock(&g_lock);
     pthread_join(g_thread, NULL);
+    pthread_mutex_lock(&g_lock);
     g_running = 0;
+    pthread_mutex_unlock(&g_lock);
 }

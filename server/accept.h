@@ -24,8 +24,9 @@ typedef struct accept_req {
 } accept_req;
 
 /* Queue a for commit and suspend its connection (call from the access handler). The
- * connection is resumed once a->done is set. */
-void accept_enqueue(accept_req *a);
+ * connection is resumed once a->done is set. Returns -1 (nothing queued, connection not
+ * suspended) when the daemon is shutting down. */
+int accept_enqueue(accept_req *a);
 
 int accept_start(void);
 /* Commits what is queued, then stops. */

@@ -40,6 +40,7 @@ static const opt g_opts[] = {
     {"max-connections-per-ip", K_INT, "simultaneous connections from one address (default 512)"},
     {"connection-timeout", K_INT, "seconds an idle connection is kept (default 60)"},
     {"http-threads", K_INT, "HTTP thread pool size (default 4)"},
+    {"sse-keepalive", K_INT, "seconds between keep-alive comments on idle event streams (default 15)"},
     {"allow-dir", K_LIST, "directory job specs may read files from (repeatable)"},
     {"web", K_STR, "directory of the web page served at / (default: installed, else source)"},
     {"log-level", K_LEVEL, "debug | info | warn | error (default info)"},
@@ -164,12 +165,15 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
             lo = 0, hi = 1024;
         if (strcmp(name, "http-threads") == 0)
             hi = 256;
+        if (strcmp(name, "sse-keepalive") == 0)
+            hi = 3600;
         if (parse_int(val, lo, hi, &v))
             BAD("%s %s: expected an integer %d..%d, got \"%s\"", src, name, lo, hi, val);
         if (strcmp(name, "workers") == 0) c->workers = v;
         else if (strcmp(name, "max-connections") == 0) c->max_connections = v;
         else if (strcmp(name, "max-connections-per-ip") == 0) c->max_connections_per_ip = v;
         else if (strcmp(name, "connection-timeout") == 0) c->connection_timeout = v;
+        else if (strcmp(name, "sse-keepalive") == 0) c->sse_keepalive = v;
         else c->http_threads = v;
         return 0;
     }
@@ -220,6 +224,7 @@ static void defaults(fdwd_config *c)
     c->max_connections_per_ip = 512;
     c->connection_timeout = 60;
     c->http_threads = 4;
+    c->sse_keepalive = 15;
     c->log_level = LOG_INFO;
     struct stat st;
     if (stat(FDWD_INSTALLED_WEB_DIR, &st) == 0 && S_ISDIR(st.st_mode))

@@ -23,6 +23,7 @@ typedef struct fdwd_config {
     int max_connections_per_ip;   /* --max-connections-per-ip */
     int connection_timeout;       /* --connection-timeout, seconds */
     int http_threads;             /* --http-threads, libmicrohttpd thread pool size */
+    int sse_keepalive;            /* --sse-keepalive, seconds between keep-alive comments */
     int nallow;                   /* --allow-dir, repeatable */
     char allow_dirs[CFG_MAX_ALLOW_DIRS][CFG_PATH];
     char web_dir[CFG_PATH];       /* --web */

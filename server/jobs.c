@@ -508,6 +508,34 @@ fail:
     return -1;
 }
 
+int jobs_fail_queued(int64_t id, const char *reason)
+{
+    sqlite3 *c = db();
+    if (!c || db_begin(c, 1) != SQLITE_OK)
+        return -1;
+    sqlite3_stmt *st;
+    int changed = 0;
+    if (sqlite3_prepare_v2(c,
+                           "UPDATE jobs SET state = 'failed', reason = ?1, finished_at = ?2 "
+                           "WHERE id = ?3 AND state = 'queued'",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, now_ms());
+        sqlite3_bind_int64(st, 3, id);
+        if (sqlite3_step(st) == SQLITE_DONE)
+            changed = sqlite3_changes(c);
+        sqlite3_finalize(st);
+    }
+    if (changed == 1 && append_state(c, id, "failed", reason)) {
+        db_rollback(c);
+        return -1;
+    }
+    if (db_commit(c) != SQLITE_OK)
+        return -1;
+    sse_notify(id);
+    return 0;
+}
+
 int jobs_recover(int max_attempts)
 {
     sqlite3 *c = db();

@@ -58,6 +58,9 @@ int jobs_load_for_run(int64_t id, char **owner, char **spec_body);
  * (if any) is recorded in the outputs table. */
 int jobs_finish(int64_t id, const char *state, const char *reason, int requeue,
                 const char *out_dir);
+/* queued -> failed with a reason (a job this server can never run, e.g. it asks for
+ * more devices than a restarted daemon has). */
+int jobs_fail_queued(int64_t id, const char *reason);
 /* At start: jobs left running go back to queued, or fail once they used max_attempts. */
 int jobs_recover(int max_attempts);
 

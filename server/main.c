@@ -187,7 +187,9 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    if (events_start() || accept_start() || sse_start(15000) || sched_start() ||
+    err[0] = '\0';
+    if (events_start() || accept_start() || sse_start(app->cfg.sse_keepalive * 1000) ||
+        sched_start() ||
         http_start(err, sizeof err)) {
         log_error("startup failed: %s", err[0] ? err : "cannot start threads");
         atomic_store(&app->shutting_down, 1);

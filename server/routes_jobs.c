@@ -191,7 +191,8 @@ enum MHD_Result route_jobs_submit(request *r)
     ss->a.conn = r->conn;
     r->route_state = ss;
     r->route_state_free = submit_state_free;
-    accept_enqueue(&ss->a); /* suspends; http.c calls us again once it is stored */
+    if (accept_enqueue(&ss->a)) /* suspends; http.c calls us again once it is stored */
+        return reply_error(r, 503, "unavailable", NULL, "the server is shutting down");
     return MHD_YES;
 }
 

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -112,8 +113,31 @@ static int try_start(void)
         return 0;
     if (nwanted > 0)
         g = nwanted;
+    int missing = -1;
+    for (int k = 0; k < nwanted; k++) {
+        int found = 0;
+        for (int i = 0; i < g_app.ndevices; i++)
+            found |= g_app.devices[i].id == wanted[k];
+        if (!found)
+            missing = wanted[k];
+    }
+    if (g < 1 || g > g_app.ndevices || missing >= 0) {
+        /* Accepted by an earlier daemon with more devices: it can never run here, and as
+         * the head of the queue it would hold up every job behind it. */
+        char reason[160];
+        if (missing >= 0)
+            snprintf(reason, sizeof reason, "device %d no longer exists on this server",
+                     missing);
+        else
+            snprintf(reason, sizeof reason, "needs %d devices; this server now has %d", g,
+                     g_app.ndevices);
+        pthread_mutex_unlock(&g_lock);
+        jobs_fail_queued(id, reason);
+        pthread_mutex_lock(&g_lock);
+        return 1;
+    }
     int idx[APP_MAX_DEVICES];
-    if (g < 1 || g > g_app.ndevices || pick_devices(g, wanted, nwanted, idx))
+    if (pick_devices(g, wanted, nwanted, idx))
         return 0; /* head-of-line: nobody behind it may take the devices */
     int ids[APP_MAX_DEVICES];
     for (int k = 0; k < g; k++) {

@@ -289,6 +289,51 @@ START_TEST(test_first_difference)
 }
 END_TEST
 
+/* Every kernel configuration (FDW_CUDA_TILE forces one) gives the CPU's bits: order 8
+ * acoustic and stencil with all of them, orders 2..6 with the cp.async ones (E..G). */
+START_TEST(test_configurations)
+{
+    char json[2048], what[96];
+    for (int tile = 1; tile <= 13; tile++) {
+        for (int order = 2; order <= 8; order += 2) {
+            if (order != 8 && tile < 11)
+                continue;
+            char env[8];
+            snprintf(env, sizeof env, "%d", tile);
+            for (int kind = 0; kind < 2; kind++) {
+                if (kind == 0)
+                    acoustic_json(json, sizeof json, order, 60, GAUSSIAN);
+                else
+                    snprintf(json, sizeof json,
+                             "{\"kind\":\"stencil\",\"grid\":{\"nx\":203,\"ny\":157,\"nz\":131,"
+                             "\"dx\":1,\"dy\":1,\"dz\":1},\"order\":%d,\"iterations\":20,\"seed\":5}",
+                             order);
+                fdw_spec *spec;
+                fdw_problem prob;
+                problem_from(json, &spec, &prob);
+                int id0 = 0;
+                outcome g, c;
+                setenv("FDW_CUDA_TILE", env, 1);
+                run_backend(fdw_cuda_backend(), &prob, 1, &id0, kind ? 20 : 60, &g);
+                unsetenv("FDW_CUDA_TILE");
+                run_backend(fdw_cpu_backend(), &prob, 1, &id0, kind ? 20 : 60, &c);
+                int same = memcmp(g.vol, c.vol, c.nvol * sizeof(float)) == 0;
+                snprintf(what, sizeof what, "%s order %d, configuration %d", kind ? "stencil" : "acoustic",
+                         order, tile);
+                if (!same)
+                    compare(what, &g, &c, 1e-5);
+                ck_assert_msg(same, "%s differs from the CPU", what);
+                outcome_free(&g);
+                outcome_free(&c);
+                fdw_problem_free(&prob);
+                fdw_spec_free(spec);
+            }
+        }
+    }
+    printf("all kernel configurations bit-identical to the CPU\n");
+}
+END_TEST
+
 static const int STENCIL_ORDERS[] = {2, 8, 12, 16};
 
 START_TEST(test_stencil_vs_cpu)
@@ -461,6 +506,7 @@ int main(void)
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, test_acoustic_vs_cpu, 0, 5);
     tcase_add_test(tc, test_first_difference);
+    tcase_add_test(tc, test_configurations);
     tcase_add_test(tc, test_slabs_bitwise);
     tcase_add_loop_test(tc, test_stencil_vs_cpu, 0, 4);
     tcase_add_loop_test(tc, test_derivative_vs_cpu, 0, 3);

@@ -17,7 +17,8 @@ static void setup(void)
 {
     curl_global_init(CURL_GLOBAL_ALL);
     harness_tmpdir(D.data, sizeof D.data);
-    const char *extra[] = {"--max-body", "65536", "--log-level", "debug", NULL};
+    const char *extra[] = {"--max-body", "65536", "--log-level", "debug", "--sse-keepalive", "2",
+                           NULL};
     if (harness_start(&D, extra) != 0) {
         fprintf(stderr, "fdwaved did not start; log in %s\n", D.log);
         abort();
@@ -350,7 +351,7 @@ END_TEST
 START_TEST(keepalive_on_idle_stream)
 {
     /* A 4-device job holds every device, so a 1-device job stays queued and its stream
-     * is idle: after 15 s the server sends a keep-alive comment. */
+     * is idle: after --sse-keepalive (2 s here) the server sends a keep-alive comment. */
     char big[4096], small[4096];
     small_spec(big, sizeof big, 64, 100000, 50000, 4);
     small_spec(small, sizeof small, 16, 10, 5, 1);
@@ -362,7 +363,7 @@ START_TEST(keepalive_on_idle_stream)
     char path[128];
     snprintf(path, sizeof path, "/v1/jobs/%ld/events", idle);
     http_resp r;
-    http_timeout_ms = 16500;
+    http_timeout_ms = 5000;
     http(&D, "GET", path, NULL, NULL, 0, &r); /* ends by our timeout */
     http_timeout_ms = 60000;
     ck_assert_ptr_nonnull(strstr(r.body, "event: state"));

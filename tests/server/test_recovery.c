@@ -227,6 +227,40 @@ START_TEST(three_crashes_fail)
 }
 END_TEST
 
+START_TEST(fewer_devices_after_restart)
+{
+    harness_tmpdir(D.data, sizeof D.data);
+    ck_assert_int_eq(harness_start(&D, NULL), 0);
+    char blocker[4096], wide[4096];
+    small_spec(blocker, sizeof blocker, 64, 8000, 2000, 1);
+    small_spec(wide, sizeof wide, 16, 10, 5, 4);
+    long st;
+    long b = submit(&D, blocker, NULL, &st);
+    ck_assert(wait_running(b, 20));
+    long w = submit(&D, wide, NULL, &st); /* waits: one device is busy */
+    ck_assert_int_eq(st, 201);
+    ck_assert_int_eq(harness_stop(&D), 0);
+    /* Restart with 2 devices: the 4-device job can never run; it fails with a reason
+     * instead of blocking the queue, and the 1-device job runs. */
+    const char *two[] = {"--devices", "cpu:2", NULL};
+    ck_assert_int_eq(harness_start(&D, two), 0);
+    ck_assert_str_eq(wait_done(&D, w, 10, NULL), "failed");
+    json_t *j = get_job(w);
+    ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "reason")), "4 devices"));
+    json_decref(j);
+    ck_assert(wait_running(b, 20));
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%ld/cancel", b);
+    http_resp r;
+    ck_assert_int_eq(http(&D, "POST", path, NULL, NULL, 0, &r), 0);
+    ck_assert_int_eq(r.status, 202);
+    http_free(&r);
+    ck_assert_str_eq(wait_done(&D, b, 5, NULL), "cancelled");
+    ck_assert_int_eq(harness_stop(&D), 0);
+    harness_rmtree(D.data);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server_recovery");
@@ -236,6 +270,7 @@ int main(void)
     tcase_add_test(tc, kill9_during_run_and_submits);
     tcase_add_test(tc, sigterm_requeues);
     tcase_add_test(tc, three_crashes_fail);
+    tcase_add_test(tc, fewer_devices_after_restart);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
