@@ -87,7 +87,9 @@ static void on_log(void *user, int level, const char *msg)
     if (level < FDW_LOG_INFO)
         return;
     int l = level > FDW_LOG_ERROR ? FDW_LOG_ERROR : level;
-    if (l >= FDW_LOG_WARN && !known_warning(w, msg))
+    if (l >= FDW_LOG_WARN && known_warning(w, msg))
+        return; /* stored and streamed once already, at submission */
+    if (l >= FDW_LOG_WARN)
         events_post(w->job_id, "warning", json_pack("{s:s}", "message", msg), 0);
     events_post(w->job_id, "log", json_pack("{s:s, s:s}", "level", names[l], "message", msg),
                 l < FDW_LOG_WARN);
