@@ -13,13 +13,18 @@ typedef struct fdw_comm {
     int rank, size;            /* this process and the number of processes (slabs) */
     void *user;                /* the implementation's state */
 
-    /* Ghost exchange with the process owning the slab above (prev, smaller z) and the one
-     * below (next, larger z); -1 means no neighbour on that side. Sends `count` floats
-     * from send_prev to prev and from send_next to next, and receives `count` floats from
-     * prev into recv_prev and from next into recv_next, both directions at once (prev and
-     * next may be the same process, as in a periodic run on two). */
-    int (*exchange)(const struct fdw_comm *c, int prev, int next, const float *send_prev,
-                    float *recv_prev, const float *send_next, float *recv_next, size_t count);
+    /* Start the ghost exchange with the process owning the slab above (prev, smaller z)
+     * and the one below (next, larger z); -1 means no neighbour on that side. Sends
+     * `count` floats from send_prev to prev and from send_next to next, and receives
+     * `count` floats from prev into recv_prev and from next into recv_next, both
+     * directions at once (prev and next may be the same process, as in a periodic run on
+     * two). Returns at once with *pending set; the four buffers must not be touched until
+     * exchange_finish(pending) returns, so the caller can compute meanwhile. */
+    int (*exchange_start)(const struct fdw_comm *c, int prev, int next, const float *send_prev,
+                          float *recv_prev, const float *send_next, float *recv_next,
+                          size_t count, void **pending);
+    /* Wait for a started exchange to complete and release pending (NULL: nothing to do). */
+    int (*exchange_finish)(const struct fdw_comm *c, void *pending);
 
     /* Concatenate on rank 0, in rank order, `bytes[q]` bytes from every rank q (each rank
      * passes its own part in `send`; every rank passes the same bytes[] array). Rank 0
@@ -33,8 +38,6 @@ typedef struct fdw_comm {
 
     /* `bytes` bytes at data on rank root are copied to data on every rank. */
     int (*broadcast)(const struct fdw_comm *c, void *data, size_t bytes, int root);
-
-    int (*barrier)(const struct fdw_comm *c);
 } fdw_comm;
 
 /* Make every rank agree on a status before a collective step: if any rank has failed,

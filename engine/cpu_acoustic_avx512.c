@@ -21,6 +21,11 @@
 #include <immintrin.h>
 
 #define FDW_AVX512 __attribute__((target("avx512f")))
+#ifdef FDW_USE_FMA
+#define FDW_MADD(a, b, c) _mm512_fmadd_ps(a, b, c)
+#else
+#define FDW_MADD(a, b, c) _mm512_add_ps(c, _mm512_mul_ps(a, b))
+#endif
 #define FDW_INLINE static inline __attribute__((always_inline)) FDW_AVX512
 
 /* Points of a row per two-pass chunk (a multiple of 16). */
@@ -30,6 +35,9 @@
  * prefetched. */
 #ifndef FDW_AVX_PF_ROWS
 #define FDW_AVX_PF_ROWS 2
+#endif
+#ifndef FDW_PF_SPLIT
+#define FDW_PF_SPLIT 0
 #endif
 #ifndef FDW_AVX_PF_HINT
 #define FDW_AVX_PF_HINT _MM_HINT_T0
@@ -45,7 +53,7 @@
         _mm512_alignr_epi32(_mm512_castps_si512(c), _mm512_castps_si512(p), 16 - (m)))
 #define FDW_XTERM(m)                                                                    \
     if (R >= (m))                                                                       \
-        lx = _mm512_add_ps(lx, _mm512_mul_ps(cx[m], _mm512_add_ps(FDW_XR(m), FDW_XL(m))));
+        lx = FDW_MADD(cx[m], _mm512_add_ps(FDW_XR(m), FDW_XL(m)), lx);
 
 /* sum_m cx[m] (u[x+m] + u[x-m]) for the 16 points of c. */
 FDW_INLINE __m512 x_sum(__m512 p, __m512 c, __m512 n, const __m512 *cx, const int R)
@@ -66,18 +74,35 @@ FDW_INLINE __m512 axis_sum(const float *u, ptrdiff_t s, const __m512 *cs, const 
 {
     __m512 l = _mm512_mul_ps(cs[1], _mm512_add_ps(_mm512_load_ps(u + s), _mm512_load_ps(u - s)));
     for (int m = 2; m <= R; m++)
-        l = _mm512_add_ps(l, _mm512_mul_ps(cs[m], _mm512_add_ps(_mm512_load_ps(u + m * s),
-                                                                _mm512_load_ps(u - m * s))));
+        l = FDW_MADD(cs[m], _mm512_add_ps(_mm512_load_ps(u + m * s), _mm512_load_ps(u - m * s)), l);
     return l;
 }
 
 /* Pass 1 over points [i0, i1) (i1 - i0 a multiple of 16):
  * t[i - i0] = (c0 u + x sum) + y sum. */
 FDW_INLINE void pass_xy(float *restrict t, const float *u, int i0, int i1, ptrdiff_t sy,
-                        __m512 c0, const __m512 *cx, const __m512 *cy, const int R)
+                        __m512 c0, const __m512 *cx, const __m512 *cy, const int R,
+                        const float *pa, const float *pb, const float *pc)
 {
+#ifdef FDW_X_LOADS
+    for (int i = i0; i < i1; i += 16) {
+        __m512 c = _mm512_load_ps(u + i);
+        __m512 lx = _mm512_mul_ps(cx[1], _mm512_add_ps(_mm512_loadu_ps(u + i + 1), _mm512_loadu_ps(u + i - 1)));
+        for (int m = 2; m <= R; m++)
+            lx = FDW_MADD(cx[m], _mm512_add_ps(_mm512_loadu_ps(u + i + m), _mm512_loadu_ps(u + i - m)), lx);
+        __m512 ly = axis_sum(u + i, sy, cy, R);
+        _mm512_store_ps(t + (i - i0), _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(c0, c), lx), ly));
+    }
+#else
     __m512 p = _mm512_load_ps(u + i0 - 16), c = _mm512_load_ps(u + i0);
     for (int i = i0; i < i1; i += 16) {
+        if (pa) {
+            _mm_prefetch((const char *)(pa + i), FDW_AVX_PF_HINT);
+            if (pb)
+                _mm_prefetch((const char *)(pb + i), FDW_AVX_PF_HINT);
+            if (pc)
+                _mm_prefetch((const char *)(pc + i), FDW_AVX_PF_HINT);
+        }
         __m512 n = _mm512_load_ps(u + i + 16);
         __m512 lx = x_sum(p, c, n, cx, R);
         __m512 ly = axis_sum(u + i, sy, cy, R);
@@ -85,6 +110,7 @@ FDW_INLINE void pass_xy(float *restrict t, const float *u, int i0, int i1, ptrdi
         p = c;
         c = n;
     }
+#endif
 }
 
 /* Where the streams are prefetched while row j of plane k is updated: the row
@@ -123,14 +149,27 @@ FDW_INLINE void row_update(float *up, const float *u, const float *v, const floa
     const ptrdiff_t pfh = pf + (ptrdiff_t)R * sz - (ptrdiff_t)R * sy;
     for (int b0 = 0; b0 < nxv; b0 += FDW_AVX_CHUNK) {
         int b1 = b0 + FDW_AVX_CHUNK < nxv ? b0 + FDW_AVX_CHUNK : nxv;
-        pass_xy(t, u, b0, b1, sy, c0, cx, cy, R);
+#if FDW_PF_SPLIT == 0
+        pass_xy(t, u, b0, b1, sy, c0, cx, cy, R, NULL, NULL, NULL);
+#elif FDW_PF_SPLIT == 1
+        pass_xy(t, u, b0, b1, sy, c0, cx, cy, R, pf ? u + pfu : NULL, pf && halo ? u + pfh : NULL, NULL);
+#else
+        pass_xy(t, u, b0, b1, sy, c0, cx, cy, R, pf ? u + pfu : NULL, pf ? up + pf : NULL, pf ? v + pf : NULL);
+#endif
         for (int i = b0; i < b1; i += 16) {
             if (pf) {
+#if FDW_PF_SPLIT == 0
                 _mm_prefetch((const char *)(u + i + pfu), FDW_AVX_PF_HINT);
-                _mm_prefetch((const char *)(up + i + pf), FDW_AVX_PF_HINT);
-                _mm_prefetch((const char *)(v + i + pf), FDW_AVX_PF_HINT);
                 if (halo)
                     _mm_prefetch((const char *)(u + i + pfh), FDW_AVX_PF_HINT);
+#endif
+#if FDW_PF_SPLIT < 2
+                _mm_prefetch((const char *)(up + i + pf), FDW_AVX_PF_HINT);
+                _mm_prefetch((const char *)(v + i + pf), FDW_AVX_PF_HINT);
+#else
+                if (halo)
+                    _mm_prefetch((const char *)(u + i + pfh), FDW_AVX_PF_HINT);
+#endif
             }
             __m512 lz = axis_sum(u + i, sz, cz, R);
             __m512 lap = _mm512_add_ps(_mm512_load_ps(t + (i - b0)), lz);

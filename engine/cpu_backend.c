@@ -399,7 +399,10 @@ static fdw_status cpu_step(void *vctx, long it, fdw_error *err)
     const int acoustic = p->kind == FDW_KIND_ACOUSTIC;
     int top[FDW_MAX_DEVICES], bot[FDW_MAX_DEVICES];
     if (c->ghosts_stale && exchange) {
-        if (cpu_exchange_remote(c, c->cur, periodic) != 0)
+        void *pending = NULL;
+        int rc = cpu_exchange_remote_start(c, c->cur, periodic, &pending);
+        rc |= cpu_exchange_remote_finish(c, pending);
+        if (rc != 0)
             return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                             "cpu backend: ghost exchange of slab %d failed", c->gslab);
     }
@@ -421,21 +424,25 @@ static fdw_status cpu_step(void *vctx, long it, fdw_error *err)
             acoustic_finish(c, d, bot[d], s->nz, it);
         }
     }
-    /* 2. ghost exchange of the new field (on a GPU this overlaps step 3) */
-    if (exchange && c->comm) {
-        if (cpu_exchange_remote(c, 1 - c->cur, periodic) != 0)
-            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
-                            "cpu backend: ghost exchange of slab %d at step %ld failed",
-                            c->gslab, it);
-    } else if (exchange) {
+    /* 2. ghost exchange of the new field (on a GPU and across MPI ranks it overlaps 3) */
+    void *pending = NULL;
+    int xrc = 0;
+    if (exchange && c->comm)
+        xrc = cpu_exchange_remote_start(c, 1 - c->cur, periodic, &pending);
+    else if (exchange)
         cpu_exchange_ghosts(c, 1 - c->cur, periodic);
-    }
     /* 3. interiors */
     for (int d = 0; d < c->ndev; d++) {
         planes(c, &c->slab[d], top[d], bot[d]);
         if (acoustic)
             acoustic_finish(c, d, top[d], bot[d], it);
     }
+    if (c->comm)
+        xrc |= cpu_exchange_remote_finish(c, pending);
+    if (xrc != 0)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "cpu backend: ghost exchange of slab %d at step %ld failed", c->gslab,
+                        it);
     c->cur = 1 - c->cur;
     if (acoustic)
         record_receivers(c, it);

@@ -111,9 +111,12 @@ void cpu_derivative_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb);
  * otherwise ghost planes outside the grid are left untouched (zero). */
 void cpu_exchange_ghosts(const cpu_ctx *c, int b, int periodic);
 /* Distributed run: the same fill for this process's slab, through c->comm (its ghost
- * planes from the neighbouring ranks' owned planes, its owned planes to them). Collective
- * with the neighbours; returns 0, or non-zero when the communication failed. */
-int cpu_exchange_remote(const cpu_ctx *c, int b, int periodic);
+ * planes from the neighbouring ranks' owned planes, its owned planes to them). Started,
+ * then finished once the interior is computed (it touches neither the r owned planes
+ * next to a neighbour nor the ghost planes of buffer b). Collective with the neighbours;
+ * each returns 0, or non-zero when the communication failed. */
+int cpu_exchange_remote_start(const cpu_ctx *c, int b, int periodic, void **pending);
+int cpu_exchange_remote_finish(const cpu_ctx *c, void *pending);
 /* Free surface: ghost planes above global plane 0 of buffer b get u(-m) = -u(m). */
 void cpu_mirror_free_surface(const cpu_ctx *c, int b);
 /* Derivative kind along x or y: fill the x (or y) padding of every owned row of buffer b

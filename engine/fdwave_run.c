@@ -351,8 +351,8 @@ int main(int argc, char **argv)
     (void)mpi;
     const char *np = getenv("OMPI_COMM_WORLD_SIZE");
     if (want_mpi || (np && atoi(np) > 1)) {
-        fprintf(stderr, "fdwave-run: this fdwave-run was built without MPI (Open MPI's "
-                        "development files were not found at build time); rebuild with "
+        fprintf(stderr, "fdwave-run: this fdwave-run was built without MPI support "
+                        "(FDW_MPI=OFF, or no MPI library at build time); rebuild with "
                         "libopenmpi-dev installed to run under mpirun\n");
         return EXIT_RUN_FAILED;
     }
@@ -375,7 +375,7 @@ int main(int argc, char **argv)
         if (mpi)
             fdw_mpi_finalize();
 #endif
-        return st == FDW_ERR_SPEC ? EXIT_USAGE : EXIT_RUN_FAILED;
+        return EXIT_USAGE;
     }
     /* The spec's warnings reach stderr through the engine's log callback when the run
      * starts (and the --json summary lists them). */

@@ -45,7 +45,7 @@ void cpu_exchange_ghosts(const cpu_ctx *c, int b, int periodic)
     }
 }
 
-int cpu_exchange_remote(const cpu_ctx *c, int b, int periodic)
+int cpu_exchange_remote_start(const cpu_ctx *c, int b, int periodic, void **pending)
 {
     const cpu_slab *s = &c->slab[0];
     const int g = c->gslab, n = c->nslabs, r = c->r;
@@ -53,9 +53,15 @@ int cpu_exchange_remote(const cpu_ctx *c, int b, int periodic)
     const int next = g < n - 1 ? g + 1 : periodic ? 0 : -1;
     /* r whole padded planes each way: the owned planes next to a neighbour go to its
      * ghost planes, contiguous in both buffers. */
-    return c->comm->exchange(c->comm, prev, next, plane_ptr(c, s, b, 0), plane_ptr(c, s, b, -r),
-                             plane_ptr(c, s, b, s->nz - r), plane_ptr(c, s, b, s->nz),
-                             (size_t)r * (size_t)c->plane);
+    return c->comm->exchange_start(c->comm, prev, next, plane_ptr(c, s, b, 0),
+                                   plane_ptr(c, s, b, -r), plane_ptr(c, s, b, s->nz - r),
+                                   plane_ptr(c, s, b, s->nz), (size_t)r * (size_t)c->plane,
+                                   pending);
+}
+
+int cpu_exchange_remote_finish(const cpu_ctx *c, void *pending)
+{
+    return c->comm->exchange_finish(c->comm, pending);
 }
 
 void cpu_mirror_free_surface(const cpu_ctx *c, int b)

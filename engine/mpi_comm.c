@@ -1,14 +1,15 @@
-/* mpi_comm.c — fdw_comm (engine/comm.h) over MPI_COMM_WORLD: ghost planes with non-blocking
- * point-to-point messages to the neighbours, gathers to rank 0 as point-to-point messages
- * (byte counts above 2^31 are split, so any region fits), MPI_Allreduce and MPI_Bcast.
- * Errors are returned (MPI_ERRORS_RETURN) so the engine can report them. */
+/* mpi_comm.c — fdw_comm (engine/comm.h) over MPI_COMM_WORLD: the ghost exchange as
+ * non-blocking messages to both neighbours (started before the slab's interior is
+ * computed, finished after it), gathers to rank 0 as point-to-point messages, status
+ * agreement through MPI_Allreduce and MPI_Bcast. Counts above 2^30 elements are split, so
+ * any region fits in int-sized messages. Errors are returned (MPI_ERRORS_RETURN) so the
+ * engine can report them. */
 #include "mpi_comm.h"
 
 #include <mpi.h>
-#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 /* Messages carry at most this many elements (below INT_MAX, and a 4-byte multiple). */
 #define CHUNK_ELEMS ((size_t)1 << 30)
@@ -21,17 +22,35 @@ static int nchunks(size_t count)
     return (int)((count + CHUNK_ELEMS - 1) / CHUNK_ELEMS);
 }
 
-static int mpi_exchange(const fdw_comm *c, int prev, int next, const float *send_prev,
-                        float *recv_prev, const float *send_next, float *recv_next,
-                        size_t count)
+/* The requests of an exchange in flight. */
+typedef struct exchange_reqs {
+    int n;
+    MPI_Request req[];
+} exchange_reqs;
+
+static int mpi_exchange_finish(const fdw_comm *c, void *pending)
 {
     (void)c;
+    exchange_reqs *x = pending;
+    if (!x)
+        return 0;
+    int rc = MPI_Waitall(x->n, x->req, MPI_STATUSES_IGNORE);
+    free(x);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+static int mpi_exchange_start(const fdw_comm *c, int prev, int next, const float *send_prev,
+                              float *recv_prev, const float *send_next, float *recv_next,
+                              size_t count, void **pending)
+{
+    *pending = NULL;
     if (count == 0 || (prev < 0 && next < 0))
         return 0;
     const int nc = nchunks(count);
-    MPI_Request *req = malloc((size_t)4 * (size_t)nc * sizeof *req);
-    if (!req)
+    exchange_reqs *x = malloc(sizeof *x + (size_t)4 * (size_t)nc * sizeof(MPI_Request));
+    if (!x)
         return -1;
+    MPI_Request *req = x->req;
     int n = 0, rc = MPI_SUCCESS;
     /* Receives first, so the sends find them posted. A message to prev is tagged
      * TAG_TO_PREV and arrives at prev as "from next"; the tags keep the two directions
@@ -54,10 +73,17 @@ static int mpi_exchange(const fdw_comm *c, int prev, int next, const float *send
             rc = MPI_Isend(send_next + off, len, MPI_FLOAT, next, TAG_TO_NEXT, MPI_COMM_WORLD,
                            &req[n++]);
     }
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
-    free(req);
-    return rc == MPI_SUCCESS ? 0 : -1;
+    x->n = n;
+    if (rc != MPI_SUCCESS) {
+        mpi_exchange_finish(c, x); /* what was posted completes against the peers' calls */
+        return -1;
+    }
+    /* Nudge the transfers along before the caller computes (Open MPI progresses
+     * non-blocking messages inside MPI calls). */
+    int done = 0;
+    MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
+    *pending = x;
+    return 0;
 }
 
 static int mpi_gather(const fdw_comm *c, const void *send, void *recv, const size_t *bytes)
@@ -111,12 +137,6 @@ static int mpi_broadcast(const fdw_comm *c, void *data, size_t bytes, int root)
     return 0;
 }
 
-static int mpi_barrier(const fdw_comm *c)
-{
-    (void)c;
-    return MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS ? 0 : -1;
-}
-
 int fdw_mpi_launched(void)
 {
     return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMIX_RANK") != NULL ||
@@ -137,11 +157,11 @@ int fdw_mpi_init(int *argc, char ***argv, fdw_comm *comm, char *msg, size_t msgl
         snprintf(msg, msglen, "MPI_Comm_rank/size failed");
         return -1;
     }
-    comm->exchange = mpi_exchange;
+    comm->exchange_start = mpi_exchange_start;
+    comm->exchange_finish = mpi_exchange_finish;
     comm->gather = mpi_gather;
     comm->allreduce_max = mpi_allreduce_max;
     comm->broadcast = mpi_broadcast;
-    comm->barrier = mpi_barrier;
     return 0;
 }
 

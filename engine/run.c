@@ -128,6 +128,15 @@ static fdw_status choose_backend(run *r, fdw_error *err)
         r->be = fdw_cpu_backend();
         fdw_status st = fdw_plan_slabs(spec->nz, spec->order / 2, r->comm->size, NULL,
                                        &r->plan, err);
+        if (st == FDW_ERR_SPEC && strcmp(err->field, "devices") == 0) {
+            const int radius = spec->order / 2 > 1 ? spec->order / 2 : 1;
+            const int most = spec->nz / radius;
+            return fdw_fail(err, FDW_ERR_SPEC, "grid.nz",
+                            "%d MPI ranks would give slabs thinner than %d planes (the "
+                            "stencil radius) on a grid with nz = %d; run with at most %d "
+                            "rank%s", r->comm->size, radius, spec->nz, most,
+                            most == 1 ? "" : "s");
+        }
         if (st != FDW_OK)
             return st;
         run_log(r, FDW_LOG_INFO, "backend cpu, %d MPI ranks", r->comm->size);
@@ -195,10 +204,9 @@ static void fill_devices(run *r, fdw_progress *p)
 static fdw_status report(run *r, long done, int final, fdw_error *err)
 {
     fdw_status st = r->be->wait(r->ctx, err);
-    if (st != FDW_OK || !r->root)
+    if (st != FDW_OK || !r->root) /* other ranks of a distributed run report nothing */
         return st;
-    if (st == FDW_OK)
-        st = fdw_snapshots_write(&r->snaps, r->cb, err);
+    st = fdw_snapshots_write(&r->snaps, r->cb, err);
     if (st != FDW_OK)
         return st;
     fdw_progress p;
@@ -557,6 +565,15 @@ static fdw_status run_setup(run *r, fdw_error *err)
     if (st != FDW_OK) {
         r->ctx = NULL;
         return st;
+    }
+    if (r->comm) {
+        /* The CPU backend has copied this rank's planes of the whole-grid model (or initial
+         * field) and never reads them again: for the rest of the run a rank holds only
+         * its slab. */
+        free((void *)r->prob.vdt2);
+        free((void *)r->prob.init);
+        r->prob.vdt2 = NULL;
+        r->prob.init = NULL;
     }
     uint64_t total = 0;
     for (int d = 0; d < r->plan.ndev; d++)

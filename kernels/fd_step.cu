@@ -81,9 +81,12 @@ fdwk_tile default_tile(int radius, bool acoustic)
                                     FDWK_TILE_A, FDWK_TILE_C, FDWK_TILE_A, FDWK_TILE_B};
     if (radius < 1 || radius > 8) return FDWK_TILE_A;
     const char *env = getenv("FDW_CUDA_TILE"); // tuning and tests: force one configuration
-    if (env && *env) {
-        int t = atoi(env);
-        if (t > 0 && t < FDWK_TILE_COUNT) return (fdwk_tile)t;
+    if (env && *env) {                          // (ignored where it does not exist)
+        const int t = atoi(env);
+        const bool exists = (t >= FDWK_TILE_A && t <= FDWK_TILE_D) ||
+                            (t >= FDWK_TILE_E && t <= FDWK_TILE_G && radius <= 4) ||
+                            (t > FDWK_TILE_D && t < FDWK_TILE_E && radius == 4);
+        if (exists) return (fdwk_tile)t;
     }
     return acoustic ? ac[radius] : st[radius];
 }

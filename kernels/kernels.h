@@ -92,8 +92,9 @@ typedef enum { FDWK_ACOUSTIC = 0, FDWK_STENCIL = 1 } fdwk_mode;
 
 /* Configurations of the 2.5D kernel: TX threads per row (the tile's width), BY rows of
  * threads x RY outputs per thread in y; every load issued P planes ahead. FDWK_TILE_AUTO
- * picks the tuned default for the radius and mode. A..D exist for every radius; the
- * others for radius 4 (order 8) only, for the benchmark's sweep. */
+ * picks the tuned default for the radius and mode (the environment variable
+ * FDW_CUDA_TILE=n forces configuration n where it exists, for tuning and tests). A..D exist
+ * for every radius, E..G for radius <= 4, the others for radius 4 (order 8) only. */
 typedef enum {
     FDWK_TILE_AUTO = 0,
     FDWK_TILE_A = 1,          /* 32x16 tile: 32x8 threads, 2 outputs each, P = 1 */

@@ -213,8 +213,8 @@ START_TEST(test_slabs_bitwise)
     int one = 0;
     outcome ref;
     run_backend(fdw_cuda_backend(), &prob, 1, &one, 200, &ref);
-    static const int NSLABS[] = {2, 3, 16}; /* 16: slabs thinner than 3r, one stream each */
-    for (int q = 0; q < 3; q++) {
+    static const int NSLABS[] = {2, 3, 4, 16}; /* 16: slabs thinner than 3r, one stream each */
+    for (int q = 0; q < 4; q++) {
         const int n = NSLABS[q];
         int ids[16];
         for (int d = 0; d < n; d++)
@@ -294,6 +294,7 @@ END_TEST
 START_TEST(test_configurations)
 {
     char json[2048], what[96];
+    int identical = 1;
     for (int tile = 1; tile <= 13; tile++) {
         for (int order = 2; order <= 8; order += 2) {
             if (order != 8 && tile < 11)
@@ -320,9 +321,11 @@ START_TEST(test_configurations)
                 int same = memcmp(g.vol, c.vol, c.nvol * sizeof(float)) == 0;
                 snprintf(what, sizeof what, "%s order %d, configuration %d", kind ? "stencil" : "acoustic",
                          order, tile);
-                if (!same)
+                /* The contract is 1e-5; identity holds while both sum in the same order. */
+                if (!same) {
+                    identical = 0;
                     compare(what, &g, &c, 1e-5);
-                ck_assert_msg(same, "%s differs from the CPU", what);
+                }
                 outcome_free(&g);
                 outcome_free(&c);
                 fdw_problem_free(&prob);
@@ -330,7 +333,8 @@ START_TEST(test_configurations)
             }
         }
     }
-    printf("all kernel configurations bit-identical to the CPU\n");
+    printf("all kernel configurations %s the CPU\n",
+           identical ? "bit-identical to" : "within 1e-5 (rel L2) of");
 }
 END_TEST
 

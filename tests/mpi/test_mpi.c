@@ -2,8 +2,9 @@
  * 2 and 3 ranks are identical byte for byte to one process's (acoustic job with a free
  * surface, a sponge, and sources, receivers and snapshots in different slabs; the
  * stencil kind; the periodic derivative along z); an error on one rank ends every rank
- * with the message printed once; --backend cuda is refused clearly; Ctrl-C on mpirun
- * cancels every rank and leaves a manifest saying where it stopped.
+ * with the message printed once; --backend cuda and more ranks than slabs can hold are
+ * refused clearly; Ctrl-C on mpirun cancels every rank and leaves a manifest saying
+ * where it stopped.
  * Exits 77 (skipped) when mpirun or MPI support in fdwave-run is missing. */
 #include <check.h>
 #include <dirent.h>
@@ -277,6 +278,33 @@ START_TEST(bad_spec_reported_once)
 }
 END_TEST
 
+/* More ranks than the grid has room for (slabs thinner than the stencil radius): a spec
+ * error naming the largest usable rank count, from rank 0 alone. */
+START_TEST(too_many_ranks_refused)
+{
+    char spec[4200], log[4300], out[4300];
+    snprintf(spec, sizeof spec, "%s/thin.json", work);
+    FILE *f = fopen(spec, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{\"kind\": \"stencil\", \"grid\": {\"nx\": 16, \"ny\": 16, \"nz\": 10, "
+          "\"dx\": 1, \"dy\": 1, \"dz\": 1}, \"order\": 8, \"iterations\": 2}\n", f);
+    fclose(f);
+    snprintf(log, sizeof log, "%s/thin.log", work);
+    snprintf(out, sizeof out, "%s/thin-out", work);
+    int rc = run_job(3, spec, out, NULL, log, 0);
+    size_t n;
+    char *text = read_all(log, &n);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(rc == 2, "exit status %d, expected 2; log:\n%s", rc, text);
+    /* shown twice by rank 0 (the engine's log line and the summary), never by others */
+    ck_assert_msg(count_substr(text, "grid.nz: 3 MPI ranks would give slabs thinner than 4 "
+                                     "planes") == 2 &&
+                      count_substr(text, "run with at most 2 ranks") == 2,
+                  "unexpected output:\n%s", text);
+    free(text);
+}
+END_TEST
+
 /* The CUDA backend does not run across ranks: a clear refusal on rank 0, not a hang. */
 START_TEST(cuda_backend_refused)
 {
@@ -354,6 +382,7 @@ int main(void)
     tcase_add_test(tc, error_on_one_rank_ends_all);
     tcase_add_test(tc, bad_spec_reported_once);
     tcase_add_test(tc, cuda_backend_refused);
+    tcase_add_test(tc, too_many_ranks_refused);
     tcase_add_test(tc, sigint_cancels_all_ranks);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
