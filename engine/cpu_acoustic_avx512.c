@@ -1,14 +1,25 @@
 /* cpu_acoustic_avx512.c — the acoustic row kernels written with AVX-512F intrinsics, picked
  * at run time by cpu_acoustic.c when the processor has AVX-512F (the portable kernels in
- * cpu_acoustic.c run otherwise). Same operations in the same order as the portable ones
- * (see cpu_acoustic_kernel.h), so both give the same bits.
+ * cpu_acoustic.c run otherwise).
  *
  * Why a hand-written kernel: at order 8 the compiler's vectorisation of the portable loop
  * spends its time on 2r + 1 unaligned x-neighbour loads per vector and, mostly, waiting for
  * the three streams that come from memory (the leading z plane of u, u_prev and vdt2).
- * Here the x neighbours are lane shifts (valignd) of three aligned vectors already in
- * registers, every other load is aligned (rows and x = 0 start on 64-byte boundaries), and
- * the memory streams are prefetched a few rows ahead in the order the rows are visited.
+ * Here the x neighbours are lane shifts (valignd) of aligned vectors already in registers,
+ * every other load is aligned (rows and x = 0 start on 64-byte boundaries), each neighbour
+ * pair costs one add and one fused multiply-add, and the memory streams are prefetched a
+ * row ahead in the order the rows are visited.
+ *
+ * Arithmetic per point (the same for every point, whatever its slab, block or lane):
+ *     t   = fma chain over c0 u, then the x pairs m = 1..r, then the y pairs m = 1..r
+ *     lap = fma chain from t over the z pairs m = 1..r
+ *     u'  = fma(vdt2, lap, 2u - u_prev)                                  undamped
+ *     u'  = fma(vdt2, lap, 2u - (1 - q) u_prev) / (1 + q)                damped
+ * where each pair is u[+m] + u[-m] and "2u - x" is one fused operation. For q == 0 both
+ * forms give the same bits (2u is exact, 1 - 0 = 1, and x / 1 = x), so where the sponge
+ * starts never changes a result. The fused operations round differently from the portable
+ * kernels (within a few ulps): each machine runs one kernel for every point, which keeps N
+ * slabs equal to 1 slab bit for bit.
  *
  * A row is done in chunks of FDW_AVX_CHUNK points in two passes (the centre, x and y terms
  * into a buffer that stays in L1, then the z terms and the update), so each pass keeps its
@@ -21,96 +32,79 @@
 #include <immintrin.h>
 
 #define FDW_AVX512 __attribute__((target("avx512f")))
-#ifdef FDW_USE_FMA
-#define FDW_MADD(a, b, c) _mm512_fmadd_ps(a, b, c)
-#else
-#define FDW_MADD(a, b, c) _mm512_add_ps(c, _mm512_mul_ps(a, b))
-#endif
 #define FDW_INLINE static inline __attribute__((always_inline)) FDW_AVX512
 
 /* Points of a row per two-pass chunk (a multiple of 16). */
 #define FDW_AVX_CHUNK 512
 
-/* How far ahead (in rows of the block walk, see prefetch_offset) the memory streams are
+/* How far ahead, in rows of the block walk (see prefetch_offset), the memory streams are
  * prefetched. */
 #ifndef FDW_AVX_PF_ROWS
-#define FDW_AVX_PF_ROWS 2
-#endif
-#ifndef FDW_PF_SPLIT
-#define FDW_PF_SPLIT 0
+#define FDW_AVX_PF_ROWS 1
 #endif
 #ifndef FDW_AVX_PF_HINT
 #define FDW_AVX_PF_HINT _MM_HINT_T0
 #endif
+#ifndef FDW_AVX_XLOADS
+#define FDW_AVX_XLOADS 0
+#endif
 
-/* x neighbours at +m and -m of the vector c, from p (the 16 points before c) and n (the 16
- * after it). */
+/* x neighbour pair u[x+m] + u[x-m] for the 16 points of c: lane shifts (valignd) of c, p
+ * (the 16 points before c) and n (the 16 after it); or, for m <= FDW_AVX_XLOADS, two
+ * unaligned loads. */
 #define FDW_XR(m)                                                                       \
     _mm512_castsi512_ps(                                                                \
         _mm512_alignr_epi32(_mm512_castps_si512(n), _mm512_castps_si512(c), (m)))
 #define FDW_XL(m)                                                                       \
     _mm512_castsi512_ps(                                                                \
         _mm512_alignr_epi32(_mm512_castps_si512(c), _mm512_castps_si512(p), 16 - (m)))
+#define FDW_XPAIR(m)                                                                    \
+    ((m) <= FDW_AVX_XLOADS                                                              \
+         ? _mm512_add_ps(_mm512_loadu_ps(u + i + (m)), _mm512_loadu_ps(u + i - (m)))    \
+         : _mm512_add_ps(FDW_XR(m), FDW_XL(m)))
 #define FDW_XTERM(m)                                                                    \
     if (R >= (m))                                                                       \
-        lx = FDW_MADD(cx[m], _mm512_add_ps(FDW_XR(m), FDW_XL(m)), lx);
+        acc = _mm512_fmadd_ps(cx[m], FDW_XPAIR(m), acc);
 
-/* sum_m cx[m] (u[x+m] + u[x-m]) for the 16 points of c. */
-FDW_INLINE __m512 x_sum(__m512 p, __m512 c, __m512 n, const __m512 *cx, const int R)
-{
-    __m512 lx = _mm512_mul_ps(cx[1], _mm512_add_ps(FDW_XR(1), FDW_XL(1)));
-    FDW_XTERM(2)
-    FDW_XTERM(3)
-    FDW_XTERM(4)
-    FDW_XTERM(5)
-    FDW_XTERM(6)
-    FDW_XTERM(7)
-    FDW_XTERM(8)
-    return lx;
-}
+/* The pair u[i + m s] + u[i - m s] (aligned loads). */
+#define FDW_PAIR(s, m) _mm512_add_ps(_mm512_load_ps(u + i + (m) * (s)), _mm512_load_ps(u + i - (m) * (s)))
 
-/* sum_m cs[m] (u[i + m s] + u[i - m s]), aligned loads. */
-FDW_INLINE __m512 axis_sum(const float *u, ptrdiff_t s, const __m512 *cs, const int R)
-{
-    __m512 l = _mm512_mul_ps(cs[1], _mm512_add_ps(_mm512_load_ps(u + s), _mm512_load_ps(u - s)));
-    for (int m = 2; m <= R; m++)
-        l = FDW_MADD(cs[m], _mm512_add_ps(_mm512_load_ps(u + m * s), _mm512_load_ps(u - m * s)), l);
-    return l;
-}
-
-/* Pass 1 over points [i0, i1) (i1 - i0 a multiple of 16):
- * t[i - i0] = (c0 u + x sum) + y sum. */
+/* Pass 1 over points [i0, i1) (i1 - i0 a multiple of 16): t = c0 u + x pairs + y pairs.
+ * pa, pb, pc (all NULL or none) are prefetched at the same x as u, one line per vector. */
 FDW_INLINE void pass_xy(float *restrict t, const float *u, int i0, int i1, ptrdiff_t sy,
                         __m512 c0, const __m512 *cx, const __m512 *cy, const int R,
                         const float *pa, const float *pb, const float *pc)
 {
-#ifdef FDW_X_LOADS
-    for (int i = i0; i < i1; i += 16) {
-        __m512 c = _mm512_load_ps(u + i);
-        __m512 lx = _mm512_mul_ps(cx[1], _mm512_add_ps(_mm512_loadu_ps(u + i + 1), _mm512_loadu_ps(u + i - 1)));
-        for (int m = 2; m <= R; m++)
-            lx = FDW_MADD(cx[m], _mm512_add_ps(_mm512_loadu_ps(u + i + m), _mm512_loadu_ps(u + i - m)), lx);
-        __m512 ly = axis_sum(u + i, sy, cy, R);
-        _mm512_store_ps(t + (i - i0), _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(c0, c), lx), ly));
-    }
-#else
     __m512 p = _mm512_load_ps(u + i0 - 16), c = _mm512_load_ps(u + i0);
     for (int i = i0; i < i1; i += 16) {
         if (pa) {
             _mm_prefetch((const char *)(pa + i), FDW_AVX_PF_HINT);
-            if (pb)
-                _mm_prefetch((const char *)(pb + i), FDW_AVX_PF_HINT);
-            if (pc)
-                _mm_prefetch((const char *)(pc + i), FDW_AVX_PF_HINT);
+            _mm_prefetch((const char *)(pb + i), FDW_AVX_PF_HINT);
+            _mm_prefetch((const char *)(pc + i), FDW_AVX_PF_HINT);
         }
         __m512 n = _mm512_load_ps(u + i + 16);
-        __m512 lx = x_sum(p, c, n, cx, R);
-        __m512 ly = axis_sum(u + i, sy, cy, R);
-        _mm512_store_ps(t + (i - i0), _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(c0, c), lx), ly));
+        __m512 acc = _mm512_mul_ps(c0, c);
+        FDW_XTERM(1)
+        FDW_XTERM(2)
+        FDW_XTERM(3)
+        FDW_XTERM(4)
+        FDW_XTERM(5)
+        FDW_XTERM(6)
+        FDW_XTERM(7)
+        FDW_XTERM(8)
+#ifdef FDW_ACC2
+        __m512 accy = _mm512_mul_ps(cy[1], FDW_PAIR(sy, 1));
+        for (int m = 2; m <= R; m++)
+            accy = _mm512_fmadd_ps(cy[m], FDW_PAIR(sy, m), accy);
+        acc = _mm512_add_ps(acc, accy);
+#else
+        for (int m = 1; m <= R; m++)
+            acc = _mm512_fmadd_ps(cy[m], FDW_PAIR(sy, m), acc);
+#endif
+        _mm512_store_ps(t + (i - i0), acc);
         p = c;
         c = n;
     }
-#endif
 }
 
 /* Where the streams are prefetched while row j of plane k is updated: the row
@@ -127,14 +121,15 @@ FDW_INLINE ptrdiff_t prefetch_offset(const cpu_acoustic_args *a, int k, int j, i
         kk++;
     }
     *halo = jj < j0 + 2 * R;
-    if (kk >= a->nzl)
+    if (kk >= a->nzl || (kk == k && jj == j))
         return 0;
     return (ptrdiff_t)(kk - k) * a->sz + (ptrdiff_t)(jj - j) * a->sy;
 }
 
-/* One row of plane k: points [0, nx) at up/u/v (pointers to x = 0 of the row).
- * qx == NULL: the undamped form everywhere. Otherwise q = qx[x] + qyz and the damped form
- * wherever a vector holds a point with q != 0 (it gives the undamped bits where q == 0). */
+/* One row of plane k: points [0, nx) at up/u/v (pointers to x = 0 of the row), streams
+ * prefetched at offset pf (0: none). qx == NULL: the undamped form everywhere; otherwise
+ * q = qx[x] + qyz and the damped form for every vector that is not wholly inside the
+ * undamped run [xlo, xhi) of a row with qyz == 0. */
 FDW_INLINE void row_update(float *up, const float *u, const float *v, const float *qx, float qyz,
                            int xlo, int xhi, int nx, ptrdiff_t sy, ptrdiff_t sz, ptrdiff_t pf,
                            int halo, __m512 c0, const __m512 *cx, const __m512 *cy,
@@ -149,42 +144,26 @@ FDW_INLINE void row_update(float *up, const float *u, const float *v, const floa
     const ptrdiff_t pfh = pf + (ptrdiff_t)R * sz - (ptrdiff_t)R * sy;
     for (int b0 = 0; b0 < nxv; b0 += FDW_AVX_CHUNK) {
         int b1 = b0 + FDW_AVX_CHUNK < nxv ? b0 + FDW_AVX_CHUNK : nxv;
-#if FDW_PF_SPLIT == 0
-        pass_xy(t, u, b0, b1, sy, c0, cx, cy, R, NULL, NULL, NULL);
-#elif FDW_PF_SPLIT == 1
-        pass_xy(t, u, b0, b1, sy, c0, cx, cy, R, pf ? u + pfu : NULL, pf && halo ? u + pfh : NULL, NULL);
-#else
-        pass_xy(t, u, b0, b1, sy, c0, cx, cy, R, pf ? u + pfu : NULL, pf ? up + pf : NULL, pf ? v + pf : NULL);
-#endif
+        pass_xy(t, u, b0, b1, sy, c0, cx, cy, R, pf ? u + pfu : NULL, pf ? up + pf : NULL,
+                pf ? v + pf : NULL);
         for (int i = b0; i < b1; i += 16) {
-            if (pf) {
-#if FDW_PF_SPLIT == 0
-                _mm_prefetch((const char *)(u + i + pfu), FDW_AVX_PF_HINT);
-                if (halo)
-                    _mm_prefetch((const char *)(u + i + pfh), FDW_AVX_PF_HINT);
-#endif
-#if FDW_PF_SPLIT < 2
-                _mm_prefetch((const char *)(up + i + pf), FDW_AVX_PF_HINT);
-                _mm_prefetch((const char *)(v + i + pf), FDW_AVX_PF_HINT);
-#else
-                if (halo)
-                    _mm_prefetch((const char *)(u + i + pfh), FDW_AVX_PF_HINT);
-#endif
-            }
-            __m512 lz = axis_sum(u + i, sz, cz, R);
-            __m512 lap = _mm512_add_ps(_mm512_load_ps(t + (i - b0)), lz);
+            if (pf && halo)
+                _mm_prefetch((const char *)(u + i + pfh), FDW_AVX_PF_HINT);
+            __m512 lap = _mm512_load_ps(t + (i - b0));
+            for (int m = 1; m <= R; m++)
+                lap = _mm512_fmadd_ps(cz[m], FDW_PAIR(sz, m), lap);
             __m512 c = _mm512_load_ps(u + i);
             __m512 o = _mm512_load_ps(up + i);
-            __m512 w = _mm512_mul_ps(_mm512_load_ps(v + i), lap);
             int full = i + 16 <= nx;
             if (qx && !(qyz == 0.0f && i >= xlo && i + 16 <= xhi)) {
                 __m512 q = full ? _mm512_loadu_ps(qx + i) : _mm512_maskz_loadu_ps(tail, qx + i);
                 q = _mm512_add_ps(q, vqyz);
-                o = _mm512_mul_ps(_mm512_sub_ps(one, q), o);
-                o = _mm512_add_ps(_mm512_sub_ps(_mm512_mul_ps(two, c), o), w);
+                o = _mm512_fnmadd_ps(_mm512_sub_ps(one, q), o, _mm512_add_ps(c, c));
+                o = _mm512_fmadd_ps(_mm512_load_ps(v + i), lap, o);
                 o = _mm512_div_ps(o, _mm512_add_ps(one, q));
             } else {
-                o = _mm512_add_ps(_mm512_sub_ps(_mm512_mul_ps(two, c), o), w);
+                o = _mm512_fmsub_ps(two, c, o);
+                o = _mm512_fmadd_ps(_mm512_load_ps(v + i), lap, o);
             }
             if (full)
                 _mm512_store_ps(up + i, o);
