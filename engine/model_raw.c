@@ -1,6 +1,7 @@
 /* model_raw.c — raw little-endian float32 velocity models: the file is exactly nx*ny*nz
  * samples, x fastest, with no header. Read in chunks (models may be tens of GB). */
 #include "model_io.h"
+#include "outputs.h"
 #include "model_formats.h"
 #include "atomic_file.h"
 #include "error.h"
@@ -63,38 +64,11 @@ fdw_status fdw_raw_read(const char *path, fdw_model_sink *s, fdw_error *err)
     return rc;
 }
 
+/* A raw model is a raw float32 array like any output: one writer for both. */
 fdw_status fdw_model_write_raw(const char *path, const float *v, int nx, int ny, int nz,
                                fdw_error *err)
 {
     if (!path || !v || nx <= 0 || ny <= 0 || nz <= 0)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "fdw_model_write_raw: bad arguments");
-    size_t n = (size_t)nx * (size_t)ny * (size_t)nz;
-    fdw_atomic_file af;
-    fdw_status st = fdw_atomic_open(&af, path, err);
-    if (st != FDW_OK)
-        return st;
-    int swap = !fdw_host_is_little_endian();
-    float *buf = NULL;
-    if (swap && !(buf = malloc(FDW_MODEL_CHUNK * sizeof *buf))) {
-        fdw_atomic_abort(&af);
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cannot allocate a write buffer");
-    }
-    for (size_t done = 0; done < n;) {
-        size_t m = n - done < FDW_MODEL_CHUNK ? n - done : FDW_MODEL_CHUNK;
-        const float *src = v + done;
-        if (swap) {
-            memcpy(buf, src, m * sizeof *buf);
-            fdw_swap32(buf, m);
-            src = buf;
-        }
-        if (fwrite(src, sizeof *src, m, af.fp) != m) {
-            int e = errno;
-            free(buf);
-            fdw_atomic_abort(&af);
-            return fdw_fail(err, FDW_ERR_IO, NULL, "cannot write %s: %s", path, strerror(e));
-        }
-        done += m;
-    }
-    free(buf);
-    return fdw_atomic_commit(&af, err);
+    return fdw_write_raw_f32(path, v, (size_t)nx * (size_t)ny * (size_t)nz, err);
 }
