@@ -582,6 +582,39 @@ START_TEST(model_upload_and_use)
 }
 END_TEST
 
+/* A job whose grid cannot fit in memory fails with a reason that says so, and the daemon
+ * goes on serving: the next job succeeds (issue 4: "a job too large ... the daemon keeps
+ * running"; the CPU backend stands in for a GPU here). */
+START_TEST(too_large_job_fails_daemon_lives)
+{
+    const char *huge =
+        "{\"grid\":{\"nx\":4000,\"ny\":4000,\"nz\":4000,\"dx\":10,\"dy\":10,\"dz\":10},"
+        "\"order\":8,\"velocity\":{\"type\":\"constant\",\"value\":2000},"
+        "\"time\":{\"nt\":10,\"dt\":\"auto\"},"
+        "\"sources\":[{\"position\":[20000,20000,20000],\"wavelet\":{\"type\":\"ricker\",\"f0\":5}}]}";
+    long status = 0;
+    long id = submit(&D, huge, NULL, &status);
+    ck_assert_msg(id > 0 && status == 201, "huge job not accepted: %ld", status);
+    ck_assert_str_eq(wait_done(&D, id, 60, NULL), "failed");
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%ld", id);
+    http_resp r;
+    ck_assert_int_eq(http(&D, "GET", path, NULL, NULL, 0, &r), 0);
+    json_t *j = http_json(&r);
+    const char *reason = json_string_value(json_object_get(j, "reason"));
+    ck_assert_msg(reason && (strstr(reason, "memory") || strstr(reason, "GiB")),
+                  "reason does not speak of memory: %s", reason ? reason : "(null)");
+    json_decref(j);
+    http_free(&r);
+
+    char spec[4096];
+    small_spec(spec, sizeof spec, 24, 20, 0, 1);
+    id = submit(&D, spec, NULL, &status);
+    ck_assert_int_eq(status, 201);
+    ck_assert_str_eq(wait_done(&D, id, 60, NULL), "succeeded");
+}
+END_TEST
+
 START_TEST(system_endpoints)
 {
     http_resp r;
@@ -637,6 +670,7 @@ int main(void)
     tcase_add_test(tc, range_requests);
     tcase_add_test(tc, model_upload_and_use);
     tcase_add_test(tc, system_endpoints);
+    tcase_add_test(tc, too_large_job_fails_daemon_lives);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
