@@ -7,7 +7,12 @@
  * its own slab. The ranks agree on a status (fdw_comm_agree) before every step and after
  * each phase, so an error or a cancellation on any rank ends them all at the same point;
  * within a step the collective parts (ghost exchange, gathers of snapshot and field parts
- * to rank 0) come before the work of rank 0 alone (files, callbacks). */
+ * to rank 0) come before the work of rank 0 alone (files, callbacks).
+ *
+ * Snapshots (run_snapshots.h): at a snapshot step the loop copies the slices into a free
+ * host buffer set, waits for the copy only, hands the set to the writer thread and goes on
+ * issuing steps; each step it checks (one atomic read) for snapshots the writer finished
+ * and delivers them (manifest, snapshot callback) on this thread, in order. */
 #include "backend.h"
 #include "comm.h"
 #include "distrib.h"
@@ -38,8 +43,7 @@ typedef struct run {
     fdw_problem prob;
     int have_prob;
     fdw_manifest *manifest;
-    fdw_snapshots snaps;
-    int have_snaps;
+    fdw_snapshots *snaps;      /* NULL when the spec asks for no snapshots */
     fdw_meter meter;
     fdw_device_progress devs[FDW_MAX_DEVICES];
     long steps_done;
@@ -199,14 +203,16 @@ static void fill_devices(run *r, fdw_progress *p)
     p->devices = r->devs;
 }
 
-/* Wait for the backend, write a pending snapshot, then report progress. Returns
+/* Wait for the backend (so the rate counts finished steps), deliver the snapshots the
+ * writer has finished (final: wait for all of them), then report progress. Returns
  * FDW_ERR_CANCELLED when the progress callback asks to stop (unless final). */
 static fdw_status report(run *r, long done, int final, fdw_error *err)
 {
     fdw_status st = r->be->wait(r->ctx, err);
     if (st != FDW_OK || !r->root) /* other ranks of a distributed run report nothing */
         return st;
-    st = fdw_snapshots_write(&r->snaps, r->cb, err);
+    st = final ? fdw_snapshots_drain(r->snaps, r->cb, err)
+               : fdw_snapshots_poll(r->snaps, r->cb, err);
     if (st != FDW_OK)
         return st;
     fdw_progress p;
@@ -259,6 +265,29 @@ static fdw_status check_derivative(run *r, fdw_error *err)
     return FDW_OK;
 }
 
+/* Snapshot of the state after `done` steps: copy the slices into a free buffer set (rank 0
+ * of a distributed run assembles every rank's part), wait for the copy, and hand the set
+ * to the writer thread. Collective in a distributed run. */
+static fdw_status take_snapshot(run *r, long done, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    float **bufs = NULL;
+    /* rank 0 may wait here for its writer, or meet its failure: agree before the gathers */
+    fdw_status st = fdw_snapshots_acquire(r->snaps, r->cb, done, &bufs, err);
+    if (r->comm)
+        st = fdw_comm_agree(r->comm, st, err);
+    if (st != FDW_OK)
+        return st;
+    st = r->be->extract(r->ctx, spec->nslices, spec->slices, bufs, err);
+    if (st == FDW_OK)
+        st = r->be->wait(r->ctx, err);
+    for (int q = 0; r->comm && q < spec->nslices && st == FDW_OK; q++)
+        st = gather_region(r, &spec->slices[q], bufs[q], err);
+    if (st == FDW_OK)
+        st = fdw_snapshots_submit(r->snaps, err);
+    return st;
+}
+
 /* One step of the loop and what follows it: the derivative check, a snapshot, progress.
  * The collective parts come first, then what rank 0 does alone. */
 static fdw_status step_once(run *r, long it, fdw_error *err)
@@ -269,38 +298,21 @@ static fdw_status step_once(run *r, long it, fdw_error *err)
         return st;
     const long done = it + 1;
     r->steps_done = done;
+    fdw_snapshots_note_steps(r->snaps, done);
     const int check = done == 1 && spec->kind == FDW_KIND_DERIVATIVE;
-    const int snap = spec->snapshot_every > 0 && done % spec->snapshot_every == 0 &&
-                     r->snaps.bufs;
+    const int snap = r->snaps && done % spec->snapshot_every == 0;
     if (check && (st = fetch_volume(r, err)) != FDW_OK)
         return st;
-    if (snap) {
-        if (r->snaps.pending) { /* one process: the previous snapshot, copied meanwhile */
-            st = r->be->wait(r->ctx, err);
-            if (st == FDW_OK)
-                st = fdw_snapshots_write(&r->snaps, r->cb, err);
-            if (st != FDW_OK)
-                return st;
-        }
-        st = fdw_snapshots_issue(&r->snaps, r->be, r->ctx, done, err);
-        if (st != FDW_OK)
-            return st;
-        if (r->comm) {
-            st = r->be->wait(r->ctx, err);
-            for (int q = 0; q < spec->nslices && st == FDW_OK; q++)
-                st = gather_region(r, &spec->slices[q], r->snaps.bufs[q], err);
-            if (st != FDW_OK)
-                return st;
-            if (!r->root)
-                r->snaps.pending = 0; /* rank 0 writes the files */
-        }
-    }
+    if (snap && (st = take_snapshot(r, done, err)) != FDW_OK)
+        return st;
     /* rank 0 alone from here; a failure reaches the other ranks at the next agreement */
-    if (check && r->root && (st = check_derivative(r, err)) != FDW_OK)
+    if (!r->root)
+        return FDW_OK;
+    if (check && (st = check_derivative(r, err)) != FDW_OK)
         return st;
-    if (snap && r->comm && r->root && (st = fdw_snapshots_write(&r->snaps, r->cb, err)) != FDW_OK)
+    if ((st = fdw_snapshots_poll(r->snaps, r->cb, err)) != FDW_OK)
         return st;
-    if (done < r->prob.nt && r->root && fdw_meter_due(&r->meter, fdw_now()))
+    if (done < r->prob.nt && fdw_meter_due(&r->meter, fdw_now()))
         st = report(r, done, 0, err);
     return st;
 }
@@ -512,10 +524,25 @@ static fdw_status write_result(run *r, int completed, const char *extra, fdw_err
     return fdw_manifest_write(r->manifest, err);
 }
 
+/* One debug line on what the snapshot writer did: how much of its work overlapped steps
+ * and how long the loop waited for it. */
+static void log_snapshot_stats(const run *r)
+{
+    if (!r->snaps || !r->root)
+        return;
+    fdw_snapshot_stats ss;
+    fdw_snapshots_stats(r->snaps, &ss);
+    run_log(r, FDW_LOG_DEBUG,
+            "snapshot writer: %ld of %ld snapshots written, %d buffer sets; %ld steps issued "
+            "while writing (%ld snapshots overlapped steps); the loop waited %ld times, "
+            "%.6f s; writing took %.6f s, %.6f s at most",
+            ss.written, ss.submitted, ss.nsets, ss.steps_while_writing, ss.overlapped,
+            ss.waits, ss.wait_s, ss.write_s, ss.max_write_s);
+}
+
 static void run_release(run *r)
 {
-    if (r->have_snaps)
-        fdw_snapshots_free(&r->snaps);
+    fdw_snapshots_free(r->snaps); /* joins the writer thread */
     if (r->ctx)
         r->be->destroy(r->ctx);
     if (r->have_prob)
@@ -557,10 +584,9 @@ static fdw_status run_setup(run *r, fdw_error *err)
                             "out of host memory for the field copy (%.1f MiB)",
                             (double)n * 4.0 / (1024.0 * 1024.0));
     }
-    st = fdw_snapshots_init(&r->snaps, spec, r->opts->out_dir, r->manifest, err);
+    st = fdw_snapshots_create(&r->snaps, spec, r->opts->out_dir, r->manifest, r->root, err);
     if (st != FDW_OK)
         return st;
-    r->have_snaps = 1;
     st = r->be->create(&r->prob, &r->plan, &r->ctx, err);
     if (st != FDW_OK) {
         r->ctx = NULL;
@@ -620,10 +646,11 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
             st = write_result(&r, 1, extra, err);
         st = fdw_comm_agree(r.comm, st, err);
     } else if (st == FDW_ERR_CANCELLED && r.ctx && r.root) {
-        /* Keep what was made: the last snapshot, and a manifest saying where it stopped. */
+        /* Keep what was made: the snapshots taken (the writer finishes them), and a
+         * manifest saying where it stopped. */
         fdw_error ignored;
         if (r.be->wait(r.ctx, &ignored) == FDW_OK &&
-            fdw_snapshots_write(&r.snaps, r.cb, &ignored) == FDW_OK)
+            fdw_snapshots_drain(r.snaps, r.cb, &ignored) == FDW_OK)
             write_result(&r, 0, NULL, &ignored);
         run_log(&r, FDW_LOG_INFO, "%s", err->message);
     }
@@ -639,6 +666,7 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
     if (st != FDW_OK && st != FDW_ERR_CANCELLED)
         run_log(&r, FDW_LOG_ERROR, "run failed: %s%s%s", err->field[0] ? err->field : "",
                 err->field[0] ? ": " : "", err->message);
+    log_snapshot_stats(&r);
     run_release(&r);
     return st;
 }

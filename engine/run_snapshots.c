@@ -1,12 +1,82 @@
-/* run_snapshots.c — snapshot extraction and files (raw float32, PNG) for the time loop. */
+/* run_snapshots.c — snapshot buffers, the writer thread that encodes their raw float32 and
+ * PNG files, and the in-order delivery of finished snapshots (manifest, callback) on the
+ * loop thread. See run_snapshots.h for the protocol.
+ *
+ * Buffer sets are used round robin and the writer takes them in the same order, so the set
+ * the loop wants next is always the oldest one not yet delivered: waiting for it means
+ * waiting for the writer to finish that snapshot and delivering it. */
 #include "run_snapshots.h"
 
 #include "error.h"
+#include "progress.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { SET_FREE, SET_FILLING, SET_QUEUED, SET_WRITING, SET_DONE };
+enum { MAX_SETS = 2 };
+
+/* One file the writer completed, as the manifest will list it. */
+typedef struct snap_file {
+    char name[96];
+    const char *format;        /* "png" or "raw-f32" */
+    char desc[256];
+    int ndims;
+    long dims[3];
+    const char *units;
+} snap_file;
+
+/* One snapshot's host buffers and what became of them. state is guarded by the mutex;
+ * the other fields belong to whichever thread the state gives the set to (loop: FREE,
+ * FILLING, DONE; writer: QUEUED, WRITING). */
+typedef struct snap_set {
+    float **bufs;              /* one per region */
+    long step;
+    int state;
+    snap_file *files;          /* 2 * nslices */
+    const char **names;        /* for the callback */
+    int nfiles;
+    fdw_status st;             /* the writer's outcome */
+    fdw_error err;
+} snap_set;
+
+struct fdw_snapshots {
+    const fdw_spec *spec;
+    const char *out_dir;
+    fdw_manifest *manifest;
+    int writes;                /* this process writes files: there is a writer thread */
+    int nsets;
+    snap_set sets[MAX_SETS];
+
+    /* loop thread only */
+    int fill;                  /* set the next acquire takes */
+    int deliver;               /* set the next delivery reads */
+    long delivered;            /* snapshots delivered (or found failed) */
+    int next_index;            /* index of the next snapshot callback */
+    fdw_status failed;         /* sticky: a snapshot could not be written */
+    fdw_error fail_err;
+
+    /* shared with the writer */
+    pthread_t thread;
+    int have_thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;         /* any state change: broadcast */
+    int stop;                  /* under mu */
+    atomic_int stop_flag;      /* the same, read between files */
+    atomic_long finished;      /* snapshots the writer completed (release/acquire) */
+    atomic_long steps;         /* steps the loop has issued */
+    /* The atomics above are only ever accessed by read-modify-write operations (a value
+     * is read as fetch_add 0): locked instructions, cheap next to a step, and understood
+     * by race checkers (helgrind) that do not model plain C11 atomic loads and stores.
+     * What the writer leaves in a set is handed over under the mutex. */
+    int write_pos;             /* writer only */
+    fdw_snapshot_stats stats;  /* writer fields under mu; loop fields loop-only */
+};
 
 size_t fdw_region_size(const fdw_spec *spec, const fdw_slice *region)
 {
@@ -20,48 +90,6 @@ size_t fdw_region_size(const fdw_spec *spec, const fdw_slice *region)
     return 0;
 }
 
-fdw_status fdw_snapshots_init(fdw_snapshots *s, const fdw_spec *spec, const char *out_dir,
-                              fdw_manifest *manifest, fdw_error *err)
-{
-    memset(s, 0, sizeof *s);
-    s->spec = spec;
-    s->out_dir = out_dir;
-    s->manifest = manifest;
-    if (spec->snapshot_every <= 0 || spec->nslices <= 0)
-        return FDW_OK;
-    s->bufs = calloc((size_t)spec->nslices, sizeof *s->bufs);
-    if (!s->bufs)
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for snapshot buffers");
-    for (int r = 0; r < spec->nslices; r++) {
-        const size_t n = fdw_region_size(spec, &spec->slices[r]);
-        s->bufs[r] = malloc(n * sizeof(float));
-        if (!s->bufs[r]) {
-            fdw_snapshots_free(s);
-            return fdw_fail(err, FDW_ERR_NOMEM, NULL,
-                            "out of host memory for a snapshot buffer (%.1f MiB)",
-                            (double)n * 4.0 / (1024.0 * 1024.0));
-        }
-    }
-    return FDW_OK;
-}
-
-fdw_status fdw_snapshots_issue(fdw_snapshots *s, const fdw_backend *be, void *ctx, long step,
-                               fdw_error *err)
-{
-    if (!s->bufs)
-        return FDW_OK;
-    if (s->pending)
-        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
-                        "snapshot of step %ld issued before step %ld was written", step,
-                        s->pending_step);
-    fdw_status st = be->extract(ctx, s->spec->nslices, s->spec->slices, s->bufs, err);
-    if (st != FDW_OK)
-        return st;
-    s->pending = 1;
-    s->pending_step = step;
-    return FDW_OK;
-}
-
 /* File stem of one region, e.g. "snap_000100_xy_k48" or "snap_000100_volume". */
 static void region_stem(const fdw_slice *r, long step, char *out, size_t len)
 {
@@ -73,7 +101,7 @@ static void region_stem(const fdw_slice *r, long step, char *out, size_t len)
     }
 }
 
-/* Width (fastest) and height of a region image; volume: nx, ny*nz. */
+/* Width (fastest) and height of a region image; volume: nx, ny, nz. */
 static void region_dims(const fdw_spec *spec, const fdw_slice *r, long dims[3], int *ndims)
 {
     switch (r->plane) {
@@ -108,89 +136,372 @@ static float max_abs(const float *v, size_t n)
     return m;
 }
 
-fdw_status fdw_snapshots_write(fdw_snapshots *s, const fdw_callbacks *cb, fdw_error *err)
+/* Writer thread: write every file of one set (raw, then PNG, region by region) and record
+ * them in set->files. Stops at the first failure, or between files when told to stop. */
+static fdw_status write_set(fdw_snapshots *s, snap_set *set, fdw_error *err)
 {
-    if (!s->pending)
-        return FDW_OK;
     const fdw_spec *spec = s->spec;
-    const long step = s->pending_step;
-    const double time = spec->dt > 0.0 ? (double)step * spec->dt : -1.0;
-    const int maxfiles = 2 * spec->nslices;
-    char **names = calloc((size_t)maxfiles, sizeof *names);
-    if (!names)
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for snapshot names");
-    int nfiles = 0;
-    fdw_status st = FDW_OK;
-    char path[FDW_PATH_MAX + 64], stem[96], desc[256], where[64];
-    for (int r = 0; r < spec->nslices && st == FDW_OK; r++) {
+    const long step = set->step;
+    char path[FDW_PATH_MAX + 128], stem[80], where[64];
+    set->nfiles = 0;
+    for (int r = 0; r < spec->nslices; r++) {
         const fdw_slice *reg = &spec->slices[r];
         const size_t n = fdw_region_size(spec, reg);
-        long dims[3];
+        long dims[3] = {0, 0, 0};
         int ndims = 0;
         region_dims(spec, reg, dims, &ndims);
         region_stem(reg, step, stem, sizeof stem);
         plane_desc(reg, where, sizeof where);
-        for (int png = 0; png < 2 && st == FDW_OK; png++) {
+        for (int png = 0; png < 2; png++) {
             if (png && (!spec->snapshot_png || reg->plane == FDW_PLANE_VOLUME))
                 continue;
             if (!png && !spec->snapshot_raw)
                 continue;
-            char *name = malloc(strlen(stem) + 8);
-            if (!name) {
-                st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory");
-                break;
-            }
-            sprintf(name, "%s.%s", stem, png ? "png" : "f32");
-            names[nfiles++] = name;
-            snprintf(path, sizeof path, "%s/%s", s->out_dir, name);
+            if (atomic_fetch_or_explicit(&s->stop_flag, 0, memory_order_relaxed))
+                return fdw_fail(err, FDW_ERR_CANCELLED, NULL,
+                                "snapshot of step %ld abandoned: the run ended", step);
+            snap_file *f = &set->files[set->nfiles];
+            snprintf(f->name, sizeof f->name, "%s.%s", stem, png ? "png" : "f32");
+            snprintf(path, sizeof path, "%s/%s", s->out_dir, f->name);
+            fdw_status st;
             if (png) {
-                const float clip = max_abs(s->bufs[r], n);
-                st = fdw_write_png(path, s->bufs[r], (int)dims[0], (int)dims[1], clip, err);
-                snprintf(desc, sizeof desc,
+                const float clip = max_abs(set->bufs[r], n);
+                st = fdw_write_png(path, set->bufs[r], (int)dims[0], (int)dims[1], clip, err);
+                f->format = "png";
+                f->ndims = 2;
+                f->units = "colour";
+                snprintf(f->desc, sizeof f->desc,
                          "wavefield snapshot, %s, step %ld; blue-white-red, symmetric scale "
                          "clipped at %g",
                          where, step, (double)clip);
-                if (st == FDW_OK)
-                    fdw_manifest_add(s->manifest, name, "snapshot", "png", desc, 2, dims,
-                                     "colour", step, time);
             } else {
-                st = fdw_write_raw_f32(path, s->bufs[r], n, err);
-                snprintf(desc, sizeof desc,
+                st = fdw_write_raw_f32(path, set->bufs[r], n, err);
+                f->format = "raw-f32";
+                f->ndims = ndims;
+                f->units = "wavefield amplitude (arbitrary)";
+                snprintf(f->desc, sizeof f->desc,
                          "wavefield snapshot, %s, step %ld; float32 little-endian, "
                          "first dimension fastest",
                          where, step);
-                if (st == FDW_OK)
-                    fdw_manifest_add(s->manifest, name, "snapshot", "raw-f32", desc, ndims,
-                                     dims, "wavefield amplitude (arbitrary)", step, time);
             }
+            if (st != FDW_OK)
+                return st;
+            memcpy(f->dims, dims, sizeof dims);
+            set->names[set->nfiles] = f->name;
+            set->nfiles++;
         }
     }
-    s->pending = 0;
+    return FDW_OK;
+}
+
+/* The writer thread: takes queued sets in round-robin order until told to stop. */
+static void *writer_main(void *arg)
+{
+    fdw_snapshots *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        snap_set *set = &s->sets[s->write_pos];
+        while (!s->stop && set->state != SET_QUEUED)
+            pthread_cond_wait(&s->cv, &s->mu);
+        if (s->stop)
+            break;
+        set->state = SET_WRITING;
+        pthread_mutex_unlock(&s->mu);
+
+        const long s0 = atomic_fetch_add_explicit(&s->steps, 0, memory_order_relaxed);
+        const double t0 = fdw_now();
+        fdw_error_clear(&set->err);
+        set->st = write_set(s, set, &set->err);
+        const double dt = fdw_now() - t0;
+        const long ds = atomic_fetch_add_explicit(&s->steps, 0, memory_order_relaxed) - s0;
+
+        pthread_mutex_lock(&s->mu);
+        s->stats.written += set->st == FDW_OK;
+        s->stats.steps_while_writing += ds;
+        s->stats.overlapped += ds > 0;
+        s->stats.write_s += dt;
+        if (dt > s->stats.max_write_s)
+            s->stats.max_write_s = dt;
+        set->state = SET_DONE;
+        s->write_pos = (s->write_pos + 1) % s->nsets;
+        atomic_fetch_add_explicit(&s->finished, 1, memory_order_relaxed);
+        pthread_cond_broadcast(&s->cv);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+static void free_set(const fdw_spec *spec, snap_set *set)
+{
+    if (set->bufs)
+        for (int r = 0; r < spec->nslices; r++)
+            free(set->bufs[r]);
+    free(set->bufs);
+    free(set->files);
+    free((void *)set->names);
+    memset(set, 0, sizeof *set);
+}
+
+static void free_sets(fdw_snapshots *s)
+{
+    for (int k = 0; k < MAX_SETS; k++)
+        free_set(s->spec, &s->sets[k]);
+}
+
+/* Allocate set k; 0 when out of memory (whatever was allocated stays for free_sets). */
+static int alloc_set(fdw_snapshots *s, int k)
+{
+    const fdw_spec *spec = s->spec;
+    snap_set *set = &s->sets[k];
+    const size_t nfiles = 2 * (size_t)spec->nslices;
+    set->bufs = calloc((size_t)spec->nslices, sizeof *set->bufs);
+    set->files = calloc(nfiles, sizeof *set->files);
+    set->names = calloc(nfiles, sizeof *set->names);
+    if (!set->bufs || !set->files || !set->names)
+        return 0;
+    for (int r = 0; r < spec->nslices; r++) {
+        set->bufs[r] = malloc(fdw_region_size(spec, &spec->slices[r]) * sizeof(float));
+        if (!set->bufs[r])
+            return 0;
+    }
+    set->state = SET_FREE;
+    return 1;
+}
+
+static size_t set_bytes(const fdw_spec *spec)
+{
+    size_t n = 0;
+    for (int r = 0; r < spec->nslices; r++)
+        n += fdw_region_size(spec, &spec->slices[r]) * sizeof(float);
+    return n;
+}
+
+fdw_status fdw_snapshots_create(fdw_snapshots **out, const fdw_spec *spec, const char *out_dir,
+                                fdw_manifest *manifest, int writes, fdw_error *err)
+{
+    *out = NULL;
+    if (spec->snapshot_every <= 0 || spec->nslices <= 0)
+        return FDW_OK;
+    fdw_snapshots *s = calloc(1, sizeof *s);
+    if (!s)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for snapshots");
+    s->spec = spec;
+    s->out_dir = out_dir;
+    s->manifest = manifest;
+    s->writes = writes;
+    atomic_init(&s->stop_flag, 0);
+    atomic_init(&s->finished, 0);
+    atomic_init(&s->steps, 0);
+    if (!alloc_set(s, 0)) {
+        free_sets(s);
+        free(s);
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL,
+                        "out of host memory for the snapshot buffers (%.1f MiB)",
+                        (double)set_bytes(spec) / (1024.0 * 1024.0));
+    }
+    s->nsets = 1;
+    if (writes) {
+        /* A second set lets the loop copy the next snapshot while the writer still writes
+         * this one; without it the pipeline still overlaps, with less slack. */
+        if (alloc_set(s, 1))
+            s->nsets = 2;
+        else
+            free_set(spec, &s->sets[1]);
+        pthread_mutex_init(&s->mu, NULL);
+        pthread_cond_init(&s->cv, NULL);
+        /* The writer blocks every signal (it inherits the mask it is created with), so
+         * signals meant for the caller (SIGINT to cancel, ...) reach the caller's threads
+         * as before. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        const int rc = pthread_create(&s->thread, NULL, writer_main, s);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (rc != 0) {
+            pthread_cond_destroy(&s->cv);
+            pthread_mutex_destroy(&s->mu);
+            free_sets(s);
+            free(s);
+            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                            "cannot start the snapshot writer thread");
+        }
+        s->have_thread = 1;
+    }
+    s->stats.nsets = s->nsets;
+    *out = s;
+    return FDW_OK;
+}
+
+/* Loop thread: deliver sets[deliver], which the writer has finished. */
+static fdw_status deliver_one(fdw_snapshots *s, const fdw_callbacks *cb, fdw_error *err)
+{
+    snap_set *set = &s->sets[s->deliver];
+    const fdw_spec *spec = s->spec;
+    const double time = spec->dt > 0.0 ? (double)set->step * spec->dt : -1.0;
+    for (int f = 0; f < set->nfiles; f++) {
+        const snap_file *sf = &set->files[f];
+        fdw_manifest_add(s->manifest, sf->name, "snapshot", sf->format, sf->desc, sf->ndims,
+                         sf->dims, sf->units, set->step, time);
+    }
+    fdw_status st = set->st;
+    if (st != FDW_OK)
+        *err = set->err;
     if (st == FDW_OK)
         st = fdw_manifest_write(s->manifest, err);
     if (st == FDW_OK && cb && cb->snapshot) {
         fdw_snapshot_info info = {.index = s->next_index,
-                                  .step = step,
+                                  .step = set->step,
                                   .time = time,
-                                  .nfiles = nfiles,
-                                  .files = (const char *const *)names};
+                                  .nfiles = set->nfiles,
+                                  .files = set->names};
         cb->snapshot(cb->user, &info);
     }
     if (st == FDW_OK)
         s->next_index++;
-    for (int f = 0; f < nfiles; f++)
-        free(names[f]);
-    free(names);
+    pthread_mutex_lock(&s->mu);
+    set->state = SET_FREE;
+    pthread_mutex_unlock(&s->mu);
+    s->deliver = (s->deliver + 1) % s->nsets;
+    s->delivered++;
+    if (st != FDW_OK) {
+        s->failed = st;
+        s->fail_err = *err;
+    }
     return st;
+}
+
+fdw_status fdw_snapshots_poll(fdw_snapshots *s, const fdw_callbacks *cb, fdw_error *err)
+{
+    if (!s || !s->writes)
+        return FDW_OK;
+    if (s->failed) {
+        *err = s->fail_err;
+        return s->failed;
+    }
+    /* fast path: nothing finished since the last delivery */
+    if (atomic_fetch_add_explicit(&s->finished, 0, memory_order_relaxed) == s->delivered)
+        return FDW_OK;
+    pthread_mutex_lock(&s->mu); /* makes the finished sets' contents visible */
+    const long done = atomic_fetch_add_explicit(&s->finished, 0, memory_order_relaxed);
+    pthread_mutex_unlock(&s->mu);
+    while (s->delivered < done) {
+        fdw_status st = deliver_one(s, cb, err);
+        if (st != FDW_OK)
+            return st;
+    }
+    return FDW_OK;
+}
+
+/* Loop thread: block until the writer finishes the oldest snapshot not delivered, then
+ * deliver it. Counts as one wait of the loop. */
+static fdw_status wait_oldest(fdw_snapshots *s, const fdw_callbacks *cb, fdw_error *err)
+{
+    const double t0 = fdw_now();
+    pthread_mutex_lock(&s->mu);
+    while (atomic_fetch_add_explicit(&s->finished, 0, memory_order_relaxed) <= s->delivered)
+        pthread_cond_wait(&s->cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    s->stats.waits++;
+    s->stats.wait_s += fdw_now() - t0;
+    return fdw_snapshots_poll(s, cb, err);
+}
+
+fdw_status fdw_snapshots_acquire(fdw_snapshots *s, const fdw_callbacks *cb, long step,
+                                 float ***bufs, fdw_error *err)
+{
+    fdw_status st = fdw_snapshots_poll(s, cb, err);
+    if (st != FDW_OK)
+        return st;
+    snap_set *set = &s->sets[s->fill];
+    if (s->writes) {
+        /* The set is FREE, or the oldest snapshot not delivered (round robin). */
+        for (;;) {
+            pthread_mutex_lock(&s->mu);
+            const int state = set->state;
+            pthread_mutex_unlock(&s->mu);
+            if (state == SET_FREE)
+                break;
+            if (state == SET_FILLING)
+                return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                                "snapshot of step %ld acquired before step %ld was submitted",
+                                step, set->step);
+            st = wait_oldest(s, cb, err);
+            if (st != FDW_OK)
+                return st;
+        }
+        pthread_mutex_lock(&s->mu);
+        set->state = SET_FILLING;
+        pthread_mutex_unlock(&s->mu);
+    } else {
+        set->state = SET_FILLING;
+    }
+    set->step = step;
+    *bufs = set->bufs;
+    return FDW_OK;
+}
+
+fdw_status fdw_snapshots_submit(fdw_snapshots *s, fdw_error *err)
+{
+    snap_set *set = &s->sets[s->fill];
+    if (set->state != SET_FILLING) /* read by the loop, which alone sets FILLING */
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "snapshot submitted without a buffer");
+    s->fill = (s->fill + 1) % s->nsets;
+    if (!s->writes) {
+        set->state = SET_FREE;
+        return FDW_OK;
+    }
+    pthread_mutex_lock(&s->mu);
+    set->state = SET_QUEUED;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    s->stats.submitted++;
+    return FDW_OK;
+}
+
+void fdw_snapshots_note_steps(fdw_snapshots *s, long steps)
+{
+    if (s)
+        atomic_exchange_explicit(&s->steps, steps, memory_order_relaxed);
+}
+
+fdw_status fdw_snapshots_drain(fdw_snapshots *s, const fdw_callbacks *cb, fdw_error *err)
+{
+    if (!s || !s->writes)
+        return FDW_OK;
+    fdw_status st = fdw_snapshots_poll(s, cb, err);
+    while (st == FDW_OK && s->delivered < s->stats.submitted)
+        st = wait_oldest(s, cb, err);
+    return st;
+}
+
+void fdw_snapshots_stats(const fdw_snapshots *s, fdw_snapshot_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s)
+        return;
+    if (s->have_thread)
+        pthread_mutex_lock((pthread_mutex_t *)&s->mu);
+    *out = s->stats;
+    if (s->have_thread)
+        pthread_mutex_unlock((pthread_mutex_t *)&s->mu);
 }
 
 void fdw_snapshots_free(fdw_snapshots *s)
 {
-    if (s->bufs) {
-        for (int r = 0; r < s->spec->nslices; r++)
-            free(s->bufs[r]);
-        free(s->bufs);
+    if (!s)
+        return;
+    if (s->have_thread) {
+        pthread_mutex_lock(&s->mu);
+        s->stop = 1;
+        atomic_exchange(&s->stop_flag, 1);
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->thread, NULL);
     }
-    s->bufs = NULL;
-    s->pending = 0;
+    if (s->writes) {
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->mu);
+    }
+    free_sets(s);
+    free(s);
 }
