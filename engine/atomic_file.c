@@ -3,10 +3,37 @@
 #include "error.h"
 
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* The process umask, read without changing it: umask() can only be read by setting it,
+ * which races with other threads creating files (the snapshot writer, daemon workers).
+ * Linux reports it in /proc/self/status; elsewhere assume the common 022. Read once. */
+static mode_t process_umask(void)
+{
+    static _Atomic int cached = -1;
+    int m = atomic_load(&cached);
+    if (m >= 0)
+        return (mode_t)m;
+    m = 022;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (f) {
+        char line[256];
+        unsigned v;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "Umask: %o", &v) == 1) {
+                m = (int)(v & 0777);
+                break;
+            }
+        fclose(f);
+    }
+    atomic_store(&cached, m);
+    return (mode_t)m;
+}
 
 fdw_status fdw_atomic_open(fdw_atomic_file *af, const char *path, fdw_error *err)
 {
@@ -25,9 +52,7 @@ fdw_status fdw_atomic_open(fdw_atomic_file *af, const char *path, fdw_error *err
         return fdw_fail(err, FDW_ERR_IO, NULL, "cannot create %s: %s", path, strerror(e));
     }
     /* mkstemp makes the file 0600; outputs are meant to be read by others too. */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
+    (void)fchmod(fd, 0666 & ~process_umask());
     af->fp = fdopen(fd, "wb");
     if (!af->fp) {
         int e = errno;
