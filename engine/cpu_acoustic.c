@@ -1,6 +1,9 @@
 /* cpu_acoustic.c — the CPU acoustic update, 2nd order in time, order 2r in space, in place:
  *     u' = (2u - (1 - q) u_prev + vdt2 * lap(u)) / (1 + q),   q = qx[i] + (qy[j] + qz[k])
- * written over u_prev. Where q == 0 the row is computed as (2u - u_prev) + vdt2 * lap(u),
+ * written over u_prev: the y-block / z-walk loop shared by all kernels, the choice of
+ * kernel, and the portable kernels (C, vectorised by the compiler) that run where the
+ * hand-written AVX-512 ones of cpu_acoustic_avx512.c cannot.
+ * Portable kernels: where q == 0 the row is computed as (2u - u_prev) + vdt2 * lap(u),
  * which is bit for bit what the damped form gives for q == 0 (1 - 0, 1 * x and x / 1 are
  * exact), so the split into damped and undamped parts never changes a result.
  * One kernel body per radius (the m loop unrolls, the x loop vectorises); the same body
@@ -9,7 +12,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
 
 /* Rows are processed in chunks of FDW_CHUNK points in two passes: the first sums the
  * centre, x and y terms into a small buffer that stays in L1, the second adds the z terms
@@ -115,10 +117,11 @@ acoustic_rows(const cpu_acoustic_args *a, int k, int j0, int j1, const int R)
 
 
 #define FDW_ACOUSTIC_KERNEL(R)                                                          \
-    FDW_CPU_CLONES static void acoustic_r##R(const cpu_acoustic_args *a, int k, int j0,     \
-                                             int j1)                                    \
+    FDW_CPU_CLONES static void acoustic_r##R(const cpu_acoustic_args *a, int k0, int k1, \
+                                             int j0, int j1)                            \
     {                                                                                   \
-        acoustic_rows(a, k, j0, j1, R);                                                 \
+        for (int k = k0; k < k1; k++)                                                   \
+            acoustic_rows(a, k, j0, j1, R);                                             \
     }
 FDW_ACOUSTIC_KERNEL(1)
 FDW_ACOUSTIC_KERNEL(2)
@@ -145,8 +148,10 @@ static cpu_acoustic_fn portable_kernel(int r)
     return NULL;
 }
 
-/* The kernel to run: AVX-512 where the processor has it, unless FDW_CPU_KERNEL=portable
- * asks for the portable one (tests compare the two; both give the same bits). */
+/* The kernel to run: AVX-512 where the processor has it, unless the environment variable
+ * FDW_CPU_KERNEL=portable asks for the portable one (tests/cpu_kernels compares the two;
+ * they agree within a few ulps, the AVX-512 one using fused multiply-adds). One kernel runs
+ * for every plane of a step, so slabs stay bit for bit equal to one slab. */
 static cpu_acoustic_fn acoustic_kernel(int r)
 {
     const char *want = getenv("FDW_CPU_KERNEL");
@@ -159,9 +164,11 @@ static cpu_acoustic_fn acoustic_kernel(int r)
 }
 
 /* Working set, in bytes, that a y block's 2r + 1 planes of u may take while the block
- * walks z: most of a 1 MiB L2, leaving room for the u_prev and vdt2 streams. */
+ * walks z: three quarters of the 1 MiB L2 of the AMD EPYC build VM, leaving room for the
+ * u_prev and vdt2 streams (640-768 KiB measured 3% faster than 512 KiB at order 8 on
+ * 256^3, 1 MiB slower; tests/bench/RESULTS.md). */
 #ifndef FDW_ACOUSTIC_BLOCK_BYTES
-#define FDW_ACOUSTIC_BLOCK_BYTES (512 * 1024)
+#define FDW_ACOUSTIC_BLOCK_BYTES (768 * 1024)
 #endif
 
 /* Rows per y block: as many as keep 2r + 1 planes of the block (its halo rows included)
@@ -176,6 +183,9 @@ static int acoustic_yblock(const cpu_ctx *c)
         rows = c->ny;
     return (int)rows;
 }
+
+/* Planes per kernel call: the AVX-512 kernel updates pairs of planes together. */
+#define FDW_ACOUSTIC_GROUP 2
 
 void cpu_acoustic_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
 {
@@ -203,11 +213,14 @@ void cpu_acoustic_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
     a.xhi = c->xhi;
     cpu_acoustic_fn fn = acoustic_kernel(c->r);
     const int ny = c->ny, yb = acoustic_yblock(c), nb = (ny + yb - 1) / yb;
-    const int chunk = cpu_chunk(nb, kb - ka);
+    const int ng = (kb - ka + FDW_ACOUSTIC_GROUP - 1) / FDW_ACOUSTIC_GROUP;
+    const int chunk = cpu_chunk(nb, ng);
 #pragma omp parallel for collapse(2) schedule(dynamic, chunk)
     for (int b = 0; b < nb; b++)
-        for (int k = ka; k < kb; k++) {
+        for (int g = 0; g < ng; g++) {
             int j0 = b * yb, j1 = j0 + yb < ny ? j0 + yb : ny;
-            fn(&a, k, j0, j1);
+            int k0 = ka + g * FDW_ACOUSTIC_GROUP;
+            int k1 = k0 + FDW_ACOUSTIC_GROUP < kb ? k0 + FDW_ACOUSTIC_GROUP : kb;
+            fn(&a, k0, k1, j0, j1);
         }
 }

@@ -1,14 +1,15 @@
-/* cpu_acoustic_kernel.h — what the acoustic update's row kernels share: the arguments of one
- * (plane, row range) call and the entry points of the hand-vectorised AVX-512 kernels in
+/* cpu_acoustic_kernel.h — what the acoustic update's kernels share: the arguments of one
+ * (planes, row range) call and the entry point of the hand-vectorised AVX-512 kernels in
  * cpu_acoustic_avx512.c. Internal to the CPU backend (cpu_acoustic.c is the only user).
  *
- * Every kernel computes each point with the same operations in the same order,
- *     t   = (c0 u + sum_m cx[m] (u[x+m] + u[x-m])) + sum_m cy[m] (u[y+m] + u[y-m])
- *     lap = t + sum_m cz[m] (u[z+m] + u[z-m])          (sums from m = 1 up, mul then add)
+ * Every kernel computes each point from u, u_prev, vdt2 and the sponge q as
+ *     lap = c0 u + sum over axes and m = 1..r of c_axis[m] (u[+m] + u[-m])
  *     u'  = (2u - u_prev) + vdt2 lap                                  where q == 0
  *     u'  = ((2u - (1 - q) u_prev) + vdt2 lap) / (1 + q)              where q != 0
- * with no fused multiply-add, so the portable and the AVX-512 kernels agree bit for bit,
- * and both forms agree where q == 0 (1 - 0, 1 * x and x / 1 are exact). */
+ * with an order of operations that is fixed per kernel and the same for every point (both
+ * forms give the same bits where q == 0). The portable kernels round every multiply and add
+ * (ISO C, no contraction); the AVX-512 kernels use fused multiply-adds, so the two agree
+ * within a few ulps, not bit for bit. */
 #ifndef FDW_CPU_ACOUSTIC_KERNEL_H
 #define FDW_CPU_ACOUSTIC_KERNEL_H
 
@@ -20,16 +21,16 @@ typedef struct cpu_acoustic_args {
     const float *v;            /* vdt2 at the same point (same xy layout) */
     ptrdiff_t sy, sz;          /* row and plane strides */
     int nx;
-    int nzl;                   /* owned planes of the slab (planes k + 1 >= nzl are not
-                                * prefetched: they may lie past the buffers) */
+    int nzl;                   /* owned planes of the slab (nothing at or past plane nzl
+                                * is prefetched: it may lie past the buffers) */
     float c0;                  /* (cx[0] + cy[0]) + cz[0] */
     float cx[FDW_MAX_RADIUS + 1], cy[FDW_MAX_RADIUS + 1], cz[FDW_MAX_RADIUS + 1];
     const float *qx, *qy, *qz; /* NULL when the job has no sponge; qz is local (slab) */
     int xlo, xhi;              /* qx == 0 on [xlo, xhi) */
 } cpu_acoustic_args;
 
-/* Update rows [j0, j1) of local plane k. */
-typedef void (*cpu_acoustic_fn)(const cpu_acoustic_args *a, int k, int j0, int j1);
+/* Update rows [j0, j1) of local planes [k0, k1). */
+typedef void (*cpu_acoustic_fn)(const cpu_acoustic_args *a, int k0, int k1, int j0, int j1);
 
 /* The AVX-512 kernel for stencil radius r (1..FDW_MAX_RADIUS), or NULL when this build or
  * this processor has no AVX-512F. */
