@@ -33,12 +33,12 @@ cleanup() {
 trap cleanup EXIT
 
 "$FDWAVED" --listen 127.0.0.1:0 --data "$TMP/data" --devices cpu:4 --log-level warn \
-    --max-connections 1024 2>"$TMP/daemon.log" &
+    --max-connections 1024 ${DAEMON_ARGS:-} 2>"$TMP/daemon.log" &
 DPID=$!
 # The port is printed at info level; ask /proc for the listening socket instead.
 PORT=""
 for _ in $(seq 100); do
-    PORT=$(ss -ltnpH 2>/dev/null | grep "pid=$DPID," | awk '{print $4}' | sed 's/.*://' | head -1)
+    PORT=$(ss -ltnpH 2>/dev/null | grep "pid=$DPID," | awk '{print $4}' | sed 's/.*://' | head -1 || true)
     [ -n "$PORT" ] && break
     sleep 0.1
 done
