@@ -3,20 +3,25 @@
 // the GPU.
 #include "fd25d.cuh"
 #include "fd25a.cuh"
+#include "fd25t.cuh"
 #include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
 
 namespace {
 
 using fdwk::fd25a_kernel;
 using fdwk::fd25d_kernel;
+using fdwk::fd25t_kernel;
 
 // Resident blocks per SM of each instantiation, cached (host-side calculation).
 template <int R, int TX, int BY, int RY, int P, bool AC, bool ASYNC>
 int resident_blocks()
 {
-    static int cached = -1;
-    if (cached < 0) {
+    static std::atomic<int> cached{-1}; // host threads of several GPUs may ask at once
+    if (cached.load() < 0) {
         int n = 0;
         cudaError_t e;
         if constexpr (ASYNC)
@@ -27,9 +32,9 @@ int resident_blocks()
                                                               TX * BY, 0);
         if (e != cudaSuccess)
             n = 1;
-        cached = n > 0 ? n : 1;
+        cached.store(n > 0 ? n : 1);
     }
-    return cached;
+    return cached.load();
 }
 
 int sm_count()
@@ -71,21 +76,122 @@ int launch(const fdwk_fd_args &a, cudaStream_t s)
     return (int)cudaGetLastError();
 }
 
-// The tuned default per radius and mode: the fastest of A..D per order on 512^3 and
-// 1024x1024x512 in the H100 sweep of 2026-11-22 (tests/bench/results, docs/gpu.md).
+// cuTensorMapEncodeTiled through the runtime's driver entry point (no -lcuda link needed);
+// NULL when the driver lacks it.
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn()
+{
+    // A function-local static: initialised once, thread-safe (one host thread per GPU).
+    static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+        void *p = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                             &q) == cudaSuccess &&
+            q == cudaDriverEntryPointSuccess)
+            return (PFN_cuTensorMapEncodeTiled_v12000)p;
+        return (PFN_cuTensorMapEncodeTiled_v12000) nullptr;
+    }();
+    return fn;
+}
+
+// A 3-D float tensor map: dims (d0, d1, d2) from base with row pitch and plane stride in
+// floats, box (b0, b1, 1); out-of-bounds cells read as zero. Returns a CUDA error code.
+int make_map(CUtensorMap *m, const float *base, long d0, long d1, long d2, long pitch,
+             long plane, int b0, int b1)
+{
+    PFN_cuTensorMapEncodeTiled_v12000 fn = encode_fn();
+    if (!fn) return (int)cudaErrorNotSupported;
+    const cuuint64_t dims[3] = {(cuuint64_t)d0, (cuuint64_t)d1, (cuuint64_t)d2};
+    const cuuint64_t strides[2] = {(cuuint64_t)pitch * 4, (cuuint64_t)plane * 4};
+    const cuuint32_t box[3] = {(cuuint32_t)b0, (cuuint32_t)b1, 1};
+    const cuuint32_t es[3] = {1, 1, 1};
+    CUresult r = fn(m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, (void *)base, dims, strides, box, es,
+                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
+}
+
+// Launch of the TMA kernel (fd25t.cuh): tensor maps for this step's pointers, the dynamic
+// shared memory ring, the same z-chunk rule as the other kernels.
+template <int R, int TX, int BY, int RY, int L, int TP, bool AC>
+int launch_tma(const fdwk_fd_args &a, cudaStream_t s)
+{
+    constexpr int TY = BY * RY;
+    using G = fdwk::tma_geom<R, TX, TY, L, TP, AC>;
+    auto kern = fd25t_kernel<R, TX, BY, RY, L, TP, AC>;
+    const int nk = a.k1 - a.k0;
+    if (nk <= 0 || a.nx <= 0 || a.ny <= 0) return 0;
+    // The shared-memory limit is a per-device attribute of the function: raise it once on
+    // each device (one bit per device id; ids >= 64 set it every launch). Host threads of
+    // different GPUs may get here at once: atomics, and setting it twice is harmless.
+    static std::atomic<unsigned long long> raised{0};
+    static std::atomic<int> resident{-1};
+    int dev = 0;
+    cudaGetDevice(&dev);
+    const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
+    if (!bit || !(raised.load() & bit)) {
+        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             G::SMEM_BYTES);
+        if (e != cudaSuccess) return (int)e;
+        raised.fetch_or(bit);
+    }
+    if (resident.load() < 0) {
+        int n = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, TX * BY, G::SMEM_BYTES) !=
+            cudaSuccess)
+            n = 1;
+        resident.store(n > 0 ? n : 1);
+    }
+    const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY - 1) / TY;
+    fdwk_fd_args b = a;
+    if (b.zchunk <= 0) {
+        int zc = 32 > 8 * R ? 32 : 8 * R;
+        const long want = 2L * resident.load() * sm_count();
+        const long xy = (long)gx * gy;
+        if (xy * ((nk + zc - 1) / zc) < want) {
+            const long chunks = (want + xy - 1) / xy;
+            zc = (int)((nk + chunks - 1) / chunks);
+            if (zc < 2 * R) zc = 2 * R;
+        }
+        b.zchunk = zc;
+    }
+    CUtensorMap mu, mo, mv;
+    // x extent: XL cells left of the interior (inside the 8-float row offset) and up to XL
+    // right of it, but not past the row's end (the rest reads as zero, like the padding).
+    const long right = a.pitch - 8 - a.nx < G::XL ? a.pitch - 8 - a.nx : G::XL;
+    int e = make_map(&mu, a.u - (long)R * a.plane - (long)R * a.pitch - G::XL, a.nx + G::XL + right,
+                     a.ny + 2 * R, a.k1 + 2 * R, a.pitch, a.plane, G::SW, G::SH);
+    if (e) return e;
+    if (AC) {
+        if ((e = make_map(&mo, a.out, a.nx, a.ny, a.k1, a.pitch, a.plane, TX, TY))) return e;
+        if ((e = make_map(&mv, a.vdt2, a.nx, a.ny, a.k1, a.pitch, a.plane, TX, TY))) return e;
+    } else {
+        mo = mu;
+        mv = mu;
+    }
+    dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
+    kern<<<grid, dim3(TX, BY), G::SMEM_BYTES, s>>>(b, mu, mo, mv);
+    return (int)cudaGetLastError();
+}
+
+// The tuned default per radius and mode: the fastest per order on both 512^3 and
+// 1024x1024x512 in the H100 sweep of 2026-11-23T00:13Z (tests/bench/results, docs/gpu.md):
+// the TMA kernels T5/T3 where they won on both sizes, the register-queue ones elsewhere
+// (stencil order 2: T5 won on both sizes in the runs of 00:13Z and 00:20Z).
 fdwk_tile default_tile(int radius, bool acoustic)
 {
-    static const fdwk_tile ac[9] = {FDWK_TILE_A, FDWK_TILE_C, FDWK_TILE_C, FDWK_TILE_C, FDWK_TILE_A,
-                                    FDWK_TILE_A, FDWK_TILE_A, FDWK_TILE_C, FDWK_TILE_A};
-    static const fdwk_tile st[9] = {FDWK_TILE_A, FDWK_TILE_C, FDWK_TILE_A, FDWK_TILE_C, FDWK_TILE_B,
-                                    FDWK_TILE_A, FDWK_TILE_C, FDWK_TILE_A, FDWK_TILE_B};
+    static const fdwk_tile ac[9] = {FDWK_TILE_A,  FDWK_TILE_T5, FDWK_TILE_T5, FDWK_TILE_T5, FDWK_TILE_T5,
+                                    FDWK_TILE_A,  FDWK_TILE_A,  FDWK_TILE_C,  FDWK_TILE_T5};
+    static const fdwk_tile st[9] = {FDWK_TILE_A,  FDWK_TILE_T5, FDWK_TILE_C,  FDWK_TILE_T5, FDWK_TILE_T3,
+                                    FDWK_TILE_T5, FDWK_TILE_T3, FDWK_TILE_A,  FDWK_TILE_B};
     if (radius < 1 || radius > 8) return FDWK_TILE_A;
     const char *env = getenv("FDW_CUDA_TILE"); // tuning and tests: force one configuration
     if (env && *env) {                          // (ignored where it does not exist)
         const int t = atoi(env);
         const bool exists = (t >= FDWK_TILE_A && t <= FDWK_TILE_D) ||
                             (t >= FDWK_TILE_E && t <= FDWK_TILE_G && radius <= 4) ||
-                            (t > FDWK_TILE_D && t < FDWK_TILE_E && radius == 4);
+                            (t > FDWK_TILE_D && t < FDWK_TILE_E && radius == 4) ||
+                            t == FDWK_TILE_T3 || t == FDWK_TILE_T5 ||
+                            (t >= FDWK_TILE_T1 && t < FDWK_TILE_COUNT && radius == 4);
         if (exists) return (fdwk_tile)t;
     }
     return acoustic ? ac[radius] : st[radius];
@@ -103,6 +209,11 @@ int by_tile(const fdwk_fd_args &a, cudaStream_t s)
         default: break;
         }
     }
+    switch (t) { // TMA, every radius
+    case FDWK_TILE_T3: return launch_tma<R, 64, 4, 4, 2, 0, AC>(a, s);
+    case FDWK_TILE_T5: return launch_tma<R, 64, 8, 2, 1, 0, AC>(a, s);
+    default: break;
+    }
     if constexpr (R == 4) {
         switch (t) {
         case FDWK_TILE_32x16_P2: return launch<R, 32, 8, 2, 2, AC>(a, s);
@@ -111,6 +222,13 @@ int by_tile(const fdwk_fd_args &a, cudaStream_t s)
         case FDWK_TILE_128x4: return launch<R, 128, 2, 2, 1, AC>(a, s);
         case FDWK_TILE_64x8_T512: return launch<R, 64, 8, 1, 1, AC>(a, s);
         case FDWK_TILE_32x32_P1: return launch<R, 32, 8, 4, 1, AC>(a, s);
+        case FDWK_TILE_T1: return launch_tma<R, 32, 8, 2, 2, 0, AC>(a, s);
+        case FDWK_TILE_T2: return launch_tma<R, 32, 8, 2, 4, 0, AC>(a, s);
+        case FDWK_TILE_T4: return launch_tma<R, 128, 2, 4, 1, 0, AC>(a, s);
+        case FDWK_TILE_T6: return launch_tma<R, 32, 8, 4, 1, 0, AC>(a, s);
+        case FDWK_TILE_T7: return launch_tma<R, 64, 8, 2, 2, 2, AC>(a, s);
+        case FDWK_TILE_T8: return launch_tma<R, 64, 4, 4, 2, 2, AC>(a, s);
+        case FDWK_TILE_T9: return launch_tma<R, 128, 4, 2, 1, 2, AC>(a, s);
         default: break;
         }
     }
@@ -158,6 +276,15 @@ extern "C" const char *fdwk_tile_name(fdwk_tile t)
     case FDWK_TILE_E: return "E async 32x16: 32x8, L2";
     case FDWK_TILE_F: return "F async 32x16: 32x8, L3";
     case FDWK_TILE_G: return "G async 64x8: 64x4, L2";
+    case FDWK_TILE_T1: return "T1 TMA 32x16: 32x8, L2";
+    case FDWK_TILE_T2: return "T2 TMA 32x16: 32x8, L4";
+    case FDWK_TILE_T3: return "T3 TMA 64x16: 64x4, L2";
+    case FDWK_TILE_T4: return "T4 TMA 128x8: 128x2, L1";
+    case FDWK_TILE_T5: return "T5 TMA 64x16: 64x8, L1";
+    case FDWK_TILE_T6: return "T6 TMA 32x32: 32x8, L1";
+    case FDWK_TILE_T7: return "T7 TMA 64x16: 64x8, L2 TP2";
+    case FDWK_TILE_T8: return "T8 TMA 64x16: 64x4, L2 TP2";
+    case FDWK_TILE_T9: return "T9 TMA 128x8: 128x4, L1 TP2";
     default: return "?";
     }
 }

@@ -94,7 +94,8 @@ typedef enum { FDWK_ACOUSTIC = 0, FDWK_STENCIL = 1 } fdwk_mode;
  * threads x RY outputs per thread in y; every load issued P planes ahead. FDWK_TILE_AUTO
  * picks the tuned default for the radius and mode (the environment variable
  * FDW_CUDA_TILE=n forces configuration n where it exists, for tuning and tests). A..D exist
- * for every radius, E..G for radius <= 4, the others for radius 4 (order 8) only. */
+ * for every radius, E..G for radius <= 4, T3 and T5 (TMA) for every radius, the others for
+ * radius 4 (order 8) only. */
 typedef enum {
     FDWK_TILE_AUTO = 0,
     FDWK_TILE_A = 1,          /* 32x16 tile: 32x8 threads, 2 outputs each, P = 1 */
@@ -110,6 +111,18 @@ typedef enum {
     FDWK_TILE_E = 11,         /* cp.async (fd25a.cuh), radius <= 4: 32x16, L = 2 planes */
     FDWK_TILE_F = 12,         /* cp.async, radius <= 4: 32x16, L = 3 */
     FDWK_TILE_G = 13,         /* cp.async, radius <= 4: 64x8 (64x4 threads), L = 2 */
+    /* Bulk tensor copies (TMA, fd25t.cuh): T3 and T5 for every radius, the others for
+     * radius 4 only; L = planes in flight beyond the R + 1 the ring holds for the z queue;
+     * TP = stages of the separate u_prev / (v dt)^2 ring (none: they share the u stage). */
+    FDWK_TILE_T1 = 14,        /* 32x16 tile: 32x8 threads, 2 outputs each, L = 2 */
+    FDWK_TILE_T2 = 15,        /* 32x16 tile: 32x8 threads, 2 outputs each, L = 4 */
+    FDWK_TILE_T3 = 16,        /* 64x16 tile: 64x4 threads, 4 outputs each, L = 2 */
+    FDWK_TILE_T4 = 17,        /* 128x8 tile: 128x2 threads, 4 outputs each, L = 1 */
+    FDWK_TILE_T5 = 18,        /* 64x16 tile: 64x8 threads, 2 outputs each, L = 1 */
+    FDWK_TILE_T6 = 19,        /* 32x32 tile: 32x8 threads, 4 outputs each, L = 1 */
+    FDWK_TILE_T7 = 20,        /* 64x16 tile: 64x8 threads, 2 outputs each, L = 2, TP = 2 */
+    FDWK_TILE_T8 = 21,        /* 64x16 tile: 64x4 threads, 4 outputs each, L = 2, TP = 2 */
+    FDWK_TILE_T9 = 22,        /* 128x8 tile: 128x4 threads, 2 outputs each, L = 1, TP = 2 */
     FDWK_TILE_COUNT
 } fdwk_tile;
 

@@ -274,7 +274,9 @@ static void bench_tune(void)
             for (int ti = 1; ti < FDWK_TILE_COUNT; ti++)
                 for (int ci = 0; ci < 4; ci++) {
                     const fdwk_tile tiles[] = {FDWK_TILE_AUTO, (fdwk_tile)ti};
-                    if ((g_quick || mode == 1) && ci > 0)
+                    /* z-chunk sweep: acoustic, configuration A (the reference) and the
+                     * newest TMA ones; the others were swept in the runs of 2026-11-22/23 */
+                    if ((g_quick || mode == 1 || (ti != FDWK_TILE_A && ti < FDWK_TILE_T7)) && ci > 0)
                         continue;
                     kcase kc = {mode ? K_STENCIL : K_ACOUSTIC, 8, BIG[s][0], BIG[s][1],
                                 BIG[s][2], tiles[1], chunks[ci], 0, !mode};
@@ -282,15 +284,28 @@ static void bench_tune(void)
                 }
 }
 
+/* The configurations the every-order sections time: auto (the default), A..D and the TMA
+ * T3, T5 for every order, the cp.async E..G up to order 8; only auto with --quick. */
+static int every_order_config(fdwk_tile t, int order)
+{
+    if (t == FDWK_TILE_AUTO)
+        return 1;
+    if (g_quick)
+        return 0;
+    if (t >= FDWK_TILE_A && t <= FDWK_TILE_D)
+        return 1;
+    if (t >= FDWK_TILE_E && t <= FDWK_TILE_G)
+        return order <= 8;
+    return t == FDWK_TILE_T3 || t == FDWK_TILE_T5;
+}
+
 static void bench_acoustic(void)
 {
     printf("\nacoustic, every order, default tile (sponge arrays passed, as in a job):\n");
     for (int s = 0; s < 2; s++)
         for (int order = 2; order <= 16; order += 2)
-            for (int t = 0; t <= FDWK_TILE_G; t++) {
-                /* auto, A..D for every order; the cp.async E..G up to order 8 */
-                if ((g_quick && t > 0) || (t > FDWK_TILE_D && t < FDWK_TILE_E) ||
-                    (t >= FDWK_TILE_E && order > 8))
+            for (int t = 0; t < FDWK_TILE_COUNT; t++) {
+                if (!every_order_config((fdwk_tile)t, order))
                     continue;
                 kcase kc = {K_ACOUSTIC, order, BIG[s][0], BIG[s][1], BIG[s][2], (fdwk_tile)t, 0, 0, 1};
                 run_case(&kc, t ? "config" : "default");
@@ -329,10 +344,8 @@ static void bench_stencil(void)
     printf("\nstencil-only, every order (8 B/point):\n");
     for (int s = 0; s < 2; s++)
         for (int order = 2; order <= 16; order += 2)
-            for (int t = 0; t <= FDWK_TILE_G; t++) {
-                /* auto, A..D for every order; the cp.async E..G up to order 8 */
-                if ((g_quick && t > 0) || (t > FDWK_TILE_D && t < FDWK_TILE_E) ||
-                    (t >= FDWK_TILE_E && order > 8))
+            for (int t = 0; t < FDWK_TILE_COUNT; t++) {
+                if (!every_order_config((fdwk_tile)t, order))
                     continue;
                 kcase kc = {K_STENCIL, order, BIG[s][0], BIG[s][1], BIG[s][2], (fdwk_tile)t, 0, 0, 0};
                 run_case(&kc, t ? "config" : "default");

@@ -60,7 +60,7 @@ cmake --build "$BUILD" -j"$(nproc)" --target $TARGETS >>"$LOG" 2>&1 \
 say "built $TARGETS"
 
 if has sass; then
-  say "SASS of the order-8 kernels, configuration A (32x16 tile)"
+  say "SASS of the order-8 kernels, configuration A (32x16 tile) and T1 (TMA 32x16)"
   OBJ=$(find "$BUILD/kernels" -name 'fd_step.cu.o' | head -1)
   cuobjdump -sass "$OBJ" > "$OUT/sass_fd_step.txt" 2>&1
   python3 - "$OUT/sass_fd_step.txt" <<'EOF' | tee -a "$LOG"
@@ -69,14 +69,14 @@ txt = open(sys.argv[1]).read()
 funcs = re.split(r"\n\s+Function : ", txt)
 for f in funcs[1:]:
     name = f.split("\n", 1)[0]
-    if "fd25d_kernelILi4ELi32ELi8ELi2ELi1ELb" not in name:
+    if "fd25d_kernelILi4ELi32ELi8ELi2ELi1ELb" not in name and "fd25t_kernelILi4ELi32ELi8ELi2ELi2ELb" not in name:
         continue
     ops = re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\d\s+)?([A-Z0-9_.]+)", f)
     cnt = {}
     for o in ops:
         k = o.split(".")[0] if not o.startswith("LDG") and not o.startswith("STG") else o
         cnt[k] = cnt.get(k, 0) + 1
-    keys = [k for k in sorted(cnt) if k.startswith(("LDG", "STG", "LDS", "STS", "LDL", "STL", "FFMA", "FMUL", "FADD", "BAR"))]
+    keys = [k for k in sorted(cnt) if k.startswith(("LDG", "STG", "LDS", "STS", "LDL", "STL", "FFMA", "FMUL", "FADD", "BAR", "UTMALDG", "SYNCS"))]
     print(name[:60], {k: cnt[k] for k in keys})
 EOF
 fi
@@ -98,10 +98,10 @@ fi
 
 if has ncu; then
   say "Nsight Compute on single kernels"
-  for c in acoustic,8,512,512,512,1,0 acoustic,8,512,512,512,3,0 stencil,8,512,512,512,2,0 derivative,8,512,512,512,0,0,2; do
+  for c in ${NCU_CASES:-acoustic,8,512,512,512,1,0 acoustic,8,512,512,512,3,0 stencil,8,512,512,512,2,0 derivative,8,512,512,512,0,0,2}; do
     echo "--- $c" >> "$OUT/ncu.txt"
     timeout 120 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-      --section WarpStateStats --section LaunchStats -k 'regex:fd25d|dwalk' -s 3 -c 1 \
+      --section WarpStateStats --section LaunchStats -k 'regex:fd25d|fd25t|dwalk' -s 3 -c 1 \
       "$BUILD/tests/bench/fdwave-bench" --case $c >> "$OUT/ncu.txt" 2>&1
   done
   grep -E "^---|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Stall|L2 Hit|Duration|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -80 | tee -a "$LOG"

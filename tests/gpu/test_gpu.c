@@ -14,6 +14,7 @@
 
 #include "backend.h"
 #include "fd_coeffs.h"
+#include "kernels.h" /* FDWK_TILE_* (the configurations test_configurations forces) */
 #include "plan.h"
 #include "problem.h"
 #include "spec.h"
@@ -290,14 +291,16 @@ START_TEST(test_first_difference)
 END_TEST
 
 /* Every kernel configuration (FDW_CUDA_TILE forces one) gives the CPU's bits: order 8
- * acoustic and stencil with all of them, orders 2..6 with the cp.async ones (E..G). */
+ * acoustic and stencil with all of them (the TMA ones T1..T9 included), orders 2..6 with the
+ * cp.async ones (E..G) and the TMA ones built for every radius (T3, T5). */
 START_TEST(test_configurations)
 {
     char json[2048], what[96];
     int identical = 1;
-    for (int tile = 1; tile <= 13; tile++) {
+    for (int tile = 1; tile < FDWK_TILE_COUNT; tile++) {
         for (int order = 2; order <= 8; order += 2) {
-            if (order != 8 && tile < 11)
+            if (order != 8 && (tile < FDWK_TILE_E || tile > FDWK_TILE_G) && tile != FDWK_TILE_T3 &&
+                tile != FDWK_TILE_T5)
                 continue;
             char env[8];
             snprintf(env, sizeof env, "%d", tile);
@@ -505,6 +508,7 @@ int main(void)
         printf("no CUDA device: skipping\n");
         return 77;
     }
+    setvbuf(stdout, NULL, _IOLBF, 0); /* the log shows how far a run got if it is killed */
     Suite *s = suite_create("gpu");
     TCase *tc = tcase_create("gpu");
     tcase_set_timeout(tc, 600);
