@@ -3,6 +3,7 @@
  * devices), hand each section to its parser (spec_*.c), collect warnings, and keep the
  * normalised JSON that fdw_spec_to_json returns. */
 #include "spec_parse.h"
+#include "segy_common.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -305,6 +306,22 @@ static void collect_warnings(spec_ctx *c)
                 "at (%g, %g, %g) m); their recordings are damped",
                 inside, s->nreceivers, first, s->receivers[first].pos[0],
                 s->receivers[first].pos[1], s->receivers[first].pos[2]);
+    if (s->kind == FDW_KIND_ACOUSTIC && s->nreceivers > 0) {
+        /* Said now rather than discovered at the end of a long run: SEG-Y rev 1 cannot hold
+         * this gather, so the run writes gather.f32 only. */
+        long ns = s->nt / s->receiver_interval + 1;
+        double us = nearbyint(s->dt * s->receiver_interval * 1e6);
+        if (ns > FDW_SEGY_MAX_SAMPLES)
+            sp_warn(c,
+                    "the gather has %ld samples per trace but SEG-Y holds at most %d: only "
+                    "gather.f32 will be written (raise receivers.interval to %ld for SEG-Y)",
+                    ns, FDW_SEGY_MAX_SAMPLES, s->nt / (FDW_SEGY_MAX_SAMPLES - 1) + 1);
+        else if (us < 1 || us > 65535)
+            sp_warn(c,
+                    "the gather's sample interval %g s is outside the 1 to 65535 microseconds "
+                    "SEG-Y can record: only gather.f32 will be written",
+                    s->dt * s->receiver_interval);
+    }
     for (int i = 0; i < s->nslices; i++)
         if (s->slices[i].plane == FDW_PLANE_VOLUME && s->snapshot_every > 0) {
             double gib = (double)fdw_spec_points(s) * 4.0 / (1024.0 * 1024.0 * 1024.0);

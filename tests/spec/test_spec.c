@@ -701,6 +701,20 @@ START_TEST(warnings)
                  NULL);
     ck_assert(has_warning(s, "GiB"));
     fdw_spec_free(s);
+    /* a gather longer than a SEG-Y trace can hold: said at parse time, not at the end */
+    text = patched(BASE, "time.nt", "40000");
+    s = parse_ok(text, NULL);
+    ck_assert(has_warning(s, "40001 samples per trace"));
+    ck_assert(has_warning(s, "only gather.f32 will be written"));
+    fdw_spec_free(s);
+    free(text);
+    t1 = patched(BASE, "time.nt", "40000");
+    text = patched(t1, "receivers.interval", "2");
+    s = parse_ok(text, NULL);
+    ck_assert(!has_warning(s, "gather.f32"));
+    fdw_spec_free(s);
+    free(text);
+    free(t1);
     /* the clean base spec has no warnings */
     s = parse_ok(BASE, NULL);
     ck_assert_int_eq(fdw_spec_warning_count(s), 0);
