@@ -515,7 +515,7 @@ END_TEST
  * watch reconnects with Last-Event-ID and still ends with the job's result. */
 START_TEST(watch_reconnects_after_restart)
 {
-    char *spec = long_spec(3000);
+    char *spec = long_spec(20000);
     long id = submit_json(spec);
     free(spec);
     char ids[32];

@@ -278,7 +278,7 @@ class PythonClientTest(unittest.TestCase):
 
     def test_zz_events_survive_daemon_restart(self):
         """Runs last (zz): restarts the daemon on the same port mid-stream."""
-        job_id = self.c.submit(long_spec(3000))["id"]
+        job_id = self.c.submit(long_spec(20000))["id"]
         got = []
         errors = []
 

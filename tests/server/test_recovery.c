@@ -100,7 +100,7 @@ START_TEST(kill9_during_run_and_submits)
     harness_tmpdir(D.data, sizeof D.data);
     ck_assert_int_eq(harness_start(&D, NULL), 0);
     char spec[4096];
-    small_spec(spec, sizeof spec, 64, 8000, 2000, 1);
+    small_spec(spec, sizeof spec, 64, 20000, 5000, 1);
     long st;
     long long_id = submit(&D, spec, NULL, &st);
     ck_assert_int_eq(st, 201);
@@ -172,7 +172,7 @@ START_TEST(sigterm_requeues)
     harness_tmpdir(D.data, sizeof D.data);
     ck_assert_int_eq(harness_start(&D, NULL), 0);
     char spec[4096];
-    small_spec(spec, sizeof spec, 64, 8000, 2000, 1);
+    small_spec(spec, sizeof spec, 64, 20000, 5000, 1);
     long st;
     long id = submit(&D, spec, NULL, &st);
     ck_assert_int_eq(st, 201);
@@ -232,7 +232,7 @@ START_TEST(fewer_devices_after_restart)
     harness_tmpdir(D.data, sizeof D.data);
     ck_assert_int_eq(harness_start(&D, NULL), 0);
     char blocker[4096], wide[4096];
-    small_spec(blocker, sizeof blocker, 64, 8000, 2000, 1);
+    small_spec(blocker, sizeof blocker, 64, 20000, 5000, 1);
     small_spec(wide, sizeof wide, 16, 10, 5, 4);
     long st;
     long b = submit(&D, blocker, NULL, &st);
