@@ -8,7 +8,7 @@
 #include "model_io.h"
 #include "model_formats.h"
 #include "segy_common.h"
-#include "atomic_file.h"
+#include "segy_writer.h"
 #include "error.h"
 
 #include <errno.h>
@@ -273,20 +273,11 @@ fdw_status fdw_model_write_segy(const char *path, const float *v, int nx, int ny
     int32_t dt_field = interval >= 1 && interval <= 65535 ? (int32_t)interval : 0;
 
     fdw_atomic_file af;
-    fdw_status st = fdw_atomic_open(&af, path, err);
+    segy_file *fp;
+    float *buf;
+    fdw_status st = fdw_segy_writer_open(&af, path, nz, &fp, &buf, err);
     if (st != FDW_OK)
         return st;
-    fclose(af.fp); /* segyio opens the temporary file itself */
-    af.fp = NULL;
-    segy_file *fp = segy_open(af.tmp, "w+b");
-    float *buf = malloc((size_t)nz * sizeof *buf);
-    if (!fp || !buf) {
-        free(buf);
-        if (fp)
-            segy_close(fp);
-        fdw_atomic_abort(&af);
-        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot write SEG-Y %s", path);
-    }
 
     char lines[6][128];
     snprintf(lines[0], sizeof lines[0], "FDWAVE VELOCITY MODEL (M/S), LIBFDWAVE %s", FDW_VERSION);
@@ -344,12 +335,5 @@ fdw_status fdw_model_write_segy(const char *path, const float *v, int nx, int ny
                   segy_writetrace(fp, t, buf, trace0, trsize) != SEGY_OK;
         }
     }
-    free(buf);
-    if (segy_close(fp) != SEGY_OK)
-        bad = 1;
-    if (bad) {
-        fdw_atomic_abort(&af);
-        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot write SEG-Y %s (disk full?)", path);
-    }
-    return fdw_atomic_commit(&af, err);
+    return fdw_segy_writer_close(&af, path, fp, buf, bad, err);
 }

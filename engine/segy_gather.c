@@ -6,7 +6,7 @@
  * (-100: centimetres). Big-endian; readable by segyio tools. Written atomically. */
 #include "outputs.h"
 #include "segy_common.h"
-#include "atomic_file.h"
+#include "segy_writer.h"
 #include "error.h"
 
 #include <math.h>
@@ -51,20 +51,11 @@ fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec
     int scalar = fdw_segy_coord_scalar(maxabs, &mult);
 
     fdw_atomic_file af;
-    fdw_status st = fdw_atomic_open(&af, path, err);
+    segy_file *fp;
+    float *buf;
+    fdw_status st = fdw_segy_writer_open(&af, path, ns, &fp, &buf, err);
     if (st != FDW_OK)
         return st;
-    fclose(af.fp); /* segyio opens the temporary file itself */
-    af.fp = NULL;
-    segy_file *fp = segy_open(af.tmp, "w+b");
-    float *buf = malloc((size_t)ns * sizeof *buf);
-    if (!fp || !buf) {
-        free(buf);
-        if (fp)
-            segy_close(fp);
-        fdw_atomic_abort(&af);
-        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot write SEG-Y %s", path);
-    }
 
     char l[6][128];
     snprintf(l[0], sizeof l[0], "FDWAVE RECEIVER GATHER, LIBFDWAVE %s", FDW_VERSION);
@@ -129,12 +120,5 @@ fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec
         bad = segy_write_traceheader(fp, r, hdr, trace0, trsize) != SEGY_OK ||
               segy_writetrace(fp, r, buf, trace0, trsize) != SEGY_OK;
     }
-    free(buf);
-    if (segy_close(fp) != SEGY_OK)
-        bad = 1;
-    if (bad) {
-        fdw_atomic_abort(&af);
-        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot write SEG-Y %s (disk full?)", path);
-    }
-    return fdw_atomic_commit(&af, err);
+    return fdw_segy_writer_close(&af, path, fp, buf, bad, err);
 }
