@@ -36,6 +36,28 @@ typedef struct fdw_problem {
     const float *qx, *qy, *qz;
     int free_surface;          /* plane k = 0 is held at u = 0, ghosts above mirror -u */
 
+    /* CPML (boundary type "cpml"; then qx/qy/qz are NULL). Axis A (0 x, 1 y, 2 z) has a
+     * layer of pml_w[A][0] points at its low end and pml_w[A][1] at its high end (0: no
+     * layer there); pml_a[A], pml_b[A] hold the recursive-convolution coefficients per
+     * global index along A (axis length; meaningful inside the layers only), pml_d1[A][m]
+     * (m = 1..radius) the central first-derivative weights of the same radius, already
+     * divided by h_A. NULL pml_a[A]: no layer on axis A. Each step, after the plain update
+     * u' = (2u - u_prev) + vdt2 lap(u) and before the sources, for A = x, y, z in turn:
+     *   1. for every point p of A's layers: psi_A(p) = b(p) psi_A(p) + a(p) D1_A u(p)
+     *   2. then for every point p of A's layers, with g = D1_A psi_A (p) (psi_A is 0
+     *      outside A's layers and outside the grid):
+     *        zeta_A(p) = b(p) zeta_A(p) + a(p) (D2_A u(p) + g)
+     *        u'(p) = u'(p) + vdt2(p) (g + zeta_A(p))
+     * where D1_A f(p) = sum_m pml_d1[A][m] (f(p + m e_A) - f(p - m e_A)), D2_A u the
+     * Laplacian's second difference along A (cA[0] u + sum_m cA[m] (u(+m) + u(-m))), u the
+     * field at time it, a/b taken at p's index along A; psi and zeta start at zero. So a
+     * point in two or three layers (edges, corners) gets the x, then y, then z term. A slab
+     * boundary never lies within pml_w[2][0] + radius planes of the top or pml_w[2][1] +
+     * radius of the bottom (the engine rejects such a plan), so psi_z never crosses one. */
+    int pml_w[3][2];
+    const float *pml_a[3], *pml_b[3];
+    float pml_d1[3][FDW_MAX_RADIUS + 1];
+
     /* Time convention: step(it) turns u(it*dt) into u((it+1)*dt).
      * Sources: after the update of step it, every tap adds wavelets[owner*nt + it] *
      * tap.weight to u((it+1)*dt) at tap.index (no division by the sponge factor). The
