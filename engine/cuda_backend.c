@@ -53,6 +53,11 @@ typedef struct gpu_slab {
     float *f[2];               /* interior origins of the two fields */
     float *v;                  /* (v dt)^2 origin */
     float *qx, *qy, *qz;       /* sponge, or NULL */
+    /* CPML per axis (NULL: no layer on that axis): coefficients by global index, psi and
+     * zeta on this slab's layer points (kernels.h gives the compact layout); for z, pw0/pw1
+     * are the layer planes this slab holds. */
+    float *pa[3], *pb[3], *psi[3], *zeta[3];
+    int pw0[3], pw1[3];
     float *wavelets;
     src_set src_edge, src_int;
     int *rec_start;            /* nreceivers + 1 */
@@ -294,6 +299,12 @@ static void cuda_destroy(void *vctx)
         fdwk_free(g->qx);
         fdwk_free(g->qy);
         fdwk_free(g->qz);
+        for (int a = 0; a < 3; a++) {
+            fdwk_free(g->pa[a]);
+            fdwk_free(g->pb[a]);
+            fdwk_free(g->psi[a]);
+            fdwk_free(g->zeta[a]);
+        }
         fdwk_free(g->wavelets);
         free_src(&g->src_edge);
         free_src(&g->src_int);
@@ -321,6 +332,27 @@ static void cuda_destroy(void *vctx)
     free(c);
 }
 
+/* CPML layer points of axis a held by a slab of nz planes starting at global z0 (the
+ * z layers lie whole in the top and bottom slabs, engine/backend.h); sets *w0, *w1 to the
+ * layer widths this slab uses. */
+static uint64_t pml_points(const fdw_problem *p, int a, int z0, int nz, int *w0, int *w1)
+{
+    *w0 = *w1 = 0;
+    if (p->kind != FDW_KIND_ACOUSTIC || !p->pml_a[a])
+        return 0;
+    *w0 = p->pml_w[a][0];
+    *w1 = p->pml_w[a][1];
+    if (a == 0)
+        return (uint64_t)(*w0 + *w1) * (uint64_t)p->ny * (uint64_t)nz;
+    if (a == 1)
+        return (uint64_t)(*w0 + *w1) * (uint64_t)p->nx * (uint64_t)nz;
+    if (z0 != 0)
+        *w0 = 0;
+    if (z0 + nz != p->nz)
+        *w1 = 0;
+    return (uint64_t)(*w0 + *w1) * (uint64_t)p->nx * (uint64_t)p->ny;
+}
+
 /* Bytes slab g needs on its GPU. */
 static uint64_t slab_bytes(const fdw_problem *p, const gpu_slab *g)
 {
@@ -332,6 +364,12 @@ static uint64_t slab_bytes(const fdw_problem *p, const gpu_slab *g)
                  4u * (uint64_t)p->nsrc_taps;
         extra += (uint64_t)p->nrec_taps * 12u + (uint64_t)p->nreceivers * 4u;
         extra += (uint64_t)p->nrec_slots * (uint64_t)p->nreceivers * 4u;
+        for (int a = 0; a < 3; a++) {
+            int w0, w1;
+            extra += 8u * pml_points(p, a, g->z0, g->nz, &w0, &w1);
+            if (p->pml_a[a])
+                extra += 8u * (uint64_t)(a == 0 ? p->nx : a == 1 ? p->ny : p->nz);
+        }
     }
     return fields + extra;
 }
@@ -435,6 +473,28 @@ static fdw_status setup_slab(cuda_ctx *c, int d, fdw_error *err)
             rc = upload_array(g, (void **)&g->wavelets, p->wavelets,
                               sizeof(float) * (size_t)p->nt * (size_t)nsrc);
         }
+        static const char *axes = "xyz";
+        for (int ax = 0; ax < 3 && !rc; ax++) {
+            const uint64_t npts = pml_points(p, ax, g->z0, g->nz, &g->pw0[ax], &g->pw1[ax]);
+            if (!p->pml_a[ax])
+                continue;
+            const size_t n = (size_t)(ax == 0 ? p->nx : ax == 1 ? p->ny : p->nz);
+            rc = upload_array(g, (void **)&g->pa[ax], p->pml_a[ax], n * 4);
+            if (!rc)
+                rc = upload_array(g, (void **)&g->pb[ax], p->pml_b[ax], n * 4);
+            for (int z = 0; z < 2 && !rc && npts > 0; z++) {
+                float **dst = z ? &g->zeta[ax] : &g->psi[ax];
+                rc = fdwk_malloc((void **)dst, (size_t)npts * 4);
+                if (!rc)
+                    rc = fdwk_memset_async(*dst, 0, (size_t)npts * 4, g->se);
+            }
+            if (rc)
+                return fdw_fail(err, FDW_ERR_NOMEM, NULL,
+                                "cuda backend: allocating the CPML arrays of axis %c on GPU %d "
+                                "(%s) failed: %s", axes[ax], g->id, name, fdwk_strerror(rc));
+        }
+        if (!rc)
+            rc = fdwk_stream_sync(g->se);
         if (rc)
             return device_fail(err, g, rc, "uploading the sponge and sources");
     }
@@ -490,6 +550,47 @@ static int update_planes(gpu_slab *g, fdwk_fd_args *a, int k0, int k1, fdwk_stre
     a->k0 = k0;
     a->k1 = k1;
     return note(g, fdwk_fd_step(a, s), "stencil kernel");
+}
+
+/* The CPML terms of local planes [k0, k1): per axis, psi then zeta (engine/backend.h). */
+static void pml_planes(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1, fdwk_stream s)
+{
+    const fdw_problem *p = &c->prob;
+    if (k1 <= k0)
+        return;
+    for (int ax = 0; ax < 3; ax++) {
+        if (!g->psi[ax])
+            continue;
+        fdwk_pml_args a;
+        memset(&a, 0, sizeof a);
+        a.axis = ax;
+        a.radius = p->radius;
+        a.nx = p->nx;
+        a.ny = p->ny;
+        a.pitch = g->L.pitch;
+        a.plane = g->L.plane;
+        a.k0 = k0;
+        a.k1 = k1;
+        a.kglob = g->z0;
+        a.n = ax == 0 ? p->nx : ax == 1 ? p->ny : p->nz;
+        a.w0 = g->pw0[ax];
+        a.w1 = g->pw1[ax];
+        a.free_surface = p->free_surface;
+        a.a = g->pa[ax];
+        a.b = g->pb[ax];
+        a.u = g->f[cur];
+        a.vdt2 = g->v;
+        a.out = g->f[1 - cur];
+        a.psi = g->psi[ax];
+        a.zeta = g->zeta[ax];
+        const float *c2 = ax == 0 ? p->cx : ax == 1 ? p->cy : p->cz;
+        for (int m = 0; m <= FDW_MAX_RADIUS && m <= FDWK_MAX_RADIUS; m++) {
+            a.d1[m] = p->pml_d1[ax][m];
+            a.d2[m] = c2[m];
+        }
+        note(g, fdwk_pml_psi(&a, s), "CPML psi kernel");
+        note(g, fdwk_pml_zeta(&a, s), "CPML zeta kernel");
+    }
 }
 
 static int inject(const cuda_ctx *c, gpu_slab *g, const src_set *set, float *field, long it,
@@ -558,11 +659,14 @@ static void issue_step(cuda_ctx *c, int d, long it)
         if (mirror)
             note(g, fdwk_free_surface(g->f[cur], &g->L, p->radius, g->se), "free surface");
         update_planes(g, &a, 0, g->nz, g->se);
+        pml_planes(c, g, cur, 0, g->nz, g->se);
         if (acoustic)
             inject(c, g, &g->src_int, g->f[nw], it, g->se);
     } else {
         update_planes(g, &a, 0, g->ktop, g->se);
         update_planes(g, &a, g->kbot, g->nz, g->se);
+        pml_planes(c, g, cur, 0, g->ktop, g->se);
+        pml_planes(c, g, cur, g->kbot, g->nz, g->se);
         if (acoustic)
             inject(c, g, &g->src_edge, g->f[nw], it, g->se);
     }
@@ -579,6 +683,7 @@ static void issue_step(cuda_ctx *c, int d, long it)
         if (mirror)
             note(g, fdwk_free_surface(g->f[cur], &g->L, p->radius, g->si), "free surface");
         update_planes(g, &a, g->ktop, g->kbot, g->si);
+        pml_planes(c, g, cur, g->ktop, g->kbot, g->si);
         if (acoustic)
             inject(c, g, &g->src_int, g->f[nw], it, g->si);
         note(g, fdwk_event_record(g->ev_int[par], g->si), "event record");
@@ -942,6 +1047,12 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
     if (z != p->nz)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                         "cuda backend: the plan's slabs cover %d planes, the grid has %d", z, p->nz);
+    for (int d = 1; d < plan->ndev && p->kind == FDW_KIND_ACOUSTIC && p->pml_a[2]; d++)
+        if (plan->z0[d] < p->pml_w[2][0] + p->radius ||
+            plan->z0[d] > p->nz - p->pml_w[2][1] - p->radius)
+            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                            "cuda backend: slab boundary at plane %d cuts a CPML z layer",
+                            plan->z0[d]);
     if (p->kind == FDW_KIND_DERIVATIVE && plan->ndev > 1)
         return fdw_fail(err, FDW_ERR_UNSUPPORTED, "devices",
                         "the derivative kind runs on one GPU in the cuda backend (%d asked); "

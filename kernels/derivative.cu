@@ -1,8 +1,13 @@
 // derivative.cu — periodic 8th-order first derivative along x, y or z, out of place
 // (kind "derivative"): x through a shared-memory row segment, y and z by threads walking
-// the axis with a register window (see the kernels).
+// the axis with a register window (see the kernels). Two versions of each: scalar (one
+// point per thread and load) and vector (16-byte loads, 4 consecutive x points per
+// thread, so a warp reads 512 contiguous bytes per row instead of 128); FDW_CUDA_DERIV=0
+// forces the scalar ones (benchmark comparison).
 #include "kernels.h"
 #include <cuda_runtime.h>
+#include <cstdint>
+#include <cstdlib>
 
 namespace {
 
@@ -97,6 +102,115 @@ __global__ void dwalk_kernel(float *__restrict__ out, const float *__restrict__ 
     }
 }
 
+// x, vector: a block of 128 x ROWS threads holds ROWS row segments of 512 points plus the
+// 4-point periodic halos; each thread loads one float4 (when the segment is whole and
+// the row 16-byte aligned) and computes its 4 points.
+constexpr int XROWS = 2;
+
+__global__ void dx4_kernel(float *__restrict__ out, const float *__restrict__ in, int nx, int ny,
+                           long pitch, long plane, Coef c)
+{
+    __shared__ __align__(16) float s[XROWS][XSEG + 16];
+    const int j = min(blockIdx.y * XROWS + threadIdx.y, ny - 1), k = blockIdx.z;
+    const bool rowok = blockIdx.y * XROWS + threadIdx.y < ny;
+    const float *row = in + (long)k * plane + (long)j * pitch;
+    float *orow = out + (long)k * plane + (long)j * pitch;
+    const int x0 = blockIdx.x * XSEG;
+    const int cnt = min(XSEG, nx - x0);
+    const int t4 = threadIdx.x * 4;
+    float *sr = s[threadIdx.y] + 8; // s[-4..-1]: left halo, s[cnt..cnt+3]: right halo
+    if (t4 + 3 < cnt) {
+        const float4 v = __ldg(reinterpret_cast<const float4 *>(row + x0 + t4));
+        *reinterpret_cast<float4 *>(sr + t4) = v;
+    } else {
+        for (int e = 0; e < 4; ++e)
+            if (t4 + e < cnt) sr[t4 + e] = __ldg(&row[x0 + t4 + e]);
+    }
+    if (threadIdx.x < 4) {
+        sr[-4 + (int)threadIdx.x] = __ldg(&row[wrap(x0 - 4 + (int)threadIdx.x, nx)]);
+        sr[cnt + threadIdx.x] = __ldg(&row[wrap(x0 + cnt + (int)threadIdx.x, nx)]);
+    }
+    __syncthreads();
+    float r[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+        const int q = t4 + e;
+        float d = c.c[1] * (sr[q + 1] - sr[q - 1]); // the CPU's order, no contraction
+        d += c.c[2] * (sr[q + 2] - sr[q - 2]);
+        d += c.c[3] * (sr[q + 3] - sr[q - 3]);
+        d += c.c[4] * (sr[q + 4] - sr[q - 4]);
+        r[e] = d;
+    }
+    if (!rowok) return; // (ny - 1 again, to reach the barrier; it stores nothing)
+    if (t4 + 3 < cnt) {
+        *reinterpret_cast<float4 *>(orow + x0 + t4) = make_float4(r[0], r[1], r[2], r[3]);
+    } else {
+        for (int e = 0; e < 4; ++e)
+            if (t4 + e < cnt) orow[x0 + t4 + e] = r[e];
+    }
+}
+
+// y or z, vector: as dwalk_kernel with 4 consecutive x points per thread (16-byte loads;
+// rows are 32-byte aligned and padded, so a quad never leaves its row's allocation) and
+// LA planes loaded ahead.
+template <int AXIS, int LA>
+__global__ void dwalk4_kernel(float *__restrict__ out, const float *__restrict__ in, int nx,
+                              int ny, int nz, long pitch, long plane, int chunk, Coef c)
+{
+    const int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    const int o = blockIdx.y * blockDim.y + threadIdx.y;
+    const int n = AXIS == 1 ? ny : nz;
+    const int no = AXIS == 1 ? nz : ny;
+    if (i >= nx || o >= no) return;
+    const long step = AXIS == 1 ? pitch : plane;
+    const long base = (AXIS == 1 ? (long)o * plane : (long)o * pitch) + i;
+    const int p0 = blockIdx.z * chunk, p1 = min(p0 + chunk, n);
+    const int nv = min(4, nx - i); // valid points of the quad
+    float4 w[9 + LA];
+#pragma unroll
+    for (int d = 0; d < 8 + LA; ++d)
+        w[d] = __ldg(reinterpret_cast<const float4 *>(in + base + (long)wrap(p0 - 4 + d, n) * step));
+    for (int p = p0; p < p1; ++p) {
+        w[8 + LA] = __ldg(reinterpret_cast<const float4 *>(in + base + (long)wrap(p + 4 + LA, n) * step));
+        float4 r;
+        r.x = c.c[1] * (w[5].x - w[3].x);
+        r.y = c.c[1] * (w[5].y - w[3].y);
+        r.z = c.c[1] * (w[5].z - w[3].z);
+        r.w = c.c[1] * (w[5].w - w[3].w);
+#pragma unroll
+        for (int m = 2; m <= 4; ++m) {
+            r.x += c.c[m] * (w[4 + m].x - w[4 - m].x);
+            r.y += c.c[m] * (w[4 + m].y - w[4 - m].y);
+            r.z += c.c[m] * (w[4 + m].z - w[4 - m].z);
+            r.w += c.c[m] * (w[4 + m].w - w[4 - m].w);
+        }
+        float *dst = out + base + (long)p * step;
+        if (nv == 4) {
+            *reinterpret_cast<float4 *>(dst) = r;
+        } else {
+            const float rv[4] = {r.x, r.y, r.z, r.w};
+            for (int e = 0; e < nv; ++e) dst[e] = rv[e];
+        }
+#pragma unroll
+        for (int e = 0; e < 8 + LA; ++e) w[e] = w[e + 1];
+    }
+}
+
+// Which version: FDW_CUDA_DERIV=0 scalar, 1 vector (default), 2 vector with 4 planes
+// ahead, 3 vector with 256-point chunks along the axis, 4 with 64-point chunks (a chunk
+// re-reads 8 halo values per column: longer chunks read less, shorter ones give more
+// blocks), 5 vector with the 4 warps of a block on one row (2 KiB contiguous per row
+// instead of 4 rows x 512 bytes).
+int deriv_version()
+{
+    const char *e = getenv("FDW_CUDA_DERIV");
+    if (e && *e) {
+        const int v = atoi(e);
+        if (v >= 0 && v <= 5) return v;
+    }
+    return 1;
+}
+
 } // namespace
 
 extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int nz,
@@ -107,9 +221,32 @@ extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int 
     for (int m = 0; m < 5; ++m) c.c[m] = dc[m];
     cudaStream_t st = (cudaStream_t)s;
     if (nx < 1 || ny < 1 || nz < 1) return (int)cudaErrorInvalidValue;
-    if (axis == 0) {
+    const int ver = deriv_version();
+    // The vector kernels need 16-byte aligned rows (the layout's rows are 32-byte aligned).
+    const bool vec = ver > 0 && pitch % 4 == 0 && plane % 4 == 0 &&
+                     (reinterpret_cast<uintptr_t>(in) & 15) == 0 &&
+                     (reinterpret_cast<uintptr_t>(out) & 15) == 0;
+    if (axis == 0 && vec) {
+        dim3 grid((nx + XSEG - 1) / XSEG, (ny + XROWS - 1) / XROWS, nz);
+        dx4_kernel<<<grid, dim3(128, XROWS), 0, st>>>(out, in, nx, ny, pitch, plane, c);
+    } else if (axis == 0) {
         dim3 grid((nx + XSEG - 1) / XSEG, ny, nz);
         dx_kernel<<<grid, 128, 0, st>>>(out, in, nx, pitch, plane, c);
+    } else if (vec) {
+        const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
+        const int want = ver == 3 ? 256 : ver == 4 ? 64 : 128;
+        const int chunk = n < 2 * want ? n : want;
+        const dim3 block = ver == 5 ? dim3(128, 1) : dim3(32, 4);
+        const dim3 grid((nx + 4 * block.x - 1) / (4 * block.x), (no + block.y - 1) / block.y,
+                        (n + chunk - 1) / chunk);
+        if (axis == 1 && ver != 2)
+            dwalk4_kernel<1, 2><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
+        else if (axis == 1)
+            dwalk4_kernel<1, 4><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
+        else if (ver != 2)
+            dwalk4_kernel<2, 2><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
+        else
+            dwalk4_kernel<2, 4><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
     } else {
         const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
         const int chunk = n < 256 ? n : 128;

@@ -4,6 +4,7 @@
 #include "fd25d.cuh"
 #include "fd25a.cuh"
 #include "fd25t.cuh"
+#include "fd25v.cuh"
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
 #include <atomic>
@@ -15,6 +16,7 @@ namespace {
 using fdwk::fd25a_kernel;
 using fdwk::fd25d_kernel;
 using fdwk::fd25t_kernel;
+using fdwk::fd25v_kernel;
 
 // Resident blocks per SM of each instantiation, cached (host-side calculation).
 template <int R, int TX, int BY, int RY, int P, bool AC, bool ASYNC>
@@ -110,14 +112,15 @@ int make_map(CUtensorMap *m, const float *base, long d0, long d1, long d2, long 
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
 }
 
-// Launch of the TMA kernel (fd25t.cuh): tensor maps for this step's pointers, the dynamic
-// shared memory ring, the same z-chunk rule as the other kernels.
-template <int R, int TX, int BY, int RY, int L, int TP, bool AC>
-int launch_tma(const fdwk_fd_args &a, cudaStream_t s)
+// Launch of a TMA kernel (fd25t.cuh, fd25v.cuh) KERN with a TX x TY tile and `block`
+// threads: tensor maps for this step's pointers, the dynamic shared memory ring, the same
+// z-chunk rule as the other kernels.
+template <int R, int TX, int TY, int L, int TP, bool AC, auto KERN>
+int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
 {
-    constexpr int TY = BY * RY;
     using G = fdwk::tma_geom<R, TX, TY, L, TP, AC>;
-    auto kern = fd25t_kernel<R, TX, BY, RY, L, TP, AC>;
+    auto kern = KERN;
+    const int nthreads = (int)(block.x * block.y);
     const int nk = a.k1 - a.k0;
     if (nk <= 0 || a.nx <= 0 || a.ny <= 0) return 0;
     // The shared-memory limit is a per-device attribute of the function: raise it once on
@@ -129,6 +132,11 @@ int launch_tma(const fdwk_fd_args &a, cudaStream_t s)
     cudaGetDevice(&dev);
     const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
     if (!bit || !(raised.load() & bit)) {
+        int optin = 0; // a configuration whose ring does not fit this GPU does not exist here
+        if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+                cudaSuccess ||
+            G::SMEM_BYTES > optin)
+            return (int)cudaErrorInvalidConfiguration;
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              G::SMEM_BYTES);
         if (e != cudaSuccess) return (int)e;
@@ -136,7 +144,7 @@ int launch_tma(const fdwk_fd_args &a, cudaStream_t s)
     }
     if (resident.load() < 0) {
         int n = 0;
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, TX * BY, G::SMEM_BYTES) !=
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, nthreads, G::SMEM_BYTES) !=
             cudaSuccess)
             n = 1;
         resident.store(n > 0 ? n : 1);
@@ -169,20 +177,35 @@ int launch_tma(const fdwk_fd_args &a, cudaStream_t s)
         mv = mu;
     }
     dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
-    kern<<<grid, dim3(TX, BY), G::SMEM_BYTES, s>>>(b, mu, mo, mv);
+    kern<<<grid, block, G::SMEM_BYTES, s>>>(b, mu, mo, mv);
     return (int)cudaGetLastError();
 }
 
-// The tuned default per radius and mode: the fastest per order on both 512^3 and
-// 1024x1024x512 in the H100 sweep of 2026-11-23T00:13Z (tests/bench/results, docs/gpu.md):
-// the TMA kernels T5/T3 where they won on both sizes, the register-queue ones elsewhere
-// (stencil order 2: T5 won on both sizes in the runs of 00:13Z and 00:20Z).
+template <int R, int TX, int BY, int RY, int L, int TP, bool AC>
+int launch_tma(const fdwk_fd_args &a, cudaStream_t s)
+{
+    return launch_tma_k<R, TX, BY * RY, L, TP, AC, fd25t_kernel<R, TX, BY, RY, L, TP, AC>>(
+        dim3(TX, BY), a, s);
+}
+
+// The 4-points-per-thread TMA kernel (fd25v.cuh): TXV x BY threads, a 4 TXV x BY tile,
+// NB planes per iteration.
+template <int R, int TXV, int BY, int L, bool AC, int NB = 1>
+int launch_tmav(const fdwk_fd_args &a, cudaStream_t s)
+{
+    return launch_tma_k<R, 4 * TXV, BY, L + NB - 1, 0, AC, fd25v_kernel<R, TXV, BY, L, AC, NB>>(
+        dim3(TXV, BY), a, s);
+}
+
+// The tuned default per radius and mode: the fastest per order over 512^3 and
+// 1024x1024x512 in the H100 sweeps of 2026-11-23T01:27Z and 01:36Z (tests/bench/results,
+// docs/gpu.md): the 4-points-per-thread TMA kernels won every order of both kinds.
 fdwk_tile default_tile(int radius, bool acoustic)
 {
-    static const fdwk_tile ac[9] = {FDWK_TILE_A,  FDWK_TILE_T5, FDWK_TILE_T5, FDWK_TILE_T5, FDWK_TILE_T5,
-                                    FDWK_TILE_A,  FDWK_TILE_A,  FDWK_TILE_C,  FDWK_TILE_T5};
-    static const fdwk_tile st[9] = {FDWK_TILE_A,  FDWK_TILE_T5, FDWK_TILE_C,  FDWK_TILE_T5, FDWK_TILE_T3,
-                                    FDWK_TILE_T5, FDWK_TILE_T3, FDWK_TILE_A,  FDWK_TILE_B};
+    static const fdwk_tile ac[9] = {FDWK_TILE_A,  FDWK_TILE_V4, FDWK_TILE_V2, FDWK_TILE_V2, FDWK_TILE_V1,
+                                    FDWK_TILE_V4, FDWK_TILE_V7, FDWK_TILE_V7, FDWK_TILE_V3};
+    static const fdwk_tile st[9] = {FDWK_TILE_A,  FDWK_TILE_V4, FDWK_TILE_V4, FDWK_TILE_V4, FDWK_TILE_V1,
+                                    FDWK_TILE_V7, FDWK_TILE_V7, FDWK_TILE_V3, FDWK_TILE_V5};
     if (radius < 1 || radius > 8) return FDWK_TILE_A;
     const char *env = getenv("FDW_CUDA_TILE"); // tuning and tests: force one configuration
     if (env && *env) {                          // (ignored where it does not exist)
@@ -191,6 +214,7 @@ fdwk_tile default_tile(int radius, bool acoustic)
                             (t >= FDWK_TILE_E && t <= FDWK_TILE_G && radius <= 4) ||
                             (t > FDWK_TILE_D && t < FDWK_TILE_E && radius == 4) ||
                             t == FDWK_TILE_T3 || t == FDWK_TILE_T5 ||
+                            (t >= FDWK_TILE_V1 && t <= FDWK_TILE_V8) ||
                             (t >= FDWK_TILE_T1 && t < FDWK_TILE_COUNT && radius == 4);
         if (exists) return (fdwk_tile)t;
     }
@@ -212,6 +236,14 @@ int by_tile(const fdwk_fd_args &a, cudaStream_t s)
     switch (t) { // TMA, every radius
     case FDWK_TILE_T3: return launch_tma<R, 64, 4, 4, 2, 0, AC>(a, s);
     case FDWK_TILE_T5: return launch_tma<R, 64, 8, 2, 1, 0, AC>(a, s);
+    case FDWK_TILE_V1: return launch_tmav<R, 16, 16, 1, AC>(a, s);
+    case FDWK_TILE_V2: return launch_tmav<R, 32, 8, 1, AC>(a, s);
+    case FDWK_TILE_V3: return launch_tmav<R, 16, 16, 2, AC>(a, s);
+    case FDWK_TILE_V4: return launch_tmav<R, 32, 16, 1, AC>(a, s);
+    case FDWK_TILE_V5: return launch_tmav<R, 16, 16, 1, AC, 2>(a, s);
+    case FDWK_TILE_V6: return launch_tmav<R, 32, 8, 1, AC, 2>(a, s);
+    case FDWK_TILE_V7: return launch_tmav<R, 16, 16, 2, AC, 2>(a, s);
+    case FDWK_TILE_V8: return launch_tmav<R, 32, 16, 1, AC, 2>(a, s);
     default: break;
     }
     if constexpr (R == 4) {
@@ -285,6 +317,14 @@ extern "C" const char *fdwk_tile_name(fdwk_tile t)
     case FDWK_TILE_T7: return "T7 TMA 64x16: 64x8, L2 TP2";
     case FDWK_TILE_T8: return "T8 TMA 64x16: 64x4, L2 TP2";
     case FDWK_TILE_T9: return "T9 TMA 128x8: 128x4, L1 TP2";
+    case FDWK_TILE_V1: return "V1 TMA x4 64x16: 16x16, L1";
+    case FDWK_TILE_V2: return "V2 TMA x4 128x8: 32x8, L1";
+    case FDWK_TILE_V3: return "V3 TMA x4 64x16: 16x16, L2";
+    case FDWK_TILE_V4: return "V4 TMA x4 128x16: 32x16, L1";
+    case FDWK_TILE_V5: return "V5 TMA x4 64x16: 16x16, L1, 2 planes";
+    case FDWK_TILE_V6: return "V6 TMA x4 128x8: 32x8, L1, 2 planes";
+    case FDWK_TILE_V7: return "V7 TMA x4 64x16: 16x16, L2, 2 planes";
+    case FDWK_TILE_V8: return "V8 TMA x4 128x16: 32x16, L1, 2 planes";
     default: return "?";
     }
 }

@@ -94,7 +94,7 @@ typedef enum { FDWK_ACOUSTIC = 0, FDWK_STENCIL = 1 } fdwk_mode;
  * threads x RY outputs per thread in y; every load issued P planes ahead. FDWK_TILE_AUTO
  * picks the tuned default for the radius and mode (the environment variable
  * FDW_CUDA_TILE=n forces configuration n where it exists, for tuning and tests). A..D exist
- * for every radius, E..G for radius <= 4, T3 and T5 (TMA) for every radius, the others for
+ * for every radius, E..G for radius <= 4, T3, T5 and V1..V8 (TMA) for every radius, the others for
  * radius 4 (order 8) only. */
 typedef enum {
     FDWK_TILE_AUTO = 0,
@@ -123,6 +123,17 @@ typedef enum {
     FDWK_TILE_T7 = 20,        /* 64x16 tile: 64x8 threads, 2 outputs each, L = 2, TP = 2 */
     FDWK_TILE_T8 = 21,        /* 64x16 tile: 64x4 threads, 4 outputs each, L = 2, TP = 2 */
     FDWK_TILE_T9 = 22,        /* 128x8 tile: 128x4 threads, 2 outputs each, L = 1, TP = 2 */
+    /* TMA with 4 consecutive x points per thread (fd25v.cuh, 16-byte shared loads), every
+     * radius: */
+    FDWK_TILE_V1 = 23,        /* 64x16 tile: 16x16 threads, L = 1 */
+    FDWK_TILE_V2 = 24,        /* 128x8 tile: 32x8 threads, L = 1 */
+    FDWK_TILE_V3 = 25,        /* 64x16 tile: 16x16 threads, L = 2 */
+    FDWK_TILE_V4 = 26,        /* 128x16 tile: 32x16 threads, L = 1 */
+    /* ... updating 2 planes per iteration (half the barriers and register-queue moves): */
+    FDWK_TILE_V5 = 27,        /* 64x16 tile: 16x16 threads, L = 1 */
+    FDWK_TILE_V6 = 28,        /* 128x8 tile: 32x8 threads, L = 1 */
+    FDWK_TILE_V7 = 29,        /* 64x16 tile: 16x16 threads, L = 2 */
+    FDWK_TILE_V8 = 30,        /* 128x16 tile: 32x16 threads, L = 1 */
     FDWK_TILE_COUNT
 } fdwk_tile;
 
@@ -157,6 +168,30 @@ int fdwk_seed16_step(const fdwk_fd_args *a, fdwk_stream s);
  * layout without ghosts: out(i) = sum_m dc[m] (f(i+m) - f(i-m)), m = 1..4. */
 int fdwk_derivative(float *out, const float *in, int nx, int ny, int nz, long pitch,
                     long plane, int axis, const float dc[5], fdwk_stream s);
+
+/* ---- CPML (engine/backend.h states the recursion) ------------------------
+ * One axis's layer points in local planes [k0, k1) of a slab. Layer index l along the axis:
+ * l < w0 is global index l, l >= w0 is n - w1 + (l - w0). psi and zeta are compact:
+ *   x: ((k * ny + j) * (w0 + w1) + l)      (k local, all planes of the slab)
+ *   y: ((k * (w0 + w1) + l) * nx + i)
+ *   z: ((l * ny + j) * nx + i)              (w0/w1: the layer planes this slab holds)
+ * fdwk_pml_psi updates psi from u; fdwk_pml_zeta then updates zeta and adds the term to
+ * out (skipping global plane 0 when free_surface is set). */
+typedef struct fdwk_pml_args {
+    int axis, radius;
+    int nx, ny;              /* slab interior */
+    long pitch, plane;       /* layout; u, out, vdt2 are interior origins */
+    int k0, k1;              /* local planes */
+    int kglob;               /* global index of local plane 0 */
+    int n, w0, w1;           /* axis length (global) and layer widths */
+    int free_surface;
+    const float *a, *b;      /* per global axis index */
+    const float *u, *vdt2;
+    float *out, *psi, *zeta;
+    float d1[FDWK_MAX_RADIUS + 1], d2[FDWK_MAX_RADIUS + 1];
+} fdwk_pml_args;
+int fdwk_pml_psi(const fdwk_pml_args *a, fdwk_stream s);
+int fdwk_pml_zeta(const fdwk_pml_args *a, fdwk_stream s);
 
 /* ---- sources, receivers, boundaries, extraction -------------------------- */
 /* Sources: npoints distinct field offsets; point p adds, one tap after the other in

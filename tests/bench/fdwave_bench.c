@@ -2,7 +2,7 @@
  * of issue 5) in one run. Measures the device copy bandwidth (cudaMemcpy device to device,
  * bytes read + written), then times the kernels of every kind and order on 512^3,
  * 1024x1024x512 and the seed paper's table sizes, the seed-style 16x16 kernel on the same
- * grids, the whole job through fdw_run (sponge, 1 source, 1000 receivers, snapshots every
+ * grids, the whole job through fdw_run (CPML, 1 source, 1000 receivers, snapshots every
  * 100 steps) against the bare kernel, the largest acoustic grid the GPU holds, and, with
  * --gpus N, 1 vs N GPUs through the backend. Prints Mpoints/s and the fraction of the
  * roofline (16 B/point acoustic, 8 B/point stencil and derivative, at the measured copy
@@ -199,7 +199,7 @@ static double time_kernel(const kcase *kc, int reps)
         CK(fdwk_event_create(&ev[i], 1));
     double *t = malloc(sizeof *t * (size_t)reps);
     float *bufs[2] = {f0, f1};
-    int cur = 0;
+    int cur = 0, rc = 0, failed = 0;
     for (int i = -3; i < reps; i++) {
         if (i >= 0)
             CK(fdwk_event_record(ev[i], NULL));
@@ -207,7 +207,14 @@ static double time_kernel(const kcase *kc, int reps)
         a.out = bufs[1 - cur];
         switch (kc->kind) {
         case K_ACOUSTIC:
-        case K_STENCIL: CK(fdwk_fd_step(&a, NULL)); break;
+        case K_STENCIL:
+            if ((rc = fdwk_fd_step(&a, NULL)) != 0) {
+                fprintf(stderr, "  (%s order %d %s: cannot launch: %s)\n", kind_name(kc->kind),
+                        kc->order, tile_name(kc->tile), fdwk_strerror(rc));
+                i = reps; /* stop timing; clean up below */
+                failed = 1;
+            }
+            break;
         case K_SEED16: CK(fdwk_seed16_step(&a, NULL)); break;
         case K_DERIV:
             CK(fdwk_derivative(bufs[1 - cur], bufs[cur], kc->nx, kc->ny, kc->nz, L.pitch,
@@ -218,12 +225,12 @@ static double time_kernel(const kcase *kc, int reps)
     }
     CK(fdwk_event_record(ev[reps], NULL));
     CK(fdwk_event_sync(ev[reps]));
-    for (int i = 0; i < reps; i++) {
+    for (int i = 0; i < reps && !failed; i++) {
         float ms;
         CK(fdwk_event_ms(ev[i], ev[i + 1], &ms));
         t[i] = ms * 1e-3;
     }
-    double tm = median(t, reps);
+    double tm = failed ? -1.0 : median(t, reps);
     for (int i = 0; i <= reps; i++)
         fdwk_event_destroy(ev[i]);
     free(ev);
@@ -242,6 +249,8 @@ static double run_case(const kcase *kc, const char *variant)
     if (g_quick)
         reps = 7;
     double t = time_kernel(kc, reps);
+    if (t < 0)
+        return 0.0;
     double mpts = pts / t / 1e6;
     double bpp = (kc->kind == K_ACOUSTIC || kc->kind == K_SEED16) ? 16 : 8;
     double frac = mpts * 1e6 * bpp / g_copy_bps;
@@ -284,19 +293,19 @@ static void bench_tune(void)
                 }
 }
 
-/* The configurations the every-order sections time: auto (the default), A..D and the TMA
- * T3, T5 for every order, the cp.async E..G up to order 8; only auto with --quick. */
+/* The configurations the every-order sections time: auto (the default), A (the first
+ * 2.5D kernel, for reference), the TMA T3, T5 and V1..V4 for every order; only auto with
+ * --quick. (B..D and the cp.async E..G were timed for every order in the runs of
+ * 2026-11-23 00:13Z and 00:20Z, records in tests/bench/results/, and never won.) */
 static int every_order_config(fdwk_tile t, int order)
 {
+    (void)order;
     if (t == FDWK_TILE_AUTO)
         return 1;
     if (g_quick)
         return 0;
-    if (t >= FDWK_TILE_A && t <= FDWK_TILE_D)
-        return 1;
-    if (t >= FDWK_TILE_E && t <= FDWK_TILE_G)
-        return order <= 8;
-    return t == FDWK_TILE_T3 || t == FDWK_TILE_T5;
+    return t == FDWK_TILE_A || t == FDWK_TILE_T3 || t == FDWK_TILE_T5 ||
+           (t >= FDWK_TILE_V1 && t <= FDWK_TILE_V8);
 }
 
 static void bench_acoustic(void)
@@ -362,17 +371,28 @@ static void bench_stencil(void)
 
 static void bench_derivative(void)
 {
-    printf("\nderivative, 8th order periodic (8 B/point = effective bandwidth / copy):\n");
-    for (int s = 0; s < 2; s++)
-        for (int axis = 0; axis < 3; axis++) {
-            kcase kc = {K_DERIV, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, axis, 0};
-            run_case(&kc, "default");
-        }
+    printf("\nderivative, 8th order periodic (8 B/point = effective bandwidth / copy); versions "
+           "(FDW_CUDA_DERIV): default, 0 scalar, 2 vector 4 planes ahead, 3 chunks of 256, 4 of 64, 5 2-KiB rows:\n");
+    static const char *vers[6] = {"", "0", "2", "3", "4", "5"};
+    static const char *tag[6] = {"default", "deriv-scalar", "deriv-vector-L4",
+                                 "deriv-vector-chunk256", "deriv-vector-chunk64",
+                                 "deriv-vector-row2k"};
+    for (int v = 0; v < (g_quick ? 1 : 6); v++) {
+        if (v)
+            setenv("FDW_CUDA_DERIV", vers[v], 1);
+        for (int s = 0; s < 2; s++)
+            for (int axis = 0; axis < 3; axis++) {
+                kcase kc = {K_DERIV, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, axis, 0};
+                run_case(&kc, tag[v]);
+            }
+        unsetenv("FDW_CUDA_DERIV");
+    }
 }
 
 /* Whole job through fdw_run vs the bare kernel on the same grid; then the same job without
  * snapshots, and without snapshots and receivers, to show where the difference goes. */
-static double run_job(int n, long nt, int snapshots, int receivers, double *wall)
+static double run_job(int n, long nt, int snapshots, int receivers, const char *boundary,
+                      double *wall)
 {
     char json[2048];
     snprintf(json, sizeof json,
@@ -381,11 +401,11 @@ static double run_job(int n, long nt, int snapshots, int receivers, double *wall
              "\"center\":[2560,2560,2560],\"sigma\":600,\"dv\":-500},"
              "\"time\":{\"nt\":%ld,\"dt\":\"auto\"},"
              "\"sources\":[{\"position\":[2555,2565,1000],\"wavelet\":{\"type\":\"ricker\",\"f0\":15}}]"
-             "%s,\"boundary\":{\"type\":\"sponge\",\"width\":16}%s}",
+             "%s,\"boundary\":%s%s}",
              n, n, n, nt,
              receivers ? ",\"receivers\":{\"lines\":[{\"from\":[200,2560,200],\"to\":[4900,2560,200],"
                          "\"count\":1000}]}" : "",
-             snapshots ? ",\"snapshots\":{\"every\":100,\"slices\":[{\"plane\":\"xy\",\"index\":256},"
+             boundary, snapshots ? ",\"snapshots\":{\"every\":100,\"slices\":[{\"plane\":\"xy\",\"index\":256},"
                          "{\"plane\":\"xz\",\"index\":256}],\"png\":true,\"raw\":true}" : "");
     fdw_spec *spec = NULL;
     fdw_error err;
@@ -418,19 +438,24 @@ static void bench_job(void)
 {
     const int n = 512;
     const long nt = g_quick ? 200 : 1000;
-    printf("\nwhole job through fdw_run: %d^3, order 8, sponge 16, 1 source, 1000 receivers, "
-           "snapshots (xy+xz slices, PNG + raw) every 100 steps, %ld steps:\n", n, nt);
-    kcase kc = {K_ACOUSTIC, 8, n, n, n, FDWK_TILE_AUTO, 0, 0, 1};
+    printf("\nwhole job through fdw_run: %d^3, order 8, CPML 20 (and sponge 36), 1 source, 1000 "
+           "receivers, snapshots (xy+xz slices, PNG + raw) every 100 steps, %ld steps:\n", n, nt);
+    kcase kc = {K_ACOUSTIC, 8, n, n, n, FDWK_TILE_AUTO, 0, 0, 0};
     double bare = run_case(&kc, "bare-for-job");
-    static const char *what[3] = {"full job", "no snapshots", "no snapshots, no receivers"};
-    for (int v = 0; v < 3; v++) {
+    static const char *what[5] = {"full job, CPML 20", "CPML, no snapshots",
+                                  "CPML, no snapshots, no receivers", "full job, sponge 36",
+                                  "sponge, no snapshots, no receivers"};
+    static const char *bnd[2] = {"{\"type\":\"cpml\",\"width\":20}",
+                                 "{\"type\":\"sponge\",\"width\":36,\"reflection\":0.01}"};
+    for (int v = 0; v < 5; v++) {
         double wall;
-        double m = run_job(n, nt, v == 0, v < 2, &wall);
+        const int snaps = v == 0 || v == 3, recs = v < 2 || v == 3;
+        double m = run_job(n, nt, snaps, recs, bnd[v >= 3], &wall);
         printf("  %-28s %.0f Mpts/s over the time loop (%.2f s wall incl. set-up and output) = "
                "%.1f%% of the bare kernel (%.0f Mpts/s)\n", what[v], m, wall, 100 * m / bare, bare);
         json_t *extra = json_pack("{s:f, s:f, s:f, s:i, s:i, s:i, s:s}", "bare_mpts", bare,
                                   "job_fraction_of_bare", m / bare, "wall_s", wall, "receivers",
-                                  v < 2 ? 1000 : 0, "sources", 1, "snapshot_every", v == 0 ? 100 : 0,
+                                  recs ? 1000 : 0, "sources", 1, "snapshot_every", snaps ? 100 : 0,
                                   "job", what[v]);
         record("acoustic-job", 8, n, n, n, 1, m, 16, "fdw_run", extra);
     }
@@ -571,13 +596,13 @@ static void bench_multi(int ngpu)
             v[i] = 0.1f;
         fdw_problem p = plain_problem(SZ[s][0], SZ[s][1], SZ[s][2], v);
         const long nsteps = g_quick ? 20 : 100;
-        double t1;
+        double t1 = 0;
         double m1 = backend_rate(&p, 1, nsteps, &t1);
         record("acoustic", 8, SZ[s][0], SZ[s][1], SZ[s][2], 1, m1, 16, "backend-1gpu", NULL);
         printf("  %dx%dx%d: 1 GPU %.0f Mpts/s (step %.3f ms)\n", SZ[s][0], SZ[s][1], SZ[s][2], m1,
                t1 * 1e3);
         for (int n = 2; n <= ngpu; n *= 2) {
-            double tn;
+            double tn = 0;
             double mn = backend_rate(&p, n, nsteps, &tn);
             /* Compute time of the largest slab alone, at the 1-GPU rate: what remains is
              * exchange (and synchronisation) not hidden behind compute. */
@@ -624,25 +649,18 @@ static void bench_huge(int ngpu)
         record("acoustic-huge", 8, nx, ny, nz, ngpu, m, 16, "backend-multi", NULL);
     }
     if (ngpu > 1) {
-        double t1;
+        double t1 = 0;
         double m1 = backend_rate(&p, 1, 1, &t1);
         printf("  on 1 GPU: %s\n", m1 < 0 ? "refused (see the message above)" : "ran");
     }
     free(v);
 }
 
-static int want(const char *only, const char *name)
-{
-    if (!only)
-        return 1;
-    const char *p = strstr(only, name);
-    return p != NULL;
-}
-
 int main(int argc, char **argv)
 {
     const char *json_path = NULL, *only = NULL, *one_case = NULL;
     int gpus = 1;
+    setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows through tee, line by line */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json") && i + 1 < argc)
             json_path = argv[++i];
@@ -690,24 +708,44 @@ int main(int argc, char **argv)
         run_case(&kc, "case");
         only = "none";
     }
-    if (want(only, "tune"))
-        bench_tune();
-    if (want(only, "seed"))
-        bench_seed();
-    if (want(only, "acoustic"))
-        bench_acoustic();
-    if (want(only, "stencil"))
-        bench_stencil();
-    if (want(only, "derivative"))
-        bench_derivative();
-    if (want(only, "job"))
-        bench_job();
-    if (want(only, "multi") && gpus > 1)
-        bench_multi(gpus);
-    if (want(only, "huge") && gpus > 1)
-        bench_huge(gpus);
-    if (want(only, "largest"))
-        bench_largest();
+    /* Sections in the order given by --only (all, in this order, without it); the records
+     * are written after each, so a run cut short keeps what it measured. */
+    static const char *const SECTIONS[] = {"tune", "seed", "acoustic", "stencil", "derivative",
+                                           "job", "multi", "huge", "largest"};
+    const int nsec = (int)(sizeof SECTIONS / sizeof SECTIONS[0]);
+    int order_[16], n_ = 0;
+    if (only) {
+        for (const char *p = only; *p;) {
+            size_t len = strcspn(p, ",");
+            for (int q = 0; q < nsec; q++)
+                if (strlen(SECTIONS[q]) == len && !strncmp(p, SECTIONS[q], len) && n_ < 16)
+                    order_[n_++] = q;
+            p += len;
+            if (*p == ',')
+                p++;
+        }
+    } else {
+        for (int q = 0; q < nsec; q++)
+            order_[n_++] = q;
+    }
+    for (int x = 0; x < n_; x++) {
+        const double t0 = now_s();
+        switch (order_[x]) {
+        case 0: bench_tune(); break;
+        case 1: bench_seed(); break;
+        case 2: bench_acoustic(); break;
+        case 3: bench_stencil(); break;
+        case 4: bench_derivative(); break;
+        case 5: bench_job(); break;
+        case 6: if (gpus > 1) bench_multi(gpus); break;
+        case 7: if (gpus > 1) bench_huge(gpus); break;
+        case 8: bench_largest(); break;
+        }
+        printf("[section %s: %.1f s]\n", SECTIONS[order_[x]], now_s() - t0);
+        fflush(stdout);
+        if (json_path)
+            json_dump_file(g_records, json_path, JSON_INDENT(1));
+    }
     if (json_path) {
         if (json_dump_file(g_records, json_path, JSON_INDENT(1)) != 0) {
             fprintf(stderr, "could not write %s\n", json_path);

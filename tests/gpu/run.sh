@@ -19,7 +19,7 @@ while [ $# -gt 0 ]; do
 done
 [ ${#STAGES[@]} -eq 0 ] && STAGES=(all)
 has() { for s in "${STAGES[@]}"; do { [ "$s" = all ] && [ "$1" != ncu ]; } || [ "$s" = "$1" ] && return 0; done; return 1; }
-say() { echo "== $*" | tee -a "$LOG"; }
+say() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$LOG"; }
 export NCCL_NVLS_ENABLE=0
 
 say "environment $(date -u +%FT%TZ)"
@@ -83,7 +83,7 @@ fi
 
 if has test; then
   say "GPU tests"
-  (cd "$BUILD" && timeout 500 ./tests/gpu/test_gpu) 2>&1 | tee "$OUT/test_gpu.log" | tail -60 | tee -a "$LOG"
+  (cd "$BUILD" && timeout ${TEST_TIMEOUT:-500} ./tests/gpu/test_gpu) 2>&1 | tee "$OUT/test_gpu.log" | tail -60 | tee -a "$LOG"
   echo "test_gpu exit ${PIPESTATUS[0]}" | tee -a "$LOG"
 fi
 
@@ -109,7 +109,7 @@ fi
 
 if has bench; then
   say "benchmark ${BENCH_ARGS[*]}"
-  (cd "$BUILD" && timeout 560 ./tests/bench/fdwave-bench --json "$OUT/bench.json" "${BENCH_ARGS[@]}") \
+  (cd "$BUILD" && timeout ${BENCH_TIMEOUT:-560} ./tests/bench/fdwave-bench --json "$OUT/bench.json" "${BENCH_ARGS[@]}") \
     2>&1 | tee "$OUT/bench.log" | tee -a "$LOG" | tail -80
 fi
 say "done $(date -u +%FT%TZ)"

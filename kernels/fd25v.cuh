@@ -1,0 +1,219 @@
+// fd25v.cuh — the TMA 2.5D kernel (fd25t.cuh's data path: bulk tensor copies into a ring
+// of shared-memory stages) with each thread owning 4 consecutive x points instead of one,
+// so a plane's neighbours come out of shared memory as 16-byte vectors: per 4 outputs,
+// 1 + XL/2 float4 loads cover the x neighbours and 2R float4 loads the y neighbours,
+// where the one-point kernels issue 4R scalar loads per output. Shared-memory
+// instructions per point drop 3-5x, which is what bounds the high-order stencil kinds
+// (8 B/point leaves little time per point). Same operations in the same order as the CPU
+// reference, so results stay bit-identical; stores are 16-byte vectors where the 4
+// points lie inside the grid. With NB > 1 a thread updates NB consecutive planes per
+// iteration (one barrier per NB planes, and the z register queue shifts by NB, so its
+// register moves per point drop from 2R to 2R/NB: at high orders those moves are about a
+// fifth of the instructions).
+#pragma once
+#include "fd25t.cuh"
+
+namespace fdwk {
+
+// TXV threads per row (tile width 4 TXV), BY thread rows (tile height), L planes in flight
+// beyond the ring's R + NB, NB planes per iteration.
+template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1>
+__global__ void __launch_bounds__(TXV * BY)
+fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
+             const __grid_constant__ CUtensorMap mo, const __grid_constant__ CUtensorMap mv)
+{
+    constexpr int TX = 4 * TXV, TY = BY;
+    using G = tma_geom<R, TX, TY, L + NB - 1, 0, ACOUSTIC>; // S = R + NB + L stages
+    constexpr int SW = G::SW, XL = G::XL, S = G::S;
+    constexpr int NXS = 4 + 2 * XL; // x window of a thread: columns [xq, xq + 4 + 2 XL)
+
+    extern __shared__ unsigned char smem_raw[];
+    float *ring = reinterpret_cast<float *>(
+        (reinterpret_cast<uintptr_t>(smem_raw) + 127) & ~static_cast<uintptr_t>(127));
+    uint64_t *bar = reinterpret_cast<uint64_t *>(ring + S * G::STAGE_FLOATS);
+
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int tid = ty * TXV + tx;
+    const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;
+    const int xq = 4 * tx;          // first of the thread's 4 columns within the tile
+    const int i = i0 + xq;          // its global x
+    const int j = j0 + ty;
+    const int kb = a.k0 + blockIdx.z * a.zchunk;
+    const int ke = min(kb + a.zchunk, a.k1);
+    const int kl = ke + R;
+    const long plane = a.plane;
+    const int pitch = (int)a.pitch;
+
+    auto issue = [&](int p) {
+        const int st = (p - kb) % S;
+        float *stage = ring + st * G::STAGE_FLOATS;
+        const bool upd = ACOUSTIC && p < ke;
+        mbar_expect_tx(&bar[st], G::BOX_BYTES + (upd ? 2 * G::TILE_BYTES : 0));
+        tma_load_3d(stage, &mu, i0, j0, p + R, &bar[st]);
+        if (upd) {
+            tma_load_3d(stage + G::BOX_FLOATS, &mo, i0, j0, p, &bar[st]);
+            tma_load_3d(stage + G::BOX_FLOATS + G::TILE_FLOATS, &mv, i0, j0, p, &bar[st]);
+        }
+    };
+    auto wait = [&](int p) {
+        const int lp = p - kb;
+        mbar_wait(&bar[lp % S], (uint32_t)((lp / S) & 1));
+    };
+
+    if (tid == 0) {
+        for (int st = 0; st < S; ++st) mbar_init(&bar[st], 1);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    }
+    __syncthreads();
+    if (tid == 0)
+        for (int p = kb; p < kb + S && p < kl; ++p) issue(p);
+
+    const bool rowok = j < a.ny;
+    bool ok[4];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) ok[e] = rowok && (i + e < a.nx);
+    const bool all4 = rowok && (i + 3 < a.nx);
+    const int col = j * pitch + i;
+
+    float qxi[4] = {0.f, 0.f, 0.f, 0.f};
+    float qyj = 0.f;
+    const bool sponge = ACOUSTIC && a.qx != nullptr;
+    if (sponge) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) qxi[e] = i + e < a.nx ? a.qx[i + e] : 0.f;
+        qyj = rowok ? a.qy[j] : 0.f;
+    }
+
+    // Queue: q[e][d] = u(k - R + d) at column i + e; the first 2R values from the ring's
+    // planes would need R more stages, so they are plain loads (once per z chunk).
+    const float *__restrict__ u = a.u;
+    float q[4][2 * R + NB];
+#pragma unroll
+    for (int d = 0; d < 2 * R; ++d) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+            q[e][d] = ok[e] ? u[(long)(kb - R + d) * plane + col + e] : 0.f;
+    }
+    for (int p = kb; p < kb + R && p < kl; ++p) wait(p);
+
+    float *__restrict__ out = a.out;
+    const int rc = (ty + R) * SW + xq; // start of the thread's x window in its box row
+    for (int k = kb; k < ke; k += NB) {
+#pragma unroll
+        for (int b = 0; b < NB; ++b) {
+            if (NB > 1 && k + b >= ke) break;
+            wait(k + b + R);
+            const float *head = ring + ((k + b + R - kb) % S) * G::STAGE_FLOATS;
+            const float4 h = *reinterpret_cast<const float4 *>(head + rc + XL);
+            q[0][2 * R + b] = h.x;
+            q[1][2 * R + b] = h.y;
+            q[2][2 * R + b] = h.z;
+            q[3][2 * R + b] = h.w;
+        }
+#pragma unroll
+        for (int b = 0; b < NB; ++b) {
+            if (NB > 1 && k + b >= ke) break;
+            const int kk = k + b;
+            const float *s = ring + ((kk - kb) % S) * G::STAGE_FLOATS;
+            float xs[NXS];
+#pragma unroll
+            for (int t = 0; t < NXS / 4; ++t) {
+                const float4 v = *reinterpret_cast<const float4 *>(s + rc + 4 * t);
+                xs[4 * t] = v.x;
+                xs[4 * t + 1] = v.y;
+                xs[4 * t + 2] = v.z;
+                xs[4 * t + 3] = v.w;
+            }
+            float lap[4];
+            if (ACOUSTIC) {
+                float lx[4], ly[4], lz[4];
+#pragma unroll
+                for (int d = 1; d <= R; ++d) {
+                    const float4 yp = *reinterpret_cast<const float4 *>(s + rc + XL + d * SW);
+                    const float4 ym = *reinterpret_cast<const float4 *>(s + rc + XL - d * SW);
+                    const float ypv[4] = {yp.x, yp.y, yp.z, yp.w};
+                    const float ymv[4] = {ym.x, ym.y, ym.z, ym.w};
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) {
+                        const float tx_ = a.cx[d] * (xs[XL + e + d] + xs[XL + e - d]);
+                        const float ty_ = a.cy[d] * (ypv[e] + ymv[e]);
+                        const float tz_ = a.cz[d] * (q[e][b + R + d] + q[e][b + R - d]);
+                        if (d == 1) {
+                            lx[e] = tx_;
+                            ly[e] = ty_;
+                            lz[e] = tz_;
+                        } else {
+                            lx[e] += tx_;
+                            ly[e] += ty_;
+                            lz[e] += tz_;
+                        }
+                    }
+                }
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    lap[e] = ((a.c0 * q[e][b + R] + lx[e]) + ly[e]) + lz[e];
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) lap[e] = a.c0 * q[e][b + R];
+#pragma unroll
+                for (int d = 1; d <= R; ++d) {
+                    const float4 yp = *reinterpret_cast<const float4 *>(s + rc + XL + d * SW);
+                    const float4 ym = *reinterpret_cast<const float4 *>(s + rc + XL - d * SW);
+                    const float ypv[4] = {yp.x, yp.y, yp.z, yp.w};
+                    const float ymv[4] = {ym.x, ym.y, ym.z, ym.w};
+#pragma unroll
+                    for (int e = 0; e < 4; ++e)
+                        lap[e] += a.cx[d] * (((xs[XL + e + d] + xs[XL + e - d]) + (ypv[e] + ymv[e])) +
+                                             (q[e][b + R + d] + q[e][b + R - d]));
+                }
+            }
+            float r[4];
+            if (ACOUSTIC) {
+                const float *tt = s + G::BOX_FLOATS;
+                const int tc = ty * TX + xq;
+                const float4 up4 = *reinterpret_cast<const float4 *>(tt + tc);
+                const float4 vv4 = *reinterpret_cast<const float4 *>(tt + G::TILE_FLOATS + tc);
+                const float upv[4] = {up4.x, up4.y, up4.z, up4.w};
+                const float vvv[4] = {vv4.x, vv4.y, vv4.z, vv4.w};
+                const float qzk = sponge ? a.qz[a.kglob + kk] : 0.f;
+                const bool zero = a.free_surface && a.kglob + kk == 0;
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    const float uc = q[e][b + R];
+                    const float qq = qxi[e] + (qyj + qzk);
+                    float v;
+                    if (qq != 0.f)
+                        v = ((2.f * uc - (1.f - qq) * upv[e]) + vvv[e] * lap[e]) / (1.f + qq);
+                    else
+                        v = (2.f * uc - upv[e]) + vvv[e] * lap[e];
+                    r[e] = zero ? 0.f : v;
+                }
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) r[e] = lap[e];
+            }
+            float *__restrict__ outk = out + (long)kk * plane + col;
+            if (all4) {
+                *reinterpret_cast<float4 *>(outk) = make_float4(r[0], r[1], r[2], r[3]);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (ok[e]) outk[e] = r[e];
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+#pragma unroll
+            for (int d = 0; d < 2 * R; ++d) q[e][d] = q[e][d + NB];
+        }
+        __syncthreads(); // every thread is done with the stages of planes k .. k + NB - 1
+        if (tid == 0) {
+#pragma unroll
+            for (int b = 0; b < NB; ++b)
+                if (k + b + S < kl) issue(k + b + S);
+        }
+    }
+}
+
+} // namespace fdwk
