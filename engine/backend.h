@@ -53,7 +53,9 @@ typedef struct fdw_problem {
      * field at time it, a/b taken at p's index along A; psi and zeta start at zero. So a
      * point in two or three layers (edges, corners) gets the x, then y, then z term. A slab
      * boundary never lies within pml_w[2][0] + radius planes of the top or pml_w[2][1] +
-     * radius of the bottom (the engine rejects such a plan), so psi_z never crosses one. */
+     * radius of the bottom (the engine rejects such a plan), so psi_z never crosses one.
+ * With a free surface there is no z layer at the top, and global plane 0 keeps u' = 0:
+ * its x and y terms update psi and zeta but are not added to u'. */
     int pml_w[3][2];
     const float *pml_a[3], *pml_b[3];
     float pml_d1[3][FDW_MAX_RADIUS + 1];

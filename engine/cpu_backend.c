@@ -2,10 +2,12 @@
  * allocation for each virtual device, and the step that follows the multi-device plan of
  * DESIGN.md: update the planes next to internal slab boundaries first, exchange ghost
  * planes, then update the interior. The kernels live in cpu_acoustic.c, cpu_stencil.c and
- * cpu_derivative.c; ghost planes and padding in halo_cpu.c. In a distributed run
- * (prob->comm set) the context holds the process's own slab only and exchanges ghost
- * planes with the other ranks through the communicator. */
+ * cpu_derivative.c, the CPML correction in cpu_cpml.c; ghost planes and padding in
+ * halo_cpu.c. In a distributed run (prob->comm set) the context holds the process's own
+ * slab only and exchanges ghost planes with the other ranks through the communicator. */
+#include "cpml.h"
 #include "cpu_backend_impl.h"
+#include "cpu_cpml.h"
 #include "distrib.h"
 #include "error.h"
 
@@ -34,6 +36,7 @@ static void cpu_destroy(void *vctx)
         free(c->slab[d].buf[1]);
         free(c->slab[d].vdt2);
         free(c->slab[d].src);
+        cpu_cpml_destroy(c->slab[d].cpml);
     }
     free(c->qx);
     free(c->qy);
@@ -112,6 +115,26 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                         "cpu backend: rank %d of %d does not match a plan of %d slabs",
                         p->comm->rank, p->comm->size, plan->ndev);
+    if (cpu_cpml_wanted(p)) {
+        const int n[3] = {p->nx, p->ny, p->nz};
+        for (int a = 0; a < 3; a++) {
+            const int wl = p->pml_w[a][0], wh = p->pml_w[a][1];
+            if (p->pml_a[a] && (!p->pml_b[a] || wl < 0 || wh < 0 || wl + wh > n[a]))
+                return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                                "cpu backend: CPML layers %d + %d on axis %c of %d points",
+                                wl, wh, "xyz"[a], n[a]);
+        }
+        if (p->qx || p->qy || p->qz)
+            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                            "cpu backend: a problem has both a sponge and a CPML");
+        const int wz[2] = {p->pml_a[2] ? p->pml_w[2][0] : 0, p->pml_a[2] ? p->pml_w[2][1] : 0};
+        const int bad = fdw_cpml_bad_slab_boundary(wz, p->nz, p->radius, plan);
+        if (bad >= 0)
+            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                            "cpu backend: the slab boundary at plane %d lies within the CPML "
+                            "z layers (%d, %d) plus the radius %d", bad, wz[0], wz[1],
+                            p->radius);
+    }
     return FDW_OK;
 }
 
@@ -145,12 +168,12 @@ static fdw_status nomem(cpu_ctx *c, fdw_error *err, int d, uint64_t need, uint64
                     need / 1048576.0, d, total / 1048576.0, avail / 1048576.0);
 }
 
-/* Bytes one slab of nzd planes needs. */
-static uint64_t slab_bytes(const fdw_problem *p, int nzd, uint64_t plane_bytes)
+/* Bytes the slab of global planes [z0, z0 + nzd) needs. */
+static uint64_t slab_bytes(const fdw_problem *p, int z0, int nzd, uint64_t plane_bytes)
 {
     uint64_t b = 2 * (uint64_t)(nzd + 2 * p->radius) * plane_bytes;
     if (p->kind == FDW_KIND_ACOUSTIC)
-        b += (uint64_t)nzd * plane_bytes;
+        b += (uint64_t)nzd * plane_bytes + cpu_cpml_bytes(p, z0, nzd);
     return b;
 }
 
@@ -183,13 +206,13 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
     const uint64_t plane_bytes = (uint64_t)c->plane * sizeof(float);
     uint64_t total = 0;
     for (int d = 0; d < c->ndev; d++)
-        total += slab_bytes(prob, plan->nz[c->gslab + d], plane_bytes);
+        total += slab_bytes(prob, plan->z0[c->gslab + d], plan->nz[c->gslab + d], plane_bytes);
 
     for (int d = 0; d < c->ndev; d++) {
         cpu_slab *s = &c->slab[d];
         s->z0 = plan->z0[c->gslab + d];
         s->nz = plan->nz[c->gslab + d];
-        s->bytes = slab_bytes(prob, s->nz, plane_bytes);
+        s->bytes = slab_bytes(prob, s->z0, s->nz, plane_bytes);
         int nplanes = s->nz + 2 * c->r;
         for (int b = 0; b < 2; b++) {
             s->buf[b] = alloc64((size_t)nplanes * plane_bytes);
@@ -203,6 +226,11 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
                 return nomem(c, err, d, s->bytes, total);
             first_touch(c, s->vdt2, s->nz);
             upload(c, s, s->vdt2 + (c->origin - (ptrdiff_t)c->r * c->plane), prob->vdt2);
+            if (cpu_cpml_wanted(prob)) {
+                s->cpml = cpu_cpml_create(c, s);
+                if (!s->cpml)
+                    return nomem(c, err, d, s->bytes, total);
+            }
         } else {
             upload(c, s, cpu_base(c, s, 0), prob->init);
         }
@@ -335,12 +363,14 @@ static void slab_ranges(const cpu_ctx *c, int d, int periodic, int *top, int *bo
     *bot = has_bot ? (s->nz - c->r > *top ? s->nz - c->r : *top) : s->nz;
 }
 
-/* Acoustic follow-up of updating local planes [ka, kb) of slab d in step it: hold the free
- * surface at zero, then add the sources whose taps lie in those planes. */
+/* Acoustic follow-up of updating local planes [ka, kb) of slab d in step it: the CPML
+ * correction, then hold the free surface at zero, then add the sources whose taps lie in
+ * those planes. */
 static void acoustic_finish(const cpu_ctx *c, int d, int ka, int kb, long it)
 {
     const cpu_slab *s = &c->slab[d];
     float *u = cpu_base(c, s, 1 - c->cur);
+    cpu_cpml_planes(c, s, ka, kb);
     if (c->prob.free_surface && s->z0 == 0 && ka == 0 && kb > 0)
         memset(s->buf[1 - c->cur] + (ptrdiff_t)c->r * c->plane, 0,
                (size_t)c->plane * sizeof(float));
@@ -535,7 +565,8 @@ static uint64_t cpu_device_bytes(void *vctx, int dev)
     const cpu_ctx *c = vctx;
     if (c->comm) /* any rank's slab: the same formula its process allocated by */
         return dev >= 0 && dev < c->nslabs
-                   ? slab_bytes(&c->prob, c->plan.nz[dev], (uint64_t)c->plane * sizeof(float))
+                   ? slab_bytes(&c->prob, c->plan.z0[dev], c->plan.nz[dev],
+                                (uint64_t)c->plane * sizeof(float))
                    : 0;
     return dev >= 0 && dev < c->ndev ? c->slab[dev].bytes : 0;
 }

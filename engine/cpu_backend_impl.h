@@ -1,6 +1,6 @@
 /* cpu_backend_impl.h — internals shared by the files of the CPU backend (cpu_backend.c,
- * cpu_acoustic.c, cpu_stencil.c, cpu_derivative.c, halo_cpu.c). Not part of the engine's
- * interface: the rest of the engine sees only fdw_cpu_backend() in backend.h.
+ * cpu_acoustic.c, cpu_stencil.c, cpu_derivative.c, halo_cpu.c, cpu_cpml.c). Not part of
+ * the engine's interface: the rest of the engine sees only fdw_cpu_backend() in backend.h.
  *
  * Memory layout of one slab (one virtual device owning global planes [z0, z0+nz)):
  * a buffer holds nz + 2r planes (r ghost planes above and below the owned ones); every
@@ -39,12 +39,16 @@ typedef struct cpu_rec_tap {
     float weight;
 } cpu_rec_tap;
 
+/* CPML state of one slab (cpu_cpml.c); NULL when the problem has no CPML. */
+typedef struct cpu_cpml cpu_cpml;
+
 typedef struct cpu_slab {
     int z0, nz;                /* owned global planes [z0, z0+nz) */
     float *buf[2];             /* wavefields (acoustic: u and u_prev; others: field and out) */
     float *vdt2;               /* acoustic: nz planes, same xy layout as buf; else NULL */
     int nsrc;
     cpu_tap *src;              /* taps in owned planes, in the problem's order */
+    cpu_cpml *cpml;            /* acoustic with a CPML: psi/zeta of the slab's layer points */
     uint64_t bytes;            /* memory held for this slab */
 } cpu_slab;
 

@@ -1,9 +1,10 @@
 /* problem.c — builds the fdw_problem a backend runs from a validated spec: coefficients
- * scaled by the grid spacing, (v dt)^2 from the velocity model, sponge damping profiles,
- * trilinear source/receiver taps, wavelets scaled for injection, and the initial fields of
- * the stencil and derivative kinds. */
+ * scaled by the grid spacing, (v dt)^2 from the velocity model, sponge damping profiles or
+ * CPML coefficients, trilinear source/receiver taps, wavelets scaled for injection, and the
+ * initial fields of the stencil and derivative kinds. */
 #include "problem.h"
 
+#include "cpml.h"
 #include "error.h"
 #include "fd_coeffs.h"
 #include "model_io.h"
@@ -236,6 +237,47 @@ static fdw_status build_sponge(const fdw_spec *spec, fdw_problem *prob, fdw_erro
     return FDW_OK;
 }
 
+/* CPML: layer widths per axis (no top layer under a free surface), the a/b coefficients of
+ * each axis that has a layer, and the first-derivative weights of the stencil's radius
+ * divided by the spacing. Nothing for other boundary types. */
+static fdw_status build_cpml(const fdw_spec *spec, fdw_problem *prob, fdw_error *err)
+{
+    const fdw_boundary *b = &spec->boundary;
+    if (b->type != FDW_BOUNDARY_CPML)
+        return FDW_OK;
+    double c1[FDW_MAX_RADIUS + 1];
+    if (fdw_fd1_coeffs(spec->order, c1) != 0)
+        return fdw_fail(err, FDW_ERR_SPEC, "order", "order %d has no coefficients",
+                        spec->order);
+    const int n[3] = {spec->nx, spec->ny, spec->nz};
+    const double h[3] = {spec->dx, spec->dy, spec->dz};
+    for (int a = 0; a < 3; a++) {
+        prob->pml_w[a][0] = b->width[2 * a];
+        prob->pml_w[a][1] = b->width[2 * a + 1];
+        for (int m = 0; m <= prob->radius; m++)
+            prob->pml_d1[a][m] = m == 0 ? 0.0f : (float)(c1[m] / h[a]);
+    }
+    if (b->free_surface)
+        prob->pml_w[2][0] = 0;
+    for (int a = 0; a < 3; a++) {
+        if (prob->pml_w[a][0] == 0 && prob->pml_w[a][1] == 0)
+            continue;
+        float *pa = alloc_or_fail((size_t)n[a], sizeof(float), "the CPML coefficients", err);
+        float *pb = pa ? alloc_or_fail((size_t)n[a], sizeof(float), "the CPML coefficients",
+                                       err)
+                       : NULL;
+        if (!pb) {
+            free(pa);
+            return FDW_ERR_NOMEM; /* what is already in prob is freed by the caller */
+        }
+        fdw_cpml_profile(n[a], prob->pml_w[a][0], prob->pml_w[a][1], h[a], spec->vmax,
+                         spec->dt, b->reflection, b->frequency, pa, pb);
+        prob->pml_a[a] = pa;
+        prob->pml_b[a] = pb;
+    }
+    return FDW_OK;
+}
+
 /* Source taps and wavelets (scaled by dt^2 / cell volume), receiver taps. */
 static fdw_status build_taps(const fdw_spec *spec, fdw_problem *prob, fdw_error *err)
 {
@@ -285,6 +327,8 @@ static fdw_status build_acoustic(const fdw_spec *spec, fdw_problem *prob, fdw_er
     fdw_status st = build_vdt2(spec, prob, err);
     if (st == FDW_OK)
         st = build_sponge(spec, prob, err);
+    if (st == FDW_OK)
+        st = build_cpml(spec, prob, err);
     if (st == FDW_OK)
         st = build_taps(spec, prob, err);
     return st;
@@ -383,6 +427,10 @@ void fdw_problem_free(fdw_problem *prob)
     free((void *)prob->qx);
     free((void *)prob->qy);
     free((void *)prob->qz);
+    for (int a = 0; a < 3; a++) {
+        free((void *)prob->pml_a[a]);
+        free((void *)prob->pml_b[a]);
+    }
     free((void *)prob->src_taps);
     free((void *)prob->wavelets);
     free((void *)prob->rec_taps);

@@ -15,6 +15,7 @@
  * and delivers them (manifest, snapshot callback) on this thread, in order. */
 #include "backend.h"
 #include "comm.h"
+#include "cpml.h"
 #include "distrib.h"
 #include "error.h"
 #include "outputs.h"
@@ -141,6 +142,8 @@ static fdw_status choose_backend(run *r, fdw_error *err)
                             "rank%s", r->comm->size, radius, spec->nz, most,
                             most == 1 ? "" : "s");
         }
+        if (st == FDW_OK)
+            st = fdw_cpml_check_plan(spec, &r->plan, 1, err);
         if (st != FDW_OK)
             return st;
         run_log(r, FDW_LOG_INFO, "backend cpu, %d MPI ranks", r->comm->size);
@@ -173,6 +176,8 @@ static fdw_status choose_backend(run *r, fdw_error *err)
     if (!r->be)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "no backend available");
     fdw_status st = fdw_plan_slabs(spec->nz, spec->order / 2, ndev, ids, &r->plan, err);
+    if (st == FDW_OK) /* every backend: the CPML's z layers stay inside one slab */
+        st = fdw_cpml_check_plan(spec, &r->plan, 0, err);
     if (st != FDW_OK)
         return st;
     run_log(r, FDW_LOG_INFO, "backend %s, %d device%s", r->be->name, ndev, ndev == 1 ? "" : "s");

@@ -59,7 +59,7 @@ int sp_check_inside(spec_ctx *c, const char *field, double pos[3], const char *w
 
 int sp_in_sponge(const fdw_spec *s, const double pos[3])
 {
-    if (s->boundary.type != FDW_BOUNDARY_SPONGE)
+    if (s->boundary.type != FDW_BOUNDARY_SPONGE && s->boundary.type != FDW_BOUNDARY_CPML)
         return 0;
     const int n[3] = {s->nx, s->ny, s->nz};
     const double h[3] = {s->dx, s->dy, s->dz};
@@ -350,7 +350,7 @@ static fdw_status parse_root(spec_ctx *c, const json_t *root)
     case FDW_KIND_ACOUSTIC:
         rc = sp_parse_velocity(c, root) || sp_parse_time(c, root) ||
              sp_parse_boundary(c, root) || sp_parse_sources(c, root) ||
-             sp_parse_receivers(c, root);
+             sp_finish_boundary(c) || sp_parse_receivers(c, root);
         break;
     case FDW_KIND_STENCIL: rc = sp_parse_stencil(c, root); break;
     case FDW_KIND_DERIVATIVE: rc = sp_parse_derivative(c, root); break;
@@ -526,8 +526,9 @@ double fdw_spec_dt(const fdw_spec *spec)
 }
 
 /* Acoustic: u, u_prev and (v dt)^2 (12 B/point), the ghost planes of the three arrays at
- * each boundary between two devices' slabs, and the receiver recordings. Stencil and
- * derivative: input and output fields (8 B/point) and their ghost planes. */
+ * each boundary between two devices' slabs, the receiver recordings, and with a CPML its
+ * psi and zeta (8 B) per layer point of each axis. Stencil and derivative: input and output
+ * fields (8 B/point) and their ghost planes. */
 uint64_t fdw_spec_device_bytes(const fdw_spec *spec)
 {
     if (!spec)
@@ -538,8 +539,18 @@ uint64_t fdw_spec_device_bytes(const fdw_spec *spec)
     uint64_t bounds = spec->ndevices > 1 ? (uint64_t)(spec->ndevices - 1) : 0;
     if (spec->kind == FDW_KIND_ACOUSTIC) {
         uint64_t slots = (uint64_t)(spec->nt / spec->receiver_interval) + 1;
+        uint64_t cpml = 0;
+        if (spec->boundary.type == FDW_BOUNDARY_CPML) {
+            const fdw_boundary *b = &spec->boundary;
+            const uint64_t nx = (uint64_t)spec->nx, ny = (uint64_t)spec->ny,
+                           nz = (uint64_t)spec->nz;
+            const uint64_t wz = (uint64_t)(b->free_surface ? 0 : b->width[4]) +
+                                (uint64_t)b->width[5];
+            cpml = 8 * ((uint64_t)(b->width[0] + b->width[1]) * ny * nz +
+                        (uint64_t)(b->width[2] + b->width[3]) * nx * nz + wz * nx * ny);
+        }
         return 12 * pts + bounds * 2 * radius * plane * 4 * 3 +
-               (uint64_t)spec->nreceivers * slots * 4;
+               (uint64_t)spec->nreceivers * slots * 4 + cpml;
     }
     return 8 * pts + bounds * 2 * radius * plane * 4 * 2;
 }

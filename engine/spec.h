@@ -58,13 +58,18 @@ typedef struct fdw_slice {
     int index;
 } fdw_slice;
 
-typedef enum { FDW_BOUNDARY_SPONGE = 0, FDW_BOUNDARY_NONE } fdw_boundary_type;
+/* CPML: convolutional PML (CFS, kappa = 1) with auxiliary fields in the layers; see
+ * backend.h for the per-step recursion. Appended, so the values above keep their number. */
+typedef enum { FDW_BOUNDARY_SPONGE = 0, FDW_BOUNDARY_NONE, FDW_BOUNDARY_CPML } fdw_boundary_type;
 
 typedef struct fdw_boundary {
     fdw_boundary_type type;
     int width[6];              /* points: xmin, xmax, ymin, ymax, zmin, zmax */
     int free_surface;          /* zmin face is a free surface (u = 0, mirror); width[4] ignored */
-    double reflection;         /* target reflection coefficient of the sponge (default 1e-3) */
+    double reflection;         /* target reflection coefficient of the sponge (default 1e-2)
+                                  or of the CPML (default 1e-3) */
+    double frequency;          /* CPML: frequency (Hz) of the CFS alpha = pi f (1 - depth);
+                                  default the largest Ricker f0; 0 for other types */
 } fdw_boundary;
 
 typedef enum { FDW_AXIS_X = 0, FDW_AXIS_Y, FDW_AXIS_Z } fdw_axis;

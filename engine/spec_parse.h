@@ -17,6 +17,8 @@
 #define SP_DEFAULT_MAX_POINTS (1ull << 36)
 #define SP_DEFAULT_SPONGE_WIDTH 36
 #define SP_DEFAULT_REFLECTION 1e-2
+#define SP_DEFAULT_CPML_WIDTH 20
+#define SP_DEFAULT_CPML_REFLECTION 1e-3
 #define SP_DEFAULT_SAFETY 0.8
 #define SP_MIN_PPW 5.0              /* grid points per shortest wavelength before a warning */
 
@@ -83,7 +85,7 @@ int sp_value_vec3(spec_ctx *c, const json_t *v, const char *field, double out[3]
 int sp_check_inside(spec_ctx *c, const char *field, double pos[3], const char *what);
 /* Add a warning (printf-style) to the spec. */
 void sp_warn(spec_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Whether pos lies inside an absorbing layer of the boundary (free surface excluded). */
+/* Whether pos lies inside an absorbing layer (sponge or CPML; free surface excluded). */
 int sp_in_sponge(const fdw_spec *s, const double pos[3]);
 /* JSON array of 3 reals. */
 json_t *sp_json_vec3(const double v[3]);
@@ -106,6 +108,9 @@ int sp_parse_time(spec_ctx *c, const json_t *root);       /* spec_time.c */
 int sp_parse_sources(spec_ctx *c, const json_t *root);    /* spec_sources.c */
 int sp_parse_receivers(spec_ctx *c, const json_t *root);  /* spec_receivers.c */
 int sp_parse_boundary(spec_ctx *c, const json_t *root);   /* spec_boundary.c */
+/* After the sources: the CPML's default frequency (their largest Ricker f0), or an error
+ * at boundary.frequency when it is missing and no source has one (spec_boundary.c). */
+int sp_finish_boundary(spec_ctx *c);
 int sp_parse_snapshots(spec_ctx *c, const json_t *root);  /* spec_snapshots.c */
 int sp_parse_stencil(spec_ctx *c, const json_t *root);    /* spec_kinds.c */
 int sp_parse_derivative(spec_ctx *c, const json_t *root); /* spec_kinds.c */

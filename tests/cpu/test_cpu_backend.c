@@ -1,14 +1,19 @@
 /* test_cpu_backend.c — the CPU backend against a naive triple-loop reference written here
- * (double precision, outside-the-grid handled with explicit branches), bit-for-bit equality
- * of 1, 2, 3 and 4 slabs (wavefields and receiver traces), and the periodic derivative
- * against the analytic one. Problems are built directly as fdw_problem values. */
+ * (double precision, outside-the-grid handled with explicit branches; sponge or CPML),
+ * bit-for-bit equality of 1, 2, 3 and 4 slabs (wavefields and receiver traces, with a
+ * sponge or a CPML), the periodic derivative against the analytic one, and the plan rule
+ * of the CPML (no slab boundary in its z layers). Problems are built directly as
+ * fdw_problem values. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
+#include "cpml.h"
 #include "error.h"
 #include "fd_coeffs.h"
 #include "plan.h"
@@ -32,10 +37,15 @@ typedef struct test_case {
     fdw_problem p;
     float *vdt2, *qx, *qy, *qz, *wavelets, *init;
     fdw_tap *src, *rec;
+    float *pml[3][2];          /* CPML a and b per axis */
 } test_case;
 
 static void tc_free(test_case *t)
 {
+    for (int a = 0; a < 3; a++) {
+        free(t->pml[a][0]);
+        free(t->pml[a][1]);
+    }
     free(t->vdt2);
     free(t->qx);
     free(t->qy);
@@ -135,6 +145,56 @@ static void make_acoustic(test_case *t, int nx, int ny, int nz, int order, int w
     p->nrec_slots = nt / interval + 1;
 }
 
+/* Replace the sponge of an acoustic case by a CPML with layers w[axis][low/high] (0: none;
+ * an axis with both 0 gets no arrays), profiles from fdw_cpml_profile for the case's
+ * spacings (1, 1.3, 0.8) and velocities (vdt2 <= vmax_dt2), or (random_ab) random a in
+ * [-0.4, -0.1] and b in [0.6, 0.95] on every layer point, so that every psi a stencil reads
+ * matters; first-derivative weights of the case's order. Some source and receiver taps are
+ * moved into the layers. */
+static void add_cpml_ab(test_case *t, int w[3][2], double dt, int random_ab)
+{
+    fdw_problem *p = &t->p;
+    p->qx = p->qy = p->qz = NULL;
+    const double h[3] = {1.0, 1.3, 0.8};
+    const int n[3] = {p->nx, p->ny, p->nz};
+    double c1[FDW_MAX_RADIUS + 1];
+    ck_assert_int_eq(fdw_fd1_coeffs(2 * p->radius, c1), 0);
+    double vmax2 = 0;
+    for (size_t i = 0; i < (size_t)p->nx * p->ny * p->nz; i++)
+        vmax2 = fmax(vmax2, t->vdt2[i]);
+    const double vmax = sqrt(vmax2) / dt;
+    for (int a = 0; a < 3; a++) {
+        p->pml_w[a][0] = w[a][0];
+        p->pml_w[a][1] = w[a][1];
+        for (int m = 1; m <= p->radius; m++)
+            p->pml_d1[a][m] = (float)(c1[m] / h[a]);
+        if (w[a][0] == 0 && w[a][1] == 0)
+            continue;
+        t->pml[a][0] = malloc((size_t)n[a] * sizeof(float));
+        t->pml[a][1] = malloc((size_t)n[a] * sizeof(float));
+        /* a strong layer (R 1e-4) and a CFS frequency of about a tenth of Nyquist */
+        fdw_cpml_profile(n[a], w[a][0], w[a][1], h[a], vmax, dt, 1e-4, 0.05 / dt,
+                         t->pml[a][0], t->pml[a][1]);
+        for (int i = 0; random_ab && i < n[a]; i++)
+            if (i < w[a][0] || i >= n[a] - w[a][1]) {
+                t->pml[a][0][i] = (float)(-0.1 - 0.3 * rng_unit());
+                t->pml[a][1][i] = (float)(0.6 + 0.35 * rng_unit());
+            }
+        p->pml_a[a] = t->pml[a][0];
+        p->pml_b[a] = t->pml[a][1];
+    }
+    /* a source in the x-low / y-high edge of the layers, a receiver in a corner */
+    t->src[0].index = gidx(p, 1, p->ny - 2, p->nz / 2);
+    t->src[1].index = gidx(p, p->nx / 2, 2, p->nz - 2);
+    t->rec[0].index = gidx(p, p->nx - 1, 0, p->nz - 1);
+    t->rec[1].index = gidx(p, 2, p->ny / 2, 1);
+}
+
+static void add_cpml(test_case *t, int w[3][2], double dt)
+{
+    add_cpml_ab(t, w, dt, 0);
+}
+
 /* ---- running the backend ------------------------------------------------ */
 
 /* Run nsteps on ndev slabs; return the volume (and traces if wanted). */
@@ -186,11 +246,79 @@ static double ref_at(const ref_field *f, int i, int j, int k)
     return f->u[gidx(p, i, j, k)];
 }
 
+/* Whether index i of an axis of n points lies in a CPML layer (w low, high). */
+static int ref_in_layer(const int w[2], int n, int i)
+{
+    return i >= 0 && i < n && (i < w[0] || i >= n - w[1]);
+}
+
+/* The CPML correction of backend.h on up from u, in double, with full-grid psi / zeta
+ * (zero off the layers): for each axis, psi everywhere in its layers, then zeta and up. */
+static void ref_cpml(const fdw_problem *p, const double *u, double *up, double *psi[3],
+                     double *zeta[3])
+{
+    const int n[3] = {p->nx, p->ny, p->nz}, r = p->radius;
+    const float *c2[3] = {p->cx, p->cy, p->cz};
+    ref_field f = {p, u};
+    for (int a = 0; a < 3; a++) {
+        if (!p->pml_a[a])
+            continue;
+        /* pass 1 */
+        for (int k = 0; k < p->nz; k++)
+            for (int j = 0; j < p->ny; j++)
+                for (int i = 0; i < p->nx; i++) {
+                    int idx[3] = {i, j, k};
+                    if (!ref_in_layer(p->pml_w[a], n[a], idx[a]))
+                        continue;
+                    double d1 = 0;
+                    for (int m = 1; m <= r; m++) {
+                        int ip[3] = {i, j, k}, im[3] = {i, j, k};
+                        ip[a] += m;
+                        im[a] -= m;
+                        d1 += p->pml_d1[a][m] * (ref_at(&f, ip[0], ip[1], ip[2]) -
+                                                 ref_at(&f, im[0], im[1], im[2]));
+                    }
+                    size_t g = gidx(p, i, j, k);
+                    psi[a][g] = p->pml_b[a][idx[a]] * psi[a][g] + p->pml_a[a][idx[a]] * d1;
+                }
+        /* pass 2 */
+        for (int k = 0; k < p->nz; k++)
+            for (int j = 0; j < p->ny; j++)
+                for (int i = 0; i < p->nx; i++) {
+                    int idx[3] = {i, j, k};
+                    if (!ref_in_layer(p->pml_w[a], n[a], idx[a]))
+                        continue;
+                    double g1 = 0, d2 = c2[a][0] * ref_at(&f, i, j, k);
+                    for (int m = 1; m <= r; m++) {
+                        int ip[3] = {i, j, k}, im[3] = {i, j, k};
+                        ip[a] += m;
+                        im[a] -= m;
+                        double pp = ref_in_layer(p->pml_w[a], n[a], ip[a])
+                                        ? psi[a][gidx(p, ip[0], ip[1], ip[2])] : 0.0;
+                        double pm = ref_in_layer(p->pml_w[a], n[a], im[a])
+                                        ? psi[a][gidx(p, im[0], im[1], im[2])] : 0.0;
+                        g1 += p->pml_d1[a][m] * (pp - pm);
+                        d2 += c2[a][m] * (ref_at(&f, im[0], im[1], im[2]) +
+                                          ref_at(&f, ip[0], ip[1], ip[2]));
+                    }
+                    size_t g = gidx(p, i, j, k);
+                    zeta[a][g] = p->pml_b[a][idx[a]] * zeta[a][g] +
+                                 p->pml_a[a][idx[a]] * (d2 + g1);
+                    up[g] += p->vdt2[g] * (g1 + zeta[a][g]);
+                }
+    }
+}
+
 /* nsteps of the acoustic scheme in double; returns the field (as float) and the traces. */
 static float *ref_acoustic(const fdw_problem *p, long nsteps, double **traces_out)
 {
     size_t n = (size_t)p->nx * p->ny * p->nz;
     double *u = calloc(n, sizeof *u), *up = calloc(n, sizeof *up);
+    double *psi[3], *zeta[3];
+    for (int a = 0; a < 3; a++) {
+        psi[a] = calloc(n, sizeof(double));
+        zeta[a] = calloc(n, sizeof(double));
+    }
     double *tr = calloc((size_t)p->nrec_slots * p->nreceivers, sizeof *tr);
     const int r = p->radius;
     for (long it = 0; it < nsteps; it++) {
@@ -214,6 +342,7 @@ static float *ref_acoustic(const fdw_problem *p, long nsteps, double **traces_ou
                     size_t g = gidx(p, i, j, k);
                     up[g] = (2 * u[g] - (1 - q) * up[g] + p->vdt2[g] * lap) / (1 + q);
                 }
+        ref_cpml(p, u, up, psi, zeta);
         if (p->free_surface)
             for (int j = 0; j < p->ny; j++)
                 for (int i = 0; i < p->nx; i++)
@@ -235,6 +364,10 @@ static float *ref_acoustic(const fdw_problem *p, long nsteps, double **traces_ou
         out[i] = (float)u[i];
     free(u);
     free(up);
+    for (int a = 0; a < 3; a++) {
+        free(psi[a]);
+        free(zeta[a]);
+    }
     *traces_out = tr;
     return out;
 }
@@ -401,6 +534,179 @@ START_TEST(test_acoustic_thin_slabs)
     make_acoustic(&t, 20, 19, 12, 8, 1, 1, 40, 1, 78);
     check_slabs_identical(&t.p, 40, 3);
     tc_free(&t);
+}
+END_TEST
+
+/* ---- CPML ---------------------------------------------------------------- */
+
+/* The time step the cases' vdt2 stands for (any positive value; it scales a and b). */
+#define CPML_DT 0.5
+
+/* _i: order {4, 8, 16}[_i / 2], free surface _i % 2. CPML on every face (unequal widths),
+ * against the double reference over 60 steps, on 1 and 2 slabs. */
+START_TEST(test_cpml_vs_reference)
+{
+    static const int ord[3] = {4, 8, 16};
+    const int order = ord[_i / 2], fs = _i % 2;
+    const int nx = 30, ny = 27, nz = 40;
+    const long nsteps = 60;
+    test_case t;
+    make_acoustic(&t, nx, ny, nz, order, 0, fs, nsteps, 3, 400 + (uint64_t)_i);
+    int w[3][2] = {{5, 6}, {4, 5}, {fs ? 0 : 6, 5}};
+    add_cpml(&t, w, CPML_DT);
+    double *rtr;
+    float *ref = ref_acoustic(&t.p, nsteps, &rtr);
+    const size_t n = (size_t)nx * ny * nz, ntr = (size_t)t.p.nrec_slots * t.p.nreceivers;
+    /* the CPML does something: the run without it differs */
+    test_case plain;
+    make_acoustic(&plain, nx, ny, nz, order, 0, fs, nsteps, 3, 400 + (uint64_t)_i);
+    add_cpml(&plain, w, CPML_DT);
+    for (int a = 0; a < 3; a++)
+        plain.p.pml_a[a] = plain.p.pml_b[a] = NULL;
+    float *vol0 = run_backend(&plain.p, 1, nsteps, NULL);
+    ck_assert_double_gt(rel_diff_ff(vol0, ref, n), 1e-3);
+    free(vol0);
+    tc_free(&plain);
+    for (int ndev = 1; ndev <= 2; ndev++) {
+        float *tr;
+        float *vol = run_backend(&t.p, ndev, nsteps, &tr);
+        double e = rel_diff_ff(vol, ref, n);
+        /* float against double: order 16's longer sums round a little more */
+        ck_assert_msg(e <= 3e-5, "CPML order %d fs %d ndev %d: field rel diff %g", order, fs,
+                      ndev, e);
+        double etr = rel_diff_fd(tr, rtr, ntr);
+        ck_assert_msg(etr <= 3e-5, "CPML order %d fs %d ndev %d: traces rel diff %g", order,
+                      fs, ndev, etr);
+        if (ndev == 1)
+            printf("CPML order %d free surface %d: max |float - double| / max |double| = "
+                   "%.2g (field), %.2g (traces)\n", order, fs, e, etr);
+        free(vol);
+        free(tr);
+    }
+    free(ref);
+    free(rtr);
+    tc_free(&t);
+}
+END_TEST
+
+/* Layer shapes the common cases do not reach: an x layer longer than the backend's chunk
+ * of 256 points, and interiors thinner than the stencil radius, where D1 of psi at one
+ * layer reads the opposite layer's psi (x, y and z at once). Against the reference. */
+START_TEST(test_cpml_odd_layers)
+{
+    struct { int nx, ny, nz; int w[3][2]; } cases[2] = {
+        {290, 9, 24, {{262, 20}, {2, 3}, {4, 4}}},
+        {30, 21, 24, {{13, 14}, {9, 10}, {10, 11}}},
+    };
+    for (int q = 0; q < 2; q++) {
+        test_case t;
+        const long nsteps = 30;
+        make_acoustic(&t, cases[q].nx, cases[q].ny, cases[q].nz, 8, 0, 0, nsteps, 1,
+                      700 + (uint64_t)q);
+        add_cpml_ab(&t, cases[q].w, CPML_DT, 1);
+        double *rtr;
+        float *ref = ref_acoustic(&t.p, nsteps, &rtr);
+        float *vol = run_backend(&t.p, 1, nsteps, NULL);
+        const double e = rel_diff_ff(vol, ref, (size_t)cases[q].nx * cases[q].ny * cases[q].nz);
+        ck_assert_msg(e <= 1e-5, "case %d: rel diff %g", q, e);
+        free(vol);
+        free(ref);
+        free(rtr);
+        tc_free(&t);
+    }
+}
+END_TEST
+
+/* 1, 2, 3 and 4 slabs bit for bit with a CPML (orders 8 and 16, with and without free
+ * surface, a layer on x only as well), sources and receivers in the layers. Slabs are at
+ * least z width + radius thick where they meet a z layer (the plan rule). */
+START_TEST(test_cpml_slabs)
+{
+    const int order = _i == 0 ? 8 : 16, r = order / 2;
+    for (int variant = 0; variant < 3; variant++) {
+        const int fs = variant == 1;
+        const int wz = 4, nz = 4 * (wz + r) + 1; /* 4 slabs: each >= wz + r planes */
+        test_case t;
+        make_acoustic(&t, 26, 23, nz, order, 0, fs, 50, 2, 500 + (uint64_t)(_i * 3 + variant));
+        int w[3][2] = {{4, 3}, {3, 5}, {fs ? 0 : wz, wz}};
+        if (variant == 2) { /* x only */
+            w[1][0] = w[1][1] = w[2][0] = w[2][1] = 0;
+        }
+        add_cpml(&t, w, CPML_DT);
+        /* receivers in every slab, some in the layers */
+        for (int q = 2; q < 12; q++)
+            t.rec[q].index = gidx(&t.p, q, 20 - q, (q % 4) * nz / 4 + (q % 3));
+        check_slabs_identical(&t.p, 50, 4);
+        tc_free(&t);
+    }
+}
+END_TEST
+
+/* A plan whose slab boundary falls in a z layer (or within the radius of one) is refused:
+ * by the backend (an internal error: the engine never hands it such a plan) and by the
+ * engine's check before any backend runs (a spec error on "devices" naming the fix), and
+ * so is fdw_run of a spec asking for those devices. */
+START_TEST(test_cpml_plan_rule)
+{
+    test_case t;
+    make_acoustic(&t, 20, 18, 24, 8, 0, 0, 5, 1, 600);
+    int w[3][2] = {{3, 3}, {3, 3}, {5, 4}};
+    add_cpml(&t, w, CPML_DT);
+    const fdw_backend *be = fdw_cpu_backend();
+    fdw_plan plan;
+    fdw_error err;
+    void *ctx = (void *)1;
+    /* 3 slabs of 8: boundary at 8 < 5 + 4 */
+    ck_assert_int_eq(fdw_plan_slabs(24, 4, 3, NULL, &plan, &err), FDW_OK);
+    fdw_error_clear(&err);
+    ck_assert_int_eq(be->create(&t.p, &plan, &ctx, &err), FDW_ERR_INTERNAL);
+    ck_assert_ptr_null(ctx);
+    ck_assert_ptr_nonnull(strstr(err.message, "CPML"));
+    int wz[2] = {5, 4};
+    ck_assert_int_eq(fdw_cpml_bad_slab_boundary(wz, 24, 4, &plan), 8);
+    /* 2 slabs of 12: 12 >= 9 and 24 - 12 >= 8 */
+    ck_assert_int_eq(fdw_plan_slabs(24, 4, 2, NULL, &plan, &err), FDW_OK);
+    ck_assert_int_eq(fdw_cpml_bad_slab_boundary(wz, 24, 4, &plan), -1);
+    ck_assert_int_eq(be->create(&t.p, &plan, &ctx, &err), FDW_OK);
+    be->destroy(ctx);
+    /* the bottom: zmax 9 with 2 slabs (24 - 12 < 9 + 4) */
+    wz[1] = 9;
+    ck_assert_int_eq(fdw_cpml_bad_slab_boundary(wz, 24, 4, &plan), 12);
+    tc_free(&t);
+
+    /* the engine: a spec on nz = 24 with a 6-point CPML, run on 3 devices (the parser
+     * refuses "devices": 3 itself; a device list given to fdw_run is checked there) */
+    const char *json =
+        "{\"grid\":{\"nx\":20,\"ny\":18,\"nz\":24,\"dx\":10,\"dy\":10,\"dz\":10},"
+        "\"order\":8,\"velocity\":{\"type\":\"constant\",\"value\":2000},"
+        "\"time\":{\"nt\":3,\"dt\":\"auto\"},\"sources\":[{\"position\":[100,90,"
+        "120],\"wavelet\":{\"type\":\"ricker\",\"f0\":20}}],"
+        "\"boundary\":{\"type\":\"cpml\",\"width\":6},\"devices\":1}";
+    fdw_spec *spec = NULL;
+    ck_assert_msg(fdw_spec_parse(json, strlen(json), NULL, &spec, &err) == FDW_OK, "%s",
+                  err.message);
+    ck_assert_int_eq(fdw_plan_slabs(24, 4, 3, NULL, &plan, &err), FDW_OK);
+    fdw_error_clear(&err);
+    ck_assert_int_eq(fdw_cpml_check_plan(spec, &plan, 0, &err), FDW_ERR_SPEC);
+    ck_assert_str_eq(err.field, "devices");
+    ck_assert_ptr_nonnull(strstr(err.message, "at most 2 devices"));
+    fdw_error_clear(&err);
+    ck_assert_int_eq(fdw_cpml_check_plan(spec, &plan, 1, &err), FDW_ERR_SPEC);
+    ck_assert_str_eq(err.field, "boundary.width");
+    ck_assert_ptr_nonnull(strstr(err.message, "MPI rank"));
+    char dir[] = "/tmp/fdw-cpml-plan-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const int ids[3] = {0, 1, 2};
+    fdw_run_opts opts = {.out_dir = dir, .backend = FDW_BACKEND_CPU, .device_ids = ids,
+                         .ndevice_ids = 3};
+    fdw_error_clear(&err);
+    ck_assert_int_eq(fdw_run(spec, &opts, NULL, NULL, &err), FDW_ERR_SPEC);
+    ck_assert_str_eq(err.field, "devices");
+    rmdir(dir);
+    /* 2 devices fit */
+    ck_assert_int_eq(fdw_plan_slabs(24, 4, 2, NULL, &plan, &err), FDW_OK);
+    ck_assert_int_eq(fdw_cpml_check_plan(spec, &plan, 0, &err), FDW_OK);
+    fdw_spec_free(spec);
 }
 END_TEST
 
@@ -737,6 +1043,13 @@ int main(void)
     tcase_add_test(tc, test_acoustic_thin_slabs);
     tcase_add_test(tc, test_receiver_slots);
     suite_add_tcase(s, tc);
+    TCase *tp = tcase_create("cpml");
+    tcase_set_timeout(tp, 60);
+    tcase_add_loop_test(tp, test_cpml_vs_reference, 0, 6);
+    tcase_add_loop_test(tp, test_cpml_slabs, 0, 2);
+    tcase_add_test(tp, test_cpml_odd_layers);
+    tcase_add_test(tp, test_cpml_plan_rule);
+    suite_add_tcase(s, tp);
     TCase *ts = tcase_create("stencil");
     tcase_add_loop_test(ts, test_stencil_vs_reference, 0, 6);
     tcase_add_loop_test(ts, test_stencil_slabs, 0, 2);

@@ -1,7 +1,8 @@
 /* test_mpi.c — fdwave-run across Open MPI ranks on loopback (CPU backend): the outputs of
  * 2 and 3 ranks are identical byte for byte to one process's (acoustic job with a free
- * surface, a sponge, and sources, receivers and snapshots in different slabs; the
- * stencil kind; the periodic derivative along z); an error on one rank ends every rank
+ * surface, a sponge, and sources, receivers and snapshots in different slabs; the same
+ * with a CPML on every face; the stencil kind; the periodic derivative along z); a rank
+ * count that splits a CPML z layer is refused; an error on one rank ends every rank
  * with the message printed once; --backend cuda and more ranks than slabs can hold are
  * refused clearly; Ctrl-C on mpirun cancels every rank and leaves a manifest saying
  * where it stopped.
@@ -242,6 +243,29 @@ static void check_bit_exact(const char *name)
 START_TEST(acoustic_bit_exact) { check_bit_exact("acoustic"); }
 END_TEST
 
+START_TEST(acoustic_cpml_bit_exact) { check_bit_exact("acoustic_cpml"); }
+END_TEST
+
+/* 4 ranks would put a slab boundary (plane 9) inside the CPML's top layer plus the
+ * stencil radius (6 + 4): a spec error from rank 0 alone, saying what fits. */
+START_TEST(cpml_split_refused)
+{
+    char spec[4096], log[4300], out[4300];
+    snprintf(spec, sizeof spec, "%s/acoustic_cpml.json", SPEC_DIR);
+    snprintf(log, sizeof log, "%s/cpml4.log", work);
+    snprintf(out, sizeof out, "%s/cpml4-out", work);
+    int rc = run_job(4, spec, out, NULL, log, 0);
+    size_t n;
+    char *text = read_all(log, &n);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_msg(rc == 2, "exit status %d, expected 2; log:\n%s", rc, text);
+    ck_assert_msg(count_substr(text, "boundary.width: 4 MPI ranks split") == 2 &&
+                      count_substr(text, "use at most 3 MPI ranks") == 2,
+                  "unexpected output:\n%s", text);
+    free(text);
+}
+END_TEST
+
 START_TEST(stencil_bit_exact) { check_bit_exact("stencil"); }
 END_TEST
 
@@ -377,6 +401,8 @@ int main(void)
     TCase *tc = tcase_create("ranks");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, acoustic_bit_exact);
+    tcase_add_test(tc, acoustic_cpml_bit_exact);
+    tcase_add_test(tc, cpml_split_refused);
     tcase_add_test(tc, stencil_bit_exact);
     tcase_add_test(tc, derivative_bit_exact);
     tcase_add_test(tc, error_on_one_rank_ends_all);

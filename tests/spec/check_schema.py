@@ -65,7 +65,14 @@ bad = [
                             "axis": "x", "iterations": 1}),
     ("acoustic without sources", {k: val for k, val in base.items() if k != "sources"}),
     ("bad slice plane", dict(base, snapshots={"every": 1, "slices": [{"plane": "xx", "index": 0}]})),
+    ("boundary type pml", dict(base, boundary={"type": "pml"})),
+    ("sponge with a frequency", dict(base, boundary={"type": "sponge", "frequency": 10})),
+    ("CPML frequency 0", dict(base, boundary={"type": "cpml", "frequency": 0})),
+    ("CPML reflection 1", dict(base, boundary={"type": "cpml", "reflection": 1})),
+    ("CPML negative width", dict(base, boundary={"type": "cpml", "width": -3})),
 ]
+check(dict(base, boundary={"type": "cpml", "width": {"xmin": 4}, "reflection": 1e-4,
+                           "frequency": 12, "free_surface": True}), "CPML with every field")
 for what, doc in bad:
     check(doc, what, valid=False)
 sys.exit(1 if failures else 0)

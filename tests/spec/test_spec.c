@@ -195,6 +195,7 @@ static void assert_same_spec(const fdw_spec *a, const fdw_spec *b)
         ck_assert_int_eq(a->boundary.width[f], b->boundary.width[f]);
     ck_assert_int_eq(a->boundary.free_surface, b->boundary.free_surface);
     ck_assert(a->boundary.reflection == b->boundary.reflection);
+    ck_assert(a->boundary.frequency == b->boundary.frequency);
     ck_assert_int_eq(a->snapshot_every, b->snapshot_every);
     ck_assert_int_eq(a->nslices, b->nslices);
     for (int i = 0; i < a->nslices; i++)
@@ -588,6 +589,123 @@ START_TEST(normalised_defaults)
 }
 END_TEST
 
+static void expect_bad(const char *text, const fdw_parse_opts *opts, const char *field,
+                       const char *needle);
+
+/* The CPML: defaults (width 20 at most a quarter of the axis, reflection 1e-3, frequency the
+ * largest Ricker f0), given values, the normalised form (frequency only for a CPML), the
+ * frequency needed when no source has an f0, and the absorbing-layer warnings. */
+START_TEST(cpml_boundary)
+{
+    char *t1 = patched(BASE, "grid.nx", "120");
+    char *text = patched(t1, "boundary", "{\"type\": \"cpml\"}");
+    fdw_spec *s = parse_ok(text, NULL);
+    ck_assert_int_eq(s->boundary.type, FDW_BOUNDARY_CPML);
+    ck_assert_int_eq(s->boundary.width[0], 20); /* (120 - 1) / 4 = 29 > 20 */
+    ck_assert_int_eq(s->boundary.width[1], 20);
+    for (int f = 2; f < 6; f++)
+        ck_assert_int_eq(s->boundary.width[f], 7); /* (32 - 1) / 4 */
+    ck_assert(s->boundary.reflection == 1e-3);
+    ck_assert(s->boundary.frequency == 10.0); /* the source's f0 */
+    assert_round_trip(s, NULL);
+    char *j = fdw_spec_to_json(s);
+    json_t *root = json_loads(j, 0, NULL);
+    json_t *b = json_object_get(root, "boundary");
+    ck_assert_str_eq(json_string_value(json_object_get(b, "type")), "cpml");
+    ck_assert(json_real_value(json_object_get(b, "frequency")) == 10.0);
+    ck_assert(json_real_value(json_object_get(b, "reflection")) == 1e-3);
+    json_decref(root);
+    free(j);
+    fdw_spec_free(s);
+    free(text);
+    free(t1);
+    /* the sponge's normalised form has no frequency */
+    s = parse_ok(BASE, NULL);
+    j = fdw_spec_to_json(s);
+    root = json_loads(j, 0, NULL);
+    ck_assert_ptr_null(json_object_get(json_object_get(root, "boundary"), "frequency"));
+    ck_assert(s->boundary.frequency == 0.0);
+    json_decref(root);
+    free(j);
+    fdw_spec_free(s);
+    /* given values; two sources: the default frequency is the larger f0 */
+    text = patched(BASE, "boundary",
+                   "{\"type\": \"cpml\", \"width\": {\"xmin\": 3, \"zmax\": 5}, "
+                   "\"reflection\": 1e-4, \"frequency\": 7.5, \"free_surface\": true}");
+    s = parse_ok(text, NULL);
+    ck_assert_int_eq(s->boundary.width[0], 3);
+    ck_assert_int_eq(s->boundary.width[1], 7);
+    ck_assert_int_eq(s->boundary.width[4], 0); /* free surface: no top layer */
+    ck_assert_int_eq(s->boundary.width[5], 5);
+    ck_assert(s->boundary.reflection == 1e-4 && s->boundary.frequency == 7.5);
+    ck_assert(s->boundary.free_surface);
+    /* device memory: psi and zeta (8 B) per layer point of each axis */
+    ck_assert_uint_eq(fdw_spec_device_bytes(s),
+                      12ull * 32 * 32 * 32 + 14ull * 51 * 4 +
+                          8ull * ((3 + 7) * 32 * 32 + (7 + 7) * 32 * 32 + (0 + 5) * 32 * 32));
+    assert_round_trip(s, NULL);
+    fdw_spec_free(s);
+    free(text);
+    t1 = patched(BASE, "sources",
+                 "[{\"position\": [155, 155, 155], \"wavelet\": {\"type\": \"ricker\", "
+                 "\"f0\": 8}}, {\"position\": [100, 155, 155], \"wavelet\": {\"type\": "
+                 "\"ricker\", \"f0\": 14}}]");
+    text = patched(t1, "boundary", "{\"type\": \"cpml\", \"width\": 6}");
+    s = parse_ok(text, NULL);
+    ck_assert(s->boundary.frequency == 14.0);
+    fdw_spec_free(s);
+    free(text);
+    free(t1);
+    /* only file wavelets: no f0 to take the frequency from */
+    char path[512], value[1024];
+    snprintf(path, sizeof path, "%s/wcpml.bin", tmpdir);
+    write_floats(path, 50, 0.25f, -1);
+    snprintf(value, sizeof value, "{\"type\": \"file\", \"path\": \"%s\"}", path);
+    t1 = patched(BASE, "sources[0].wavelet", value);
+    text = patched(t1, "boundary", "{\"type\": \"cpml\", \"width\": 6}");
+    expect_bad(text, NULL, "boundary.frequency", "no source has a Ricker");
+    free(text);
+    text = patched(t1, "boundary", "{\"type\": \"cpml\", \"width\": 6, \"frequency\": 9}");
+    s = parse_ok(text, NULL);
+    ck_assert(s->boundary.frequency == 9.0);
+    assert_round_trip(s, NULL);
+    fdw_spec_free(s);
+    free(text);
+    free(t1);
+    /* sources and receivers in a CPML layer are warned about, as in a sponge */
+    t1 = patched(BASE, "sources[0].position", "[20, 155, 155]");
+    text = patched(t1, "boundary", "{\"type\": \"cpml\", \"width\": 10}");
+    s = parse_ok(text, NULL);
+    ck_assert(has_warning(s, "source 0"));
+    ck_assert(has_warning(s, "receivers lie inside the absorbing layer"));
+    fdw_spec_free(s);
+    free(text);
+    free(t1);
+    /* 3 devices on nz = 32 (slabs 11, 11, 10) with an 8-point CPML: the boundary at plane
+     * 11 lies within 8 + 4 planes of the top; 2 devices fit */
+    t1 = patched(BASE, "devices", "3");
+    text = patched(t1, "boundary", "{\"type\": \"cpml\", \"width\": 8}");
+    expect_bad(text, NULL, "devices", "use at most 2 devices");
+    free(text);
+    free(t1);
+    t1 = patched(BASE, "devices", "2");
+    text = patched(t1, "boundary", "{\"type\": \"cpml\", \"width\": 8}");
+    s = parse_ok(text, NULL);
+    ck_assert_int_eq(s->ndevices, 2);
+    fdw_spec_free(s);
+    free(text);
+    free(t1);
+    /* the free-surface face has no layer: a source near the top is fine */
+    t1 = patched(BASE, "sources[0].position", "[155, 155, 20]");
+    text = patched(t1, "boundary", "{\"type\": \"cpml\", \"width\": 4, \"free_surface\": true}");
+    s = parse_ok(text, NULL);
+    ck_assert(!has_warning(s, "source 0"));
+    fdw_spec_free(s);
+    free(text);
+    free(t1);
+}
+END_TEST
+
 START_TEST(dt_limit_message_is_usable)
 {
     /* The largest stable dt printed in the message is itself accepted. */
@@ -817,6 +935,29 @@ static const bad_case BAD[] = {
     {"boundary.width", "{\"left\": 10}", "boundary.width.left", "unknown field"},
     {"boundary.free_surface", "\"yes\"", "boundary.free_surface", NULL},
     {"boundary", "{\"type\": \"none\", \"width\": 4}", "boundary.width", "none"},
+    {"boundary", "{\"type\": \"cpml\", \"width\": -2}", "boundary.width", NULL},
+    {"boundary", "{\"type\": \"cpml\", \"width\": 16}", "boundary.width", "no interior point"},
+    {"boundary", "{\"type\": \"cpml\", \"width\": 1000000}", "boundary.width", NULL},
+    {"boundary", "{\"type\": \"cpml\", \"width\": 2.5}", "boundary.width", NULL},
+    {"boundary", "{\"type\": \"cpml\", \"width\": {\"zmin\": 20, \"zmax\": 12}}",
+     "boundary.width.zmax", "no interior point"},
+    {"boundary", "{\"type\": \"cpml\", \"width\": {\"ymin\": -1}}", "boundary.width.ymin",
+     NULL},
+    {"boundary", "{\"type\": \"cpml\", \"width\": \"wide\"}", "boundary.width", "not a string"},
+    {"boundary", "{\"type\": \"cpml\", \"reflection\": 0}", "boundary.reflection",
+     "between 0 and 1"},
+    {"boundary", "{\"type\": \"cpml\", \"reflection\": 1}", "boundary.reflection",
+     "between 0 and 1"},
+    {"boundary", "{\"type\": \"cpml\", \"reflection\": -0.001}", "boundary.reflection", NULL},
+    {"boundary", "{\"type\": \"cpml\", \"reflection\": \"low\"}", "boundary.reflection", NULL},
+    {"boundary", "{\"type\": \"cpml\", \"frequency\": 0}", "boundary.frequency", "above 0"},
+    {"boundary", "{\"type\": \"cpml\", \"frequency\": -12}", "boundary.frequency", "above 0"},
+    {"boundary", "{\"type\": \"cpml\", \"frequency\": \"f0\"}", "boundary.frequency", NULL},
+    {"boundary", "{\"type\": \"cpml\", \"frequency\": null}", "boundary.frequency", NULL},
+    {"boundary", "{\"type\": \"sponge\", \"frequency\": 10}", "boundary.frequency", "cpml"},
+    {"boundary", "{\"frequency\": 10}", "boundary.frequency", "cpml"},
+    {"boundary", "{\"type\": \"cpml\", \"kappa\": 2}", "boundary.kappa", "unknown field"},
+    {"boundary", "{\"type\": \"CPML\"}", "boundary.type", NULL},
     {"snapshots.every", "-1", "snapshots.every", NULL},
     {"snapshots.slices[0].index", "32", "snapshots.slices[0].index", "0 to 31"},
     {"snapshots.slices[0].plane", "\"xx\"", "snapshots.slices[0].plane", NULL},
@@ -1109,6 +1250,7 @@ int main(void)
     tcase_add_test(valid, receiver_forms);
     tcase_add_test(valid, normalised_defaults);
     tcase_add_test(valid, dt_limit_message_is_usable);
+    tcase_add_test(valid, cpml_boundary);
     tcase_add_test(valid, model_and_wavelet_files);
     tcase_add_test(valid, model_by_name);
     tcase_add_test(valid, warnings);
