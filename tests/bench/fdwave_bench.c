@@ -442,15 +442,16 @@ static void bench_job(void)
            "receivers, snapshots (xy+xz slices, PNG + raw) every 100 steps, %ld steps:\n", n, nt);
     kcase kc = {K_ACOUSTIC, 8, n, n, n, FDWK_TILE_AUTO, 0, 0, 0};
     double bare = run_case(&kc, "bare-for-job");
-    static const char *what[5] = {"full job, CPML 20", "CPML, no snapshots",
-                                  "CPML, no snapshots, no receivers", "full job, sponge 36",
-                                  "sponge, no snapshots, no receivers"};
-    static const char *bnd[2] = {"{\"type\":\"cpml\",\"width\":20}",
+    static const char *what[6] = {"full job, CPML 20", "CPML 20, no snapshots",
+                                  "CPML 20, no snapshots, no receivers", "full job, CPML 10",
+                                  "full job, sponge 36", "sponge 36, no snapshots, no receivers"};
+    static const char *bnd[3] = {"{\"type\":\"cpml\",\"width\":20}",
+                                 "{\"type\":\"cpml\",\"width\":10}",
                                  "{\"type\":\"sponge\",\"width\":36,\"reflection\":0.01}"};
-    for (int v = 0; v < 5; v++) {
+    for (int v = 0; v < 6; v++) {
         double wall;
-        const int snaps = v == 0 || v == 3, recs = v < 2 || v == 3;
-        double m = run_job(n, nt, snaps, recs, bnd[v >= 3], &wall);
+        const int snaps = v == 0 || v == 3 || v == 4, recs = v < 2 || v == 3 || v == 4;
+        double m = run_job(n, nt, snaps, recs, bnd[v < 3 ? 0 : v == 3 ? 1 : 2], &wall);
         printf("  %-28s %.0f Mpts/s over the time loop (%.2f s wall incl. set-up and output) = "
                "%.1f%% of the bare kernel (%.0f Mpts/s)\n", what[v], m, wall, 100 * m / bare, bare);
         json_t *extra = json_pack("{s:f, s:f, s:f, s:i, s:i, s:i, s:s}", "bare_mpts", bare,

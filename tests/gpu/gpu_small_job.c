@@ -46,7 +46,8 @@ int main(void)
         return 77;
     }
     int fails = 0;
-    for (int slabs = 1; slabs <= 2; slabs++) {
+    for (int c = 0; c < 3; c++) { /* CPML on 1 and 2 slabs, sponge on 1 */
+        const int slabs = c == 1 ? 2 : 1;
         char json[2048];
         snprintf(json, sizeof json,
                  "{\"kind\":\"acoustic\",\"grid\":{\"nx\":45,\"ny\":38,\"nz\":33,\"dx\":10,"
@@ -56,12 +57,15 @@ int main(void)
                  "\"sources\":[{\"position\":[222,181,95],\"wavelet\":{\"type\":\"ricker\",\"f0\":20}},"
                  "{\"position\":[100,100,250],\"wavelet\":{\"type\":\"ricker\",\"f0\":25}}],"
                  "\"receivers\":{\"lines\":[{\"from\":[10,10,5],\"to\":[430,360,310],\"count\":9}]},"
-                 "\"boundary\":{\"type\":\"sponge\",\"width\":6,\"free_surface\":true},"
+                 "\"boundary\":{\"type\":\"%s\",\"width\":6,\"free_surface\":true},"
                  "\"snapshots\":{\"every\":8,\"slices\":[{\"plane\":\"xy\",\"index\":16},"
-                 "{\"plane\":\"xz\",\"index\":19},{\"plane\":\"yz\",\"index\":20}],\"png\":false}}");
+                 "{\"plane\":\"xz\",\"index\":19},{\"plane\":\"yz\",\"index\":20}],\"png\":false}}",
+                 c < 2 ? "cpml" : "sponge");
         /* two slabs share GPU 0 on a one-GPU machine (allowed by the backend) */
         const int ids[2] = {0, fdw_gpu_count() > 1 ? 1 : 0};
-        fails += run_json(slabs == 1 ? "acoustic, 1 slab" : "acoustic, 2 slabs", json, ids, slabs);
+        static const char *what[3] = {"acoustic, CPML, 1 slab", "acoustic, CPML, 2 slabs",
+                                      "acoustic, sponge, 1 slab"};
+        fails += run_json(what[c], json, ids, slabs);
     }
     fails += run_json("stencil",
                       "{\"kind\":\"stencil\",\"grid\":{\"nx\":41,\"ny\":37,\"nz\":29,\"dx\":1,"
