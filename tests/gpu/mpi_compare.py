@@ -65,7 +65,8 @@ def close(a, b, tol):
             continue
         pa = os.path.join(a, name)
         if not os.path.exists(pa):
-            print("    missing in %s: %s" % (a, name))
+            if bad < 5:
+                print("    missing in %s: %s" % (a, name))
             bad += 1
             continue
         x, y = floats(pa), floats(os.path.join(b, name))
@@ -95,6 +96,10 @@ def steptime(d):
 
 
 def main(argv):
+    for d in argv[2:4] if argv[1:2] in (["exact"], ["close"], ["steptime"]) else []:
+        if not os.path.isdir(d):
+            print("    no run directory %s" % d, file=sys.stderr)
+            return 1
     if len(argv) == 4 and argv[1] == "exact":
         return exact(argv[2], argv[3])
     if len(argv) == 5 and argv[1] == "close":

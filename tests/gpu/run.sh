@@ -133,6 +133,7 @@ if has mpi; then
     ldd "$run" | grep -q "/tmp/fdw-mpi/.*libmpi" || { echo "FAIL mpi: fdwave-run is not linked to the carried libmpi"; return 1; }
     local ngpu; ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
     echo "GPUs: $ngpu (ranks beyond that share them)"
+    [ "$ngpu" -ge 1 ] || { echo "FAIL mpi: no GPU visible"; return 1; }
     verdict() { if [ "$1" = 0 ]; then echo "PASS $2"; else echo "FAIL $2 (exit $1)"; fails=$((fails + 1)); fi; }
     for spec in acoustic stencil; do
       o=$MPIDIR/$spec
