@@ -973,16 +973,6 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
     if (z != p->nz)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                         "cuda backend: the plan's slabs cover %d planes, the grid has %d", z, p->nz);
-    if (p->comm && (p->comm->size != plan->ndev || p->comm->rank < 0 ||
-                    p->comm->rank >= plan->ndev))
-        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
-                        "cuda backend: rank %d of %d does not match a plan of %d slabs",
-                        p->comm->rank, p->comm->size, plan->ndev);
-    if (p->comm && p->kind == FDW_KIND_DERIVATIVE)
-        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
-                        "the derivative kind does not run across MPI ranks on the cuda "
-                        "backend (%d ranks); run it in one process, or with --backend cpu "
-                        "under mpirun", p->comm->size);
     if (p->kind == FDW_KIND_DERIVATIVE && plan->ndev > 1)
         return fdw_fail(err, FDW_ERR_UNSUPPORTED, "devices",
                         "the derivative kind runs on one GPU in the cuda backend (%d asked); "
@@ -998,6 +988,23 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
                             "GPU %d does not exist (%d GPU%s found)", plan->device_ids[d], ngpu,
                             ngpu == 1 ? "" : "s");
     }
+    return FDW_OK;
+}
+
+/* Distributed run (p->comm set): what this backend needs of the ranks and the plan. */
+static fdw_status check_distributed(const fdw_problem *p, const fdw_plan *plan,
+                                    fdw_error *err)
+{
+    if (!plan || p->comm->size != plan->ndev || p->comm->rank < 0 ||
+        p->comm->rank >= plan->ndev)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "cuda backend: rank %d of %d does not match a plan of %d slabs",
+                        p->comm->rank, p->comm->size, plan ? plan->ndev : 0);
+    if (p->kind == FDW_KIND_DERIVATIVE)
+        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                        "the derivative kind does not run across MPI ranks on the cuda "
+                        "backend (%d ranks); run it in one process, or with --backend cpu "
+                        "under mpirun", p->comm->size);
     return FDW_OK;
 }
 
@@ -1030,7 +1037,9 @@ static fdw_status cuda_create(const fdw_problem *prob, const fdw_plan *plan, voi
                               fdw_error *err)
 {
     *out = NULL;
-    fdw_status st = check_problem(prob, plan, err);
+    fdw_status st = prob->comm ? check_distributed(prob, plan, err) : FDW_OK;
+    if (st == FDW_OK)
+        st = check_problem(prob, plan, err);
     if (st != FDW_OK)
         return st;
     cuda_ctx *c = calloc(1, sizeof *c);

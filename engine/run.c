@@ -93,23 +93,11 @@ static fdw_status make_dirs(const char *dir, fdw_error *err)
     return FDW_OK;
 }
 
-/* What rank 0 learns of every rank's GPU, for the log. */
-typedef struct rank_gpu {
-    int id;                    /* CUDA ordinal, -1 when the rank has none */
-    char host[64];
-    char name[128];            /* as fdw_device_info holds it */
-} rank_gpu;
-
-/* Distributed run: one slab per rank, every rank on the same backend: CUDA when asked for,
- * or for auto when every rank sees a GPU; else the CPU. A CUDA rank runs on GPU
- * list[local_rank % nlist] when a device list is given (--devices, or the spec's
- * "devices.ids": the GPUs of each host to use), else on GPU local_rank % (GPUs it sees),
- * local_rank being its place among the ranks of its host; several ranks may share a GPU.
- * Rank 0 logs where each slab runs. Collective: every rank calls it at the same point. */
-static fdw_status choose_distributed(run *r, int ndev, const int *list, int nlist,
-                                     fdw_error *err)
+/* Distributed run: every rank on the same backend, CUDA when asked for (every rank must
+ * see a GPU) or for auto when every rank sees one, else the CPU. Sets r->be. Collective:
+ * every rank calls it at the same point. */
+static fdw_status distributed_backend(run *r, fdw_error *err)
 {
-    const fdw_spec *spec = r->spec;
     const fdw_comm *c = r->comm;
     const fdw_backend *cuda = fdw_cuda_backend();
     const int ngpu = cuda ? fdw_gpu_count() : 0;
@@ -119,7 +107,7 @@ static fdw_status choose_distributed(run *r, int ndev, const int *list, int nlis
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                         "rank %d: the ranks could not agree on a backend (communication "
                         "failed)", c->rank);
-    int use_cuda = 0;
+    r->be = fdw_cpu_backend();
     switch (r->opts->backend) {
     case FDW_BACKEND_CPU: break;
     case FDW_BACKEND_CUDA:
@@ -129,43 +117,38 @@ static fdw_status choose_distributed(run *r, int ndev, const int *list, int nlis
             return fdw_fail(err, FDW_ERR_DEVICE, NULL,
                             "--backend cuda: rank %d of the MPI run sees no GPU (each rank "
                             "needs one; several ranks may share a GPU)", c->size - lacking);
-        use_cuda = 1;
+        r->be = cuda;
         break;
     case FDW_BACKEND_AUTO:
-    default: use_cuda = cuda && !lacking; break;
+    default:
+        if (cuda && !lacking)
+            r->be = cuda;
+        break;
     }
-    if (c->size > FDW_MAX_DEVICES)
-        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
-                        "%d MPI ranks; a run is split into at most %d slabs", c->size,
-                        FDW_MAX_DEVICES);
-    if (ndev != c->size)
-        run_log(r, FDW_LOG_INFO, "MPI: %d ranks, one slab each (the spec asks for %d "
-                "device%s)", c->size, ndev, ndev == 1 ? "" : "s");
-    r->be = use_cuda ? cuda : fdw_cpu_backend();
-    fdw_status st = fdw_plan_slabs(spec->nz, spec->order / 2, c->size, NULL, &r->plan, err);
-    if (st == FDW_ERR_SPEC && strcmp(err->field, "devices") == 0) {
-        const int radius = spec->order / 2 > 1 ? spec->order / 2 : 1;
-        const int most = spec->nz / radius;
-        return fdw_fail(err, FDW_ERR_SPEC, "grid.nz",
-                        "%d MPI ranks would give slabs thinner than %d planes (the "
-                        "stencil radius) on a grid with nz = %d; run with at most %d "
-                        "rank%s", c->size, radius, spec->nz, most, most == 1 ? "" : "s");
-    }
-    if (st != FDW_OK)
-        return st;
-    if (!use_cuda) {
-        run_log(r, FDW_LOG_INFO, "backend cpu, %d MPI ranks", c->size);
-        for (int d = 0; d < r->plan.ndev; d++)
-            run_log(r, FDW_LOG_INFO, "slab %d: rank %d, z planes [%d, %d)", d, d,
-                    r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
-        return FDW_OK;
-    }
+    return FDW_OK;
+}
 
-    /* This rank's GPU; a failure here is reported after the gather, which every rank
-     * joins. */
+/* What rank 0 learns of every rank's GPU, for the log. */
+typedef struct rank_gpu {
+    int id;                    /* CUDA ordinal, -1 when the rank has none */
+    char host[64];
+    char name[128];            /* as fdw_device_info holds it */
+} rank_gpu;
+
+/* Distributed run on the CUDA backend: this rank's GPU into r->plan.device_ids[rank] (rank
+ * 0 gets every rank's), and rank 0 logs where each slab runs. A rank runs on GPU
+ * list[local_rank % nlist] when a device list is given (--devices, or the spec's
+ * "devices.ids": the GPUs of each host to use), else on GPU local_rank % (GPUs it sees),
+ * local_rank being its place among the ranks of its host; several ranks may share a GPU.
+ * Collective (a gather to rank 0); a rank's failure is returned after it. */
+static fdw_status pick_rank_gpus(run *r, const int *list, int nlist, fdw_error *err)
+{
+    const fdw_comm *c = r->comm;
+    const int ngpu = fdw_gpu_count();
+    fdw_status st = FDW_OK;
     rank_gpu mine, all[FDW_MAX_DEVICES];
     memset(&mine, 0, sizeof mine);
-    mine.id = nlist > 0 ? list[c->local_rank % nlist] : c->local_rank % ngpu;
+    mine.id = nlist > 0 ? list[c->local_rank % nlist] : c->local_rank % (ngpu > 0 ? ngpu : 1);
     if (gethostname(mine.host, sizeof mine.host - 1) != 0)
         snprintf(mine.host, sizeof mine.host, "?");
     if (mine.id >= ngpu) {
@@ -227,12 +210,42 @@ static fdw_status choose_backend(run *r, fdw_error *err)
             ids[d] = d;
     }
 
-    if (r->comm) /* the list only where given: by default each host's GPUs in turn */
-        return choose_distributed(r, ndev, ids,
+    if (r->comm) {
+        /* One slab per rank, every rank on the same backend. */
+        fdw_status st = distributed_backend(r, err);
+        if (st != FDW_OK)
+            return st;
+        if (r->comm->size > FDW_MAX_DEVICES)
+            return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                            "%d MPI ranks; a run is split into at most %d slabs",
+                            r->comm->size, FDW_MAX_DEVICES);
+        if (ndev != r->comm->size)
+            run_log(r, FDW_LOG_INFO, "MPI: %d ranks, one slab each (the spec asks for %d "
+                    "device%s)", r->comm->size, ndev, ndev == 1 ? "" : "s");
+        st = fdw_plan_slabs(spec->nz, spec->order / 2, r->comm->size, NULL, &r->plan, err);
+        if (st == FDW_ERR_SPEC && strcmp(err->field, "devices") == 0) {
+            const int radius = spec->order / 2 > 1 ? spec->order / 2 : 1;
+            const int most = spec->nz / radius;
+            return fdw_fail(err, FDW_ERR_SPEC, "grid.nz",
+                            "%d MPI ranks would give slabs thinner than %d planes (the "
+                            "stencil radius) on a grid with nz = %d; run with at most %d "
+                            "rank%s", r->comm->size, radius, spec->nz, most,
+                            most == 1 ? "" : "s");
+        }
+        if (st != FDW_OK)
+            return st;
+        if (r->be != fdw_cpu_backend()) /* the device list only where given */
+            return pick_rank_gpus(r, ids,
                                   (o->device_ids && o->ndevice_ids > 0) || spec->device_ids_given
                                       ? ndev
                                       : 0,
                                   err);
+        run_log(r, FDW_LOG_INFO, "backend cpu, %d MPI ranks", r->comm->size);
+        for (int d = 0; d < r->plan.ndev; d++)
+            run_log(r, FDW_LOG_INFO, "slab %d: rank %d, z planes [%d, %d)", d, d,
+                    r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
+        return FDW_OK;
+    }
 
     const fdw_backend *cuda = fdw_cuda_backend();
     const int ngpu = cuda ? fdw_gpu_count() : 0;
