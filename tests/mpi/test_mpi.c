@@ -2,8 +2,8 @@
  * 2 and 3 ranks are identical byte for byte to one process's (acoustic job with a free
  * surface, a sponge, and sources, receivers and snapshots in different slabs; the
  * stencil kind; the periodic derivative along z); an error on one rank ends every rank
- * with the message printed once; --backend cuda without GPUs and more ranks than slabs
- * can hold are refused clearly; Ctrl-C on mpirun cancels every rank and leaves a manifest saying
+ * with the message printed once; --backend cuda and more ranks than slabs can hold are
+ * refused clearly; Ctrl-C on mpirun cancels every rank and leaves a manifest saying
  * where it stopped.
  * Exits 77 (skipped) when mpirun or MPI support in fdwave-run is missing. */
 #include <check.h>
