@@ -48,9 +48,10 @@ fdw_mpi_setup() {
   # Debian's postinst makes these through update-alternatives; dpkg -x does not.
   ln -sf mpirun.openmpi "$prefix/usr/bin/mpirun"
   ln -sf mpicc.openmpi "$prefix/usr/bin/mpicc"
-  # Single host, loopback: shared memory and TCP through ob1 (no InfiniBand, UCX or
-  # libfabric transports to probe); ranks may outnumber cores; the device runs as root.
-  export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
+  # Single host, loopback: ranks started directly (no ssh needed: the "isolated" launcher;
+  # the rsh one refuses to start when no ssh is installed), shared memory and TCP through
+  # ob1 (no InfiniBand, UCX or libfabric transports to probe); the device runs as root.
+  export OMPI_MCA_plm=isolated OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
   export OMPI_MCA_btl_vader_single_copy_mechanism=none
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   export FDW_MPI_CMAKE_ARGS="-DMPI_C_COMPILER=$prefix/usr/bin/mpicc.openmpi -DMPIEXEC_EXECUTABLE=$prefix/usr/bin/mpirun.openmpi"
@@ -89,7 +90,11 @@ fdw_mpi_check_hidden() {
     case "$f" in /usr/share/doc/*|/usr/share/man/*|/usr/share/lintian/*) continue ;; esac
     mount --bind /dev/null "$f" 2>/dev/null && n=$((n + 1))
   done < <(fdw_mpi_system_files)
-  echo "hid $n files of the system's Open MPI"
+  # a bare machine has no ssh either (Open MPI's rsh launcher looks for it)
+  for f in /usr/bin/ssh /usr/bin/rsh; do
+    [ -e "$f" ] && mount --bind /dev/null "$f" && n=$((n + 1))
+  done
+  echo "hid $n files of the system's Open MPI and ssh"
   if /usr/bin/mpirun --version >/dev/null 2>&1; then echo "FAIL: the system mpirun still runs"; return 1; fi
   fdw_mpi_setup "$work/prefix" || { echo "FAIL: setup"; return 1; }
   echo "mpirun: $(command -v mpirun) ($(mpirun --version 2>&1 | head -1))"
