@@ -38,6 +38,13 @@ typedef struct fdw_comm {
 
     /* `bytes` bytes at data on rank root are copied to data on every rank. */
     int (*broadcast)(const struct fdw_comm *c, void *data, size_t bytes, int root);
+
+    /* Rank among the processes on this host (0 when unknown): a GPU rank takes the
+     * local_rank-th GPU of its host's list (engine/run.c). */
+    int local_rank;
+    /* Non-zero when exchange_start accepts device (CUDA) pointers for its four buffers
+     * (a CUDA-aware MPI); else the CUDA backend stages the planes through host memory. */
+    int device_buffers;
 } fdw_comm;
 
 /* Make every rank agree on a status before a collective step: if any rank has failed,

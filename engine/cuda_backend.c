@@ -14,8 +14,14 @@
  * all threads finish issuing step it before any issues it+1, so every event waited on
  * has been recorded. Results equal one GPU's bit for bit (the same kernel computes every
  * point), except receivers whose interpolation taps straddle two slabs: their partial
- * sums are added on the host, which may change the last bit. */
+ * sums are added on the host, which may change the last bit.
+ *
+ * Distributed run (prob->comm set, one MPI rank per slab): the context holds slab
+ * comm->rank on the GPU the plan names for it, and cuda_mpi.c swaps the edge planes with
+ * the neighbouring ranks while the interior runs; a receiver is recorded whole by one rank
+ * (ghost planes included), so every output equals one GPU's bit for bit. */
 #include "backend.h"
+#include "cuda_mpi.h"
 #include "error.h"
 #include "kernels.h"
 
@@ -90,6 +96,7 @@ typedef struct cuda_ctx {
     long gen;
     int ndone, quit, threads_started;
     long cmd_it;
+    struct cuda_mpi *mpi;      /* distributed run: the exchange with the other ranks */
 } cuda_ctx;
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -231,6 +238,8 @@ static int build_receivers(cuda_ctx *c, gpu_slab *g)
     const fdw_problem *p = &c->prob;
     const int nrec = p->nreceivers;
     const uint64_t nxy = (uint64_t)p->nx * p->ny;
+    /* Distributed: p's taps are this rank's receivers only, some in its lower ghosts. */
+    const int kend = g->z0 + g->nz + (c->mpi ? p->radius : 0);
     int *start = calloc((size_t)nrec + 1, sizeof *start);
     long *off = malloc(sizeof *off * (size_t)(p->nrec_taps + 1));
     float *w = malloc(sizeof *w * (size_t)(p->nrec_taps + 1));
@@ -238,7 +247,7 @@ static int build_receivers(cuda_ctx *c, gpu_slab *g)
     if (start && off && w) {
         for (int t = 0; t < p->nrec_taps; t++) {
             int k = (int)(p->rec_taps[t].index / nxy);
-            if (k >= g->z0 && k < g->z0 + g->nz)
+            if (k >= g->z0 && k < kend)
                 start[p->rec_taps[t].owner + 1]++;
         }
         for (int r = 0; r < nrec; r++)
@@ -248,7 +257,7 @@ static int build_receivers(cuda_ctx *c, gpu_slab *g)
             for (int t = 0; t < p->nrec_taps; t++) {
                 const fdw_tap *tp = &p->rec_taps[t];
                 int k = (int)(tp->index / nxy);
-                if (k < g->z0 || k >= g->z0 + g->nz)
+                if (k < g->z0 || k >= kend)
                     continue;
                 int rem = (int)(tp->index % nxy);
                 int pos = start[tp->owner] + fill[tp->owner]++;
@@ -329,6 +338,7 @@ static void cuda_destroy(void *vctx)
         free(c->pend[i].n);
     }
     free(c->pend);
+    cuda_mpi_destroy(c->mpi);
     free(c);
 }
 
@@ -644,7 +654,7 @@ static void issue_step(cuda_ctx *c, int d, long it)
     fdwk_fd_args a;
     fill_args(c, g, cur, &a);
     const int acoustic = p->kind == FDW_KIND_ACOUSTIC;
-    const int mirror = acoustic && p->free_surface && d == 0;
+    const int mirror = acoustic && p->free_surface && g->z0 == 0;
 
     /* Edge planes (or, unsplit, the whole slab) on se. */
     if (multi && !first) {
@@ -655,6 +665,8 @@ static void issue_step(cuda_ctx *c, int d, long it)
         if (g->down)
             note(g, fdwk_stream_wait(g->se, c->dev[d + 1].ev_push[prv]), "event wait");
     }
+    if (c->mpi && g->split && !first)
+        note(g, fdwk_stream_wait(g->se, g->ev_int[prv]), "event wait");
     if (!g->split) {
         if (mirror)
             note(g, fdwk_free_surface(g->f[cur], &g->L, p->radius, g->se), "free surface");
@@ -676,6 +688,13 @@ static void issue_step(cuda_ctx *c, int d, long it)
         note(g, fdwk_event_record(g->ev_push[par], g->se), "event record");
     }
 
+    if (c->mpi) { /* distributed: the new edge planes go to the neighbouring ranks */
+        note(g, fdwk_event_record(g->ev_edge[par], g->se), "event record");
+        note(g, cuda_mpi_send(c->mpi, padded_plane(g, nw, 0),
+                              padded_plane(g, nw, g->nz - p->radius), g->se),
+             "copying edge planes for MPI");
+    }
+
     /* Interior on si, overlapping the pushes. */
     if (g->split) {
         if (!first)
@@ -692,8 +711,14 @@ static void issue_step(cuda_ctx *c, int d, long it)
         note(g, fdwk_event_record(g->ev_int[par], g->si), "event record");
     }
 
+    const int recording = g->rec && (it + 1) % p->rec_interval == 0;
+    if (c->mpi) /* exchange while the interior runs; ghosts in before the receivers */
+        note(g, cuda_mpi_receive(c->mpi, padded_plane(g, nw, -p->radius),
+                                 padded_plane(g, nw, g->nz), g->se, g->si, recording),
+             "ghost planes through MPI");
+
     /* Receivers read the new field once both parts are done. */
-    if (g->rec && (it + 1) % p->rec_interval == 0) {
+    if (recording) {
         long slot = (it + 1) / p->rec_interval;
         if (slot < p->nrec_slots)
             note(g, fdwk_record(g->rec, slot, p->nreceivers, g->rec_start, g->rec_off, g->rec_w,
@@ -762,6 +787,10 @@ static void stop_threads(cuda_ctx *c)
 
 static fdw_status collect_status(cuda_ctx *c, fdw_error *err)
 {
+    if (c->mpi && cuda_mpi_failed(c->mpi))
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "cuda backend: rank %d: the ghost exchange with the neighbouring ranks "
+                        "failed", c->prob.comm->rank);
     for (int d = 0; d < c->ndev; d++)
         if (c->dev[d].status)
             return device_fail(err, &c->dev[d], c->dev[d].status, c->dev[d].where);
@@ -1007,6 +1036,8 @@ static fdw_status cuda_fetch_receivers(void *vctx, long first, long count, float
 static uint64_t cuda_device_bytes(void *vctx, int dev)
 {
     cuda_ctx *c = vctx;
+    if (c->mpi) /* every slab of the plan, whichever rank holds it */
+        return cuda_mpi_slab_bytes(c->mpi, dev);
     return dev >= 0 && dev < c->ndev ? c->dev[dev].bytes : 0;
 }
 
@@ -1061,6 +1092,8 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
      * the multi-slab path on one GPU. */
     const int ngpu = fdw_gpu_count();
     for (int d = 0; d < plan->ndev; d++) {
+        if (p->comm && d != p->comm->rank)
+            continue; /* another rank's GPU, on its host */
         if (plan->device_ids[d] < 0 || plan->device_ids[d] >= ngpu)
             return fdw_fail(err, FDW_ERR_DEVICE, "devices",
                             "GPU %d does not exist (%d GPU%s found)", plan->device_ids[d], ngpu,
@@ -1069,34 +1102,79 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
     return FDW_OK;
 }
 
+/* Distributed run (p->comm set): what this backend needs of the ranks and the plan. */
+static fdw_status check_distributed(const fdw_problem *p, const fdw_plan *plan,
+                                    fdw_error *err)
+{
+    if (!plan || p->comm->size != plan->ndev || p->comm->rank < 0 ||
+        p->comm->rank >= plan->ndev)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "cuda backend: rank %d of %d does not match a plan of %d slabs",
+                        p->comm->rank, p->comm->size, plan ? plan->ndev : 0);
+    if (p->kind == FDW_KIND_DERIVATIVE)
+        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                        "the derivative kind does not run across MPI ranks on the cuda "
+                        "backend (%d ranks); run it in one process, or with --backend cpu "
+                        "under mpirun", p->comm->size);
+    return FDW_OK;
+}
+
+/* Distributed run: the exchange with the neighbouring ranks, this rank's receivers (in
+ * place of the problem's, so build_receivers takes them), every slab's memory figure. */
+static fdw_status setup_distributed(cuda_ctx *c, const fdw_plan *plan, fdw_error *err)
+{
+    gpu_slab *g = &c->dev[0];
+    int rc = fdwk_set_device(g->id);
+    if (rc)
+        return device_fail(err, g, rc, "cudaSetDevice");
+    fdwk_layout L;
+    fdwk_layout_init(&L, c->prob.nx, c->prob.ny, g->nz, c->prob.radius);
+    rc = cuda_mpi_create(&c->prob, plan, g->id, (size_t)c->prob.radius * (size_t)L.plane,
+                         &c->mpi);
+    if (rc == -1)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cuda backend: out of host memory");
+    if (rc)
+        return device_fail(err, g, rc, "setting up the MPI exchange (pinned buffers, events)");
+    c->prob.rec_taps = cuda_mpi_rec_taps(c->mpi, &c->prob.nrec_taps);
+    for (int d = 0; d < plan->ndev; d++) {
+        gpu_slab tmp;
+        fdwk_layout_init(&tmp.L, c->prob.nx, c->prob.ny, plan->nz[d], c->prob.radius);
+        cuda_mpi_set_slab_bytes(c->mpi, d, slab_bytes(&c->prob, &tmp));
+    }
+    return FDW_OK;
+}
+
 static fdw_status cuda_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
                               fdw_error *err)
 {
     *out = NULL;
-    fdw_status st = check_problem(prob, plan, err);
+    fdw_status st = prob->comm ? check_distributed(prob, plan, err) : FDW_OK;
+    if (st == FDW_OK)
+        st = check_problem(prob, plan, err);
     if (st != FDW_OK)
         return st;
     cuda_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cuda backend: out of host memory");
     c->prob = *prob;
-    c->ndev = plan->ndev;
+    c->ndev = prob->comm ? 1 : plan->ndev;      /* slabs held by this process */
+    const int s0 = prob->comm ? prob->comm->rank : 0; /* plan index of dev[0] */
     const int r = prob->radius;
     for (int d = 0; d < c->ndev; d++) {
         gpu_slab *g = &c->dev[d];
-        g->id = plan->device_ids[d];
-        g->z0 = plan->z0[d];
-        g->nz = plan->nz[d];
-        g->up = d > 0;
-        g->down = d < c->ndev - 1;
+        g->id = plan->device_ids[s0 + d];
+        g->z0 = plan->z0[s0 + d];
+        g->nz = plan->nz[s0 + d];
+        g->up = s0 + d > 0;
+        g->down = s0 + d < plan->ndev - 1;
         g->ctx = c;
         g->index = d;
-        g->split = c->ndev > 1 && g->nz >= 3 * r && prob->kind != FDW_KIND_DERIVATIVE;
+        g->split = plan->ndev > 1 && g->nz >= 3 * r && prob->kind != FDW_KIND_DERIVATIVE;
         g->ktop = g->split && g->up ? r : 0;
         g->kbot = g->split && g->down ? g->nz - r : g->nz;
     }
     /* Peer access between neighbours (copies are staged by the runtime where not possible). */
-    for (int d = 0; d < c->ndev; d++) {
+    for (int d = 0; d < c->ndev && !prob->comm; d++) {
         gpu_slab *g = &c->dev[d];
         int en = 0, rc = fdwk_set_device(g->id);
         if (!rc && g->up)
@@ -1107,6 +1185,11 @@ static fdw_status cuda_create(const fdw_problem *prob, const fdw_plan *plan, voi
             st = device_fail(err, g, rc, "enabling peer access");
             goto fail;
         }
+    }
+    if (prob->comm) {
+        st = setup_distributed(c, plan, err);
+        if (st != FDW_OK)
+            goto fail;
     }
     for (int d = 0; d < c->ndev; d++) {
         gpu_slab *g = &c->dev[d];

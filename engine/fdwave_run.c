@@ -4,9 +4,11 @@
  *   fdwave-run job.json [--out DIR] [--backend auto|cpu|cuda] [--devices 0,1]
  *              [--threads N] [--quiet] [--json] [--mpi]
  *
- * Under mpirun (or with --mpi) every rank runs one slab of the job on the CPU backend
- * (docs/mpi.md); rank 0 alone prints and writes the outputs, and every rank exits with
- * the same status.
+ * Under mpirun (or with --mpi) every rank runs one slab of the job (docs/mpi.md): on the
+ * CUDA backend with --backend cuda (or auto when every rank sees a GPU; a rank takes its
+ * host's GPUs in turn, or those of --devices), else on the CPU backend; rank 0 alone
+ * prints (including which GPU each rank uses) and writes the outputs, and every rank exits
+ * with the same status.
  *
  * Progress goes to stderr: on a terminal one line redrawn in place (bar, percent,
  * step/nsteps, Mpoints/s, ETA); otherwise one plain line per progress report. SIGINT
@@ -51,7 +53,9 @@ static void usage(FILE *to)
             "\n"
             "  -o, --out DIR          output directory (default ./out/<JOB file stem>)\n"
             "  -b, --backend KIND     auto (CUDA when a GPU is present), cpu or cuda\n"
-            "  -d, --devices LIST     device ids to run on, e.g. 0,1 (default: the spec's)\n"
+            "  -d, --devices LIST     device ids to run on, e.g. 0,1 (default: the spec's);\n"
+            "                         under mpirun: the GPUs of each host, taken in turn\n"
+            "                         by its ranks (default: all it has)\n"
             "  -t, --threads N        CPU backend OpenMP threads (default: all cores)\n"
             "  -q, --quiet            no progress or snapshot lines (warnings still shown)\n"
             "      --json             print a JSON summary of the run on stdout\n"

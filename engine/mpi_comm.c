@@ -1,12 +1,16 @@
 /* mpi_comm.c — fdw_comm (engine/comm.h) over MPI_COMM_WORLD: the ghost exchange as
  * non-blocking messages to both neighbours (started before the slab's interior is
  * computed, finished after it), gathers to rank 0 as point-to-point messages, status
- * agreement through MPI_Allreduce and MPI_Bcast. Counts above 2^30 elements are split, so
- * any region fits in int-sized messages. Errors are returned (MPI_ERRORS_RETURN) so the
- * engine can report them. */
+ * agreement through MPI_Allreduce and MPI_Bcast; the rank's place on its host and whether
+ * the library is CUDA-aware (a GPU rank then passes device buffers). Counts above 2^30
+ * elements are split, so any region fits in int-sized messages. Errors are returned
+ * (MPI_ERRORS_RETURN) so the engine can report them. */
 #include "mpi_comm.h"
 
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +147,35 @@ int fdw_mpi_launched(void)
            getenv("PMI_RANK") != NULL;
 }
 
+/* Whether the MPI library moves device (CUDA) buffers itself: compiled with CUDA support
+ * (MPIX_CUDA_AWARE_SUPPORT) and, at run time, MPIX_Query_cuda_support() says so. The
+ * environment variable FDW_MPI_CUDA_AWARE=0 turns it off (stage through host memory). */
+static int cuda_aware(void)
+{
+    const char *env = getenv("FDW_MPI_CUDA_AWARE");
+    if (env && strcmp(env, "0") == 0)
+        return 0;
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+    return MPIX_Query_cuda_support() == 1;
+#else
+    return 0;
+#endif
+}
+
+/* This process's rank among those on its host (a shared-memory communicator), or 0. */
+static int host_local_rank(void)
+{
+    MPI_Comm host;
+    int local = 0;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host) !=
+        MPI_SUCCESS)
+        return 0;
+    if (MPI_Comm_rank(host, &local) != MPI_SUCCESS)
+        local = 0;
+    MPI_Comm_free(&host);
+    return local;
+}
+
 int fdw_mpi_init(int *argc, char ***argv, fdw_comm *comm, char *msg, size_t msglen)
 {
     int provided = 0;
@@ -157,6 +190,8 @@ int fdw_mpi_init(int *argc, char ***argv, fdw_comm *comm, char *msg, size_t msgl
         snprintf(msg, msglen, "MPI_Comm_rank/size failed");
         return -1;
     }
+    comm->local_rank = host_local_rank();
+    comm->device_buffers = cuda_aware();
     comm->exchange_start = mpi_exchange_start;
     comm->exchange_finish = mpi_exchange_finish;
     comm->gather = mpi_gather;

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Everything one run holds; released by run_release. */
 typedef struct run {
@@ -93,6 +94,100 @@ static fdw_status make_dirs(const char *dir, fdw_error *err)
     return FDW_OK;
 }
 
+/* Distributed run: every rank on the same backend, CUDA when asked for (every rank must
+ * see a GPU) or for auto when every rank sees one, else the CPU. Sets r->be. Collective:
+ * every rank calls it at the same point. */
+static fdw_status distributed_backend(run *r, fdw_error *err)
+{
+    const fdw_comm *c = r->comm;
+    const fdw_backend *cuda = fdw_cuda_backend();
+    const int ngpu = cuda ? fdw_gpu_count() : 0;
+    /* size - (lowest rank without a GPU), or 0 when every rank has one */
+    int lacking = ngpu < 1 ? c->size - c->rank : 0;
+    if (c->allreduce_max(c, &lacking) != 0)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "rank %d: the ranks could not agree on a backend (communication "
+                        "failed)", c->rank);
+    r->be = fdw_cpu_backend();
+    switch (r->opts->backend) {
+    case FDW_BACKEND_CPU: break;
+    case FDW_BACKEND_CUDA:
+        if (!cuda)
+            return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL, "this build has no CUDA backend");
+        if (lacking)
+            return fdw_fail(err, FDW_ERR_DEVICE, NULL,
+                            "--backend cuda: rank %d of the MPI run sees no GPU (each rank "
+                            "needs one; several ranks may share a GPU)", c->size - lacking);
+        r->be = cuda;
+        break;
+    case FDW_BACKEND_AUTO:
+    default:
+        if (cuda && !lacking)
+            r->be = cuda;
+        break;
+    }
+    return FDW_OK;
+}
+
+/* What rank 0 learns of every rank's GPU, for the log. */
+typedef struct rank_gpu {
+    int id;                    /* CUDA ordinal, -1 when the rank has none */
+    char host[64];
+    char name[128];            /* as fdw_device_info holds it */
+} rank_gpu;
+
+/* Distributed run on the CUDA backend: this rank's GPU into r->plan.device_ids[rank] (rank
+ * 0 gets every rank's), and rank 0 logs where each slab runs. A rank runs on GPU
+ * list[local_rank % nlist] when a device list is given (--devices, or the spec's
+ * "devices.ids": the GPUs of each host to use), else on GPU local_rank % (GPUs it sees),
+ * local_rank being its place among the ranks of its host; several ranks may share a GPU.
+ * Collective (a gather to rank 0); a rank's failure is returned after it. */
+static fdw_status pick_rank_gpus(run *r, const int *list, int nlist, fdw_error *err)
+{
+    const fdw_comm *c = r->comm;
+    const int ngpu = fdw_gpu_count();
+    fdw_status st = FDW_OK;
+    rank_gpu mine, all[FDW_MAX_DEVICES];
+    memset(&mine, 0, sizeof mine);
+    mine.id = nlist > 0 ? list[c->local_rank % nlist] : c->local_rank % (ngpu > 0 ? ngpu : 1);
+    if (gethostname(mine.host, sizeof mine.host - 1) != 0)
+        snprintf(mine.host, sizeof mine.host, "?");
+    if (mine.id >= ngpu) {
+        st = fdw_fail(err, FDW_ERR_DEVICE, "devices",
+                      "rank %d (local rank %d on %s): GPU %d requested but %d GPU%s found",
+                      c->rank, c->local_rank, mine.host, mine.id, ngpu,
+                      ngpu == 1 ? " was" : "s were");
+    } else {
+        fdw_device_info info;
+        st = fdw_gpu_info(mine.id, &info, err);
+        if (st == FDW_OK)
+            snprintf(mine.name, sizeof mine.name, "%s", info.name);
+    }
+    if (st != FDW_OK)
+        mine.id = -1;
+    size_t bytes[FDW_MAX_DEVICES];
+    for (int q = 0; q < c->size; q++)
+        bytes[q] = sizeof(rank_gpu);
+    const int gathered = c->gather(c, &mine, all, bytes) == 0;
+    if (!gathered && st == FDW_OK)
+        st = fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                      "rank %d: gathering the ranks' GPUs on rank 0 failed", c->rank);
+    r->plan.device_ids[c->rank] = mine.id;
+    if (r->root && gathered) {
+        run_log(r, FDW_LOG_INFO, "backend cuda, %d MPI ranks (ghost planes %s)", c->size,
+                c->device_buffers ? "passed to a CUDA-aware MPI from device memory"
+                                  : "staged through pinned host memory");
+        for (int d = 0; d < r->plan.ndev; d++) {
+            r->plan.device_ids[d] = all[d].id;
+            if (all[d].id >= 0)
+                run_log(r, FDW_LOG_INFO, "slab %d: rank %d on %s, GPU %d (%s), z planes "
+                        "[%d, %d)", d, d, all[d].host, all[d].id, all[d].name,
+                        r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
+        }
+    }
+    return st;
+}
+
 /* Backend from opts->backend and the devices asked for; fills the slab plan. */
 static fdw_status choose_backend(run *r, fdw_error *err)
 {
@@ -117,12 +212,10 @@ static fdw_status choose_backend(run *r, fdw_error *err)
     }
 
     if (r->comm) {
-        /* One slab per rank, on the CPU backend of each process. */
-        if (o->backend == FDW_BACKEND_CUDA)
-            return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
-                            "the CUDA backend does not run across MPI ranks in this version; "
-                            "use --backend cpu (or auto) under mpirun, or run one process "
-                            "with \"devices\" to use several GPUs of one machine");
+        /* One slab per rank, every rank on the same backend. */
+        fdw_status st = distributed_backend(r, err);
+        if (st != FDW_OK)
+            return st;
         if (r->comm->size > FDW_MAX_DEVICES)
             return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
                             "%d MPI ranks; a run is split into at most %d slabs",
@@ -130,9 +223,7 @@ static fdw_status choose_backend(run *r, fdw_error *err)
         if (ndev != r->comm->size)
             run_log(r, FDW_LOG_INFO, "MPI: %d ranks, one slab each (the spec asks for %d "
                     "device%s)", r->comm->size, ndev, ndev == 1 ? "" : "s");
-        r->be = fdw_cpu_backend();
-        fdw_status st = fdw_plan_slabs(spec->nz, spec->order / 2, r->comm->size, NULL,
-                                       &r->plan, err);
+        st = fdw_plan_slabs(spec->nz, spec->order / 2, r->comm->size, NULL, &r->plan, err);
         if (st == FDW_ERR_SPEC && strcmp(err->field, "devices") == 0) {
             const int radius = spec->order / 2 > 1 ? spec->order / 2 : 1;
             const int most = spec->nz / radius;
@@ -146,6 +237,12 @@ static fdw_status choose_backend(run *r, fdw_error *err)
             st = fdw_cpml_check_plan(spec, &r->plan, 1, err);
         if (st != FDW_OK)
             return st;
+        if (r->be != fdw_cpu_backend()) /* the device list only where given */
+            return pick_rank_gpus(r, ids,
+                                  (o->device_ids && o->ndevice_ids > 0) || spec->device_ids_given
+                                      ? ndev
+                                      : 0,
+                                  err);
         run_log(r, FDW_LOG_INFO, "backend cpu, %d MPI ranks", r->comm->size);
         for (int d = 0; d < r->plan.ndev; d++)
             run_log(r, FDW_LOG_INFO, "slab %d: rank %d, z planes [%d, %d)", d, d,
@@ -598,7 +695,7 @@ static fdw_status run_setup(run *r, fdw_error *err)
         return st;
     }
     if (r->comm) {
-        /* The CPU backend has copied this rank's planes of the whole-grid model (or initial
+        /* The backend has copied this rank's planes of the whole-grid model (or initial
          * field) and never reads them again: for the rest of the run a rank holds only
          * its slab. */
         free((void *)r->prob.vdt2);

@@ -4,8 +4,13 @@
 # when the machine lacks them, build the engine with the CUDA backend for sm_90, dump the
 # SASS of the main kernels, run the GPU tests, compute-sanitizer memcheck and racecheck on a
 # small job, and the benchmark. Logs and the JSON records go to $OUT (or ./gpu-out).
+# Stage "mpi" (not part of "all"): the CUDA backend under Open MPI, with Debian 12's Open
+# MPI carried in .carry/mpi (tests/gpu/mpi_carry.sh): tests/mpi's acoustic and stencil
+# specs on 1, 2 and 3 ranks on the GPUs present (several ranks share a GPU when there are
+# fewer) against one process on one GPU, bit for bit, and against the CPU backend; then the
+# time per step and the exchange not hidden.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass]... [-- bench arguments]
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|mpi|ncu]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -111,5 +116,74 @@ if has bench; then
   say "benchmark ${BENCH_ARGS[*]}"
   (cd "$BUILD" && timeout ${BENCH_TIMEOUT:-560} ./tests/bench/fdwave-bench --json "$OUT/bench.json" "${BENCH_ARGS[@]}") \
     2>&1 | tee "$OUT/bench.log" | tee -a "$LOG" | tail -80
+fi
+# Only when named: "all" leaves the mpi stage out.
+if printf '%s\n' "${STAGES[@]}" | grep -qx mpi; then
+  say "mpi: CUDA backend across Open MPI ranks"
+  # shellcheck source=tests/gpu/mpi_carry.sh
+  . "$ROOT/tests/gpu/mpi_carry.sh"
+  MPIDIR=$OUT/mpi
+  rm -rf "$MPIDIR" && mkdir -p "$MPIDIR"
+  mpi_stage() {
+    fdw_mpi_setup /tmp/fdw-mpi || { echo "FAIL mpi: no usable Open MPI (.carry/mpi)"; return 1; }
+    echo "Open MPI: $(mpirun --version 2>&1 | head -1) from $OPAL_PREFIX"
+    # shellcheck disable=SC2086
+    cmake -S "$ROOT" -B "$BUILD" -DFDW_MPI=ON $FDW_MPI_CMAKE_ARGS >"$MPIDIR/cmake.log" 2>&1 &&
+      cmake --build "$BUILD" -j"$(nproc)" --target fdwave-run >"$MPIDIR/build.log" 2>&1 ||
+      { echo "FAIL mpi: building fdwave-run with MPI"; grep -E "error|MPI" "$MPIDIR/cmake.log" "$MPIDIR/build.log" | head -20; return 1; }
+    local run=$BUILD/engine/fdwave-run cmp=$ROOT/tests/gpu/mpi_compare.py fails=0 spec np o
+    ldd "$run" | grep -q "/tmp/fdw-mpi/.*libmpi" || { echo "FAIL mpi: fdwave-run is not linked to the carried libmpi"; return 1; }
+    local ngpu; ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+    echo "GPUs: $ngpu (ranks beyond that share them)"
+    [ "$ngpu" -ge 1 ] || { echo "FAIL mpi: no GPU visible"; return 1; }
+    verdict() { if [ "$1" = 0 ]; then echo "PASS $2"; else echo "FAIL $2 (exit $1)"; fails=$((fails + 1)); fi; }
+    # every acoustic and stencil spec of tests/mpi (the derivative kind is refused below)
+    for spec in $(cd "$ROOT/tests/mpi" && ls acoustic*.json stencil*.json | sed 's/\.json$//'); do
+      o=$MPIDIR/$spec
+      timeout -k 5 120 "$run" "$ROOT/tests/mpi/$spec.json" --backend cuda --quiet --out "$o-gpu" >"$o-gpu.log" 2>&1
+      verdict $? "$spec: one process, one GPU"
+      timeout -k 5 120 "$run" "$ROOT/tests/mpi/$spec.json" --backend cpu --quiet --out "$o-cpu" >"$o-cpu.log" 2>&1
+      verdict $? "$spec: one process, cpu backend"
+      python3 "$cmp" close "$o-gpu" "$o-cpu" 1e-5
+      verdict $? "$spec: cuda against cpu, relative L2 < 1e-5"
+      for np in 1 2 3; do
+        FDW_CUDA_MPI_STATS=1 timeout -k 5 120 mpirun -np $np --oversubscribe --allow-run-as-root "$run" \
+          "$ROOT/tests/mpi/$spec.json" --backend cuda --out "$o-np$np" >"$o-np$np.log" 2>&1
+        verdict $? "$spec: mpirun -np $np fdwave-run --backend cuda"
+        grep -E "backend cuda|slab [0-9]+: rank|cuda-mpi|error" "$o-np$np.log" | sed 's/^/    /'
+        python3 "$cmp" exact "$o-np$np" "$o-gpu"
+        verdict $? "$spec: $np rank(s) == one process on one GPU, bit for bit"
+      done
+    done
+    # The derivative kind is refused across ranks on the cuda backend, at once and clearly.
+    timeout -k 5 60 mpirun -np 2 --oversubscribe --allow-run-as-root "$run" "$ROOT/tests/mpi/derivative.json" \
+      --backend cuda --quiet --out "$MPIDIR/derivative-np2" >"$MPIDIR/derivative-np2.log" 2>&1
+    rc=$?
+    [ $rc = 1 ] && grep -q "does not run across MPI ranks" "$MPIDIR/derivative-np2.log"
+    verdict $? "derivative: refused across ranks on the cuda backend (exit $rc)"
+
+    # Time per step and the exchange not hidden, on a larger job (no outputs but the gather).
+    cat >"$MPIDIR/timing.json" <<'JSON'
+{"kind": "acoustic", "name": "MPI timing", "grid": {"nx": 384, "ny": 384, "nz": 384, "dx": 10, "dy": 10, "dz": 10},
+ "order": 8, "velocity": {"type": "constant", "value": 2000}, "time": {"nt": 300, "dt": "auto"},
+ "sources": [{"position": [1920, 1920, 1920], "wavelet": {"type": "ricker", "f0": 10, "delay": 0.1}}],
+ "receivers": {"points": [[1000, 1000, 1000], [1920, 1920, 1925]]}, "boundary": {"type": "sponge", "width": 16}}
+JSON
+    echo "time per step, 384^3 order 8, 300 steps:"
+    timeout -k 5 120 "$run" "$MPIDIR/timing.json" --backend cuda --quiet --out "$MPIDIR/timing-one" >"$MPIDIR/timing-one.log" 2>&1
+    verdict $? "timing: one process, one GPU: $(python3 "$cmp" steptime "$MPIDIR/timing-one" 2>/dev/null) ms per step"
+    for np in 2 4; do
+      FDW_CUDA_MPI_STATS=1 timeout -k 5 150 mpirun -np $np --oversubscribe --allow-run-as-root "$run" \
+        "$MPIDIR/timing.json" --backend cuda --quiet --out "$MPIDIR/timing-np$np" >"$MPIDIR/timing-np$np.log" 2>&1
+      verdict $? "timing: $np ranks on $((ngpu < np ? ngpu : np)) GPU(s): $(python3 "$cmp" steptime "$MPIDIR/timing-np$np" 2>/dev/null) ms per step"
+      grep -E "cuda-mpi|error" "$MPIDIR/timing-np$np.log" | sed 's/^/    /'
+      cmp -s "$MPIDIR/timing-np$np/gather.f32" "$MPIDIR/timing-one/gather.f32"
+      verdict $? "timing: $np ranks == one process (gather.f32)"
+    done
+    echo "mpi stage: $fails failure(s)"
+    return $((fails > 0))
+  }
+  mpi_stage 2>&1 | tee "$OUT/mpi.log" | tee -a "$LOG"
+  echo "mpi exit ${PIPESTATUS[0]}" | tee -a "$LOG"
 fi
 say "done $(date -u +%FT%TZ)"
