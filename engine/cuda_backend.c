@@ -562,45 +562,53 @@ static int update_planes(gpu_slab *g, fdwk_fd_args *a, int k0, int k1, fdwk_stre
     return note(g, fdwk_fd_step(a, s), "stencil kernel");
 }
 
-/* The CPML terms of local planes [k0, k1): per axis, psi then zeta (engine/backend.h). */
-static void pml_planes(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1, fdwk_stream s)
+/* The update of local planes [k0, k1) with the CPML (engine/backend.h): psi of every
+ * axis first (fdwk_pml_psi), then the stencil update, which adds each layer point's zeta
+ * term (in the kernel for the default configurations, by fdwk_pml_zeta otherwise). */
+static void update_part(const cuda_ctx *c, gpu_slab *g, fdwk_fd_args *a, int cur, int k0, int k1,
+                        fdwk_stream s)
 {
     const fdw_problem *p = &c->prob;
+    fdwk_pml_args pa[3];
     if (k1 <= k0)
         return;
     for (int ax = 0; ax < 3; ax++) {
+        a->pml[ax] = NULL;
         if (!g->psi[ax])
             continue;
-        fdwk_pml_args a;
-        memset(&a, 0, sizeof a);
-        a.axis = ax;
-        a.radius = p->radius;
-        a.nx = p->nx;
-        a.ny = p->ny;
-        a.pitch = g->L.pitch;
-        a.plane = g->L.plane;
-        a.k0 = k0;
-        a.k1 = k1;
-        a.kglob = g->z0;
-        a.n = ax == 0 ? p->nx : ax == 1 ? p->ny : p->nz;
-        a.w0 = g->pw0[ax];
-        a.w1 = g->pw1[ax];
-        a.free_surface = p->free_surface;
-        a.a = g->pa[ax];
-        a.b = g->pb[ax];
-        a.u = g->f[cur];
-        a.vdt2 = g->v;
-        a.out = g->f[1 - cur];
-        a.psi = g->psi[ax];
-        a.zeta = g->zeta[ax];
+        fdwk_pml_args *q = &pa[ax];
+        memset(q, 0, sizeof *q);
+        q->axis = ax;
+        q->radius = p->radius;
+        q->nx = p->nx;
+        q->ny = p->ny;
+        q->pitch = g->L.pitch;
+        q->plane = g->L.plane;
+        q->k0 = k0;
+        q->k1 = k1;
+        q->kglob = g->z0;
+        q->n = ax == 0 ? p->nx : ax == 1 ? p->ny : p->nz;
+        q->w0 = g->pw0[ax];
+        q->w1 = g->pw1[ax];
+        q->free_surface = p->free_surface;
+        q->a = g->pa[ax];
+        q->b = g->pb[ax];
+        q->u = g->f[cur];
+        q->vdt2 = g->v;
+        q->out = g->f[1 - cur];
+        q->psi = g->psi[ax];
+        q->zeta = g->zeta[ax];
         const float *c2 = ax == 0 ? p->cx : ax == 1 ? p->cy : p->cz;
         for (int m = 0; m <= FDW_MAX_RADIUS && m <= FDWK_MAX_RADIUS; m++) {
-            a.d1[m] = p->pml_d1[ax][m];
-            a.d2[m] = c2[m];
+            q->d1[m] = p->pml_d1[ax][m];
+            q->d2[m] = c2[m];
         }
-        note(g, fdwk_pml_psi(&a, s), "CPML psi kernel");
-        note(g, fdwk_pml_zeta(&a, s), "CPML zeta kernel");
+        note(g, fdwk_pml_psi(q, s), "CPML psi kernel");
+        a->pml[ax] = q;
     }
+    update_planes(g, a, k0, k1, s);
+    for (int ax = 0; ax < 3; ax++)
+        a->pml[ax] = NULL; /* pa lives on this stack frame */
 }
 
 static int inject(const cuda_ctx *c, gpu_slab *g, const src_set *set, float *field, long it,
@@ -670,15 +678,12 @@ static void issue_step(cuda_ctx *c, int d, long it)
     if (!g->split) {
         if (mirror)
             note(g, fdwk_free_surface(g->f[cur], &g->L, p->radius, g->se), "free surface");
-        update_planes(g, &a, 0, g->nz, g->se);
-        pml_planes(c, g, cur, 0, g->nz, g->se);
+        update_part(c, g, &a, cur, 0, g->nz, g->se);
         if (acoustic)
             inject(c, g, &g->src_int, g->f[nw], it, g->se);
     } else {
-        update_planes(g, &a, 0, g->ktop, g->se);
-        update_planes(g, &a, g->kbot, g->nz, g->se);
-        pml_planes(c, g, cur, 0, g->ktop, g->se);
-        pml_planes(c, g, cur, g->kbot, g->nz, g->se);
+        update_part(c, g, &a, cur, 0, g->ktop, g->se);
+        update_part(c, g, &a, cur, g->kbot, g->nz, g->se);
         if (acoustic)
             inject(c, g, &g->src_edge, g->f[nw], it, g->se);
     }
@@ -701,8 +706,7 @@ static void issue_step(cuda_ctx *c, int d, long it)
             note(g, fdwk_stream_wait(g->si, g->ev_edge[prv]), "event wait");
         if (mirror)
             note(g, fdwk_free_surface(g->f[cur], &g->L, p->radius, g->si), "free surface");
-        update_planes(g, &a, g->ktop, g->kbot, g->si);
-        pml_planes(c, g, cur, g->ktop, g->kbot, g->si);
+        update_part(c, g, &a, cur, g->ktop, g->kbot, g->si);
         if (acoustic)
             inject(c, g, &g->src_int, g->f[nw], it, g->si);
         note(g, fdwk_event_record(g->ev_int[par], g->si), "event record");

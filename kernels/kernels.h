@@ -140,6 +140,8 @@ typedef enum {
 /* Human-readable description of a configuration ("32x16 tile, 32x8 thr, P=3"). */
 const char *fdwk_tile_name(fdwk_tile t);
 
+struct fdwk_pml_args; /* below: the CPML passes */
+
 typedef struct fdwk_fd_args {
     fdwk_mode mode;
     int radius;              /* 1..8 */
@@ -156,6 +158,11 @@ typedef struct fdwk_fd_args {
     fdwk_tile tile;
     float c0;                /* centre weight (acoustic: cx0+cy0+cz0; stencil: sc0) */
     float cx[FDWK_MAX_RADIUS + 1], cy[FDWK_MAX_RADIUS + 1], cz[FDWK_MAX_RADIUS + 1];
+    /* CPML per axis (host structs, NULL: no layer on that axis; k0/k1 as above): after
+     * the update of a point, its zeta pass (fdwk_pml_zeta; psi must already be updated
+     * for this step by fdwk_pml_psi). The default configurations do it in the same
+     * kernel. */
+    const struct fdwk_pml_args *pml[3];
 } fdwk_fd_args;
 
 int fdwk_fd_step(const fdwk_fd_args *a, fdwk_stream s);
