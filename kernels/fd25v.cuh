@@ -10,23 +10,17 @@
 // iteration (one barrier per NB planes, and the z register queue shifts by NB, so its
 // register moves per point drop from 2R to 2R/NB: at high orders those moves are about a
 // fifth of the instructions).
-//
-// With PML = true (acoustic) the CPML's zeta pass is folded in: a point in an axis's layer
-// adds that axis's term (pml_dev.cuh) to its update before the store, which saves the
-// separate pass's re-reading of u, (v dt)^2 and u' and its rewrite of u'.
 #pragma once
 #include "fd25t.cuh"
-#include "pml_dev.cuh"
 
 namespace fdwk {
 
 // TXV threads per row (tile width 4 TXV), BY thread rows (tile height), L planes in flight
 // beyond the ring's R + NB, NB planes per iteration.
-template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1, bool PML = false>
+template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1>
 __global__ void __launch_bounds__(TXV * BY)
 fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
-             const __grid_constant__ CUtensorMap mo, const __grid_constant__ CUtensorMap mv,
-             const __grid_constant__ PmlK pk)
+             const __grid_constant__ CUtensorMap mo, const __grid_constant__ CUtensorMap mv)
 {
     constexpr int TX = 4 * TXV, TY = BY;
     using G = tma_geom<R, TX, TY, L + NB - 1, 0, ACOUSTIC>; // S = R + NB + L stages
@@ -193,39 +187,6 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
                         v = ((2.f * uc - (1.f - qq) * upv[e]) + vvv[e] * lap[e]) / (1.f + qq);
                     else
                         v = (2.f * uc - upv[e]) + vvv[e] * lap[e];
-                    if (PML && ok[e]) {
-                        const int ie = i + e;
-                        const PmlAxis &px = pk.ax[0], &py = pk.ax[1], &pz = pk.ax[2];
-                        const int lx_ = pml_layer(px, ie), ly_ = pml_layer(py, j),
-                                  lz_ = pml_layer(pz, a.kglob + kk);
-                        if (lx_ >= 0) {
-                            float d2 = px.d2[0] * uc;
-#pragma unroll
-                            for (int m = 1; m <= R; ++m)
-                                d2 += px.d2[m] * (xs[XL + e - m] + xs[XL + e + m]);
-                            v = v + vvv[e] * pml_term<R>(px, ie, lx_,
-                                                         ((long)kk * pk.ny + j) * (px.w0 + px.w1),
-                                                         1, d2);
-                        }
-                        if (ly_ >= 0) {
-                            float d2 = py.d2[0] * uc;
-#pragma unroll
-                            for (int m = 1; m <= R; ++m)
-                                d2 += py.d2[m] * (s[rc + XL + e - m * SW] + s[rc + XL + e + m * SW]);
-                            v = v + vvv[e] * pml_term<R>(py, j, ly_,
-                                                         (long)kk * (py.w0 + py.w1) * pk.nx + ie,
-                                                         pk.nx, d2);
-                        }
-                        if (lz_ >= 0) {
-                            float d2 = pz.d2[0] * uc;
-#pragma unroll
-                            for (int m = 1; m <= R; ++m)
-                                d2 += pz.d2[m] * (q[e][b + R - m] + q[e][b + R + m]);
-                            v = v + vvv[e] * pml_term<R>(pz, a.kglob + kk, lz_,
-                                                         (long)j * pk.nx + ie,
-                                                         (long)pk.ny * pk.nx, d2);
-                        }
-                    }
                     r[e] = zero ? 0.f : v;
                 }
             } else {

@@ -115,8 +115,8 @@ int make_map(CUtensorMap *m, const float *base, long d0, long d1, long d2, long 
 // Launch of a TMA kernel (fd25t.cuh, fd25v.cuh) KERN with a TX x TY tile and `block`
 // threads: tensor maps for this step's pointers, the dynamic shared memory ring, the same
 // z-chunk rule as the other kernels.
-template <int R, int TX, int TY, int L, int TP, bool AC, auto KERN, typename... X>
-int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s, const X &...extra)
+template <int R, int TX, int TY, int L, int TP, bool AC, auto KERN>
+int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
 {
     using G = fdwk::tma_geom<R, TX, TY, L, TP, AC>;
     auto kern = KERN;
@@ -177,7 +177,7 @@ int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s, const X &...
         mv = mu;
     }
     dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
-    kern<<<grid, block, G::SMEM_BYTES, s>>>(b, mu, mo, mv, extra...);
+    kern<<<grid, block, G::SMEM_BYTES, s>>>(b, mu, mo, mv);
     return (int)cudaGetLastError();
 }
 
@@ -188,68 +188,29 @@ int launch_tma(const fdwk_fd_args &a, cudaStream_t s)
         dim3(TX, BY), a, s);
 }
 
-// The CPML data of the zeta pass for kernels that fold it in (pml_dev.cuh).
-fdwk::PmlK make_pmlk(const fdwk_fd_args &a)
-{
-    fdwk::PmlK k;
-    memset(&k, 0, sizeof k);
-    k.nx = a.nx;
-    k.ny = a.ny;
-    k.kglob = a.kglob;
-    for (int ax = 0; ax < 3; ++ax) {
-        const fdwk_pml_args *p = a.pml[ax];
-        if (!p) continue;
-        fdwk::PmlAxis &q = k.ax[ax];
-        q.n = p->n;
-        q.w0 = p->w0;
-        q.w1 = p->w1;
-        q.a = p->a;
-        q.b = p->b;
-        q.psi = p->psi;
-        q.zeta = p->zeta;
-        for (int m = 0; m <= FDWK_MAX_RADIUS; ++m) {
-            q.d1[m] = p->d1[m];
-            q.d2[m] = p->d2[m];
-        }
-    }
-    return k;
-}
-
 // The 4-points-per-thread TMA kernel (fd25v.cuh): TXV x BY threads, a 4 TXV x BY tile,
-// NB planes per iteration; PML: the CPML's zeta pass folded in.
-template <int R, int TXV, int BY, int L, bool AC, int NB = 1, bool PML = false>
+// NB planes per iteration.
+template <int R, int TXV, int BY, int L, bool AC, int NB = 1>
 int launch_tmav(const fdwk_fd_args &a, cudaStream_t s)
 {
-    fdwk::PmlK pk;
-    if constexpr (PML)
-        pk = make_pmlk(a);
-    else
-        memset(&pk, 0, sizeof pk);
-    return launch_tma_k<R, 4 * TXV, BY, L + NB - 1, 0, AC, fd25v_kernel<R, TXV, BY, L, AC, NB, PML>>(
-        dim3(TXV, BY), a, s, pk);
-}
-
-// The default acoustic configuration of radius R (table_tile) with the CPML folded in.
-template <int R>
-int launch_fused_pml(const fdwk_fd_args &a, cudaStream_t s)
-{
-    if constexpr (R == 1 || R == 5)
-        return launch_tmav<R, 32, 16, 1, true, 1, true>(a, s); // V4
-    else if constexpr (R == 2 || R == 3)
-        return launch_tmav<R, 32, 8, 1, true, 1, true>(a, s); // V2
-    else if constexpr (R == 4)
-        return launch_tmav<R, 16, 16, 1, true, 1, true>(a, s); // V1
-    else if constexpr (R == 6 || R == 7)
-        return launch_tmav<R, 16, 16, 2, true, 2, true>(a, s); // V7
-    else
-        return launch_tmav<R, 16, 16, 2, true, 1, true>(a, s); // V3
+    return launch_tma_k<R, 4 * TXV, BY, L + NB - 1, 0, AC, fd25v_kernel<R, TXV, BY, L, AC, NB>>(
+        dim3(TXV, BY), a, s);
 }
 
 // The tuned default per radius and mode: the fastest per order over 512^3 and
 // 1024x1024x512 in the H100 sweeps of 2026-11-23T01:27Z and 01:36Z (tests/bench/results,
 // docs/gpu.md): the 4-points-per-thread TMA kernels won every order of both kinds.
-fdwk_tile table_tile(int radius, bool acoustic);
+fdwk_tile table_tile(int radius, bool acoustic)
+{
+    static const fdwk_tile ac[9] = {FDWK_TILE_A,  FDWK_TILE_V4, FDWK_TILE_V2, FDWK_TILE_V2, FDWK_TILE_V1,
+                                    FDWK_TILE_V4, FDWK_TILE_V7, FDWK_TILE_V7, FDWK_TILE_V3};
+    static const fdwk_tile st[9] = {FDWK_TILE_A,  FDWK_TILE_V4, FDWK_TILE_V4, FDWK_TILE_V4, FDWK_TILE_V1,
+                                    FDWK_TILE_V7, FDWK_TILE_V7, FDWK_TILE_V3, FDWK_TILE_V5};
+    if (radius < 1 || radius > 8) return FDWK_TILE_A;
+    return acoustic ? ac[radius] : st[radius];
+}
 
+// The configuration a launch uses: the table's, unless FDW_CUDA_TILE forces another.
 fdwk_tile default_tile(int radius, bool acoustic)
 {
     if (radius < 1 || radius > 8) return FDWK_TILE_A;
@@ -267,29 +228,20 @@ fdwk_tile default_tile(int radius, bool acoustic)
     return table_tile(radius, acoustic);
 }
 
-fdwk_tile table_tile(int radius, bool acoustic)
-{
-    static const fdwk_tile ac[9] = {FDWK_TILE_A,  FDWK_TILE_V4, FDWK_TILE_V2, FDWK_TILE_V2, FDWK_TILE_V1,
-                                    FDWK_TILE_V4, FDWK_TILE_V7, FDWK_TILE_V7, FDWK_TILE_V3};
-    static const fdwk_tile st[9] = {FDWK_TILE_A,  FDWK_TILE_V4, FDWK_TILE_V4, FDWK_TILE_V4, FDWK_TILE_V1,
-                                    FDWK_TILE_V7, FDWK_TILE_V7, FDWK_TILE_V3, FDWK_TILE_V5};
-    if (radius < 1 || radius > 8) return FDWK_TILE_A;
-    return acoustic ? ac[radius] : st[radius];
-}
-
 template <int R, bool AC>
 int by_tile_plain(const fdwk_fd_args &a, fdwk_tile t, cudaStream_t s);
 
-// With a CPML (acoustic, a.pml set): the default configuration folds the zeta pass in;
-// any other runs cpml.cu's separate zeta pass after the update (the same operations).
+// With a CPML (acoustic, a.pml set), cpml.cu's zeta pass follows the update. (Folding it
+// into the 4-point kernel was measured 2.5x slower on the whole job, 2026-11-23T02:07Z:
+// the layer code doubled the kernel's registers, or spilled under a register cap, in
+// every block; docs/gpu.md.)
 template <int R, bool AC>
 int by_tile(const fdwk_fd_args &a, cudaStream_t s)
 {
     fdwk_tile t = a.tile == FDWK_TILE_AUTO ? default_tile(R, AC) : a.tile;
     const bool pml = AC && (a.pml[0] || a.pml[1] || a.pml[2]);
-    if (!pml) return by_tile_plain<R, AC>(a, t, s);
-    if (t == table_tile(R, AC)) return launch_fused_pml<R>(a, s);
     int rc = by_tile_plain<R, AC>(a, t, s);
+    if (!pml) return rc;
     for (int ax = 0; ax < 3 && !rc; ++ax)
         if (a.pml[ax]) rc = fdwk_pml_zeta(a.pml[ax], (fdwk_stream)s);
     return rc;

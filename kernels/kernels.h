@@ -159,9 +159,8 @@ typedef struct fdwk_fd_args {
     float c0;                /* centre weight (acoustic: cx0+cy0+cz0; stencil: sc0) */
     float cx[FDWK_MAX_RADIUS + 1], cy[FDWK_MAX_RADIUS + 1], cz[FDWK_MAX_RADIUS + 1];
     /* CPML per axis (host structs, NULL: no layer on that axis; k0/k1 as above): after
-     * the update of a point, its zeta pass (fdwk_pml_zeta; psi must already be updated
-     * for this step by fdwk_pml_psi). The default configurations do it in the same
-     * kernel. */
+     * the update, fdwk_fd_step runs each axis's zeta pass (fdwk_pml_zeta) on the same
+     * stream; psi must already be updated for this step (fdwk_pml_psi). */
     const struct fdwk_pml_args *pml[3];
 } fdwk_fd_args;
 
