@@ -34,38 +34,45 @@ __device__ __forceinline__ int global_to_layer(const Pml &p, int g)
     return -1;
 }
 
-// Decodes flat item e of the pass into (i, j, local k, layer index l, axis index g) and
-// the offsets of the point in the field and in the compact psi/zeta arrays.
+// The pass's item of this thread on a 3-D grid (fast index on x: l for the x axis, i for
+// y and z; middle on y: j, l, j; slow on z: the plane, or for the z axis the layer index
+// from k0): its global index g along the axis, local plane k, and its offsets in the field
+// (fo) and in the compact psi/zeta arrays (po). False past the ends. (A flat index with
+// 64-bit divisions cost more than the pass's memory traffic.)
 template <int AXIS>
-__device__ __forceinline__ void decode(const Pml &p, long e, int &g, int &k, long &fo, long &po)
+__device__ __forceinline__ bool decode(const Pml &p, int &g, int &k, long &fo, long &po)
 {
+    const int f = blockIdx.x * blockDim.x + threadIdx.x;
+    const int m = blockIdx.y * blockDim.y + threadIdx.y;
+    const int sl = p.k0 + blockIdx.z;
     int i, j, l;
     if (AXIS == 0) {
-        l = (int)(e % p.W);
-        const long r = e / p.W;
-        j = (int)(r % p.ny);
-        k = p.k0 + (int)(r / p.ny);
+        if (f >= p.W || m >= p.ny) return false;
+        l = f;
+        j = m;
+        k = sl;
         g = layer_to_global(p, l);
         i = g;
         po = ((long)k * p.ny + j) * p.W + l;
     } else if (AXIS == 1) {
-        i = (int)(e % p.nx);
-        const long r = e / p.nx;
-        l = (int)(r % p.W);
-        k = p.k0 + (int)(r / p.W);
+        if (f >= p.nx || m >= p.W) return false;
+        i = f;
+        l = m;
+        k = sl;
         g = layer_to_global(p, l);
         j = g;
         po = ((long)k * p.W + l) * p.nx + i;
     } else {
-        i = (int)(e % p.nx);
-        const long r = e / p.nx;
-        j = (int)(r % p.ny);
-        l = p.k0 + (int)(r / p.ny); // for z, k0/nk select layer indices
+        if (f >= p.nx || m >= p.ny) return false;
+        i = f;
+        j = m;
+        l = sl;
         g = layer_to_global(p, l);
         k = g - p.kglob;
         po = ((long)l * p.ny + j) * p.nx + i;
     }
     fo = (long)k * p.plane + (long)j * p.pitch + i;
+    return true;
 }
 
 template <int AXIS>
@@ -86,11 +93,9 @@ __device__ __forceinline__ long neighbour_po(const Pml &p, long po, int l, int l
 template <int AXIS, int R>
 __global__ void psi_kernel(const Pml p)
 {
-    const long e = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= p.count) return;
     int g, k;
     long fo, po;
-    decode<AXIS>(p, e, g, k, fo, po);
+    if (!decode<AXIS>(p, g, k, fo, po)) return;
     if (AXIS == 2 && (k < p.klo || k >= p.khi)) return;
     const long st = axis_stride<AXIS>(p);
     const float *u = p.u + fo;
@@ -103,11 +108,9 @@ __global__ void psi_kernel(const Pml p)
 template <int AXIS, int R>
 __global__ void zeta_kernel(const Pml p)
 {
-    const long e = (long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= p.count) return;
     int g, k;
     long fo, po;
-    decode<AXIS>(p, e, g, k, fo, po);
+    if (!decode<AXIS>(p, g, k, fo, po)) return;
     if (AXIS == 2 && (k < p.klo || k >= p.khi)) return;
     const int l = global_to_layer(p, g);
     const long st = axis_stride<AXIS>(p);
@@ -135,12 +138,18 @@ __global__ void zeta_kernel(const Pml p)
 template <int AXIS, int R>
 int launch_r(const Pml &p, bool zeta, cudaStream_t s)
 {
-    const int threads = 256;
-    const long blocks = (p.count + threads - 1) / threads;
-    if (zeta)
-        zeta_kernel<AXIS, R><<<(unsigned)blocks, threads, 0, s>>>(p);
-    else
-        psi_kernel<AXIS, R><<<(unsigned)blocks, threads, 0, s>>>(p);
+    const int nf = AXIS == 0 ? p.W : p.nx;  // fast, middle, slow extents (see decode)
+    const int nm = AXIS == 1 ? p.W : p.ny;
+    for (int z0 = 0; z0 < p.nk; z0 += 65535) { // grid.z's limit
+        Pml q = p;
+        q.k0 = p.k0 + z0;
+        q.nk = p.nk - z0 < 65535 ? p.nk - z0 : 65535;
+        const dim3 block(32, 8), grid((nf + 31) / 32, (nm + 7) / 8, q.nk);
+        if (zeta)
+            zeta_kernel<AXIS, R><<<grid, block, 0, s>>>(q);
+        else
+            psi_kernel<AXIS, R><<<grid, block, 0, s>>>(q);
+    }
     return (int)cudaGetLastError();
 }
 
