@@ -239,11 +239,11 @@ template <int R, bool AC>
 int by_tile(const fdwk_fd_args &a, cudaStream_t s)
 {
     fdwk_tile t = a.tile == FDWK_TILE_AUTO ? default_tile(R, AC) : a.tile;
-    const bool pml = AC && (a.pml[0] || a.pml[1] || a.pml[2]);
     int rc = by_tile_plain<R, AC>(a, t, s);
-    if (!pml) return rc;
-    for (int ax = 0; ax < 3 && !rc; ++ax)
-        if (a.pml[ax]) rc = fdwk_pml_zeta(a.pml[ax], (fdwk_stream)s);
+    if constexpr (AC) {
+        for (int ax = 0; ax < 3 && !rc; ++ax)
+            if (a.pml[ax]) rc = fdwk_pml_zeta(a.pml[ax], (fdwk_stream)s);
+    }
     return rc;
 }
 

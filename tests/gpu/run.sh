@@ -106,10 +106,10 @@ if has ncu; then
   for c in ${NCU_CASES:-acoustic,8,512,512,512,1,0 acoustic,8,512,512,512,3,0 stencil,8,512,512,512,2,0 derivative,8,512,512,512,0,0,2}; do
     echo "--- $c" >> "$OUT/ncu.txt"
     timeout 120 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-      --section WarpStateStats --section LaunchStats -k 'regex:fd25d|fd25t|dwalk' -s 3 -c 1 \
+      --section WarpStateStats --section LaunchStats -k 'regex:fd25d|fd25t|fd25v|dwalk|dx' -s 3 -c 1 \
       "$BUILD/tests/bench/fdwave-bench" --case $c >> "$OUT/ncu.txt" 2>&1
   done
-  grep -E "^---|DRAM Throughput|Memory Throughput|Achieved Occupancy|Registers Per|Stall|L2 Hit|Duration|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -80 | tee -a "$LOG"
+  grep -E "^---|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Issued Ipc|Achieved Occupancy|Registers Per|L2 Hit|Duration|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -80 | tee -a "$LOG"
 fi
 
 if has bench; then
