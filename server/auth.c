@@ -13,12 +13,14 @@
 int auth_token_count(void)
 {
     sqlite3 *c = db();
-    sqlite3_stmt *st;
+    /* Asked on every request without a token (tokens may be added by `fdwaved token
+     * add` while the daemon runs, so the answer is not kept): a kept statement. */
+    sqlite3_stmt *st = c ? db_stmt(c, "SELECT count(*) FROM tokens") : NULL;
     int n = -1;
-    if (c && sqlite3_prepare_v2(c, "SELECT count(*) FROM tokens", -1, &st, NULL) == SQLITE_OK) {
+    if (st) {
         if (sqlite3_step(st) == SQLITE_ROW)
             n = sqlite3_column_int(st, 0);
-        sqlite3_finalize(st);
+        db_stmt_done(st);
     }
     return n;
 }
@@ -31,17 +33,16 @@ int auth_check(const char *token, int loopback, identity *who)
     if (token && *token) {
         char hex[65];
         sha256_hex(token, strlen(token), hex);
-        sqlite3_stmt *st;
+        sqlite3_stmt *st = db_stmt(c, "SELECT name, admin FROM tokens WHERE hash = ?1");
         int found = 0;
-        if (sqlite3_prepare_v2(c, "SELECT name, admin FROM tokens WHERE hash = ?1", -1, &st,
-                               NULL) == SQLITE_OK) {
+        if (st) {
             sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
             if (sqlite3_step(st) == SQLITE_ROW) {
                 snprintf(who->user, sizeof who->user, "%s", sqlite3_column_text(st, 0));
                 who->admin = sqlite3_column_int(st, 1);
                 found = 1;
             }
-            sqlite3_finalize(st);
+            db_stmt_done(st);
         }
         if (found)
             return 0;

@@ -41,6 +41,8 @@ static const opt g_opts[] = {
     {"connection-timeout", K_INT, "seconds an idle connection is kept (default 60)"},
     {"http-threads", K_INT, "HTTP thread pool size (default 4)"},
     {"sse-keepalive", K_INT, "seconds between keep-alive comments on idle event streams (default 15)"},
+    {"cpu-job-sched", K_STR, "idle | nice: CPU-backend simulations run SCHED_IDLE (only on CPU time "
+                             "nothing else wants) or at nice 10 (default idle)"},
     {"allow-dir", K_LIST, "directory job specs may read files from (repeatable)"},
     {"web", K_STR, "directory of the web page served at / (default: installed, else source)"},
     {"log-level", K_LEVEL, "debug | info | warn | error (default info)"},
@@ -197,12 +199,16 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
         else if (strcmp(name, "devices") == 0) dst = c->devices, cap = sizeof c->devices;
         else if (strcmp(name, "backend") == 0) dst = c->backend, cap = sizeof c->backend;
         else if (strcmp(name, "web") == 0) dst = c->web_dir, cap = sizeof c->web_dir;
+        else if (strcmp(name, "cpu-job-sched") == 0)
+            dst = c->cpu_job_sched, cap = sizeof c->cpu_job_sched;
         else dst = c->config_file, cap = sizeof c->config_file;
-        if (strlen(val) >= cap)
-            BAD("%s %s: value too long", src, name);
         if (strcmp(name, "backend") == 0 && strcmp(val, "auto") && strcmp(val, "cpu") &&
             strcmp(val, "cuda"))
-            BAD("%s backend: expected auto|cpu|cuda, got \"%s\"", src, val);
+            BAD("%s backend: expected auto|cpu|cuda, got \"%.100s\"", src, val);
+        if (strcmp(name, "cpu-job-sched") == 0 && strcmp(val, "idle") && strcmp(val, "nice"))
+            BAD("%s cpu-job-sched: expected idle|nice, got \"%.100s\"", src, val);
+        if (strlen(val) >= cap)
+            BAD("%s %s: value too long", src, name);
         strcpy(dst, val);
         return 0;
     }
@@ -225,6 +231,7 @@ static void defaults(fdwd_config *c)
     c->connection_timeout = 60;
     c->http_threads = 4;
     c->sse_keepalive = 15;
+    strcpy(c->cpu_job_sched, "idle");
     c->log_level = LOG_INFO;
     struct stat st;
     if (stat(FDWD_INSTALLED_WEB_DIR, &st) == 0 && S_ISDIR(st.st_mode))

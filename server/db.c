@@ -2,20 +2,28 @@
  * connection (SQLite connections must not be shared without serialising them); all are
  * in WAL mode so readers never block the writer. Normal transactions commit with
  * synchronous=NORMAL; db_begin(c, 1) switches one transaction to FULL so the commits
- * that accept or finish a job reach the disk before the client hears of them. */
+ * that accept or finish a job reach the disk before the client hears of them. Each
+ * connection keeps the hot statements prepared (db_stmt), and a global generation
+ * counter moves after every commit so readers can cache what they rendered. */
 #include "db.h"
 #include "log.h"
 #include "migrations.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#define STMT_CACHE 32
+
 typedef struct conn_node {
     sqlite3 *conn;
     int durable;                 /* current transaction wants FULL sync */
+    int nstmts;
+    const char *sql[STMT_CACHE]; /* statement cache: key = the SQL text's address */
+    sqlite3_stmt *stmt[STMT_CACHE];
     struct conn_node *next;
 } conn_node;
 
@@ -23,6 +31,17 @@ static char g_path[4096];
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static conn_node *g_conns;
 static _Thread_local conn_node *t_conn;
+static atomic_uint_fast64_t g_generation = 1;
+
+/* Finalize a connection's cached statements and close it. */
+static void close_node(conn_node *n)
+{
+    for (int i = 0; i < n->nstmts; i++)
+        sqlite3_finalize(n->stmt[i]);
+    n->nstmts = 0;
+    sqlite3_close(n->conn);
+    free(n);
+}
 
 static int exec(sqlite3 *c, const char *sql)
 {
@@ -92,8 +111,7 @@ void db_release_thread(void)
             break;
         }
     pthread_mutex_unlock(&g_lock);
-    sqlite3_close(t_conn->conn);
-    free(t_conn);
+    close_node(t_conn);
     t_conn = NULL;
 }
 
@@ -103,8 +121,7 @@ void db_close_all(void)
     while (g_conns) {
         conn_node *n = g_conns;
         g_conns = n->next;
-        sqlite3_close(n->conn);
-        free(n);
+        close_node(n);
     }
     pthread_mutex_unlock(&g_lock);
     t_conn = NULL;
@@ -201,8 +218,56 @@ int db_commit(sqlite3 *c)
         log_error("sqlite: COMMIT failed: %s", sqlite3_errmsg(c));
         sqlite3_exec(c, "ROLLBACK", NULL, NULL, NULL);
     }
+    /* After the commit (never before): a reader that read the generation, then the
+     * data, can only have tagged old data with an old generation. */
+    atomic_fetch_add(&g_generation, 1);
     end_durable(c);
     return rc;
+}
+
+uint64_t db_generation(void) { return atomic_load(&g_generation); }
+
+sqlite3_stmt *db_stmt(sqlite3 *c, const char *sql)
+{
+    conn_node *n = t_conn && t_conn->conn == c ? t_conn : NULL;
+    if (n)
+        for (int i = 0; i < n->nstmts; i++)
+            if (n->sql[i] == sql) {
+                /* In use further up this thread's stack: hand out a private one. */
+                if (sqlite3_stmt_busy(n->stmt[i]))
+                    break;
+                return n->stmt[i];
+            }
+    sqlite3_stmt *st = NULL;
+    int cache = n && n->nstmts < STMT_CACHE;
+    if (sqlite3_prepare_v3(c, sql, -1, cache ? SQLITE_PREPARE_PERSISTENT : 0, &st, NULL) !=
+        SQLITE_OK) {
+        log_error("sqlite: %s: %s", sql, sqlite3_errmsg(c));
+        sqlite3_finalize(st);
+        return NULL;
+    }
+    if (cache) {
+        for (int i = 0; i < n->nstmts; i++)
+            if (n->sql[i] == sql) /* the busy one: keep it, this one is private */
+                return st;
+        n->sql[n->nstmts] = sql;
+        n->stmt[n->nstmts++] = st;
+    }
+    return st;
+}
+
+void db_stmt_done(sqlite3_stmt *st)
+{
+    if (!st)
+        return;
+    if (t_conn)
+        for (int i = 0; i < t_conn->nstmts; i++)
+            if (t_conn->stmt[i] == st) {
+                sqlite3_reset(st);
+                sqlite3_clear_bindings(st);
+                return;
+            }
+    sqlite3_finalize(st);
 }
 
 void db_rollback(sqlite3 *c)

@@ -27,6 +27,17 @@ int db_begin(sqlite3 *c, int durable);
 int db_commit(sqlite3 *c);
 void db_rollback(sqlite3 *c);
 
+/* A prepared statement for sql from this thread's cache (prepared on first use), with
+ * no bindings. sql must have static storage (a string literal): its address is the key.
+ * Always give it back with db_stmt_done (which resets it, ending its read snapshot)
+ * instead of sqlite3_finalize. NULL if preparing failed (logged). */
+sqlite3_stmt *db_stmt(sqlite3 *c, const char *sql);
+void db_stmt_done(sqlite3_stmt *st);
+
+/* Moves (increases) after every COMMIT on any connection. A cache of something read
+ * from the database is valid while the generation read before reading it is current. */
+uint64_t db_generation(void);
+
 /* Milliseconds since the Unix epoch. */
 int64_t now_ms(void);
 /* RFC 3339 UTC text of a millisecond timestamp: 2026-11-22T22:43:45.123Z. */

@@ -35,12 +35,10 @@ int64_t events_append(sqlite3 *c, int64_t job_id, const char *type, json_t *data
     char *text = json_dumps(data, JSON_COMPACT);
     if (!text)
         return -1;
-    sqlite3_stmt *st;
+    sqlite3_stmt *st = db_stmt(c, "INSERT INTO events (job_id, type, data, created_at) "
+                                  "VALUES (?1, ?2, ?3, ?4)");
     int64_t id = -1;
-    if (sqlite3_prepare_v2(c,
-                           "INSERT INTO events (job_id, type, data, created_at) "
-                           "VALUES (?1, ?2, ?3, ?4)",
-                           -1, &st, NULL) == SQLITE_OK) {
+    if (st) {
         sqlite3_bind_int64(st, 1, job_id);
         sqlite3_bind_text(st, 2, type, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
@@ -49,7 +47,7 @@ int64_t events_append(sqlite3 *c, int64_t job_id, const char *type, json_t *data
             id = sqlite3_last_insert_rowid(c);
         else
             log_error("events: insert failed: %s", sqlite3_errmsg(c));
-        sqlite3_finalize(st);
+        db_stmt_done(st);
     }
     free(text);
     return id;

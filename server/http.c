@@ -5,6 +5,7 @@
  * never read. Chunked bodies are counted as they arrive. */
 #include "http.h"
 #include "app.h"
+#include "jobcache.h"
 #include "log.h"
 #include "metrics.h"
 #include "routes.h"
@@ -39,12 +40,12 @@ enum MHD_Result reply_response(request *r, unsigned status, struct MHD_Response 
     return ret;
 }
 
-enum MHD_Result reply_json(request *r, unsigned status, json_t *body)
+struct MHD_Response *json_response(json_t *body)
 {
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     json_decref(body);
     if (!text)
-        return MHD_NO;
+        return NULL;
     size_t n = strlen(text);
     text[n] = '\0';
     char *withnl = realloc(text, n + 2);
@@ -57,11 +58,16 @@ enum MHD_Result reply_json(request *r, unsigned status, json_t *body)
         MHD_create_response_from_buffer(n, text, MHD_RESPMEM_MUST_FREE);
     if (!resp) {
         free(text);
-        return MHD_NO;
+        return NULL;
     }
     MHD_add_response_header(resp, "Content-Type", "application/json");
     MHD_add_response_header(resp, "Cache-Control", "no-store");
-    return reply_response(r, status, resp);
+    return resp;
+}
+
+enum MHD_Result reply_json(request *r, unsigned status, json_t *body)
+{
+    return reply_response(r, status, json_response(body));
 }
 
 enum MHD_Result reply_error(request *r, unsigned status, const char *code, const char *field,
@@ -438,6 +444,7 @@ void http_stop(void)
     if (g_daemon)
         MHD_stop_daemon(g_daemon);
     g_daemon = NULL;
+    jobcache_clear();
 }
 
 int http_port(void) { return g_port; }

@@ -41,6 +41,9 @@ void http_stop(void);
 /* The port actually bound. */
 int http_port(void);
 
+/* A JSON response (body stolen; text ends with a newline; Content-Type and
+ * Cache-Control: no-store set), or NULL. */
+struct MHD_Response *json_response(json_t *body);
 /* Answer with JSON (body stolen). */
 enum MHD_Result reply_json(request *r, unsigned status, json_t *body);
 /* Answer with the error object; field may be NULL. */

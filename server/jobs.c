@@ -45,19 +45,23 @@ static json_t *parsed_or(sqlite3_stmt *st, int col, json_t *fallback)
     return fallback;
 }
 
-/* One integer from a query with up to three integer parameters; -1 on error. */
+/* One integer from a query with up to three integer parameters; -1 on error. sql must
+ * be a string literal (the statement stays prepared, see db_stmt). */
 static int64_t query_int3(sqlite3 *c, const char *sql, int64_t a, int64_t b, int64_t d)
 {
-    sqlite3_stmt *st;
+    sqlite3_stmt *st = db_stmt(c, sql);
     int64_t v = -1;
-    if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) != SQLITE_OK)
+    if (!st)
         return -1;
+    int np = sqlite3_bind_parameter_count(st);
     sqlite3_bind_int64(st, 1, a);
-    sqlite3_bind_int64(st, 2, b);
-    sqlite3_bind_int64(st, 3, d);
+    if (np >= 2)
+        sqlite3_bind_int64(st, 2, b);
+    if (np >= 3)
+        sqlite3_bind_int64(st, 3, d);
     if (sqlite3_step(st) == SQLITE_ROW)
         v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     return v;
 }
 
@@ -151,9 +155,8 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, int64_t *id, int *existed)
     sqlite3_stmt *st;
     *existed = 0;
     if (j->idempotency_key) {
-        if (sqlite3_prepare_v2(c,
-                               "SELECT id FROM jobs WHERE owner = ?1 AND idempotency_key = ?2",
-                               -1, &st, NULL) != SQLITE_OK)
+        st = db_stmt(c, "SELECT id FROM jobs WHERE owner = ?1 AND idempotency_key = ?2");
+        if (!st)
             goto fail;
         sqlite3_bind_text(st, 1, j->owner, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, j->idempotency_key, -1, SQLITE_STATIC);
@@ -161,17 +164,16 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, int64_t *id, int *existed)
             *id = sqlite3_column_int64(st, 0);
             *existed = 1;
         }
-        sqlite3_finalize(st);
+        db_stmt_done(st);
         if (*existed)
             return 0;
     }
     char *warnings = json_dumps(j->warnings ? j->warnings : json_array(), JSON_COMPACT);
-    if (sqlite3_prepare_v2(c,
-                           "INSERT INTO jobs (owner, name, kind, state, priority, "
-                           "devices_requested, devices_wanted, idempotency_key, spec_body, "
-                           "spec_json, warnings, created_at) VALUES (?1, ?2, ?3, 'queued', "
-                           "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                           -1, &st, NULL) != SQLITE_OK) {
+    st = db_stmt(c, "INSERT INTO jobs (owner, name, kind, state, priority, "
+                    "devices_requested, devices_wanted, idempotency_key, spec_body, "
+                    "spec_json, warnings, created_at) VALUES (?1, ?2, ?3, 'queued', "
+                    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+    if (!st) {
         free(warnings);
         goto fail;
     }
@@ -189,7 +191,7 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, int64_t *id, int *existed)
     sqlite3_bind_text(st, 10, warnings ? warnings : "[]", -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 11, now_ms());
     int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     free(warnings);
     if (rc != SQLITE_DONE)
         goto fail;
@@ -216,16 +218,15 @@ json_t *jobs_get(int64_t id, const identity *who) { return jobs_get_ex(id, who, 
 json_t *jobs_get_ex(int64_t id, const identity *who, int with_spec)
 {
     sqlite3 *c = db();
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1", -1, &st,
-                                 NULL) != SQLITE_OK)
+    sqlite3_stmt *st = c ? db_stmt(c, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1") : NULL;
+    if (!st)
         return NULL;
     sqlite3_bind_int64(st, 1, id);
     json_t *j = NULL;
     if (sqlite3_step(st) == SQLITE_ROW &&
         (who->admin || strcmp((const char *)sqlite3_column_text(st, 1), who->user) == 0))
         j = row_to_json(c, st, with_spec);
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     return j;
 }
 
@@ -345,12 +346,16 @@ int jobs_head(int64_t aging_ms, int64_t *id, int *devices_requested, int *wanted
               int *nwanted, int maxwanted)
 {
     sqlite3 *c = db();
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c,
-                                 "SELECT id, devices_requested, devices_wanted FROM jobs "
-                                 "WHERE state = 'queued' ORDER BY "
-                                 "priority + (?1 - created_at) / ?2 DESC, id ASC LIMIT 1",
-                                 -1, &st, NULL) != SQLITE_OK)
+    /* Within one priority level the oldest queued job (smallest id) has waited longest,
+     * so only the oldest of each of the 21 levels can be the head: 21 index look-ups
+     * instead of sorting the whole queue, which cost O(queue) on every sched_kick. */
+    sqlite3_stmt *st =
+        c ? db_stmt(c, "SELECT j.id, j.devices_requested, j.devices_wanted "
+                       "FROM queue_counts q JOIN jobs j ON j.id = (SELECT min(id) FROM jobs "
+                       "WHERE state = 'queued' AND priority = q.priority) "
+                       "ORDER BY j.priority + (?1 - j.created_at) / ?2 DESC, j.id ASC LIMIT 1")
+          : NULL;
+    if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, now_ms());
     sqlite3_bind_int64(st, 2, aging_ms > 0 ? aging_ms : 1);
@@ -370,7 +375,7 @@ int jobs_head(int64_t aging_ms, int64_t *id, int *devices_requested, int *wanted
         }
         json_decref(arr);
     }
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     return found;
 }
 

@@ -1,10 +1,13 @@
 /* routes_jobs.c — POST /v1/jobs (validate with the engine, store durably, idempotency
- * keys), GET /v1/jobs (filter + pagination), GET /v1/jobs/{id}, and cancellation
+ * keys), GET /v1/jobs (filter + pagination), GET /v1/jobs/{id} (cached), and cancellation
  * (POST /v1/jobs/{id}/cancel, DELETE /v1/jobs/{id}). */
 #include "accept.h"
 #include "app.h"
+#include "db.h"
+#include "jobcache.h"
 #include "jobs.h"
 #include "log.h"
+#include "metrics.h"
 #include "routes.h"
 #include "scheduler.h"
 #include "specs.h"
@@ -115,21 +118,23 @@ enum MHD_Result route_jobs_submit(request *r)
     if (!r->body || r->len == 0)
         return reply_error(r, 400, "bad_request", NULL,
                            "empty body: POST the job spec as JSON");
-    json_error_t jerr;
-    json_t *probe = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!probe)
-        return reply_error(r, 400, "bad_request", NULL,
-                           "malformed JSON at line %d, column %d: %s", jerr.line, jerr.column,
-                           jerr.text);
-    int is_obj = json_is_object(probe);
-    json_decref(probe);
-    if (!is_obj)
-        return reply_error(r, 400, "invalid_spec", "", "the job spec must be a JSON object");
-
     fdw_spec *spec = NULL;
     fdw_error err = {0};
     fdw_status st = specs_parse(&r->who, r->body, r->len, &spec, &err);
     if (st != FDW_OK) {
+        /* Only now tell malformed JSON (bad_request) from a spec the engine refused: the
+         * engine parses with the same strictness, so a spec it accepted needs no second
+         * parse here. */
+        json_error_t jerr;
+        json_t *probe = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &jerr);
+        if (!probe)
+            return reply_error(r, 400, "bad_request", NULL,
+                               "malformed JSON at line %d, column %d: %s", jerr.line,
+                               jerr.column, jerr.text);
+        int is_obj = json_is_object(probe);
+        json_decref(probe);
+        if (!is_obj)
+            return reply_error(r, 400, "invalid_spec", "", "the job spec must be a JSON object");
         if (st == FDW_ERR_SPEC || st == FDW_ERR_IO || st == FDW_ERR_UNSUPPORTED ||
             st == FDW_ERR_NOMEM)
             return reply_error(r, 400, "invalid_spec", err.field, "%s", err.message);
@@ -232,12 +237,26 @@ enum MHD_Result route_jobs_list(request *r)
     return reply_json(r, 200, list);
 }
 
+/* GET /v1/jobs/{id}: from the answer cache while nothing was committed since it was
+ * rendered (see jobcache.h); otherwise read, render, answer and keep the response. */
 enum MHD_Result route_job_get(request *r)
 {
+    enum MHD_Result ret;
+    if (jobcache_reply(r->job_id, &r->who, r->conn, &ret))
+        return ret;
+    uint64_t gen = db_generation(); /* before reading: see db_generation */
     json_t *job = jobs_get(r->job_id, &r->who);
     if (!job)
         return reply_error(r, 404, "not_found", NULL, "no job %lld", (long long)r->job_id);
-    return reply_json(r, 200, job);
+    char owner[128];
+    snprintf(owner, sizeof owner, "%s", json_string_value(json_object_get(job, "owner")));
+    struct MHD_Response *resp = json_response(job);
+    if (!resp)
+        return MHD_NO;
+    metrics_count_status(200);
+    ret = MHD_queue_response(r->conn, 200, resp);
+    jobcache_store(r->job_id, owner, gen, resp);
+    return ret;
 }
 
 enum MHD_Result route_job_cancel(request *r)

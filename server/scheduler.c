@@ -10,9 +10,6 @@
 #include "worker.h"
 
 #include <pthread.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +36,8 @@ static pthread_t g_thread;
 static void *job_thread(void *arg)
 {
     slot *s = arg;
-    /* CPU-backend simulations run at nice 10 (the engine's OpenMP threads, created from
-     * this thread, inherit it), so on a CPU-only server the HTTP front and the event
-     * streams stay responsive while jobs use every core. GPU host threads mostly wait
-     * for the device and keep normal priority. */
-    if (g_app.backend == FDW_BACKEND_CPU)
-        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
+    /* A CPU-backend simulation lowers its own priority (worker.c, --cpu-job-sched); GPU
+     * host threads mostly wait for the device and keep normal priority. */
     worker_run(&s->job);
     db_release_thread();
     pthread_mutex_lock(&g_lock);

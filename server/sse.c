@@ -1,6 +1,7 @@
 /* sse.c — event streams (see sse.h). Each stream reads its job's events from SQLite in
  * pages, formats them as "id: N\nevent: TYPE\ndata: JSON\n\n" and hands them to
- * libmicrohttpd through a content-reader callback. With nothing to send, the callback
+ * libmicrohttpd through a content-reader callback; the watchers of one job share each
+ * page read (one query per event, not one per watcher). With nothing to send, the callback
  * registers the stream as a waiter and suspends the connection, all under g_lock; a
  * notifier takes g_lock too, so a wake-up can never fall between "checked, nothing
  * new" and "suspended". g_seq counts notifications so a stream that raced with one
@@ -24,15 +25,59 @@ typedef struct stream {
     size_t len, off, cap;
     int ended;                 /* "end" event is in buf: finish once buf drains */
     int suspended;
+    int pending;               /* notified, resume deferred by the fan-out pacing */
     int keepalive;             /* the timer woke us: send a comment */
+    int caught_up;             /* the last load read every event committed before... */
+    uint64_t caught_up_seq;    /* ...g_seq had this value (read before that load) */
     int64_t last_write_ms;
     struct stream *prev, *next; /* all streams */
 } stream;
+
+/* The last page of events read for a job, formatted. Every watcher of a job wakes on
+ * the same notification and would run the same query from the same position; the
+ * first one reads and keeps the page, the others copy it. A page serves a stream only
+ * while g_seq still has the value read before the page was loaded, which makes taking
+ * it exactly as good as loading at that moment (see reader). */
+typedef struct page {
+    int valid;
+    int64_t job_id, from_id;   /* the events after from_id... */
+    uint64_t seq;              /* ...loaded when g_seq was this */
+    int64_t last_id;           /* the stream's position after the page */
+    int n, ended, caught_up;
+    char *buf;
+    size_t len, cap;
+} page;
+
+#define PAGES 64
+
+static pthread_mutex_t g_page_lock = PTHREAD_MUTEX_INITIALIZER;
+static page g_pages[PAGES];
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static stream *g_streams;
 static uint64_t g_seq;
 static int g_count, g_shutdown, g_timer_running, g_keepalive_ms = 15000;
+static int g_pending;          /* streams with pending set */
+
+/* Fan-out pacing: a notification resumes at most FANOUT_NOW of a job's waiting streams
+ * at once; the timer thread resumes the rest, max(FANOUT_NOW, pending / 8) every
+ * FANOUT_TICK_MS. 200 watchers of one job are then woken over ~50 ms instead of in one
+ * burst that stalls every API request arriving meanwhile (measured with
+ * tests/bench/bench_http.sh). A deferred stream loses no event: it reads everything new
+ * when its turn comes. */
+#define FANOUT_NOW 8
+#define FANOUT_TICK_MS 2
+
+/* Resume a suspended stream. g_lock held. */
+static void wake(stream *s)
+{
+    s->suspended = 0;
+    if (s->pending) {
+        s->pending = 0;
+        g_pending--;
+    }
+    MHD_resume_connection(s->conn);
+}
 static pthread_t g_timer;
 static pthread_cond_t g_timer_cond = PTHREAD_COND_INITIALIZER;
 
@@ -53,20 +98,21 @@ static int append(stream *s, const char *text, size_t n)
     return 0;
 }
 
-/* Read up to a page of new events into s->buf. Returns events read, or -1. */
-static int load_events(stream *s)
+/* Read up to a page of new events into s->buf. seq: g_seq read before this call; when
+ * the page is not full, every event committed before the matching notification has
+ * been read, and s remembers that seq (see reader). Returns events read, or -1. */
+static int load_events(stream *s, uint64_t seq)
 {
     sqlite3 *c = db();
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c,
-                                 "SELECT id, type, data FROM events WHERE job_id = ?1 AND "
-                                 "id > ?2 ORDER BY id LIMIT 200",
-                                 -1, &st, NULL) != SQLITE_OK)
+    sqlite3_stmt *st = c ? db_stmt(c, "SELECT id, type, data FROM events WHERE job_id = ?1 AND "
+                                      "id > ?2 ORDER BY id LIMIT 200")
+                         : NULL;
+    if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, s->job_id);
     sqlite3_bind_int64(st, 2, s->last_id);
-    int n = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
+    int n = 0, rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
         const char *type = (const char *)sqlite3_column_text(st, 1);
         const char *data = (const char *)sqlite3_column_text(st, 2);
@@ -74,7 +120,7 @@ static int load_events(stream *s)
         int hl = snprintf(head, sizeof head, "id: %lld\nevent: %s\ndata: ", (long long)id, type);
         if (append(s, head, (size_t)hl) || append(s, data, strlen(data)) ||
             append(s, "\n\n", 2)) {
-            sqlite3_finalize(st);
+            db_stmt_done(st);
             return -1;
         }
         s->last_id = id;
@@ -84,7 +130,9 @@ static int load_events(stream *s)
             break;
         }
     }
-    sqlite3_finalize(st);
+    db_stmt_done(st);
+    s->caught_up = rc == SQLITE_DONE && n < 200;
+    s->caught_up_seq = seq;
     /* Nothing new: if the job's "end" lies at or before where the client resumed
      * (Last-Event-ID after the end), there is nothing more to wait for. */
     if (n == 0 && !s->ended &&
@@ -98,6 +146,68 @@ static int load_events(stream *s)
             s->ended = 1;
         sqlite3_finalize(st);
     }
+    return n;
+}
+
+/* Copy the kept page that continues s at seq into s->buf. Returns its event count, or
+ * -1 when there is none. */
+static int take_page(stream *s, uint64_t seq)
+{
+    int n = -1;
+    pthread_mutex_lock(&g_page_lock);
+    page *p = &g_pages[(uint64_t)s->job_id % PAGES];
+    if (p->valid && p->job_id == s->job_id && p->from_id == s->last_id && p->seq == seq &&
+        append(s, p->buf, p->len) == 0) {
+        n = p->n;
+        s->last_id = p->last_id;
+        s->ended = p->ended;
+        s->caught_up = p->caught_up;
+        s->caught_up_seq = seq;
+    }
+    pthread_mutex_unlock(&g_page_lock);
+    return n;
+}
+
+/* Keep the n events (text[0..len)) that load_events just read for s from from_id. */
+static void keep_page(const stream *s, int64_t from_id, uint64_t seq, const char *text,
+                      size_t len, int n)
+{
+    pthread_mutex_lock(&g_page_lock);
+    page *p = &g_pages[(uint64_t)s->job_id % PAGES];
+    if (len > p->cap) {
+        char *b = realloc(p->buf, len);
+        if (!b) {
+            p->valid = 0;
+            pthread_mutex_unlock(&g_page_lock);
+            return;
+        }
+        p->buf = b;
+        p->cap = len;
+    }
+    memcpy(p->buf, text, len);
+    p->len = len;
+    p->valid = 1;
+    p->job_id = s->job_id;
+    p->from_id = from_id;
+    p->seq = seq;
+    p->last_id = s->last_id;
+    p->n = n;
+    p->ended = s->ended;
+    p->caught_up = s->caught_up;
+    pthread_mutex_unlock(&g_page_lock);
+}
+
+/* New events for s at seq: from the kept page, else from the database (and kept). */
+static int next_events(stream *s, uint64_t seq)
+{
+    int n = take_page(s, seq);
+    if (n >= 0)
+        return n;
+    int64_t from = s->last_id;
+    size_t len0 = s->len;
+    n = load_events(s, seq);
+    if (n > 0)
+        keep_page(s, from, seq, s->buf + len0, s->len - len0, n);
     return n;
 }
 
@@ -124,11 +234,15 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max)
         pthread_mutex_unlock(&g_lock);
         if (down)
             return MHD_CONTENT_READER_END_OF_STREAM;
-        int n = load_events(s);
-        if (n < 0)
-            return MHD_CONTENT_READER_END_WITH_ERROR;
-        if (n > 0 || s->ended)
-            continue;
+        /* Caught up and no notification since: nothing can be new, skip the query (a
+         * watcher would otherwise read twice per event: the event, then nothing). */
+        if (!s->caught_up || s->caught_up_seq != seq) {
+            int n = next_events(s, seq);
+            if (n < 0)
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+            if (n > 0 || s->ended)
+                continue;
+        }
         if (ka) {
             append(s, ": keepalive\n\n", 13);
             continue;
@@ -155,6 +269,8 @@ static void stream_free(void *cls)
         g_streams = s->next;
     if (s->next)
         s->next->prev = s->prev;
+    if (s->pending)
+        g_pending--;
     g_count--;
     pthread_mutex_unlock(&g_lock);
     free(s->buf);
@@ -193,31 +309,65 @@ void sse_notify(int64_t job_id)
 {
     pthread_mutex_lock(&g_lock);
     g_seq++;
+    int woken = 0, deferred = 0;
     for (stream *s = g_streams; s; s = s->next)
-        if (s->suspended && s->job_id == job_id) {
-            s->suspended = 0;
-            MHD_resume_connection(s->conn);
+        if (s->suspended && s->job_id == job_id && !s->pending) {
+            if (woken < FANOUT_NOW) {
+                wake(s);
+                woken++;
+            } else {
+                s->pending = 1;
+                g_pending++;
+                deferred = 1;
+            }
         }
+    if (deferred)
+        pthread_cond_signal(&g_timer_cond);
     pthread_mutex_unlock(&g_lock);
 }
 
-/* Every second: resume streams idle for the keep-alive interval. */
+/* Resumes the streams whose wake-up the pacing deferred (every FANOUT_TICK_MS while
+ * there are any), and once a second the streams idle for the keep-alive interval. */
 static void *timer_main(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&g_lock);
+    int64_t next_keepalive = now_ms() + 1000;
     while (!g_shutdown) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += 1;
+        if (g_pending > 0) {
+            ts.tv_nsec += FANOUT_TICK_MS * 1000000L;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+        } else {
+            ts.tv_sec += 1;
+        }
         pthread_cond_timedwait(&g_timer_cond, &g_lock, &ts);
+        if (g_shutdown)
+            break;
+        int quota = g_pending / 8 > FANOUT_NOW ? g_pending / 8 : FANOUT_NOW;
+        for (stream *s = g_streams; s && g_pending > 0 && quota > 0; s = s->next)
+            if (s->pending) {
+                if (s->suspended) {
+                    wake(s);
+                    quota--;
+                } else { /* woken meanwhile by something else */
+                    s->pending = 0;
+                    g_pending--;
+                }
+            }
         int64_t now = now_ms();
+        if (now < next_keepalive)
+            continue;
+        next_keepalive = now + 1000;
         for (stream *s = g_streams; s; s = s->next)
             if (s->suspended && now - s->last_write_ms >= g_keepalive_ms) {
-                s->suspended = 0;
                 s->keepalive = 1;
                 s->last_write_ms = now;
-                MHD_resume_connection(s->conn);
+                wake(s);
             }
     }
     pthread_mutex_unlock(&g_lock);
@@ -239,10 +389,8 @@ void sse_shutdown(void)
     pthread_mutex_lock(&g_lock);
     g_shutdown = 1;
     for (stream *s = g_streams; s; s = s->next)
-        if (s->suspended) {
-            s->suspended = 0;
-            MHD_resume_connection(s->conn);
-        }
+        if (s->suspended)
+            wake(s);
     pthread_cond_signal(&g_timer_cond);
     pthread_mutex_unlock(&g_lock);
     if (g_timer_running) {

@@ -9,11 +9,13 @@
 #include <microhttpd.h>
 #include <stdint.h>
 
-/* Start the keep-alive timer thread. keepalive_ms: interval (15000 in production). */
+/* Start the timer thread (keep-alive comments, paced wake-ups). keepalive_ms: interval
+ * (15000 in production). */
 int sse_start(int keepalive_ms);
 /* A response streaming job_id's events with ids > since, ending after the "end" event. */
 struct MHD_Response *sse_response(struct MHD_Connection *conn, int64_t job_id, int64_t since);
-/* New events for job_id are committed: wake its watchers. */
+/* New events for job_id are committed: wake its watchers (the first 8 at once, the
+ * others paced by the timer thread over a few tens of milliseconds; see sse.c). */
 void sse_notify(int64_t job_id);
 /* End all streams (resuming every suspended connection) and stop the timer. */
 void sse_shutdown(void);

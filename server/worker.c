@@ -1,7 +1,10 @@
 /* worker.c — one job's run (see worker.h). The engine's callbacks only format JSON and
  * hand it to the event queue (events_post), so a slow database or slow watchers never
  * slow the time loop. Before the final state is committed, events_flush() makes sure
- * every progress/snapshot event is stored, so "end" is always a job's last event. */
+ * every progress/snapshot event is stored, so "end" is always a job's last event.
+ * A CPU-backend simulation runs on a thread of its own at low priority (--cpu-job-sched)
+ * so the HTTP side stays responsive; the job's database work stays on the worker thread
+ * at normal priority, so a starved simulation never sits on SQLite's write lock. */
 #include "worker.h"
 #include "app.h"
 #include "db.h"
@@ -12,10 +15,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const char *format_of(const char *name)
@@ -124,6 +131,49 @@ static int prepare_out_dir(const char *job_dir, const char *out_dir)
     return 0;
 }
 
+/* One fdw_run call, made on its own thread by run_low. */
+typedef struct sim_call {
+    const fdw_spec *spec;
+    const fdw_run_opts *ro;
+    const fdw_callbacks *cb;
+    fdw_result *res;
+    fdw_error *err;
+    fdw_status st;
+} sim_call;
+
+/* Lower this thread for good (an unprivileged thread cannot raise itself back, which is
+ * why the simulation gets a thread of its own), then run. SCHED_IDLE: the simulation
+ * gets only CPU time no other thread wants, and any waking HTTP thread preempts it at
+ * once; nice 10 only weights it down. The engine's OpenMP threads, created from this
+ * thread, inherit the setting. */
+static void *sim_main(void *arg)
+{
+    sim_call *c = arg;
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    if (strcmp(g_app.cfg.cpu_job_sched, "nice") == 0) {
+        setpriority(PRIO_PROCESS, (id_t)tid, 10);
+    } else {
+        struct sched_param sp = {.sched_priority = 0};
+        if (sched_setscheduler(tid, SCHED_IDLE, &sp) != 0)
+            setpriority(PRIO_PROCESS, (id_t)tid, 19);
+    }
+    c->st = fdw_run(c->spec, c->ro, c->cb, c->res, c->err);
+    return NULL;
+}
+
+/* fdw_run at low priority on a thread of its own; inline (normal priority) if no thread
+ * can be started. */
+static fdw_status run_low(const fdw_spec *spec, const fdw_run_opts *ro,
+                          const fdw_callbacks *cb, fdw_result *res, fdw_error *err)
+{
+    sim_call c = {.spec = spec, .ro = ro, .cb = cb, .res = res, .err = err, .st = FDW_OK};
+    pthread_t t;
+    if (pthread_create(&t, NULL, sim_main, &c) != 0)
+        return fdw_run(spec, ro, cb, res, err);
+    pthread_join(t, NULL);
+    return c.st;
+}
+
 void worker_run(worker_job *w)
 {
     char job_dir[CFG_PATH + 32], out_dir[CFG_PATH + 40], reason[1200];
@@ -170,7 +220,8 @@ void worker_run(worker_job *w)
         ro.threads = share < 1 ? 1 : (int)share;
     }
     fdw_result res = {0};
-    fdw_status st = fdw_run(spec, &ro, &cb, &res, &err);
+    fdw_status st = g_app.backend == FDW_BACKEND_CPU ? run_low(spec, &ro, &cb, &res, &err)
+                                                     : fdw_run(spec, &ro, &cb, &res, &err);
     if (st == FDW_OK) {
         state = "succeeded";
         snprintf(reason, sizeof reason, "completed %ld steps in %.2f s (%.1f Mpoints/s, %s)",

@@ -2,7 +2,8 @@
 # bench_http.sh — HTTP latency of fdwaved under load: 200 SSE watchers stay connected to
 # a running job's event stream (each receiving its progress events, ~2/s) while wrk
 # drives GET /v1/jobs/{id} and then POST /v1/jobs at 64 connections. Prints wrk's
-# rate and latency distribution (p50/p90/p99) for both.
+# rate and latency distribution (p50/p90/p99) for both, the daemon's CPU time per
+# request (and the simulation's CPU time) and the load average.
 #
 # usage: tests/bench/bench_http.sh [BUILD_DIR]   (default: build)
 # env:   WATCHERS (200), CONNS (64), DURATION (10s), THREADS (wrk threads, 1)
@@ -71,10 +72,34 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.body = '$(spec 16 10 1)'
 LUA
 
+# CPU time of the daemon's threads in clock ticks: "sim" sums the simulation threads
+# (SCHED_IDLE, policy 5, or niced: --cpu-job-sched), "http" all the others (HTTP,
+# accept, events, scheduler). With the request count, http gives a cost per request
+# that, unlike the latencies, hardly depends on what else the machine runs.
+cpu_ticks() { # http|sim
+    cat /proc/"$DPID"/task/*/stat 2>/dev/null |
+        awk -v w="$1" '{sub(/^.*\) /, ""); t = $12 + $13; sim = $17 != 0 || $39 == 5
+                        if (sim == (w == "sim")) s += t}
+                       END {print s + 0}'
+}
+run_wrk() { # label, wrk args...
+    local label=$1 h0 h1 s0 s1 out n
+    shift
+    h0=$(cpu_ticks http) s0=$(cpu_ticks sim)
+    out=$(wrk "$@")
+    h1=$(cpu_ticks http) s1=$(cpu_ticks sim)
+    echo "$out"
+    n=$(echo "$out" | awk '/requests in/ {print $1}')
+    awk -v h=$((h1 - h0)) -v s=$((s1 - s0)) -v hz="$(getconf CLK_TCK)" -v n="${n:-0}" \
+        -v l="$label" -v la="$(cut -d' ' -f1-3 /proc/loadavg)" \
+        'BEGIN {printf "%s: daemon CPU %.2f s (%.0f us per request) + simulation %.2f s; load average %s\n",
+                l, h / hz, (n > 0 ? 1e6 * h / hz / n : 0), s / hz, la}'
+}
+
 echo "== GET /v1/jobs/$GATE: wrk -t$THREADS -c$CONNS -d$DURATION --latency"
-wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "$BASE/v1/jobs/$GATE"
+run_wrk GET -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "$BASE/v1/jobs/$GATE"
 echo "== POST /v1/jobs: wrk -t$THREADS -c$CONNS -d$DURATION --latency -s post.lua"
-wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$TMP/post.lua" "$BASE/v1/jobs"
+run_wrk POST -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$TMP/post.lua" "$BASE/v1/jobs"
 
 curl -s "$BASE/metrics" | grep -E '^fdwave_(event_streams|queue_length|http_responses_total)'
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  host: $(nproc) cores"

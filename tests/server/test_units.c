@@ -67,6 +67,10 @@ START_TEST(config_precedence)
     ck_assert_uint_eq(c.max_body, 1u << 20);
     ck_assert_uint_eq(c.max_model_bytes, 64ull << 30);
     ck_assert_str_eq(c.data_dir, "./fdwave-data");
+    ck_assert_str_eq(c.cpu_job_sched, "idle");
+    char *an[] = {"fdwaved", "--cpu-job-sched", "nice", NULL};
+    ck_assert_int_eq(config_load(&c, 3, an, 1, NULL, err, sizeof err), 0);
+    ck_assert_str_eq(c.cpu_job_sched, "nice");
     /* config file only */
     char *a1[] = {"fdwaved", "--config", cfgfile, NULL};
     ck_assert_int_eq(config_load(&c, 3, a1, 1, NULL, err, sizeof err), 0);
@@ -131,6 +135,9 @@ START_TEST(config_errors)
     unlink(cfgfile);
     char *a6[] = {"fdwaved", "--config", "/nonexistent/fdwaved.conf", NULL};
     ck_assert_int_eq(config_load(&c, 3, a6, 1, NULL, err, sizeof err), -1);
+    char *a7[] = {"fdwaved", "--cpu-job-sched", "realtime", NULL};
+    ck_assert_int_eq(config_load(&c, 3, a7, 1, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "cpu-job-sched: expected idle|nice"));
 }
 END_TEST
 
