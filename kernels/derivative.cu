@@ -153,8 +153,8 @@ __global__ void dx4_kernel(float *__restrict__ out, const float *__restrict__ in
 // y or z, vector: as dwalk_kernel with 4 consecutive x points per thread (16-byte loads;
 // rows are 32-byte aligned and padded, so a quad never leaves its row's allocation) and
 // LA planes loaded ahead.
-template <int AXIS, int LA>
-__global__ void dwalk4_kernel(float *__restrict__ out, const float *__restrict__ in, int nx,
+template <int AXIS, int LA, int MINB>
+__global__ void __launch_bounds__(128, MINB) dwalk4_kernel(float *__restrict__ out, const float *__restrict__ in, int nx,
                               int ny, int nz, long pitch, long plane, int chunk, Coef c)
 {
     const int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
@@ -196,11 +196,27 @@ __global__ void dwalk4_kernel(float *__restrict__ out, const float *__restrict__
     }
 }
 
-// Which version: FDW_CUDA_DERIV=0 scalar, 1 vector (default), 2 vector with 4 planes
-// ahead, 3 vector with 256-point chunks along the axis, 4 with 64-point chunks (a chunk
-// re-reads 8 halo values per column: longer chunks read less, shorter ones give more
-// blocks), 5 vector with the 4 warps of a block on one row (2 KiB contiguous per row
-// instead of 4 rows x 512 bytes).
+// The y/z vector walk of version ver (see deriv_version).
+template <int AXIS>
+void launch_walk4(int ver, dim3 grid, dim3 block, cudaStream_t st, float *out, const float *in,
+                  int nx, int ny, int nz, long pitch, long plane, int chunk, const Coef &c)
+{
+    switch (ver) {
+    case 2: dwalk4_kernel<AXIS, 4, 6><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
+    case 3: dwalk4_kernel<AXIS, 1, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
+    case 4: dwalk4_kernel<AXIS, 1, 10><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
+    case 5: dwalk4_kernel<AXIS, 2, 10><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
+    default: dwalk4_kernel<AXIS, 2, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
+    }
+}
+
+// Which version: FDW_CUDA_DERIV=0 scalar, 1 vector (default: 2 planes ahead, registers
+// for 8 blocks of 128 threads per SM), 2 with 4 planes ahead (6 blocks), 3 with 1 ahead
+// (8 blocks), 4 with 1 ahead (10 blocks), 5 with 2 ahead (10 blocks): the y/z walks wait
+// on memory with about half the warps resident, so the trade is warps against loads in
+// flight. Measured and dropped (records of 2026-11-23T01:36Z, 01:44Z, 02:35Z): 64- and
+// 256-point chunks along the axis, the 4 warps of a block on one 2-KiB row, and caps that
+// forced spills (12 and 14 blocks).
 int deriv_version()
 {
     const char *e = getenv("FDW_CUDA_DERIV");
@@ -234,19 +250,12 @@ extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int 
         dx_kernel<<<grid, 128, 0, st>>>(out, in, nx, pitch, plane, c);
     } else if (vec) {
         const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
-        const int want = ver == 3 ? 256 : ver == 4 ? 64 : 128;
-        const int chunk = n < 2 * want ? n : want;
-        const dim3 block = ver == 5 ? dim3(128, 1) : dim3(32, 4);
-        const dim3 grid((nx + 4 * block.x - 1) / (4 * block.x), (no + block.y - 1) / block.y,
-                        (n + chunk - 1) / chunk);
-        if (axis == 1 && ver != 2)
-            dwalk4_kernel<1, 2><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
-        else if (axis == 1)
-            dwalk4_kernel<1, 4><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
-        else if (ver != 2)
-            dwalk4_kernel<2, 2><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
+        const int chunk = n < 256 ? n : 128;
+        const dim3 block(32, 4), grid((nx + 127) / 128, (no + 3) / 4, (n + chunk - 1) / chunk);
+        if (axis == 1)
+            launch_walk4<1>(ver, grid, block, st, out, in, nx, ny, nz, pitch, plane, chunk, c);
         else
-            dwalk4_kernel<2, 4><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
+            launch_walk4<2>(ver, grid, block, st, out, in, nx, ny, nz, pitch, plane, chunk, c);
     } else {
         const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
         const int chunk = n < 256 ? n : 128;

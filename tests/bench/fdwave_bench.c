@@ -372,11 +372,11 @@ static void bench_stencil(void)
 static void bench_derivative(void)
 {
     printf("\nderivative, 8th order periodic (8 B/point = effective bandwidth / copy); versions "
-           "(FDW_CUDA_DERIV): default, 0 scalar, 2 vector 4 planes ahead, 3 chunks of 256, 4 of 64, 5 2-KiB rows:\n");
+           "(FDW_CUDA_DERIV): default, 0 scalar, 2 vector 4 planes ahead, 3 1 ahead, 4 1 ahead 10 blocks/SM, 5 2 ahead 10 blocks/SM:\n");
     static const char *vers[6] = {"", "0", "2", "3", "4", "5"};
-    static const char *tag[6] = {"default", "deriv-scalar", "deriv-vector-L4",
-                                 "deriv-vector-chunk256", "deriv-vector-chunk64",
-                                 "deriv-vector-row2k"};
+    static const char *tag[6] = {"default", "deriv-scalar", "deriv-vector-L4-6blocks",
+                                 "deriv-vector-L1-8blocks", "deriv-vector-L1-10blocks",
+                                 "deriv-vector-L2-10blocks"};
     for (int v = 0; v < (g_quick ? 1 : 6); v++) {
         if (v)
             setenv("FDW_CUDA_DERIV", vers[v], 1);
