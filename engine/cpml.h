@@ -19,6 +19,11 @@
 void fdw_cpml_profile(int n, int wlo, int whi, double h, double vmax, double dt,
                       double reflection, double frequency, float *a, float *b);
 
+/* Layer points of axis a (0 x, 1 y, 2 z) held by a slab of nz planes starting at global
+ * plane z0: the x and y layers on every plane, the z layer planes that fall in the slab;
+ * 0 when the problem has no CPML layer on that axis. Both backends size psi and zeta by it. */
+uint64_t fdw_cpml_slab_points(const fdw_problem *p, int a, int z0, int nz);
+
 /* The z layer widths of a spec's CPML: w[0] at the top (0 with a free surface), w[1] at
  * the bottom; both 0 when the boundary is not a CPML. */
 void fdw_cpml_z_widths(const fdw_spec *spec, int w[2]);

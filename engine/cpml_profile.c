@@ -97,3 +97,18 @@ fdw_status fdw_cpml_check_plan(const fdw_spec *spec, const fdw_plan *plan, int m
                     plan->ndev, unit, nz, bad, wz[0], wz[1], r, most, unit,
                     most == 1 ? "" : "s", fit);
 }
+
+uint64_t fdw_cpml_slab_points(const fdw_problem *p, int a, int z0, int nz)
+{
+    if (p->kind != FDW_KIND_ACOUSTIC || a < 0 || a > 2 || !p->pml_a[a] || !p->pml_b[a])
+        return 0;
+    const uint64_t w = (uint64_t)(p->pml_w[a][0] + p->pml_w[a][1]);
+    if (a == 0)
+        return w * (uint64_t)p->ny * (uint64_t)nz;
+    if (a == 1)
+        return w * (uint64_t)p->nx * (uint64_t)nz;
+    uint64_t planes = 0;
+    for (int k = z0; k < z0 + nz; k++)
+        planes += k < p->pml_w[2][0] || k >= p->nz - p->pml_w[2][1];
+    return planes * (uint64_t)p->nx * (uint64_t)p->ny;
+}

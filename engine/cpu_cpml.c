@@ -17,6 +17,7 @@
  * the same row only), then y (by plane, likewise), then z once psi_z of every layer plane
  * is new. */
 #include "cpu_cpml.h"
+#include "cpml.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,22 +49,13 @@ static int in_z_layer(const fdw_problem *p, int g)
     return axis_layers(p, 2) > 0 && (g < p->pml_w[2][0] || g >= p->nz - p->pml_w[2][1]);
 }
 
-static int z_layer_planes(const fdw_problem *p, int z0, int nz)
-{
-    int n = 0;
-    for (int k = 0; k < nz; k++)
-        n += in_z_layer(p, z0 + k);
-    return n;
-}
-
 uint64_t cpu_cpml_bytes(const fdw_problem *p, int z0, int nz)
 {
     if (!cpu_cpml_wanted(p))
         return 0;
-    const uint64_t nx = (uint64_t)p->nx, ny = (uint64_t)p->ny;
-    uint64_t pts = (uint64_t)axis_layers(p, 0) * ny * (uint64_t)nz +
-                   (uint64_t)axis_layers(p, 1) * nx * (uint64_t)nz +
-                   (uint64_t)z_layer_planes(p, z0, nz) * nx * ny;
+    uint64_t pts = 0;
+    for (int a = 0; a < 3; a++)
+        pts += fdw_cpml_slab_points(p, a, z0, nz);
     return 2 * pts * sizeof(float) + (uint64_t)nz * sizeof(int);
 }
 

@@ -21,6 +21,7 @@
  * the neighbouring ranks while the interior runs; a receiver is recorded whole by one rank
  * (ghost planes included), so every output equals one GPU's bit for bit. */
 #include "backend.h"
+#include "cpml.h"
 #include "cuda_mpi.h"
 #include "error.h"
 #include "kernels.h"
@@ -342,25 +343,21 @@ static void cuda_destroy(void *vctx)
     free(c);
 }
 
-/* CPML layer points of axis a held by a slab of nz planes starting at global z0 (the
- * z layers lie whole in the top and bottom slabs, engine/backend.h); sets *w0, *w1 to the
- * layer widths this slab uses. */
+/* CPML layer points of axis a held by a slab of nz planes starting at global z0
+ * (fdw_cpml_slab_points); sets *w0, *w1 to the layer widths this slab's compact psi/zeta
+ * layout uses (kernels.h): for z, the layers lie whole in the top and bottom slabs
+ * (engine/backend.h), so a slab holds the top layer if it starts at 0, the bottom one if
+ * it ends at nz. */
 static uint64_t pml_points(const fdw_problem *p, int a, int z0, int nz, int *w0, int *w1)
 {
-    *w0 = *w1 = 0;
-    if (p->kind != FDW_KIND_ACOUSTIC || !p->pml_a[a])
-        return 0;
-    *w0 = p->pml_w[a][0];
-    *w1 = p->pml_w[a][1];
-    if (a == 0)
-        return (uint64_t)(*w0 + *w1) * (uint64_t)p->ny * (uint64_t)nz;
-    if (a == 1)
-        return (uint64_t)(*w0 + *w1) * (uint64_t)p->nx * (uint64_t)nz;
-    if (z0 != 0)
+    const uint64_t n = fdw_cpml_slab_points(p, a, z0, nz);
+    *w0 = n ? p->pml_w[a][0] : 0;
+    *w1 = n ? p->pml_w[a][1] : 0;
+    if (a == 2 && z0 != 0)
         *w0 = 0;
-    if (z0 + nz != p->nz)
+    if (a == 2 && z0 + nz != p->nz)
         *w1 = 0;
-    return (uint64_t)(*w0 + *w1) * (uint64_t)p->nx * (uint64_t)p->ny;
+    return n;
 }
 
 /* Bytes slab g needs on its GPU. */
