@@ -7,6 +7,7 @@
 // u_prev and vdt2 tiles in rings of L+1. One barrier per plane.
 #pragma once
 #include "kernels.h"
+#include "fd_point.cuh"
 #include <climits>
 
 namespace fdwk {
@@ -155,25 +156,7 @@ fd25a_kernel(const fdwk_fd_args a)
             const int sc = (ty + m * BY + R) * SW + tx + R;
             q[m][2 * R] = th[sc];
             const float uc = q[m][R];
-            float lap;
-            if (ACOUSTIC) {
-                float lx = a.cx[1] * (t[sc + 1] + t[sc - 1]);
-                float ly = a.cy[1] * (t[sc + SW] + t[sc - SW]);
-                float lz = a.cz[1] * (q[m][R + 1] + q[m][R - 1]);
-#pragma unroll
-                for (int d = 2; d <= R; ++d) {
-                    lx += a.cx[d] * (t[sc + d] + t[sc - d]);
-                    ly += a.cy[d] * (t[sc + d * SW] + t[sc - d * SW]);
-                    lz += a.cz[d] * (q[m][R + d] + q[m][R - d]);
-                }
-                lap = ((a.c0 * uc + lx) + ly) + lz;
-            } else {
-                lap = a.c0 * uc;
-#pragma unroll
-                for (int d = 1; d <= R; ++d)
-                    lap += a.cx[d] * (((t[sc + d] + t[sc - d]) + (t[sc + d * SW] + t[sc - d * SW])) +
-                                      (q[m][R + d] + q[m][R - d]));
-            }
+            const float lap = fd_lap<R, ACOUSTIC>(a, t, sc, SW, &q[m][R]);
             if (ok[m]) {
                 float r;
                 if (ACOUSTIC) {
@@ -181,10 +164,7 @@ fd25a_kernel(const fdwk_fd_args a)
                     const int sl = (k - kb) % SP;
                     const float pu = sup[sl][e], pv = sv[sl][e];
                     const float qq = qxi + (qyj[m] + qzk);
-                    if (qq != 0.f)
-                        r = ((2.f * uc - (1.f - qq) * pu) + pv * lap) / (1.f + qq);
-                    else
-                        r = (2.f * uc - pu) + pv * lap;
+                    r = fd_acoustic_update(uc, pu, pv, lap, qq);
                     if (a.free_surface && a.kglob + k == 0) r = 0.f;
                 } else {
                     r = lap;

@@ -9,6 +9,7 @@
 // compute to hide DRAM latency.
 #pragma once
 #include "kernels.h"
+#include "fd_point.cuh"
 #include <climits>
 
 namespace fdwk {
@@ -144,38 +145,14 @@ fd25d_kernel(const fdwk_fd_args a)
         float *__restrict__ outk = out + (long)k * plane;
 #pragma unroll
         for (int m = 0; m < RY; ++m) {
-            // Same operations in the same order as the CPU reference (cpu_acoustic.c,
-            // cpu_stencil.c); the library is built with -fmad=false, so no contraction.
             const int sc = (ty + m * BY + R) * SW + tx + R;
             const float uc = q[m][R];
-            float lap;
-            if (ACOUSTIC) {
-                // ((c0 u + sum_d cx (x pair)) + sum_d cy (y pair)) + sum_d cz (z pair)
-                float lx = a.cx[1] * (s[sc + 1] + s[sc - 1]);
-                float ly = a.cy[1] * (s[sc + SW] + s[sc - SW]);
-                float lz = a.cz[1] * (q[m][R + 1] + q[m][R - 1]);
-#pragma unroll
-                for (int d = 2; d <= R; ++d) {
-                    lx += a.cx[d] * (s[sc + d] + s[sc - d]);
-                    ly += a.cy[d] * (s[sc + d * SW] + s[sc - d * SW]);
-                    lz += a.cz[d] * (q[m][R + d] + q[m][R - d]);
-                }
-                lap = ((a.c0 * uc + lx) + ly) + lz;
-            } else {
-                lap = a.c0 * uc;
-#pragma unroll
-                for (int d = 1; d <= R; ++d)
-                    lap += a.cx[d] * (((s[sc + d] + s[sc - d]) + (s[sc + d * SW] + s[sc - d * SW])) +
-                                      (q[m][R + d] + q[m][R - d]));
-            }
+            const float lap = fd_lap<R, ACOUSTIC>(a, s, sc, SW, &q[m][R]);
             if (ok[m]) {
                 float r;
                 if (ACOUSTIC) {
                     const float qq = qxi + (qyj[m] + qzk);
-                    if (qq != 0.f)
-                        r = ((2.f * uc - (1.f - qq) * ua[m][0]) + va[m][0] * lap) / (1.f + qq);
-                    else
-                        r = (2.f * uc - ua[m][0]) + va[m][0] * lap;
+                    r = fd_acoustic_update(uc, ua[m][0], va[m][0], lap, qq);
                     if (a.free_surface && a.kglob + k == 0) r = 0.f;
                 } else {
                     r = lap;

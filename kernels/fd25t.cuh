@@ -11,6 +11,7 @@
 // so the kernel has no edge branches on the loads.
 #pragma once
 #include "kernels.h"
+#include "fd_point.cuh"
 #include <cuda.h>
 #include <cstdint>
 
@@ -208,28 +209,9 @@ fd25t_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
         float *__restrict__ outk = out + (long)k * plane;
 #pragma unroll
         for (int m = 0; m < RY; ++m) {
-            // Same operations in the same order as the CPU reference (see fd25d.cuh).
             const int sc = (ty + m * BY + R) * SW + tx + XL;
             const float uc = q[m][R];
-            float lap;
-            if (ACOUSTIC) {
-                float lx = a.cx[1] * (s[sc + 1] + s[sc - 1]);
-                float ly = a.cy[1] * (s[sc + SW] + s[sc - SW]);
-                float lz = a.cz[1] * (q[m][R + 1] + q[m][R - 1]);
-#pragma unroll
-                for (int d = 2; d <= R; ++d) {
-                    lx += a.cx[d] * (s[sc + d] + s[sc - d]);
-                    ly += a.cy[d] * (s[sc + d * SW] + s[sc - d * SW]);
-                    lz += a.cz[d] * (q[m][R + d] + q[m][R - d]);
-                }
-                lap = ((a.c0 * uc + lx) + ly) + lz;
-            } else {
-                lap = a.c0 * uc;
-#pragma unroll
-                for (int d = 1; d <= R; ++d)
-                    lap += a.cx[d] * (((s[sc + d] + s[sc - d]) + (s[sc + d * SW] + s[sc - d * SW])) +
-                                      (q[m][R + d] + q[m][R - d]));
-            }
+            const float lap = fd_lap<R, ACOUSTIC>(a, s, sc, SW, &q[m][R]);
             if (ok[m]) {
                 float r;
                 if (ACOUSTIC) {
@@ -237,10 +219,7 @@ fd25t_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
                     const float up = tt[tc];
                     const float vv = tt[G::TILE_FLOATS + tc];
                     const float qq = qxi + (qyj[m] + qzk);
-                    if (qq != 0.f)
-                        r = ((2.f * uc - (1.f - qq) * up) + vv * lap) / (1.f + qq);
-                    else
-                        r = (2.f * uc - up) + vv * lap;
+                    r = fd_acoustic_update(uc, up, vv, lap, qq);
                     if (a.free_surface && a.kglob + k == 0) r = 0.f;
                 } else {
                     r = lap;

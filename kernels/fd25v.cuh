@@ -182,11 +182,7 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
                 for (int e = 0; e < 4; ++e) {
                     const float uc = q[e][b + R];
                     const float qq = qxi[e] + (qyj + qzk);
-                    float v;
-                    if (qq != 0.f)
-                        v = ((2.f * uc - (1.f - qq) * upv[e]) + vvv[e] * lap[e]) / (1.f + qq);
-                    else
-                        v = (2.f * uc - upv[e]) + vvv[e] * lap[e];
+                    const float v = fd_acoustic_update(uc, upv[e], vvv[e], lap[e], qq);
                     r[e] = zero ? 0.f : v;
                 }
             } else {
