@@ -131,6 +131,14 @@ struct fdw_backend {
 
     /* Per-device memory held (bytes) for progress reports; may be NULL. */
     uint64_t (*device_bytes)(void *ctx, int dev);
+
+    /* Called before the host builds the model: FDW_ERR_NOMEM, naming the bytes needed and
+     * free, when the wavefields alone of the plan's slabs cannot fit their devices, so a
+     * job far too large fails at once instead of after filling tens of GiB of host
+     * memory (create still makes the exact check). NULL where device memory is not a
+     * separate limit (the CPU backend). */
+    fdw_status (*precheck)(fdw_kind kind, int nx, int ny, int radius, const fdw_plan *plan,
+                           fdw_error *err);
 };
 
 /* The CPU backend; always present. */

@@ -1236,6 +1236,52 @@ fail:
     return st;
 }
 
+/* The backend's precheck (backend.h): the three (acoustic) or two wavefields of every slab,
+ * summed per GPU (slabs may share one), against the GPU's free memory. */
+static fdw_status cuda_precheck(fdw_kind kind, int nx, int ny, int radius, const fdw_plan *plan,
+                                fdw_error *err)
+{
+    const int r = kind == FDW_KIND_DERIVATIVE ? 0 : radius;
+    const uint64_t nfield = kind == FDW_KIND_ACOUSTIC ? 3u : 2u;
+    for (int d = 0; d < plan->ndev; d++) {
+        const int id = plan->device_ids[d];
+        int first = 1;
+        for (int e = 0; e < d; e++)
+            if (plan->device_ids[e] == id)
+                first = 0;
+        if (!first) /* counted with the first slab on this GPU */
+            continue;
+        uint64_t need = 0;
+        for (int e = d; e < plan->ndev; e++) {
+            if (plan->device_ids[e] != id)
+                continue;
+            fdwk_layout L;
+            fdwk_layout_init(&L, nx, ny, plan->nz[e], r);
+            need += nfield * (uint64_t)L.total * 4u;
+        }
+        uint64_t fr = 0, tot = 0;
+        int rc = fdwk_set_device(id);
+        if (!rc)
+            rc = fdwk_mem_info(&fr, &tot);
+        if (rc)
+            return fdw_fail(err, FDW_ERR_DEVICE, NULL, "cuda backend: GPU %d: %s", id,
+                            fdwk_strerror(rc));
+        if (need > fr) {
+            char name[128] = "";
+            fdwk_device_name(id, name, sizeof name);
+            return fdw_fail(err, FDW_ERR_NOMEM, NULL,
+                            "cuda backend: the job needs %.2f GiB on GPU %d (%s) for its "
+                            "wavefields alone but only %.2f GiB of its %.2f GiB is free "
+                            "(%llu bytes needed, %llu free); ask for more devices or a "
+                            "smaller grid",
+                            need / 1073741824.0, id, name, fr / 1073741824.0,
+                            tot / 1073741824.0, (unsigned long long)need,
+                            (unsigned long long)fr);
+        }
+    }
+    return FDW_OK;
+}
+
 static const fdw_backend cuda_backend = {
     .name = "cuda",
     .create = cuda_create,
@@ -1245,6 +1291,7 @@ static const fdw_backend cuda_backend = {
     .wait = cuda_wait,
     .fetch_receivers = cuda_fetch_receivers,
     .device_bytes = cuda_device_bytes,
+    .precheck = cuda_precheck,
 };
 
 const fdw_backend *fdw_cuda_backend(void) { return &cuda_backend; }

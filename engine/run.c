@@ -670,6 +670,11 @@ static fdw_status run_setup(run *r, fdw_error *err)
     }
     for (int w = 0; w < fdw_spec_warning_count(spec); w++)
         run_log(r, FDW_LOG_WARN, "%s", fdw_spec_warning(spec, w));
+    if (r->be->precheck && !r->comm) { /* (a rank's own slab is checked by create) */
+        st = r->be->precheck(spec->kind, spec->nx, spec->ny, spec->order / 2, &r->plan, err);
+        if (st != FDW_OK)
+            return st;
+    }
     st = fdw_problem_build(spec, &r->prob, err);
     if (st != FDW_OK)
         return st;

@@ -10,7 +10,10 @@
 # fewer) against one process on one GPU, bit for bit, and against the CPU backend; then the
 # time per step and the exchange not hidden.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|mpi|ncu]... [-- bench arguments]
+# Stage "server": fdwaved (libmicrohttpd and sqlite3 headers carried in .carry/debs) on the
+# GPU, and the daemon-level test of a job too large for it.
+#
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -37,6 +40,7 @@ say "environment $(date -u +%FT%TZ)"
   for p in pkg-config pkgconf compute-sanitizer cuobjdump ninja; do printf '%s: ' $p; command -v $p || echo missing; done
   for m in jansson libpng check; do printf 'pkg %s: ' $m; pkg-config --modversion $m 2>/dev/null || echo missing; done
   ls /usr/include/segyio/segy.h 2>/dev/null || echo "segyio headers missing"
+  dpkg -l 2>/dev/null | awk '/^ii/ && /microhttpd|libcurl|sqlite3|gnutls|^ii +curl /{print $2, $3}' 
 } 2>&1 | tee -a "$LOG"
 
 # Carried libraries: unpack into a private prefix and point pkg-config/CMake at it.
@@ -45,6 +49,15 @@ if [ -d "$ROOT/.carry/debs" ]; then
   mkdir -p $PREFIX
   for d in "$ROOT"/.carry/debs/*.deb; do dpkg -x "$d" $PREFIX; done
   for pc in $(find $PREFIX -name '*.pc'); do sed -i "s|^prefix=.*|prefix=$PREFIX/usr|" "$pc"; done
+  # libmicrohttpd's private gnutls dependency has no .pc here (only needed for static links).
+  find $PREFIX -name 'libmicrohttpd.pc' -exec sed -i '/^Requires.private/d' {} +
+  # Development symlinks whose library is not carried (sqlite3: the machine has its own
+  # runtime) point at the machine's library of the same soname.
+  for l in $(find $PREFIX/usr/lib -xtype l -name '*.so' 2>/dev/null); do
+    for sys in /usr/lib/x86_64-linux-gnu/$(basename "$l").[0-9]*; do
+      [ -e "$sys" ] && ln -sf "$sys" "$l" && break
+    done
+  done
   export PKG_CONFIG_PATH=$PREFIX/usr/lib/x86_64-linux-gnu/pkgconfig:$PREFIX/usr/share/pkgconfig:${PKG_CONFIG_PATH:-}
   export LD_LIBRARY_PATH=$PREFIX/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
   export CMAKE_PREFIX_PATH=$PREFIX/usr
@@ -68,13 +81,15 @@ if has sass; then
   say "SASS of the order-8 kernels, configuration A (32x16 tile) and T1 (TMA 32x16)"
   OBJ=$(find "$BUILD/kernels" -name 'fd_step.cu.o' | head -1)
   cuobjdump -sass "$OBJ" > "$OUT/sass_fd_step.txt" 2>&1
-  python3 - "$OUT/sass_fd_step.txt" <<'EOF' | tee -a "$LOG"
+  # SASS_KERNELS: substrings of the mangled names to histogram (default: order-8 A and T1,
+  # the order-8 acoustic V1 default, the stencil defaults at orders 6 and 12).
+  python3 - "$OUT/sass_fd_step.txt" "${SASS_KERNELS:-fd25d_kernelILi4ELi32ELi8ELi2ELi1ELb fd25t_kernelILi4ELi32ELi8ELi2ELi2ELb fd25v_kernelILi4ELi16ELi16ELi1ELb1ELi1E fd25v_kernelILi3ELi32ELi16ELi1ELb0ELi1E fd25v_kernelILi6ELi16ELi16ELi2ELb0ELi2E}" <<'EOF' | tee -a "$LOG"
 import re, sys
 txt = open(sys.argv[1]).read()
 funcs = re.split(r"\n\s+Function : ", txt)
 for f in funcs[1:]:
     name = f.split("\n", 1)[0]
-    if "fd25d_kernelILi4ELi32ELi8ELi2ELi1ELb" not in name and "fd25t_kernelILi4ELi32ELi8ELi2ELi2ELb" not in name:
+    if not any(p in name for p in sys.argv[2].split()):
         continue
     ops = re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\d\s+)?([A-Z0-9_.]+)", f)
     cnt = {}
@@ -82,7 +97,7 @@ for f in funcs[1:]:
         k = o.split(".")[0] if not o.startswith("LDG") and not o.startswith("STG") else o
         cnt[k] = cnt.get(k, 0) + 1
     keys = [k for k in sorted(cnt) if k.startswith(("LDG", "STG", "LDS", "STS", "LDL", "STL", "FFMA", "FMUL", "FADD", "BAR", "UTMALDG", "SYNCS"))]
-    print(name[:60], {k: cnt[k] for k in keys})
+    print(name[:72], "total", len(ops), {k: cnt[k] for k in keys}, "MOV", cnt.get("MOV", 0), "IMAD", cnt.get("IMAD", 0))
 EOF
 fi
 
@@ -116,6 +131,16 @@ if has bench; then
   say "benchmark ${BENCH_ARGS[*]}"
   (cd "$BUILD" && timeout ${BENCH_TIMEOUT:-560} ./tests/bench/fdwave-bench --json "$OUT/bench.json" "${BENCH_ARGS[@]}") \
     2>&1 | tee "$OUT/bench.log" | tee -a "$LOG" | tail -80
+fi
+if has server; then
+  say "server: fdwaved scheduling onto the GPU (tests/gpu/test_daemon_gpu.c)"
+  if cmake -S "$ROOT" -B "$BUILD" -DFDW_BUILD_SERVER=ON >>"$LOG" 2>&1 &&
+     cmake --build "$BUILD" -j"$(nproc)" --target fdwaved test_daemon_gpu >>"$LOG" 2>&1; then
+    (cd "$BUILD" && timeout 300 ./tests/gpu/test_daemon_gpu) 2>&1 | tee "$OUT/test_daemon_gpu.log" | tail -30 | tee -a "$LOG"
+    echo "test_daemon_gpu exit ${PIPESTATUS[0]}" | tee -a "$LOG"
+  else
+    say "server build failed"; grep -E "error|Could not|not found|No package" "$LOG" | tail -20
+  fi
 fi
 # Only when named: "all" leaves the mpi stage out.
 if printf '%s\n' "${STAGES[@]}" | grep -qx mpi; then

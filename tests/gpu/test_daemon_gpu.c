@@ -1,0 +1,145 @@
+/* test_daemon_gpu.c — issue 4's daemon-level GPU test: fdwaved scheduling onto the CUDA
+ * GPUs (not virtual CPU devices) accepts a job too large for its GPU, fails it at once
+ * with a reason that says how much it needs and how much is free, and keeps serving: the
+ * health check answers, the GPU is free again, and a job submitted afterwards runs on the
+ * GPU to the end with its outputs. Exits 77 (ctest: skipped) where no CUDA GPU is present.
+ * Uses the server tests' harness (tests/server/harness.h). */
+#include <check.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fdwave.h"
+#include "harness.h"
+
+static daemon_proc g_d;
+
+static void setup(void)
+{
+    harness_tmpdir(g_d.data, sizeof g_d.data);
+    const char *extra[] = {"--devices", "gpu:0", NULL};
+    ck_assert_msg(harness_start(&g_d, extra) == 0, "fdwaved did not start on GPU 0 (log %s)",
+                  g_d.log);
+}
+
+static void teardown(void)
+{
+    ck_assert_int_eq(harness_stop(&g_d), 0);
+    harness_rmtree(g_d.data);
+}
+
+/* GET path as JSON (NULL unless 200). */
+static json_t *get_json(const char *path)
+{
+    http_resp r;
+    json_t *j = NULL;
+    if (http(&g_d, "GET", path, NULL, NULL, 0, &r) == 0 && r.status == 200)
+        j = http_json(&r);
+    http_free(&r);
+    return j;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+START_TEST(test_too_large_job_fails_and_daemon_serves)
+{
+    /* The daemon lists GPU 0 as a gpu device with its memory. */
+    json_t *devs = get_json("/v1/devices");
+    ck_assert_ptr_nonnull(devs);
+    json_t *d0 = json_array_get(json_object_get(devs, "devices"), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(d0, "kind")), "gpu");
+    const double total = (double)json_integer_value(json_object_get(d0, "memory_total"));
+    ck_assert(total > 1e9);
+    json_decref(devs);
+
+    /* An acoustic grid whose three wavefields alone need 1.25x the GPU's memory. */
+    int n = (int)ceil(cbrt(1.25 * total / 12.0));
+    n = (n + 15) / 16 * 16;
+    char spec[1024];
+    snprintf(spec, sizeof spec,
+             "{\"kind\":\"acoustic\",\"name\":\"too large\","
+             "\"grid\":{\"nx\":%d,\"ny\":%d,\"nz\":%d,\"dx\":10,\"dy\":10,\"dz\":10},"
+             "\"order\":8,\"velocity\":{\"type\":\"constant\",\"value\":2000},"
+             "\"time\":{\"nt\":10,\"dt\":\"auto\"},"
+             "\"sources\":[{\"position\":[%d,%d,%d],\"wavelet\":{\"type\":\"ricker\",\"f0\":10}}]}",
+             n, n, n, 5 * n, 5 * n, 5 * n);
+    long status = 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const long big = submit(&g_d, spec, NULL, &status);
+    ck_assert_int_eq(status, 201);
+    ck_assert_int_gt(big, 0);
+    const char *st = wait_done(&g_d, big, 120, NULL);
+    const double took = seconds_since(&t0);
+    ck_assert_str_eq(st, "failed");
+    char path[64];
+    snprintf(path, sizeof path, "/v1/jobs/%ld", big);
+    json_t *job = get_json(path);
+    ck_assert_ptr_nonnull(job);
+    const char *reason = json_string_value(json_object_get(job, "reason"));
+    ck_assert_ptr_nonnull(reason);
+    printf("test_daemon_gpu: %d^3 (%.1f GiB of wavefields on a %.1f GiB GPU) failed in %.1f s: "
+           "%s\n", n, 12.0 * n * n * n / 1073741824.0, total / 1073741824.0, took, reason);
+    ck_assert_msg(strstr(reason, "needs") && strstr(reason, "GiB") && strstr(reason, "free"),
+                  "the reason must say how much the job needs and how much is free: %s", reason);
+    /* Refused before the host built its model (tens of GiB): well within seconds. */
+    ck_assert_msg(took < 30, "the too-large job took %.1f s to fail", took);
+    json_decref(job);
+
+    /* The daemon is alive and healthy, the GPU is free again. */
+    ck_assert_int_eq(kill(g_d.pid, 0), 0);
+    json_t *health = get_json("/v1/health");
+    ck_assert_ptr_nonnull(health);
+    json_decref(health);
+    devs = get_json("/v1/devices");
+    ck_assert_ptr_nonnull(devs);
+    d0 = json_array_get(json_object_get(devs, "devices"), 0);
+    ck_assert(json_is_null(json_object_get(d0, "busy_job")));
+    json_decref(devs);
+
+    /* A job submitted afterwards runs on the GPU to the end, with its outputs. */
+    small_spec(spec, sizeof spec, 48, 60, 30, 1);
+    const long small = submit(&g_d, spec, NULL, &status);
+    ck_assert_int_eq(status, 201);
+    ck_assert_str_eq(wait_done(&g_d, small, 120, NULL), "succeeded");
+    snprintf(path, sizeof path, "/v1/jobs/%ld", small);
+    job = get_json(path);
+    ck_assert_ptr_nonnull(job);
+    json_t *devices = json_object_get(job, "devices");
+    ck_assert_msg(json_array_size(devices) == 1 && json_integer_value(json_array_get(devices, 0)) == 0,
+                  "the small job must have run on GPU 0");
+    json_decref(job);
+    snprintf(path, sizeof path, "/v1/jobs/%ld/outputs", small);
+    json_t *man = get_json(path);
+    ck_assert_ptr_nonnull(man);
+    ck_assert_int_gt(json_array_size(json_object_get(man, "files")), 0);
+    json_decref(man);
+}
+END_TEST
+
+int main(void)
+{
+    if (fdw_gpu_count() == 0) {
+        printf("test_daemon_gpu: no CUDA device, skipped\n");
+        return 77;
+    }
+    Suite *s = suite_create("daemon_gpu");
+    TCase *tc = tcase_create("too_large");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_too_large_job_fails_and_daemon_serves);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
