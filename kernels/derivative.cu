@@ -150,20 +150,11 @@ __global__ void dx4_kernel(float *__restrict__ out, const float *__restrict__ in
     }
 }
 
-// Bulk prefetch of bytes (a multiple of 16) at p into L2 (Hopper's cp.async.bulk.prefetch):
-// one instruction per warp and row, no registers held while the data is in flight.
-__device__ __forceinline__ void prefetch_l2(const void *p, unsigned bytes)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(p), "r"(bytes) : "memory");
-#endif
-}
-
 // y or z, vector: as dwalk_kernel with 4 consecutive x points per thread (16-byte loads;
 // rows are 32-byte aligned and padded, so a quad never leaves its row's allocation) and
-// LA planes loaded ahead. PF > 0: lane 0 of each warp also prefetches the warp's row
-// segment PF planes ahead into L2, so the register loads find it there.
-template <int AXIS, int LA, int MINB, int PF = 0>
+// LA planes loaded ahead. CS: streaming stores (st.global.cs: the output is not read
+// again by this kernel, so it should not push the input's halo rows out of L2).
+template <int AXIS, int LA, int MINB, bool CS = false>
 __global__ void __launch_bounds__(128, MINB) dwalk4_kernel(float *__restrict__ out, const float *__restrict__ in, int nx,
                               int ny, int nz, long pitch, long plane, int chunk, Coef c)
 {
@@ -180,18 +171,7 @@ __global__ void __launch_bounds__(128, MINB) dwalk4_kernel(float *__restrict__ o
 #pragma unroll
     for (int d = 0; d < 8 + LA; ++d)
         w[d] = __ldg(reinterpret_cast<const float4 *>(in + base + (long)wrap(p0 - 4 + d, n) * step));
-    // the warp's row segment: from lane 0's quad to the last valid quad of the warp
-    const int i0w = i - 4 * (int)(threadIdx.x & 31);
-    const unsigned segb = 16u * (unsigned)min(32, (nx - i0w + 3) / 4);
-    const long basew = base - 4 * (long)(threadIdx.x & 31);
-    if (PF > 0 && (threadIdx.x & 31) == 0) {
-#pragma unroll
-        for (int d = 8 + LA; d < 8 + LA + PF; ++d)
-            prefetch_l2(in + basew + (long)wrap(p0 - 4 + d, n) * step, segb);
-    }
     for (int p = p0; p < p1; ++p) {
-        if (PF > 0 && (threadIdx.x & 31) == 0 && p + 4 + LA + PF < p1 + 4)
-            prefetch_l2(in + basew + (long)wrap(p + 4 + LA + PF, n) * step, segb);
         w[8 + LA] = __ldg(reinterpret_cast<const float4 *>(in + base + (long)wrap(p + 4 + LA, n) * step));
         float4 r;
         r.x = c.c[1] * (w[5].x - w[3].x);
@@ -207,7 +187,10 @@ __global__ void __launch_bounds__(128, MINB) dwalk4_kernel(float *__restrict__ o
         }
         float *dst = out + base + (long)p * step;
         if (nv == 4) {
-            *reinterpret_cast<float4 *>(dst) = r;
+            if (CS)
+                __stcs(reinterpret_cast<float4 *>(dst), r);
+            else
+                *reinterpret_cast<float4 *>(dst) = r;
         } else {
             const float rv[4] = {r.x, r.y, r.z, r.w};
             for (int e = 0; e < nv; ++e) dst[e] = rv[e];
@@ -227,18 +210,18 @@ void launch_walk4(int ver, dim3 grid, dim3 block, cudaStream_t st, float *out, c
     case 3: dwalk4_kernel<AXIS, 1, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
     case 4: dwalk4_kernel<AXIS, 1, 10><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
     case 5: dwalk4_kernel<AXIS, 2, 10><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
-    case 6: dwalk4_kernel<AXIS, 2, 8, 4><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
-    case 7: dwalk4_kernel<AXIS, 2, 8, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
-    case 8: dwalk4_kernel<AXIS, 1, 10, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
-    case 9: dwalk4_kernel<AXIS, 2, 8, 16><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
+    case 6: dwalk4_kernel<AXIS, 2, 6><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
+    case 7: dwalk4_kernel<AXIS, 2, 7><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
+    case 8: dwalk4_kernel<AXIS, 3, 7><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
+    case 9: dwalk4_kernel<AXIS, 2, 8, true><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
     default: dwalk4_kernel<AXIS, 2, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
     }
 }
 
 // Which version: FDW_CUDA_DERIV=0 scalar, 1 vector (default: 2 planes ahead, registers
 // for 8 blocks of 128 threads per SM), 2 with 4 planes ahead (6 blocks), 3 with 1 ahead
-// (8 blocks), 4 with 1 ahead (10 blocks), 5 with 2 ahead (10 blocks), 6/7/9 as 1 with each
-// warp's rows prefetched into L2 4/8/16 planes ahead, 8 as 4 with 8 ahead: the y/z walks wait
+// (8 blocks), 4 with 1 ahead (10 blocks), 5 with 2 ahead (10 blocks), 6 and 7 with 2 ahead
+// (6 and 7 blocks), 8 with 3 ahead (7 blocks), 9 as 1 with streaming stores: the y/z walks wait
 // on memory with about half the warps resident, so the trade is warps against loads in
 // flight. Measured and dropped (records of 2026-11-23T01:36Z, 01:44Z, 02:35Z): 64- and
 // 256-point chunks along the axis, the 4 warps of a block on one 2-KiB row, and caps that
@@ -276,8 +259,12 @@ extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int 
         dx_kernel<<<grid, 128, 0, st>>>(out, in, nx, pitch, plane, c);
     } else if (vec) {
         const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
-        const int chunk = n < 256 ? n : 128;
-        const dim3 block(32, 4), grid((nx + 127) / 128, (no + 3) / 4, (n + chunk - 1) / chunk);
+        int chunk = n < 256 ? n : 128, by = 4;
+        const char *e = getenv("FDW_CUDA_DERIV_CHUNK"); // benchmark sweeps
+        if (e && atoi(e) >= 16) chunk = min(atoi(e), n);
+        e = getenv("FDW_CUDA_DERIV_BY");
+        if (e && (atoi(e) == 1 || atoi(e) == 2)) by = atoi(e);
+        const dim3 block(32, by), grid((nx + 127) / 128, (no + by - 1) / by, (n + chunk - 1) / chunk);
         if (axis == 1)
             launch_walk4<1>(ver, grid, block, st, out, in, nx, ny, nz, pitch, plane, chunk, c);
         else

@@ -10,7 +10,7 @@
  *
  * Usage: fdwave-bench [--json FILE] [--quick] [--gpus N] [--only SECTION[,SECTION]]
  *   sections: copy, tune, acoustic, stencil, derivative, seed, job, largest, multi, huge,
- *   sweep (stencil configurations x z chunks, orders 6-12) */
+ *   sweep (stencil configurations x z chunks, orders 6-12), dsweep (y/z derivative variants) */
 #include "backend.h"
 #include "fd_coeffs.h"
 #include "fdwave.h"
@@ -410,18 +410,45 @@ static void bench_sweep(void)
                 }
 }
 
+/* The y/z derivative walk: versions (registers and planes loaded ahead) x chunk length x
+ * warps per block (FDW_CUDA_DERIV, FDW_CUDA_DERIV_CHUNK, FDW_CUDA_DERIV_BY; derivative.cu). */
+static void bench_dsweep(void)
+{
+    printf("\nderivative y/z walk: version x chunk x warps per block:\n");
+    static const char *vers[] = {"1", "3", "6", "7", "8", "9"};
+    static const char *chunks[] = {"64", "128", "256"};
+    static const char *bys[] = {"1", "2", "4"};
+    char tag[64];
+    for (int v = 0; v < 6; v++)
+        for (int c = 0; c < 3; c++)
+            for (int b = 0; b < 3; b++) {
+                setenv("FDW_CUDA_DERIV", vers[v], 1);
+                setenv("FDW_CUDA_DERIV_CHUNK", chunks[c], 1);
+                setenv("FDW_CUDA_DERIV_BY", bys[b], 1);
+                snprintf(tag, sizeof tag, "dsweep-v%s-c%s-by%s", vers[v], chunks[c], bys[b]);
+                for (int s = 0; s < 2; s++)
+                    for (int axis = 1; axis < 3; axis++) {
+                        kcase kc = {K_DERIV, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, axis, 0};
+                        run_case(&kc, tag);
+                    }
+            }
+    unsetenv("FDW_CUDA_DERIV");
+    unsetenv("FDW_CUDA_DERIV_CHUNK");
+    unsetenv("FDW_CUDA_DERIV_BY");
+}
+
 static void bench_derivative(void)
 {
     printf("\nderivative, 8th order periodic (8 B/point = effective bandwidth / copy); versions "
            "(FDW_CUDA_DERIV): default, 0 scalar, 2 vector 4 planes ahead, 3 1 ahead, 4 1 ahead "
-           "10 blocks/SM, 5 2 ahead 10 blocks/SM, 6/7/9 default + L2 prefetch 4/8/16 planes "
-           "ahead, 8 version 4 + L2 prefetch 8 ahead:\n");
+           "10 blocks/SM, 5 2 ahead 10 blocks/SM, 6/7 2 ahead 6/7 blocks/SM, 8 3 ahead 7 "
+           "blocks/SM, 9 default with streaming stores:\n");
     static const char *vers[10] = {"", "0", "2", "3", "4", "5", "6", "7", "8", "9"};
     static const char *tag[10] = {"default", "deriv-scalar", "deriv-vector-L4-6blocks",
                                   "deriv-vector-L1-8blocks", "deriv-vector-L1-10blocks",
-                                  "deriv-vector-L2-10blocks", "deriv-vector-pf4",
-                                  "deriv-vector-pf8", "deriv-vector-L1-10blocks-pf8",
-                                  "deriv-vector-pf16"};
+                                  "deriv-vector-L2-10blocks", "deriv-vector-L2-6blocks",
+                                  "deriv-vector-L2-7blocks", "deriv-vector-L3-7blocks",
+                                  "deriv-vector-L2-8blocks-cs"};
     for (int v = 0; v < (g_quick ? 1 : 10); v++) {
         if (v)
             setenv("FDW_CUDA_DERIV", vers[v], 1);
@@ -721,7 +748,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr,
                     "usage: %s [--json FILE] [--quick] [--gpus N] [--only s1,s2]\n"
-                    "sections: tune acoustic seed stencil derivative job largest multi huge sweep\n",
+                    "sections: tune acoustic seed stencil derivative job largest multi huge sweep dsweep\n",
                     argv[0]);
             return 2;
         }
@@ -757,7 +784,7 @@ int main(int argc, char **argv)
     /* Sections in the order given by --only (all, in this order, without it); the records
      * are written after each, so a run cut short keeps what it measured. */
     static const char *const SECTIONS[] = {"tune", "seed", "acoustic", "stencil", "derivative",
-                                           "job", "multi", "huge", "largest", "sweep"};
+                                           "job", "multi", "huge", "largest", "sweep", "dsweep"};
     const int nsec = (int)(sizeof SECTIONS / sizeof SECTIONS[0]);
     int order_[16], n_ = 0;
     if (only) {
@@ -787,6 +814,7 @@ int main(int argc, char **argv)
         case 7: if (gpus > 1) bench_huge(gpus); break;
         case 8: bench_largest(); break;
         case 9: bench_sweep(); break;
+        case 10: bench_dsweep(); break;
         }
         printf("[section %s: %.1f s]\n", SECTIONS[order_[x]], now_s() - t0);
         fflush(stdout);
