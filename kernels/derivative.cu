@@ -5,6 +5,7 @@
 // thread, so a warp reads 512 contiguous bytes per row instead of 128); FDW_CUDA_DERIV=0
 // forces the scalar ones (benchmark comparison).
 #include "kernels.h"
+#include "occupancy_cap.cuh"
 #include <cuda_runtime.h>
 #include <cstdint>
 #include <cstdlib>
@@ -205,17 +206,21 @@ template <int AXIS>
 void launch_walk4(int ver, dim3 grid, dim3 block, cudaStream_t st, float *out, const float *in,
                   int nx, int ny, int nz, long pitch, long plane, int chunk, const Coef &c)
 {
+    void (*k)(float *, const float *, int, int, int, long, long, int, Coef);
     switch (ver) {
-    case 2: dwalk4_kernel<AXIS, 4, 6><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
-    case 3: dwalk4_kernel<AXIS, 1, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
-    case 4: dwalk4_kernel<AXIS, 1, 10><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
-    case 5: dwalk4_kernel<AXIS, 2, 10><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
-    case 6: dwalk4_kernel<AXIS, 2, 6><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
-    case 7: dwalk4_kernel<AXIS, 2, 7><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
-    case 8: dwalk4_kernel<AXIS, 3, 7><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
-    case 9: dwalk4_kernel<AXIS, 2, 8, true><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
-    default: dwalk4_kernel<AXIS, 2, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c); break;
+    case 2: k = dwalk4_kernel<AXIS, 4, 6>; break;
+    case 3: k = dwalk4_kernel<AXIS, 1, 8>; break;
+    case 4: k = dwalk4_kernel<AXIS, 1, 10>; break;
+    case 5: k = dwalk4_kernel<AXIS, 2, 10>; break;
+    case 6: k = dwalk4_kernel<AXIS, 2, 6>; break;
+    case 7: k = dwalk4_kernel<AXIS, 2, 7>; break;
+    case 8: k = dwalk4_kernel<AXIS, 3, 7>; break;
+    case 9: k = dwalk4_kernel<AXIS, 2, 8, true>; break;
+    default: k = dwalk4_kernel<AXIS, 2, 8>; break;
     }
+    const int smem = fdwk::cap_smem(0); // (benchmark sweeps only)
+    if (smem > 0) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    k<<<grid, block, smem, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
 }
 
 // Which version: FDW_CUDA_DERIV=0 scalar, 1 vector (default: 2 planes ahead, registers

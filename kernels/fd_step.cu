@@ -5,6 +5,7 @@
 #include "fd25a.cuh"
 #include "fd25t.cuh"
 #include "fd25v.cuh"
+#include "occupancy_cap.cuh"
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
 #include <atomic>
@@ -180,7 +181,11 @@ int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
         mv = mu;
     }
     dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
-    kern<<<grid, block, G::SMEM_BYTES, s>>>(b, mu, mo, mv);
+    const int smem = fdwk::cap_smem(G::SMEM_BYTES); // (benchmark sweeps only)
+    if (smem != G::SMEM_BYTES &&
+        cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
+        return (int)cudaErrorInvalidConfiguration;
+    kern<<<grid, block, smem, s>>>(b, mu, mo, mv);
     return (int)cudaGetLastError();
 }
 

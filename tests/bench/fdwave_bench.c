@@ -10,7 +10,7 @@
  *
  * Usage: fdwave-bench [--json FILE] [--quick] [--gpus N] [--only SECTION[,SECTION]]
  *   sections: copy, tune, acoustic, stencil, derivative, seed, job, largest, multi, huge,
- *   sweep (stencil configurations x z chunks, orders 6-12), dsweep (y/z derivative variants) */
+ *   sweep (stencil orders 6-12 x blocks-per-SM cap), dsweep (y/z derivative x cap) */
 #include "backend.h"
 #include "fd_coeffs.h"
 #include "fdwave.h"
@@ -392,49 +392,52 @@ static void bench_stencil(void)
         }
 }
 
-/* Stencil orders 6-12: the 4-point configurations against z chunks of 64 and 128 planes
- * (and the default rule), to choose the defaults. */
+/* Stencil orders 6-12 (and acoustic order 8): the default and three 4-point configurations
+ * with at most 1-4 blocks per SM (FDW_CUDA_MAXBLOCKS, occupancy_cap.cuh) against no cap:
+ * whether fewer concurrent streams of requests serve the memory system better. */
 static void bench_sweep(void)
 {
-    printf("\nstencil orders 6-12: 4-point configurations x z chunk:\n");
-    static const int chunks[] = {0, 32, 64, 128};
-    static const fdwk_tile vt[] = {FDWK_TILE_V1, FDWK_TILE_V3, FDWK_TILE_V4, FDWK_TILE_V5,
-                                   FDWK_TILE_V7};
-    for (int s = 0; s < 2; s++)
-        for (int order = 6; order <= 12; order += 2)
-            for (int ti = 0; ti < 5; ti++)
-                for (int ci = 0; ci < 4; ci++) {
-                    kcase kc = {K_STENCIL, order, BIG[s][0], BIG[s][1], BIG[s][2], vt[ti],
-                                chunks[ci], 0, 0};
-                    run_case(&kc, "sweep");
+    printf("\nstencil orders 6-12 and acoustic order 8: configuration x blocks per SM cap:\n");
+    static const fdwk_tile vt[] = {FDWK_TILE_AUTO, FDWK_TILE_V1, FDWK_TILE_V4, FDWK_TILE_V7};
+    static const char *caps[] = {"0", "1", "2", "3", "4"};
+    char tag[32];
+    for (int c = 0; c < 5; c++) {
+        setenv("FDW_CUDA_MAXBLOCKS", caps[c], 1);
+        snprintf(tag, sizeof tag, "sweep-cap%s", caps[c]);
+        for (int s = 0; s < 2; s++) {
+            for (int order = 6; order <= 12; order += 2)
+                for (int ti = 0; ti < 4; ti++) {
+                    kcase kc = {K_STENCIL, order, BIG[s][0], BIG[s][1], BIG[s][2], vt[ti], 0, 0, 0};
+                    run_case(&kc, tag);
                 }
+            kcase ac = {K_ACOUSTIC, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, 0, 1};
+            run_case(&ac, tag);
+        }
+    }
+    unsetenv("FDW_CUDA_MAXBLOCKS");
 }
 
-/* The y/z derivative walk: versions (registers and planes loaded ahead) x chunk length x
- * warps per block (FDW_CUDA_DERIV, FDW_CUDA_DERIV_CHUNK, FDW_CUDA_DERIV_BY; derivative.cu). */
+/* The y/z derivative walk, default (2 planes ahead) and version 3 (1 ahead, fewer
+ * registers), with at most 3-7 blocks of 128 threads per SM (FDW_CUDA_MAXBLOCKS). */
 static void bench_dsweep(void)
 {
-    printf("\nderivative y/z walk: version x chunk x warps per block:\n");
-    static const char *vers[] = {"1", "3", "6", "7", "8", "9"};
-    static const char *chunks[] = {"64", "128", "256"};
-    static const char *bys[] = {"1", "2", "4"};
+    printf("\nderivative y/z walk: version x blocks per SM cap:\n");
+    static const char *vers[] = {"1", "3"};
+    static const char *caps[] = {"0", "3", "4", "5", "6", "7"};
     char tag[64];
-    for (int v = 0; v < 6; v++)
-        for (int c = 0; c < 3; c++)
-            for (int b = 0; b < 3; b++) {
-                setenv("FDW_CUDA_DERIV", vers[v], 1);
-                setenv("FDW_CUDA_DERIV_CHUNK", chunks[c], 1);
-                setenv("FDW_CUDA_DERIV_BY", bys[b], 1);
-                snprintf(tag, sizeof tag, "dsweep-v%s-c%s-by%s", vers[v], chunks[c], bys[b]);
-                for (int s = 0; s < 2; s++)
-                    for (int axis = 1; axis < 3; axis++) {
-                        kcase kc = {K_DERIV, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, axis, 0};
-                        run_case(&kc, tag);
-                    }
-            }
+    for (int v = 0; v < 2; v++)
+        for (int c = 0; c < 6; c++) {
+            setenv("FDW_CUDA_DERIV", vers[v], 1);
+            setenv("FDW_CUDA_MAXBLOCKS", caps[c], 1);
+            snprintf(tag, sizeof tag, "dsweep-v%s-cap%s", vers[v], caps[c]);
+            for (int s = 0; s < 2; s++)
+                for (int axis = 1; axis < 3; axis++) {
+                    kcase kc = {K_DERIV, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, axis, 0};
+                    run_case(&kc, tag);
+                }
+        }
     unsetenv("FDW_CUDA_DERIV");
-    unsetenv("FDW_CUDA_DERIV_CHUNK");
-    unsetenv("FDW_CUDA_DERIV_BY");
+    unsetenv("FDW_CUDA_MAXBLOCKS");
 }
 
 static void bench_derivative(void)
