@@ -201,6 +201,79 @@ __global__ void __launch_bounds__(128, MINB) dwalk4_kernel(float *__restrict__ o
     }
 }
 
+// y or z, tile: a block of 32 x TB threads holds TL + 8 rows (along the axis) of a
+// 128-point x segment in shared memory, all loaded at once as 16-byte vectors (every load
+// of the block in flight together, as in dx4_kernel, instead of a walk's few planes
+// ahead), then computes its TL rows. Rows wrap periodically; the 8 halo rows are the
+// neighbouring tiles' and mostly come from L2. Quads past nx read the row's padding
+// (rows are 32-byte aligned and padded) and are not stored.
+template <int AXIS, int TL, int TB>
+__global__ void __launch_bounds__(32 * TB) dtile_kernel(float *__restrict__ out,
+                                                        const float *__restrict__ in, int nx,
+                                                        int ny, int nz, long pitch, long plane,
+                                                        Coef c)
+{
+    __shared__ float4 s[TL + 8][32];
+    const int q = threadIdx.x;
+    const int i = blockIdx.x * 128 + 4 * q;
+    const int n = AXIS == 1 ? ny : nz;
+    const int o = blockIdx.z; // k for y, j for z
+    const long step = AXIS == 1 ? pitch : plane;
+    const long base = (AXIS == 1 ? (long)o * plane : (long)o * pitch) + i;
+    const int p0 = blockIdx.y * TL;
+    const bool ok = i < nx;
+#pragma unroll
+    for (int r = threadIdx.y; r < TL + 8; r += TB)
+        s[r][q] = ok ? __ldg(reinterpret_cast<const float4 *>(in + base + (long)wrap(p0 - 4 + r, n) * step))
+                     : make_float4(0.f, 0.f, 0.f, 0.f);
+    __syncthreads();
+    if (!ok) return;
+    const int nv = min(4, nx - i);
+#pragma unroll
+    for (int r = threadIdx.y; r < TL; r += TB) {
+        if (p0 + r >= n) break;
+        const float4 *w = &s[r + 4][q]; // w[d * 32] = f(p + d)
+        float4 v;
+        v.x = c.c[1] * (w[32].x - w[-32].x); // the CPU's order, no contraction
+        v.y = c.c[1] * (w[32].y - w[-32].y);
+        v.z = c.c[1] * (w[32].z - w[-32].z);
+        v.w = c.c[1] * (w[32].w - w[-32].w);
+#pragma unroll
+        for (int m = 2; m <= 4; ++m) {
+            v.x += c.c[m] * (w[32 * m].x - w[-32 * m].x);
+            v.y += c.c[m] * (w[32 * m].y - w[-32 * m].y);
+            v.z += c.c[m] * (w[32 * m].z - w[-32 * m].z);
+            v.w += c.c[m] * (w[32 * m].w - w[-32 * m].w);
+        }
+        float *dst = out + base + (long)(p0 + r) * step;
+        if (nv == 4) {
+            *reinterpret_cast<float4 *>(dst) = v;
+        } else {
+            const float rv[4] = {v.x, v.y, v.z, v.w};
+            for (int e = 0; e < nv; ++e) dst[e] = rv[e];
+        }
+    }
+}
+
+// The tile kernel of version ver (10-13, see deriv_version) for AXIS; false when the grid
+// does not fit its launch shape (the caller walks instead).
+template <int AXIS>
+bool launch_tile(int ver, cudaStream_t st, float *out, const float *in, int nx, int ny, int nz,
+                 long pitch, long plane, const Coef &c)
+{
+    const int n = AXIS == 1 ? ny : nz, no = AXIS == 1 ? nz : ny;
+    if (no > 65535) return false;
+    const int tl = ver == 11 ? 64 : ver == 13 ? 16 : 32, tb = ver == 12 ? 4 : 8;
+    const dim3 grid((nx + 127) / 128, (n + tl - 1) / tl, no), block(32, tb);
+    switch (ver) {
+    case 11: dtile_kernel<AXIS, 64, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
+    case 12: dtile_kernel<AXIS, 32, 4><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
+    case 13: dtile_kernel<AXIS, 16, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
+    default: dtile_kernel<AXIS, 32, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
+    }
+    return true;
+}
+
 // The y/z vector walk of version ver (see deriv_version).
 template <int AXIS>
 void launch_walk4(int ver, dim3 grid, dim3 block, cudaStream_t st, float *out, const float *in,
@@ -226,7 +299,8 @@ void launch_walk4(int ver, dim3 grid, dim3 block, cudaStream_t st, float *out, c
 // Which version: FDW_CUDA_DERIV=0 scalar, 1 vector (default: 2 planes ahead, registers
 // for 8 blocks of 128 threads per SM), 2 with 4 planes ahead (6 blocks), 3 with 1 ahead
 // (8 blocks), 4 with 1 ahead (10 blocks), 5 with 2 ahead (10 blocks), 6 and 7 with 2 ahead
-// (6 and 7 blocks), 8 with 3 ahead (7 blocks), 9 as 1 with streaming stores: the y/z walks wait
+// (6 and 7 blocks), 8 with 3 ahead (7 blocks), 9 as 1 with streaming stores; 10-13 the y/z
+// tile kernels (32, 64, 32 and 16 rows; 8, 8, 4 and 8 warps): the y/z walks wait
 // on memory with about half the warps resident, so the trade is warps against loads in
 // flight. Measured and dropped (records of 2026-11-23T01:36Z, 01:44Z, 02:35Z): 64- and
 // 256-point chunks along the axis, the 4 warps of a block on one 2-KiB row, and caps that
@@ -236,7 +310,7 @@ int deriv_version()
     const char *e = getenv("FDW_CUDA_DERIV");
     if (e && *e) {
         const int v = atoi(e);
-        if (v >= 0 && v <= 9) return v;
+        if (v >= 0 && v <= 13) return v;
     }
     return 1;
 }
@@ -262,6 +336,10 @@ extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int 
     } else if (axis == 0) {
         dim3 grid((nx + XSEG - 1) / XSEG, ny, nz);
         dx_kernel<<<grid, 128, 0, st>>>(out, in, nx, pitch, plane, c);
+    } else if (vec && ver >= 10 &&
+               (axis == 1 ? launch_tile<1>(ver, st, out, in, nx, ny, nz, pitch, plane, c)
+                          : launch_tile<2>(ver, st, out, in, nx, ny, nz, pitch, plane, c))) {
+        // launched
     } else if (vec) {
         const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
         int chunk = n < 256 ? n : 128, by = 4;

@@ -450,6 +450,19 @@ START_TEST(test_derivative_vs_cpu)
     run_backend(fdw_cpu_backend(), &prob, 1, &id0, 1, &c);
     snprintf(what, sizeof what, "derivative along %s", AX[_i]);
     compare(what, &g, &c, 1e-6);
+    /* Every kernel version (FDW_CUDA_DERIV, derivative.cu: scalar, the walks, the tiles)
+     * evaluates the same operations in the same order: the same bits as the default. */
+    for (int v = 0; v <= 13; v++) {
+        char num[8];
+        snprintf(num, sizeof num, "%d", v);
+        setenv("FDW_CUDA_DERIV", num, 1);
+        outcome gv;
+        run_backend(fdw_cuda_backend(), &prob, 1, &id0, 1, &gv);
+        unsetenv("FDW_CUDA_DERIV");
+        ck_assert_msg(gv.nvol == g.nvol && memcmp(gv.vol, g.vol, g.nvol * sizeof(float)) == 0,
+                      "derivative along %s: version %d differs from the default", AX[_i], v);
+        outcome_free(&gv);
+    }
     /* and against the exact derivative */
     double maxerr = fdw_derivative_max_error(spec, g.vol);
     double scale = 0;
