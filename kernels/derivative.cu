@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(128, MINB) dwalk4_kernel(float *__restrict__ o
 // ahead), then computes its TL rows. Rows wrap periodically; the 8 halo rows are the
 // neighbouring tiles' and mostly come from L2. Quads past nx read the row's padding
 // (rows are 32-byte aligned and padded) and are not stored.
-template <int AXIS, int TL, int TB>
+template <int AXIS, int TL, int TB, bool OMID = false>
 __global__ void __launch_bounds__(32 * TB) dtile_kernel(float *__restrict__ out,
                                                         const float *__restrict__ in, int nx,
                                                         int ny, int nz, long pitch, long plane,
@@ -217,10 +217,12 @@ __global__ void __launch_bounds__(32 * TB) dtile_kernel(float *__restrict__ out,
     const int q = threadIdx.x;
     const int i = blockIdx.x * 128 + 4 * q;
     const int n = AXIS == 1 ? ny : nz;
-    const int o = blockIdx.z; // k for y, j for z
+    // grid: (x segment, tile along the axis, other index), or with OMID (x segment, other
+    // index, tile): which blocks run together, so which rows share DRAM pages
+    const int o = OMID ? blockIdx.y : blockIdx.z; // k for y, j for z
     const long step = AXIS == 1 ? pitch : plane;
     const long base = (AXIS == 1 ? (long)o * plane : (long)o * pitch) + i;
-    const int p0 = blockIdx.y * TL;
+    const int p0 = (OMID ? blockIdx.z : blockIdx.y) * TL;
     const bool ok = i < nx;
 #pragma unroll
     for (int r = threadIdx.y; r < TL + 8; r += TB)
@@ -255,7 +257,7 @@ __global__ void __launch_bounds__(32 * TB) dtile_kernel(float *__restrict__ out,
     }
 }
 
-// The tile kernel of version ver (10-13, see deriv_version) for AXIS; false when the grid
+// The tile kernel of version ver (10-15, see deriv_version) for AXIS; false when the grid
 // does not fit its launch shape (the caller walks instead).
 template <int AXIS>
 bool launch_tile(int ver, cudaStream_t st, float *out, const float *in, int nx, int ny, int nz,
@@ -263,9 +265,14 @@ bool launch_tile(int ver, cudaStream_t st, float *out, const float *in, int nx, 
 {
     const int n = AXIS == 1 ? ny : nz, no = AXIS == 1 ? nz : ny;
     if (no > 65535) return false;
-    const int tl = ver == 11 ? 64 : ver == 13 ? 16 : 32, tb = ver == 12 ? 4 : 8;
-    const dim3 grid((nx + 127) / 128, (n + tl - 1) / tl, no), block(32, tb);
+    const int tl = ver == 11 ? 64 : ver == 13 || ver == 15 ? 16 : 32, tb = ver == 12 ? 4 : 8;
+    const bool omid = ver >= 14;
+    if (omid && (n + tl - 1) / tl > 65535) return false;
+    const dim3 grid((nx + 127) / 128, omid ? no : (n + tl - 1) / tl, omid ? (n + tl - 1) / tl : no),
+        block(32, tb);
     switch (ver) {
+    case 14: dtile_kernel<AXIS, 32, 8, true><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
+    case 15: dtile_kernel<AXIS, 16, 8, true><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
     case 11: dtile_kernel<AXIS, 64, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
     case 12: dtile_kernel<AXIS, 32, 4><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
     case 13: dtile_kernel<AXIS, 16, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
@@ -300,7 +307,8 @@ void launch_walk4(int ver, dim3 grid, dim3 block, cudaStream_t st, float *out, c
 // for 8 blocks of 128 threads per SM), 2 with 4 planes ahead (6 blocks), 3 with 1 ahead
 // (8 blocks), 4 with 1 ahead (10 blocks), 5 with 2 ahead (10 blocks), 6 and 7 with 2 ahead
 // (6 and 7 blocks), 8 with 3 ahead (7 blocks), 9 as 1 with streaming stores; 10-13 the y/z
-// tile kernels (32, 64, 32 and 16 rows; 8, 8, 4 and 8 warps): the y/z walks wait
+// tile kernels (32, 64, 32 and 16 rows; 8, 8, 4 and 8 warps), 14-15 the 32- and 16-row
+// tiles with the blocks ordered other index before tile: the y/z walks wait
 // on memory with about half the warps resident, so the trade is warps against loads in
 // flight. Measured and dropped (records of 2026-11-23T01:36Z, 01:44Z, 02:35Z): 64- and
 // 256-point chunks along the axis, the 4 warps of a block on one 2-KiB row, and caps that
@@ -310,7 +318,7 @@ int deriv_version()
     const char *e = getenv("FDW_CUDA_DERIV");
     if (e && *e) {
         const int v = atoi(e);
-        if (v >= 0 && v <= 13) return v;
+        if (v >= 0 && v <= 15) return v;
     }
     return 1;
 }
