@@ -1,9 +1,10 @@
 // derivative.cu — periodic 8th-order first derivative along x, y or z, out of place
-// (kind "derivative"): x through a shared-memory row segment, y and z by threads walking
-// the axis with a register window (see the kernels). Two versions of each: scalar (one
-// point per thread and load) and vector (16-byte loads, 4 consecutive x points per
-// thread, so a warp reads 512 contiguous bytes per row instead of 128); FDW_CUDA_DERIV=0
-// forces the scalar ones (benchmark comparison).
+// (kind "derivative"). x: a block holds row segments in shared memory. y: a block holds a
+// tile of rows (along y) of a 128-point x segment in shared memory, all its loads in flight
+// at once. z: threads walk the axis with a register window. Scalar versions (one point per
+// thread and load) and the other measured variants stay selectable by FDW_CUDA_DERIV
+// (deriv_version) for the benchmark; every version evaluates the same operations in the
+// same order, so all give the same bits (tests/gpu).
 #include "kernels.h"
 #include "occupancy_cap.cuh"
 #include <cuda_runtime.h>
@@ -303,24 +304,26 @@ void launch_walk4(int ver, dim3 grid, dim3 block, cudaStream_t st, float *out, c
     k<<<grid, block, smem, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
 }
 
-// Which version: FDW_CUDA_DERIV=0 scalar, 1 vector (default: 2 planes ahead, registers
-// for 8 blocks of 128 threads per SM), 2 with 4 planes ahead (6 blocks), 3 with 1 ahead
-// (8 blocks), 4 with 1 ahead (10 blocks), 5 with 2 ahead (10 blocks), 6 and 7 with 2 ahead
-// (6 and 7 blocks), 8 with 3 ahead (7 blocks), 9 as 1 with streaming stores; 10-13 the y/z
-// tile kernels (32, 64, 32 and 16 rows; 8, 8, 4 and 8 warps), 14-15 the 32- and 16-row
-// tiles with the blocks ordered other index before tile: the y/z walks wait
-// on memory with about half the warps resident, so the trade is warps against loads in
-// flight. Measured and dropped (records of 2026-11-23T01:36Z, 01:44Z, 02:35Z): 64- and
-// 256-point chunks along the axis, the 4 warps of a block on one 2-KiB row, and caps that
-// forced spills (12 and 14 blocks).
-int deriv_version()
+// Which version along axis: FDW_CUDA_DERIV forces one (benchmark, tests): 0 scalar; the
+// y/z walks 1 (2 planes ahead, registers for 8 blocks of 128 threads per SM), 2 (4 ahead,
+// 6 blocks), 3 (1 ahead, 8 blocks), 4 (1 ahead, 10 blocks), 5 (2 ahead, 10 blocks), 6-7
+// (2 ahead, 6-7 blocks), 8 (3 ahead, 7 blocks), 9 (as 1, streaming stores); the y/z tiles
+// 10-13 (32, 64, 32, 16 rows; 8, 8, 4, 8 warps) and 14-15 (blocks ordered other index
+// before tile). Defaults, from the H100 runs of 2026-11-23T03:27Z and 03:30Z at 512^3 and
+// 1024x1024x512 (tests/bench/RESULTS.md): y the 32x8 tile (88-89% / 91-92% of the copy
+// rate; the walks 81-82% / 85%: a plane's rows are contiguous, so the tile's 40 rows are
+// one stream), z the walk 3 (85% / 85.5%; the tile's rows lie in 40 planes: 83% / 86%).
+// Measured and dropped: more or fewer blocks per SM, deeper loads ahead (above), L2 bulk
+// prefetch 4-16 planes ahead (60-69%), 64- and 256-point chunks, the 4 warps of a block on
+// one 2-KiB row, the blocks-ordered tiles (72-80%).
+int deriv_version(int axis)
 {
     const char *e = getenv("FDW_CUDA_DERIV");
     if (e && *e) {
         const int v = atoi(e);
         if (v >= 0 && v <= 15) return v;
     }
-    return 1;
+    return axis == 1 ? 10 : 3;
 }
 
 } // namespace
@@ -333,7 +336,7 @@ extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int 
     for (int m = 0; m < 5; ++m) c.c[m] = dc[m];
     cudaStream_t st = (cudaStream_t)s;
     if (nx < 1 || ny < 1 || nz < 1) return (int)cudaErrorInvalidValue;
-    const int ver = deriv_version();
+    const int ver = deriv_version(axis);
     // The vector kernels need 16-byte aligned rows (the layout's rows are 32-byte aligned).
     const bool vec = ver > 0 && pitch % 4 == 0 && plane % 4 == 0 &&
                      (reinterpret_cast<uintptr_t>(in) & 15) == 0 &&
