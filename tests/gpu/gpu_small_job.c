@@ -73,5 +73,8 @@ int main(void)
     fails += run_json("derivative",
                       "{\"kind\":\"derivative\",\"grid\":{\"nx\":41,\"ny\":37,\"nz\":29,\"dx\":1,"
                       "\"dy\":1,\"dz\":1},\"iterations\":2,\"axis\":\"z\",\"periods\":[2,3,4]}", NULL, 0);
+    fails += run_json("derivative along y (the shared-memory tile kernel)",
+                      "{\"kind\":\"derivative\",\"grid\":{\"nx\":41,\"ny\":37,\"nz\":29,\"dx\":1,"
+                      "\"dy\":1,\"dz\":1},\"iterations\":2,\"axis\":\"y\",\"periods\":[2,3,4]}", NULL, 0);
     return fails ? 1 : 0;
 }
