@@ -13,7 +13,9 @@
 # Stage "server": fdwaved (libmicrohttpd and sqlite3 headers carried in .carry/debs) on the
 # GPU, and the daemon-level test of a job too large for it.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu]... [-- bench arguments]
+# Stage "nsys" (only when named): per-kernel GPU times of a CPML job (Nsight Compute).
+#
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -127,6 +129,23 @@ if has ncu; then
   grep -E "^---|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Issued Ipc|Achieved Occupancy|Registers Per|L2 Hit|Duration|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -80 | tee -a "$LOG"
 fi
 
+if printf '%s\n' "${STAGES[@]}" | grep -qx nsys; then
+  say "nsys: kernel times of a CPML job (NSYS_N^3, default 512, CPML width NSYS_W, default 20)"
+  cmake --build "$BUILD" -j"$(nproc)" --target fdwave-run >>"$LOG" 2>&1
+  N=${NSYS_N:-512}; W=${NSYS_W:-20}; C=$((N * 5))
+  cat >"$OUT/nsys_job.json" <<JSON
+{"kind": "acoustic", "grid": {"nx": $N, "ny": $N, "nz": $N, "dx": 10, "dy": 10, "dz": 10}, "order": 8,
+ "velocity": {"type": "constant", "value": 2500}, "time": {"nt": 200, "dt": "auto"},
+ "sources": [{"position": [$C, $C, 1000], "wavelet": {"type": "ricker", "f0": 15}}],
+ "boundary": {"type": "cpml", "width": $W}}
+JSON
+  # Nsight Systems is not on the lent machines: Nsight Compute times one step's kernels
+  # (the update and the six CPML passes) after 20 steps.
+  (cd "$OUT" && timeout 240 ncu --section SpeedOfLight -k 'regex:psi_kernel|zeta_kernel|fd25v' -s 140 -c 7 \
+     "$BUILD/engine/fdwave-run" nsys_job.json --backend cuda --quiet --out pml_out > "pml_ncu_${N}_${W}.txt" 2>&1)
+  grep -E "psi_kernel|zeta_kernel|fd25v|Duration|DRAM Throughput" "$OUT/pml_ncu_${N}_${W}.txt" | sed 's/(fdwk_fd_args.*//; s/(<unnamed>::Pml)//' | cut -c1-150 | tee -a "$LOG"
+  rm -rf "$OUT/pml_out"
+fi
 if has bench; then
   say "benchmark ${BENCH_ARGS[*]}"
   (cd "$BUILD" && timeout ${BENCH_TIMEOUT:-560} ./tests/bench/fdwave-bench --json "$OUT/bench.json" "${BENCH_ARGS[@]}") \
