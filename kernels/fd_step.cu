@@ -153,10 +153,11 @@ int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
     const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY - 1) / TY;
     fdwk_fd_args b = a;
     if (b.zchunk <= 0) {
-        // Acoustic: as launch(). Stencil: 128-plane chunks, +1-4% over 32 at orders 6-12 on
-        // both benchmark grids (H100 sweep, run 2026-11-23T03:04Z): it reads one array, so
-        // the 2R planes each chunk re-reads weigh twice as much.
-        int zc = !AC ? 128 : 32 > 8 * R ? 32 : 8 * R;
+        // Acoustic: as launch(). Stencil from order 6: 128-plane chunks, +1-4% over 32 at
+        // orders 6-12 on both benchmark grids (H100, runs 2026-11-23T03:04Z and 03:41Z): it
+        // reads one array, so the 2R planes each chunk re-reads weigh twice as much. (At
+        // orders 2 and 4 they cost 2-6% on 512^3 in the 03:41Z run: 32 there.)
+        int zc = !AC && R >= 3 ? 128 : 32 > 8 * R ? 32 : 8 * R;
         const long want = 2L * resident.load() * sm_count();
         const long xy = (long)gx * gy;
         if (xy * ((nk + zc - 1) / zc) < want) {
