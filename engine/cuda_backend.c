@@ -560,8 +560,8 @@ static int update_planes(gpu_slab *g, fdwk_fd_args *a, int k0, int k1, fdwk_stre
 }
 
 /* The update of local planes [k0, k1) with the CPML (engine/backend.h): psi of every
- * axis first (fdwk_pml_psi), then the stencil update, which adds each layer point's zeta
- * term (in the kernel for the default configurations, by fdwk_pml_zeta otherwise). */
+ * axis first (fdwk_pml_psi; a no-op for y and z, whose psi the zeta call updates), then the
+ * stencil update, after which fdwk_fd_step runs each axis's zeta pass (fdwk_pml_zeta). */
 static void update_part(const cuda_ctx *c, gpu_slab *g, fdwk_fd_args *a, int cur, int k0, int k1,
                         fdwk_stream s)
 {

@@ -1,10 +1,12 @@
 // cpml.cu — the CPML absorbing layer's two passes (engine/backend.h states the recursion):
 // psi_A = b psi_A + a D1_A u on every layer point of axis A, then zeta_A = b zeta_A +
-// a (D2_A u + D1_A psi_A) and u' += (v dt)^2 (D1_A psi_A + zeta_A). They run after the
-// stencil update of the same planes and before the sources, one axis after the other
-// (x, y, z), with the CPU reference's operations in its order, so the two backends agree
-// bit for bit. The layers are thin, so a plain one-thread-per-layer-point kernel is used;
-// psi and zeta live only on the layer points (compact arrays, see fdwk_pml_args).
+// a (D2_A u + D1_A psi_A) and u' += (v dt)^2 (D1_A psi_A + zeta_A). They run one axis after
+// the other (x, y, z) with the CPU reference's operations in its order, so the two backends
+// agree bit for bit; psi and zeta live only on the layer points (compact arrays, see
+// fdwk_pml_args). x: one thread per layer point, psi before the stencil update
+// (fdwk_pml_psi), zeta after it (fdwk_pml_zeta). y and z: one thread per column walks its
+// layers and does both passes after the update (walk_kernel; fdwk_pml_psi has nothing to
+// do), unless the two layers of the axis are closer than the stencil radius.
 #include "kernels.h"
 #include <cuda_runtime.h>
 
@@ -135,16 +137,111 @@ __global__ void zeta_kernel(const Pml p)
     p.out[fo] = p.out[fo] + p.vdt2[fo] * (gp + z);
 }
 
+// y and z, both passes in one kernel: a thread owns one column (x index i and the other
+// index) of the axis's layers and walks each layer of its column twice, first updating psi
+// in place as psi_kernel does (no other thread reads this column's psi), then zeta and the
+// correction of u' as zeta_kernel does, from the psi it has just written. The same
+// operations in the same order as the two passes, so the same bits; one launch instead of
+// two per axis, u read from DRAM once (the second walk finds it in L2) and psi's
+// neighbours found by same-side arithmetic. Valid when the two layers of the axis are at
+// least R points apart (fused_ok), so no psi neighbour lies in the other layer.
+template <int AXIS, int R>
+__global__ void walk_kernel(const Pml p)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int o = blockIdx.y * blockDim.y + threadIdx.y; // AXIS 1: local plane k0 + o; 2: j
+    if (i >= p.nx) return;
+    if (AXIS == 1 ? p.k0 + o >= p.k0 + p.nk : o >= p.ny) return;
+    const long st = AXIS == 1 ? p.pitch : p.plane;
+    for (int side = 0; side < 2; ++side) {
+        const int lb = side ? p.w0 : 0, le = side ? p.W : p.w0; // layer indices of this side
+        if (le <= lb) continue;
+        // offsets of layer index l: field fo(l) = fb + g(l) * st, compact po(l) = pb + l * ps
+        long fb, pb, ps;
+        int kfix = 0; // AXIS 1: the local plane
+        if (AXIS == 1) {
+            kfix = p.k0 + o;
+            fb = (long)kfix * p.plane + i;
+            pb = (long)kfix * p.W * p.nx + i;
+            ps = p.nx;
+        } else {
+            fb = (long)o * p.pitch + i - (long)p.kglob * p.plane;
+            pb = (long)o * p.nx + i;
+            ps = (long)p.ny * p.nx;
+        }
+        int l0 = lb, l1 = le;
+        if (AXIS == 2) { // the part's planes only: local k = g - kglob in [klo, khi)
+            while (l0 < l1 && layer_to_global(p, l0) - p.kglob < p.klo) ++l0;
+            while (l1 > l0 && layer_to_global(p, l1 - 1) - p.kglob >= p.khi) --l1;
+            if (l1 <= l0) continue;
+        }
+        for (int l = l0; l < l1; ++l) {
+            const int g = layer_to_global(p, l);
+            const float *u = p.u + fb + (long)g * st;
+            float d = p.d1[1] * (u[st] - u[-st]);
+#pragma unroll
+            for (int m = 2; m <= R; ++m) d += p.d1[m] * (u[m * st] - u[-m * st]);
+            float *ps_ = p.psi + pb + (long)l * ps;
+            *ps_ = p.b[g] * *ps_ + p.a[g] * d;
+        }
+        for (int l = l0; l < l1; ++l) {
+            const int g = layer_to_global(p, l);
+            const long fo = fb + (long)g * st;
+            const float *u = p.u + fo;
+            const float *pl = p.psi + pb + (long)l * ps;
+            float gp = 0.f;
+#pragma unroll
+            for (int m = 1; m <= R; ++m) {
+                const float fp = l + m < le ? pl[m * ps] : 0.f;
+                const float fm = l - m >= lb ? pl[-m * ps] : 0.f;
+                if (m == 1)
+                    gp = p.d1[1] * (fp - fm);
+                else
+                    gp += p.d1[m] * (fp - fm);
+            }
+            float d2 = p.d2[0] * u[0];
+#pragma unroll
+            for (int m = 1; m <= R; ++m) d2 += p.d2[m] * (u[-m * st] + u[m * st]);
+            float *zp = p.zeta + pb + (long)l * ps;
+            const float z = p.b[g] * *zp + p.a[g] * (d2 + gp);
+            *zp = z;
+            const int kg = AXIS == 1 ? p.kglob + kfix : g;
+            if (p.fs && kg == 0) continue; // the free surface keeps u' = 0 on global plane 0
+            p.out[fo] = p.out[fo] + p.vdt2[fo] * (gp + z);
+        }
+    }
+}
+
+// Whether walk_kernel may do axis a's two passes (see there).
+bool fused_ok(const Pml &p, int axis, int radius)
+{
+    return axis != 0 && p.n - p.w0 - p.w1 >= radius;
+}
+
+template <int AXIS, int R>
+int launch_walk(const Pml &p, cudaStream_t s)
+{
+    const int no = AXIS == 1 ? p.nk : p.ny;
+    const dim3 block(32, 4), grid((p.nx + 31) / 32, (no + 3) / 4);
+    if (grid.y > 65535) return (int)cudaErrorInvalidConfiguration;
+    walk_kernel<AXIS, R><<<grid, block, 0, s>>>(p);
+    return (int)cudaGetLastError();
+}
+
 template <int AXIS, int R>
 int launch_r(const Pml &p, bool zeta, cudaStream_t s)
 {
+    if (fused_ok(p, AXIS, R)) // psi is done with zeta, after the update (walk_kernel)
+        return zeta ? launch_walk<AXIS, R>(p, s) : 0;
     const int nf = AXIS == 0 ? p.W : p.nx;  // fast, middle, slow extents (see decode)
     const int nm = AXIS == 1 ? p.W : p.ny;
+    // x: 8 layer points by 32 rows, so a 40-point layer pair fills every lane
+    const int bx = AXIS == 0 ? 8 : 32, by = AXIS == 0 ? 32 : 8;
     for (int z0 = 0; z0 < p.nk; z0 += 65535) { // grid.z's limit
         Pml q = p;
         q.k0 = p.k0 + z0;
         q.nk = p.nk - z0 < 65535 ? p.nk - z0 : 65535;
-        const dim3 block(32, 8), grid((nf + 31) / 32, (nm + 7) / 8, q.nk);
+        const dim3 block(bx, by), grid((nf + bx - 1) / bx, (nm + by - 1) / by, q.nk);
         if (zeta)
             zeta_kernel<AXIS, R><<<grid, block, 0, s>>>(q);
         else
