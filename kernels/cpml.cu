@@ -118,9 +118,14 @@ __global__ void zeta_kernel(const Pml p)
     const long st = axis_stride<AXIS>(p);
     const float *u = p.u + fo;
     float gp = 0.f;
+    // Layers at least R apart: a neighbour is a layer point exactly when it is on the same
+    // side (the same test global_to_layer makes, without its branches).
+    const bool apart = p.n - p.w0 - p.w1 >= R;
+    const int lb = l < p.w0 ? 0 : p.w0, le = l < p.w0 ? p.w0 : p.W;
 #pragma unroll
     for (int m = 1; m <= R; ++m) {
-        const int lp = global_to_layer(p, g + m), lm = global_to_layer(p, g - m);
+        const int lp = apart ? (l + m < le ? l + m : -1) : global_to_layer(p, g + m);
+        const int lm = apart ? (l - m >= lb ? l - m : -1) : global_to_layer(p, g - m);
         const float fp = lp >= 0 ? p.psi[neighbour_po<AXIS>(p, po, l, lp)] : 0.f;
         const float fm = lm >= 0 ? p.psi[neighbour_po<AXIS>(p, po, l, lm)] : 0.f;
         if (m == 1)
@@ -138,7 +143,7 @@ __global__ void zeta_kernel(const Pml p)
 }
 
 // y and z, both passes in one kernel: a thread owns one column (x index i and the other
-// index) of the axis's layers and walks each layer of its column twice, first updating psi
+// index) of one of the axis's two layers and walks it twice, first updating psi
 // in place as psi_kernel does (no other thread reads this column's psi), then zeta and the
 // correction of u' as zeta_kernel does, from the psi it has just written. The same
 // operations in the same order as the two passes, so the same bits; one launch instead of
@@ -153,9 +158,10 @@ __global__ void walk_kernel(const Pml p)
     if (i >= p.nx) return;
     if (AXIS == 1 ? p.k0 + o >= p.k0 + p.nk : o >= p.ny) return;
     const long st = AXIS == 1 ? p.pitch : p.plane;
-    for (int side = 0; side < 2; ++side) {
+    {
+        const int side = blockIdx.z; // 0: the layer at index 0, 1: the one at the far end
         const int lb = side ? p.w0 : 0, le = side ? p.W : p.w0; // layer indices of this side
-        if (le <= lb) continue;
+        if (le <= lb) return;
         // offsets of layer index l: field fo(l) = fb + g(l) * st, compact po(l) = pb + l * ps
         long fb, pb, ps;
         int kfix = 0; // AXIS 1: the local plane
@@ -173,8 +179,9 @@ __global__ void walk_kernel(const Pml p)
         if (AXIS == 2) { // the part's planes only: local k = g - kglob in [klo, khi)
             while (l0 < l1 && layer_to_global(p, l0) - p.kglob < p.klo) ++l0;
             while (l1 > l0 && layer_to_global(p, l1 - 1) - p.kglob >= p.khi) --l1;
-            if (l1 <= l0) continue;
+            if (l1 <= l0) return;
         }
+#pragma unroll 4
         for (int l = l0; l < l1; ++l) {
             const int g = layer_to_global(p, l);
             const float *u = p.u + fb + (long)g * st;
@@ -184,6 +191,7 @@ __global__ void walk_kernel(const Pml p)
             float *ps_ = p.psi + pb + (long)l * ps;
             *ps_ = p.b[g] * *ps_ + p.a[g] * d;
         }
+#pragma unroll 4
         for (int l = l0; l < l1; ++l) {
             const int g = layer_to_global(p, l);
             const long fo = fb + (long)g * st;
@@ -222,7 +230,7 @@ template <int AXIS, int R>
 int launch_walk(const Pml &p, cudaStream_t s)
 {
     const int no = AXIS == 1 ? p.nk : p.ny;
-    const dim3 block(32, 4), grid((p.nx + 31) / 32, (no + 3) / 4);
+    const dim3 block(32, 4), grid((p.nx + 31) / 32, (no + 3) / 4, 2); // z: the two layers
     if (grid.y > 65535) return (int)cudaErrorInvalidConfiguration;
     walk_kernel<AXIS, R><<<grid, block, 0, s>>>(p);
     return (int)cudaGetLastError();

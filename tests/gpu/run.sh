@@ -140,10 +140,10 @@ if printf '%s\n' "${STAGES[@]}" | grep -qx nsys; then
  "boundary": {"type": "cpml", "width": $W}}
 JSON
   # Nsight Systems is not on the lent machines: Nsight Compute times one step's kernels
-  # (the update and the six CPML passes) after 20 steps.
-  (cd "$OUT" && timeout 240 ncu --section SpeedOfLight -k 'regex:psi_kernel|zeta_kernel|fd25v' -s 140 -c 7 \
+  # (the update and the CPML passes) after 20 steps.
+  (cd "$OUT" && timeout 240 ncu --section SpeedOfLight -k 'regex:psi_kernel|zeta_kernel|walk_kernel|fd25v' -s 100 -c 5 \
      "$BUILD/engine/fdwave-run" nsys_job.json --backend cuda --quiet --out pml_out > "pml_ncu_${N}_${W}.txt" 2>&1)
-  grep -E "psi_kernel|zeta_kernel|fd25v|Duration|DRAM Throughput" "$OUT/pml_ncu_${N}_${W}.txt" | sed 's/(fdwk_fd_args.*//; s/(<unnamed>::Pml)//' | cut -c1-150 | tee -a "$LOG"
+  grep -E "psi_kernel|zeta_kernel|walk_kernel|fd25v|Duration|DRAM Throughput" "$OUT/pml_ncu_${N}_${W}.txt" | sed 's/(fdwk_fd_args.*//; s/(<unnamed>::Pml)//' | cut -c1-150 | tee -a "$LOG"
   rm -rf "$OUT/pml_out"
 fi
 if has bench; then
