@@ -258,62 +258,7 @@ __global__ void __launch_bounds__(32 * TB) dtile_kernel(float *__restrict__ out,
     }
 }
 
-// z (or y), wide tile: a block of 256 threads holds TL + 8 rows along the axis of a whole
-// 512-point x segment (2 KiB, one DRAM page's worth, per row instead of the tile kernel's
-// 512 bytes), every load in flight at once; blocks are ordered tile first, so the next
-// tile along the axis, which re-reads 8 of these rows, runs alongside and finds them in L2.
-template <int AXIS, int TL>
-__global__ void __launch_bounds__(256) dwide_kernel(float *__restrict__ out,
-                                                    const float *__restrict__ in, int nx, int ny,
-                                                    int nz, long pitch, long plane, Coef c)
-{
-    __shared__ float4 s[TL + 8][128];
-    const int tid = threadIdx.x;
-    const int n = AXIS == 1 ? ny : nz;
-    const int o = blockIdx.z; // k for y, j for z
-    const long step = AXIS == 1 ? pitch : plane;
-    const int x0 = blockIdx.y * 512;
-    const long base = (AXIS == 1 ? (long)o * plane : (long)o * pitch) + x0;
-    const int p0 = blockIdx.x * TL;
-#pragma unroll
-    for (int e = tid; e < (TL + 8) * 128; e += 256) {
-        const int r = e >> 7, q = e & 127;
-        s[r][q] = x0 + 4 * q < nx
-                      ? __ldg(reinterpret_cast<const float4 *>(in + base + 4 * q +
-                                                               (long)wrap(p0 - 4 + r, n) * step))
-                      : make_float4(0.f, 0.f, 0.f, 0.f);
-    }
-    __syncthreads();
-#pragma unroll
-    for (int e = tid; e < TL * 128; e += 256) {
-        const int r = e >> 7, q = e & 127;
-        const int i = x0 + 4 * q;
-        if (p0 + r >= n || i >= nx) continue;
-        const float4 *w = &s[r + 4][q]; // w[d * 128] = f(p + d)
-        float4 v;
-        v.x = c.c[1] * (w[128].x - w[-128].x); // the CPU's order, no contraction
-        v.y = c.c[1] * (w[128].y - w[-128].y);
-        v.z = c.c[1] * (w[128].z - w[-128].z);
-        v.w = c.c[1] * (w[128].w - w[-128].w);
-#pragma unroll
-        for (int m = 2; m <= 4; ++m) {
-            v.x += c.c[m] * (w[128 * m].x - w[-128 * m].x);
-            v.y += c.c[m] * (w[128 * m].y - w[-128 * m].y);
-            v.z += c.c[m] * (w[128 * m].z - w[-128 * m].z);
-            v.w += c.c[m] * (w[128 * m].w - w[-128 * m].w);
-        }
-        float *dst = out + base + 4 * q + (long)(p0 + r) * step;
-        const int nv = min(4, nx - i);
-        if (nv == 4) {
-            *reinterpret_cast<float4 *>(dst) = v;
-        } else {
-            const float rv[4] = {v.x, v.y, v.z, v.w};
-            for (int e2 = 0; e2 < nv; ++e2) dst[e2] = rv[e2];
-        }
-    }
-}
-
-// The tile kernel of version ver (10-17, see deriv_version) for AXIS; false when the grid
+// The tile kernel of version ver (10-15, see deriv_version) for AXIS; false when the grid
 // does not fit its launch shape (the caller walks instead).
 template <int AXIS>
 bool launch_tile(int ver, cudaStream_t st, float *out, const float *in, int nx, int ny, int nz,
@@ -321,15 +266,6 @@ bool launch_tile(int ver, cudaStream_t st, float *out, const float *in, int nx, 
 {
     const int n = AXIS == 1 ? ny : nz, no = AXIS == 1 ? nz : ny;
     if (no > 65535) return false;
-    if (ver == 16 || ver == 17) { // the wide tiles
-        const int tl = ver == 16 ? 16 : 8;
-        const dim3 grid((n + tl - 1) / tl, (nx + 511) / 512, no);
-        if (ver == 16)
-            dwide_kernel<AXIS, 16><<<grid, 256, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c);
-        else
-            dwide_kernel<AXIS, 8><<<grid, 256, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c);
-        return true;
-    }
     const int tl = ver == 11 ? 64 : ver == 13 || ver == 15 ? 16 : 32, tb = ver == 12 ? 4 : 8;
     const bool omid = ver >= 14;
     if (omid && (n + tl - 1) / tl > 65535) return false;
@@ -373,7 +309,7 @@ void launch_walk4(int ver, dim3 grid, dim3 block, cudaStream_t st, float *out, c
 // 6 blocks), 3 (1 ahead, 8 blocks), 4 (1 ahead, 10 blocks), 5 (2 ahead, 10 blocks), 6-7
 // (2 ahead, 6-7 blocks), 8 (3 ahead, 7 blocks), 9 (as 1, streaming stores); the y/z tiles
 // 10-13 (32, 64, 32, 16 rows; 8, 8, 4, 8 warps) and 14-15 (blocks ordered other index
-// before tile); the wide tiles 16-17 (16 and 8 rows of a 512-point segment). Defaults, from the H100 runs of 2026-11-23T03:27Z and 03:30Z at 512^3 and
+// before tile). Defaults, from the H100 runs of 2026-11-23T03:27Z and 03:30Z at 512^3 and
 // 1024x1024x512 (tests/bench/RESULTS.md): y the 32x8 tile (88-89% / 91-92% of the copy
 // rate; the walks 81-82% / 85%: a plane's rows are contiguous, so the tile's 40 rows are
 // one stream), z the walk 3 (85% / 85.5%; the tile's rows lie in 40 planes: 83% / 86%).
@@ -385,7 +321,7 @@ int deriv_version(int axis)
     const char *e = getenv("FDW_CUDA_DERIV");
     if (e && *e) {
         const int v = atoi(e);
-        if (v >= 0 && v <= 17) return v;
+        if (v >= 0 && v <= 15) return v;
     }
     return axis == 1 ? 10 : 3;
 }
