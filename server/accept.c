@@ -1,7 +1,9 @@
 /* accept.c — the group-commit thread for job submissions (see accept.h). Each job gets
  * its own SAVEPOINT inside the shared transaction, so one failing insert does not undo
  * the others; jobs with the same idempotency key in one batch see each other because
- * they share the transaction. */
+ * they share the transaction. After the commit, one call wakes the event streams of the
+ * new jobs and one tells the scheduler (which stays asleep when none of them can start:
+ * sched_submitted), before the connections are resumed. */
 #include "accept.h"
 #include "db.h"
 #include "log.h"
@@ -10,6 +12,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t g_wake = PTHREAD_COND_INITIALIZER;
@@ -39,6 +42,15 @@ int accept_enqueue(accept_req *a)
     return 0;
 }
 
+/* Run one of the savepoint statements (kept prepared: this runs three times a job). */
+static int savepoint(sqlite3 *c, const char *sql)
+{
+    sqlite3_stmt *st = db_stmt(c, sql);
+    int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+    db_stmt_done(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
 static void commit_batch(accept_req *batch)
 {
     int64_t t0 = now_ms();
@@ -47,36 +59,45 @@ static void commit_batch(accept_req *batch)
     int ok = c && db_begin(c, 1) == SQLITE_OK;
     for (accept_req *a = batch; a; a = a->next) {
         a->rc = -1;
-        if (!ok)
+        count++;
+        if (!ok || savepoint(c, "SAVEPOINT job"))
             continue;
-        sqlite3_exec(c, "SAVEPOINT job", NULL, NULL, NULL);
-        a->rc = jobs_insert_tx(c, &a->job, &a->id, &a->existed);
+        a->rc = jobs_insert_tx(c, &a->job, &a->stored);
         if (a->rc)
-            sqlite3_exec(c, "ROLLBACK TO job", NULL, NULL, NULL);
-        else {
-            identity owner = {.admin = 1};
-            snprintf(owner.user, sizeof owner.user, "%s", a->job.owner);
-            a->json = jobs_get_ex(a->id, &owner, 0);
-            if (!a->json) {
-                a->rc = -1;
-                sqlite3_exec(c, "ROLLBACK TO job", NULL, NULL, NULL);
-            }
-        }
-        sqlite3_exec(c, "RELEASE job", NULL, NULL, NULL);
+            savepoint(c, "ROLLBACK TO job");
+        savepoint(c, "RELEASE job");
     }
     if (ok && db_commit(c) != SQLITE_OK) {
-        for (accept_req *a = batch; a; a = a->next) {
+        for (accept_req *a = batch; a; a = a->next)
             a->rc = -1;
-            json_decref(a->json);
-            a->json = NULL;
-        }
         ok = 0;
     }
     if (!ok)
         log_error("accept: could not store %s job(s)", batch->next ? "several" : "a");
-    for (accept_req *a = batch; a; a = a->next)
-        count++;
     log_debug("accept: %d job(s) stored in %lld ms", count, (long long)(now_ms() - t0));
+}
+
+/* Wake the new jobs' event streams and tell the scheduler, once for the batch. */
+static void announce(accept_req *batch)
+{
+    int64_t ids[64];
+    int n = 0, any = 0, top = -100;
+    for (accept_req *a = batch; a; a = a->next) {
+        if (a->rc != 0 || a->stored.existed)
+            continue;
+        any = 1;
+        if (a->job.priority > top)
+            top = a->job.priority;
+        ids[n++] = a->stored.id;
+        if (n == (int)(sizeof ids / sizeof ids[0])) {
+            sse_notify_jobs(ids, n);
+            n = 0;
+        }
+    }
+    if (n > 0)
+        sse_notify_jobs(ids, n);
+    if (any)
+        sched_submitted(top);
 }
 
 static void *accept_main(void *arg)
@@ -92,14 +113,7 @@ static void *accept_main(void *arg)
         g_head = g_tail = NULL;
         pthread_mutex_unlock(&g_lock);
         commit_batch(batch);
-        int any_new = 0;
-        for (accept_req *a = batch; a; a = a->next)
-            if (a->rc == 0 && !a->existed) {
-                sse_notify(a->id);
-                any_new = 1;
-            }
-        if (any_new)
-            sched_kick();
+        announce(batch);
         pthread_mutex_lock(&g_lock);
         for (accept_req *a = batch, *next; a; a = next) {
             next = a->next; /* a may be freed by its handler once resumed */

@@ -3,7 +3,8 @@
  * moment in one transaction with a single synchronous=FULL commit (one fsync for many
  * jobs), then resumes each connection, whose handler answers 201/200 from the result.
  * HTTP threads never wait on the disk, and throughput does not fall to one job per
- * fsync under concurrent submits. */
+ * fsync under concurrent submits. The thread does only the database work: the answer
+ * is written by the resumed handler (jobs_new_text), not read back. */
 #ifndef FDWD_ACCEPT_H
 #define FDWD_ACCEPT_H
 
@@ -14,12 +15,11 @@
 typedef struct accept_req {
     job_new job;               /* pointers stay valid until the request ends */
     struct MHD_Connection *conn;
-    int64_t id;                /* result */
-    int existed;
+    job_stored stored;         /* result: id, existed, created_at, queue position (read
+                                  inside the accepting transaction, so the answer shows
+                                  "queued" even if the job starts right away) */
     int rc;                    /* 0 stored (or existed), -1 failed */
     int done;
-    json_t *json;              /* the job as stored, read inside the accepting transaction
-                                  (so it shows "queued" even if it starts right away) */
     struct accept_req *next;
 } accept_req;
 

@@ -24,6 +24,7 @@ typedef struct fdwd_config {
     int connection_timeout;       /* --connection-timeout, seconds */
     int http_threads;             /* --http-threads, libmicrohttpd thread pool size */
     int sse_keepalive;            /* --sse-keepalive, seconds between keep-alive comments */
+    int sse_wake_rate;            /* --sse-wake-rate, paced stream resumes per second; 0 off */
     char cpu_job_sched[8];        /* --cpu-job-sched idle|nice: CPU-backend simulations */
     int nallow;                   /* --allow-dir, repeatable */
     char allow_dirs[CFG_MAX_ALLOW_DIRS][CFG_PATH];

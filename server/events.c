@@ -35,6 +35,13 @@ int64_t events_append(sqlite3 *c, int64_t job_id, const char *type, json_t *data
     char *text = json_dumps(data, JSON_COMPACT);
     if (!text)
         return -1;
+    int64_t id = events_append_text(c, job_id, type, text);
+    free(text);
+    return id;
+}
+
+int64_t events_append_text(sqlite3 *c, int64_t job_id, const char *type, const char *text)
+{
     sqlite3_stmt *st = db_stmt(c, "INSERT INTO events (job_id, type, data, created_at) "
                                   "VALUES (?1, ?2, ?3, ?4)");
     int64_t id = -1;
@@ -49,7 +56,6 @@ int64_t events_append(sqlite3 *c, int64_t job_id, const char *type, json_t *data
             log_error("events: insert failed: %s", sqlite3_errmsg(c));
         db_stmt_done(st);
     }
-    free(text);
     return id;
 }
 

@@ -134,6 +134,79 @@ static json_t *row_to_json(sqlite3 *c, sqlite3_stmt *st, int with_spec)
     return j;
 }
 
+/* s as a JSON string, escaped exactly as jansson's json_dumps escapes it (the text must
+ * equal the read-back answer byte for byte): \\ \" \b \f \n \r \t, other control
+ * characters as \u00XX, everything else (UTF-8 included) as is. */
+static void put_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    const char *run = s;
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch >= 0x20 && ch != '"' && ch != '\\')
+            continue;
+        fwrite(run, 1, (size_t)(s - run), f);
+        run = s + 1;
+        switch (ch) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\b': fputs("\\b", f); break;
+        case '\f': fputs("\\f", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default: fprintf(f, "\\u%04X", ch);
+        }
+    }
+    fwrite(run, 1, (size_t)(s - run), f);
+    fputc('"', f);
+}
+
+char *jobs_new_text(const job_new *j, const job_stored *st)
+{
+    char *text = NULL, created[32];
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    const long long id = (long long)st->id;
+    fmt_time(st->created_at, created);
+    fprintf(f, "{\"id\":%lld,\"name\":", id);
+    put_str(f, j->name ? j->name : "");
+    fputs(",\"owner\":", f);
+    put_str(f, j->owner);
+    fputs(",\"kind\":", f);
+    put_str(f, j->kind);
+    fprintf(f,
+            ",\"state\":\"queued\",\"reason\":null,\"priority\":%d,\"attempts\":0,"
+            "\"devices_requested\":%d,\"devices\":[],\"created_at\":\"%s\","
+            "\"started_at\":null,\"finished_at\":null,\"queue_position\":",
+            j->priority, j->devices_requested, created);
+    if (st->queue_position >= 0)
+        fprintf(f, "%lld", (long long)st->queue_position);
+    else
+        fputs("null", f);
+    fputs(",\"progress\":null,\"warnings\":[", f);
+    size_t i;
+    json_t *w;
+    json_array_foreach(j->warnings, i, w) {
+        if (i)
+            fputc(',', f);
+        put_str(f, json_string_value(w) ? json_string_value(w) : "");
+    }
+    fprintf(f,
+            "],\"cancel_requested\":false,\"links\":{\"self\":\"/v1/jobs/%lld\","
+            "\"events\":\"/v1/jobs/%lld/events\",\"outputs\":\"/v1/jobs/%lld/outputs\","
+            "\"cancel\":\"/v1/jobs/%lld/cancel\"}}",
+            id, id, id, id);
+    const int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 static json_t *state_data(const char *state, const char *reason)
 {
     return json_pack("{s:s, s:s?}", "state", state, "reason", reason);
@@ -150,10 +223,11 @@ static int append_state(sqlite3 *c, int64_t id, const char *state, const char *r
     return e > 0 ? 0 : -1;
 }
 
-int jobs_insert_tx(sqlite3 *c, const job_new *j, int64_t *id, int *existed)
+int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
 {
     sqlite3_stmt *st;
-    *existed = 0;
+    out->existed = 0;
+    out->queue_position = -1;
     if (j->idempotency_key) {
         st = db_stmt(c, "SELECT id FROM jobs WHERE owner = ?1 AND idempotency_key = ?2");
         if (!st)
@@ -161,14 +235,14 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, int64_t *id, int *existed)
         sqlite3_bind_text(st, 1, j->owner, -1, SQLITE_STATIC);
         sqlite3_bind_text(st, 2, j->idempotency_key, -1, SQLITE_STATIC);
         if (sqlite3_step(st) == SQLITE_ROW) {
-            *id = sqlite3_column_int64(st, 0);
-            *existed = 1;
+            out->id = sqlite3_column_int64(st, 0);
+            out->existed = 1;
         }
         db_stmt_done(st);
-        if (*existed)
+        if (out->existed)
             return 0;
     }
-    char *warnings = json_dumps(j->warnings ? j->warnings : json_array(), JSON_COMPACT);
+    char *warnings = j->warnings ? json_dumps(j->warnings, JSON_COMPACT) : NULL;
     st = db_stmt(c, "INSERT INTO jobs (owner, name, kind, state, priority, "
                     "devices_requested, devices_wanted, idempotency_key, spec_body, "
                     "spec_json, warnings, created_at) VALUES (?1, ?2, ?3, 'queued', "
@@ -189,20 +263,27 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, int64_t *id, int *existed)
     sqlite3_bind_text(st, 8, j->spec_body, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 9, j->spec_json, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 10, warnings ? warnings : "[]", -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 11, now_ms());
+    out->created_at = now_ms();
+    sqlite3_bind_int64(st, 11, out->created_at);
     int rc = sqlite3_step(st);
     db_stmt_done(st);
     free(warnings);
     if (rc != SQLITE_DONE)
         goto fail;
-    *id = sqlite3_last_insert_rowid(c);
-    if (append_state(c, *id, "queued", NULL))
+    out->id = sqlite3_last_insert_rowid(c);
+    /* The constant data of append_state(c, id, "queued", NULL), without building it. */
+    if (events_append_text(c, out->id, "state", "{\"state\":\"queued\"}") < 0)
         goto fail;
+    /* Its queue position: the job is the newest of its priority (ids only grow), so every
+     * queued job of its priority or higher comes first (see queue_position). */
+    out->queue_position =
+        query_int3(c, "SELECT coalesce(sum(n), 0) - 1 FROM queue_counts WHERE priority >= ?1",
+                   j->priority, 0, 0);
     size_t i;
     json_t *w;
     json_array_foreach(j->warnings, i, w) {
         json_t *d = json_pack("{s:O}", "message", w);
-        int64_t e = events_append(c, *id, "warning", d);
+        int64_t e = events_append(c, out->id, "warning", d);
         json_decref(d);
         if (e < 0)
             goto fail;
@@ -343,14 +424,15 @@ fail:
 }
 
 int jobs_head(int64_t aging_ms, int64_t *id, int *devices_requested, int *wanted,
-              int *nwanted, int maxwanted)
+              int *nwanted, int maxwanted, int64_t *rank)
 {
     sqlite3 *c = db();
     /* Within one priority level the oldest queued job (smallest id) has waited longest,
      * so only the oldest of each of the 21 levels can be the head: 21 index look-ups
      * instead of sorting the whole queue, which cost O(queue) on every sched_kick. */
     sqlite3_stmt *st =
-        c ? db_stmt(c, "SELECT j.id, j.devices_requested, j.devices_wanted "
+        c ? db_stmt(c, "SELECT j.id, j.devices_requested, j.devices_wanted, "
+                       "j.priority + (?1 - j.created_at) / ?2 "
                        "FROM queue_counts q JOIN jobs j ON j.id = (SELECT min(id) FROM jobs "
                        "WHERE state = 'queued' AND priority = q.priority) "
                        "ORDER BY j.priority + (?1 - j.created_at) / ?2 DESC, j.id ASC LIMIT 1")
@@ -365,6 +447,7 @@ int jobs_head(int64_t aging_ms, int64_t *id, int *devices_requested, int *wanted
         found = 1;
         *id = sqlite3_column_int64(st, 0);
         *devices_requested = sqlite3_column_int(st, 1);
+        *rank = sqlite3_column_int64(st, 3);
         const char *w = (const char *)sqlite3_column_text(st, 2);
         json_t *arr = w ? json_loads(w, 0, NULL) : NULL;
         size_t i;

@@ -25,11 +25,24 @@ typedef struct job_new {
     json_t *warnings;          /* list of strings (not stolen) */
 } job_new;
 
+/* What jobs_insert_tx stored. */
+typedef struct job_stored {
+    int64_t id;
+    int existed;               /* the owner's idempotency key named an earlier job: id */
+    int64_t created_at;        /* new job: ms since the epoch */
+    int64_t queue_position;    /* new job: jobs queued ahead of it at insert; -1 unknown */
+} job_stored;
+
 /* Store a new queued job inside the caller's open transaction (see accept.c, which
- * commits many at once with synchronous=FULL and then calls sse_notify). *existed = 1
- * and *id = the first job when the owner already used this idempotency key. Returns 0,
- * or -1 (the caller rolls back to its savepoint). */
-int jobs_insert_tx(sqlite3 *c, const job_new *j, int64_t *id, int *existed);
+ * commits many at once with synchronous=FULL and then calls sse_notify_jobs).
+ * out->existed = 1 and out->id = the first job when the owner already used this
+ * idempotency key. Returns 0, or -1 (the caller rolls back to its savepoint). */
+int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out);
+/* The API object of a job jobs_insert_tx just stored (not existed) as compact JSON
+ * text (caller frees): byte for byte what json_dumps(jobs_get_ex(id, ..., 0),
+ * JSON_COMPACT) gives inside that transaction, written without a read or a jansson tree
+ * (the POST /v1/jobs answer). NULL when out of memory. */
+char *jobs_new_text(const job_new *j, const job_stored *st);
 
 /* The job as API JSON, or NULL when it does not exist or who may not see it. */
 json_t *jobs_get(int64_t id, const identity *who);
@@ -46,9 +59,10 @@ int jobs_cancel(int64_t id, const identity *who, json_t **job);
 /* Scheduler side. The head of the queue: highest priority first, with aging (one
  * priority level per aging_ms waited), then oldest. Returns 1 and fills the fields, 0 if
  * the queue is empty, -1 on error. wanted gets the device ids the spec names (nwanted 0
- * when it names none). */
+ * when it names none); rank the head's aged priority (priority + whole aging_ms
+ * periods waited), which only grows while it waits. */
 int jobs_head(int64_t aging_ms, int64_t *id, int *devices_requested, int *wanted,
-              int *nwanted, int maxwanted);
+              int *nwanted, int maxwanted, int64_t *rank);
 /* queued -> running on devices; 0 on success, -1 when the job is no longer queued. */
 int jobs_claim(int64_t id, const int *devices, int ndevices);
 /* Read what a worker needs: the owner and the spec as submitted (caller frees). */

@@ -188,8 +188,8 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     err[0] = '\0';
-    if (events_start() || accept_start() || sse_start(app->cfg.sse_keepalive * 1000) ||
-        sched_start() ||
+    if (events_start() || accept_start() ||
+        sse_start(app->cfg.sse_keepalive * 1000, app->cfg.sse_wake_rate) || sched_start() ||
         http_start(err, sizeof err)) {
         log_error("startup failed: %s", err[0] ? err : "cannot start threads");
         atomic_store(&app->shutting_down, 1);

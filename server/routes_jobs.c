@@ -35,11 +35,11 @@ static int query_int(request *r, const char *key, long long lo, long long hi, lo
     return 0;
 }
 
-/* Device ids the normalised spec names ("devices": {"ids": [...]}) as a JSON text, or
- * NULL when it names none. Sets *bad to the first id this server does not have. */
-static char *wanted_devices(json_t *norm, int *bad)
+/* Device ids the normalised spec's "devices" object names ({"ids": [...]}) as a JSON
+ * text, or NULL when it names none. Sets *bad to the first id this server does not have. */
+static char *wanted_devices(json_t *devices, int *bad)
 {
-    json_t *ids = json_object_get(json_object_get(norm, "devices"), "ids");
+    json_t *ids = json_object_get(devices, "ids");
     *bad = -1;
     if (!json_is_array(ids) || json_array_size(ids) == 0)
         return NULL;
@@ -56,13 +56,11 @@ static char *wanted_devices(json_t *norm, int *bad)
     return json_dumps(ids, JSON_COMPACT);
 }
 
-static enum MHD_Result reply_job(request *r, unsigned status, json_t *job)
+/* Answer with a job's JSON text (stolen), Location naming the job on 200/201. */
+static enum MHD_Result reply_job_text(request *r, unsigned status, int64_t id, char *text)
 {
     char loc[64];
-    snprintf(loc, sizeof loc, "/v1/jobs/%lld",
-             (long long)json_integer_value(json_object_get(job, "id")));
-    char *text = json_dumps(job, JSON_COMPACT);
-    json_decref(job);
+    snprintf(loc, sizeof loc, "/v1/jobs/%lld", (long long)id);
     if (!text)
         return MHD_NO;
     struct MHD_Response *resp =
@@ -91,7 +89,6 @@ static void submit_state_free(void *p)
     free(ss->norm_text);
     free(ss->wanted);
     json_decref(ss->warnings);
-    json_decref(ss->a.json);
     free(ss);
 }
 
@@ -147,19 +144,23 @@ enum MHD_Result route_jobs_submit(request *r)
                            "the job asks for %d devices; this server has %d", ndev,
                            g_app.ndevices);
     }
+    /* The normalised spec is stored as text; of its values only the name and the device
+     * ids are needed here, so only those are parsed (specs_norm_fields). */
     char *norm_text = fdw_spec_to_json(spec);
-    json_t *norm = norm_text ? json_loads(norm_text, 0, NULL) : NULL;
-    if (!norm) {
+    char *name = NULL;
+    json_t *devices = NULL;
+    if (!norm_text || specs_norm_fields(norm_text, &name, &devices)) {
         free(norm_text);
         fdw_spec_free(spec);
         return reply_error(r, 500, "internal", NULL, "the engine gave no normalised spec");
     }
     int bad;
-    char *wanted = wanted_devices(norm, &bad);
+    char *wanted = wanted_devices(devices, &bad);
+    json_decref(devices);
     if (bad >= 0) {
         free(wanted);
+        free(name);
         free(norm_text);
-        json_decref(norm);
         fdw_spec_free(spec);
         return reply_error(r, 400, "too_many_devices", "devices.ids",
                            "device %d does not exist on this server (it has %d devices)", bad,
@@ -168,20 +169,18 @@ enum MHD_Result route_jobs_submit(request *r)
     submit_state *ss = calloc(1, sizeof *ss);
     if (!ss) {
         free(wanted);
+        free(name);
         free(norm_text);
-        json_decref(norm);
         fdw_spec_free(spec);
         return reply_error(r, 500, "internal", NULL, "out of memory");
     }
     ss->warnings = json_array();
     for (int i = 0; i < fdw_spec_warning_count(spec); i++)
         json_array_append_new(ss->warnings, json_string(fdw_spec_warning(spec, i)));
-    const char *name = json_string_value(json_object_get(norm, "name"));
-    ss->name = strdup(name ? name : "");
+    ss->name = name;
     ss->kind = strdup(fdw_spec_kind(spec));
     ss->norm_text = norm_text;
     ss->wanted = wanted;
-    json_decref(norm);
     fdw_spec_free(spec);
     ss->a.job = (job_new){.owner = r->who.user,
                           .name = ss->name,
@@ -201,17 +200,28 @@ enum MHD_Result route_jobs_submit(request *r)
     return MHD_YES;
 }
 
-/* Second half of POST /v1/jobs: the accept thread stored the job (or failed). */
+/* Second half of POST /v1/jobs: the accept thread stored the job (or failed). A new
+ * job's answer is written from what was submitted and stored (jobs_new_text); a
+ * repeated Idempotency-Key answers with the first job as it is now. */
 static enum MHD_Result submit_done(request *r)
 {
     submit_state *ss = r->route_state;
-    if (ss->a.rc || !ss->a.json)
+    if (ss->a.rc)
         return reply_error(r, 500, "internal", NULL, "could not store the job");
-    json_t *job = ss->a.json;
-    ss->a.json = NULL;
-    if (!ss->a.existed)
-        log_debug("job %lld accepted from %s", (long long)ss->a.id, r->who.user);
-    return reply_job(r, ss->a.existed ? 200 : 201, job);
+    char *text;
+    if (ss->a.stored.existed) {
+        identity owner = {.admin = 1};
+        snprintf(owner.user, sizeof owner.user, "%s", ss->a.job.owner);
+        json_t *job = jobs_get_ex(ss->a.stored.id, &owner, 0);
+        text = job ? json_dumps(job, JSON_COMPACT) : NULL;
+        json_decref(job);
+    } else {
+        text = jobs_new_text(&ss->a.job, &ss->a.stored);
+        log_debug("job %lld accepted from %s", (long long)ss->a.stored.id, r->who.user);
+    }
+    if (!text)
+        return reply_error(r, 500, "internal", NULL, "could not write the job's answer");
+    return reply_job_text(r, ss->a.stored.existed ? 200 : 201, ss->a.stored.id, text);
 }
 
 enum MHD_Result route_jobs_list(request *r)

@@ -32,6 +32,12 @@ static int g_nslots;
 static int64_t g_busy[APP_MAX_DEVICES]; /* job on device index i, 0 = free */
 static int g_stop, g_kicked, g_running;
 static pthread_t g_thread;
+/* What the last pass found, valid while the loop waits (g_waiting): a job submitted with
+ * priority <= g_block_rank cannot start before something else changes (a finished job,
+ * a cancel, a kick), so sched_submitted need not wake the loop for it. INT64_MIN: the
+ * pass was not blocked (queue empty), every submission wakes it. */
+static int g_waiting;
+static int64_t g_block_rank = INT64_MIN;
 
 static void *job_thread(void *arg)
 {
@@ -42,6 +48,7 @@ static void *job_thread(void *arg)
     db_release_thread();
     pthread_mutex_lock(&g_lock);
     s->done = 1;
+    g_kicked = 1; /* devices freed: a pass now, even if one is running (it would miss it) */
     pthread_cond_signal(&g_cond);
     pthread_mutex_unlock(&g_lock);
     return NULL;
@@ -86,7 +93,8 @@ static int pick_devices(int g, const int *wanted, int nwanted, int *idx)
 }
 
 /* Start the head of the queue if it can start. Returns 1 if a job started (try again),
- * 0 if nothing can start now. Called with g_lock held; drops it around database work. */
+ * 0 if nothing can start now, with g_block_rank set (see there). Called with g_lock
+ * held; drops it around database work. */
 static int try_start(void)
 {
     int free_slot = -1;
@@ -95,12 +103,14 @@ static int try_start(void)
             free_slot = i;
             break;
         }
+    g_block_rank = INT64_MAX; /* no free slot: no new job can start */
     if (free_slot < 0)
         return 0;
-    int64_t id;
+    int64_t id, rank;
     int g, wanted[APP_MAX_DEVICES], nwanted;
+    g_block_rank = INT64_MIN;
     pthread_mutex_unlock(&g_lock);
-    int r = jobs_head(AGING_MS, &id, &g, wanted, &nwanted, APP_MAX_DEVICES);
+    int r = jobs_head(AGING_MS, &id, &g, wanted, &nwanted, APP_MAX_DEVICES, &rank);
     pthread_mutex_lock(&g_lock);
     if (r != 1 || g_stop)
         return 0;
@@ -130,8 +140,12 @@ static int try_start(void)
         return 1;
     }
     int idx[APP_MAX_DEVICES];
-    if (pick_devices(g, wanted, nwanted, idx))
-        return 0; /* head-of-line: nobody behind it may take the devices */
+    if (pick_devices(g, wanted, nwanted, idx)) {
+        /* Head-of-line: nobody behind it may take the devices. A new job ranks at its
+         * bare priority and loses ties to this older head. */
+        g_block_rank = rank;
+        return 0;
+    }
     int ids[APP_MAX_DEVICES];
     for (int k = 0; k < g; k++) {
         ids[k] = g_app.devices[idx[k]].id;
@@ -183,7 +197,9 @@ static void *sched_main(void *arg)
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
             ts.tv_sec += 1;
+            g_waiting = 1;
             pthread_cond_timedwait(&g_cond, &g_lock, &ts);
+            g_waiting = 0;
         }
         g_kicked = 0;
     }
@@ -225,6 +241,16 @@ void sched_kick(void)
     pthread_mutex_lock(&g_lock);
     g_kicked = 1;
     pthread_cond_signal(&g_cond);
+    pthread_mutex_unlock(&g_lock);
+}
+
+void sched_submitted(int max_priority)
+{
+    pthread_mutex_lock(&g_lock);
+    if (!(g_waiting && max_priority <= g_block_rank)) {
+        g_kicked = 1;
+        pthread_cond_signal(&g_cond);
+    }
     pthread_mutex_unlock(&g_lock);
 }
 

@@ -4,8 +4,10 @@
  * page read (one query per event, not one per watcher). With nothing to send, the callback
  * registers the stream as a waiter and suspends the connection, all under g_lock; a
  * notifier takes g_lock too, so a wake-up can never fall between "checked, nothing
- * new" and "suspended". g_seq counts notifications so a stream that raced with one
- * re-reads instead of sleeping. */
+ * new" and "suspended". g_seq counts notifications, per bucket of job ids (job id
+ * modulo SEQS), so a stream that raced with a notification for its job re-reads
+ * instead of sleeping, while notifications for other jobs (e.g. thousands of new jobs
+ * per second) neither invalidate its shared page nor make it query again. */
 #include "sse.h"
 #include "db.h"
 #include "log.h"
@@ -28,7 +30,7 @@ typedef struct stream {
     int pending;               /* notified, resume deferred by the fan-out pacing */
     int keepalive;             /* the timer woke us: send a comment */
     int caught_up;             /* the last load read every event committed before... */
-    uint64_t caught_up_seq;    /* ...g_seq had this value (read before that load) */
+    uint64_t caught_up_seq;    /* ...its g_seq bucket had this value (read before it) */
     int64_t last_write_ms;
     struct stream *prev, *next; /* all streams */
 } stream;
@@ -36,12 +38,13 @@ typedef struct stream {
 /* The last page of events read for a job, formatted. Every watcher of a job wakes on
  * the same notification and would run the same query from the same position; the
  * first one reads and keeps the page, the others copy it. A page serves a stream only
- * while g_seq still has the value read before the page was loaded, which makes taking
+ * while the job's g_seq bucket still has the value read before the page was loaded
+ * (PAGES == SEQS, so a page slot and a seq bucket hold the same jobs), which makes taking
  * it exactly as good as loading at that moment (see reader). */
 typedef struct page {
     int valid;
     int64_t job_id, from_id;   /* the events after from_id... */
-    uint64_t seq;              /* ...loaded when g_seq was this */
+    uint64_t seq;              /* ...loaded when the job's g_seq bucket was this */
     int64_t last_id;           /* the stream's position after the page */
     int n, ended, caught_up;
     char *buf;
@@ -49,24 +52,31 @@ typedef struct page {
 } page;
 
 #define PAGES 64
+/* Buckets of notification counters; a job's bucket is job_id % SEQS. */
+#define SEQS 64
 
 static pthread_mutex_t g_page_lock = PTHREAD_MUTEX_INITIALIZER;
 static page g_pages[PAGES];
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static stream *g_streams;
-static uint64_t g_seq;
+static uint64_t g_seq[SEQS];   /* notifications per bucket of job ids */
+static int g_bucket_streams[SEQS]; /* streams per bucket (a notify with none walks nothing) */
 static int g_count, g_shutdown, g_timer_running, g_keepalive_ms = 15000;
 static int g_pending;          /* streams with pending set */
+static int g_wake_rate = 1000; /* paced resumes per second; 0: no pacing */
 
 /* Fan-out pacing: a notification resumes at most FANOUT_NOW of a job's waiting streams
- * at once; the timer thread resumes the rest, max(FANOUT_NOW, pending / 8) every
- * FANOUT_TICK_MS. 200 watchers of one job are then woken over ~50 ms instead of in one
- * burst that stalls every API request arriving meanwhile (measured with
- * tests/bench/bench_http.sh). A deferred stream loses no event: it reads everything new
- * when its turn comes. */
+ * at once; the timer thread resumes the rest at g_wake_rate streams a second (--sse-wake-
+ * rate, default 1000), every FANOUT_TICK_MS. Each resumed stream wakes its client too,
+ * and on the 2-core development VM a client's wake-up costs ~0.3 ms of CPU: 200 watchers
+ * of one job woken within ~50 ms took half of both cores for that time, and the POSTs
+ * arriving meanwhile set the p99 (tests/bench/bench_http.sh). Spread over 200 ms they
+ * take a steady few percent. A deferred stream loses no event: it reads everything new
+ * when its turn comes (several events at once if they came faster than its turn), and
+ * the last of N watchers hears of an event up to N / rate seconds late. */
 #define FANOUT_NOW 8
-#define FANOUT_TICK_MS 2
+#define FANOUT_TICK_MS 4
 
 /* Resume a suspended stream. g_lock held. */
 static void wake(stream *s)
@@ -77,6 +87,15 @@ static void wake(stream *s)
         g_pending--;
     }
     MHD_resume_connection(s->conn);
+}
+
+/* Mark s for a paced resume by the timer thread. g_lock held. */
+static void defer(stream *s)
+{
+    if (!s->pending) {
+        s->pending = 1;
+        g_pending++;
+    }
 }
 static pthread_t g_timer;
 static pthread_cond_t g_timer_cond = PTHREAD_COND_INITIALIZER;
@@ -98,9 +117,12 @@ static int append(stream *s, const char *text, size_t n)
     return 0;
 }
 
-/* Read up to a page of new events into s->buf. seq: g_seq read before this call; when
- * the page is not full, every event committed before the matching notification has
- * been read, and s remembers that seq (see reader). Returns events read, or -1. */
+static int bucket(int64_t job_id) { return (int)((uint64_t)job_id % SEQS); }
+
+/* Read up to a page of new events into s->buf. seq: the job's g_seq bucket read before
+ * this call; when the page is not full, every event committed before the matching
+ * notification has been read, and s remembers that seq (see reader). Returns events
+ * read, or -1. */
 static int load_events(stream *s, uint64_t seq)
 {
     sqlite3 *c = db();
@@ -136,15 +158,13 @@ static int load_events(stream *s, uint64_t seq)
     /* Nothing new: if the job's "end" lies at or before where the client resumed
      * (Last-Event-ID after the end), there is nothing more to wait for. */
     if (n == 0 && !s->ended &&
-        sqlite3_prepare_v2(c,
-                           "SELECT 1 FROM events WHERE job_id = ?1 AND type = 'end' AND "
-                           "id <= ?2 LIMIT 1",
-                           -1, &st, NULL) == SQLITE_OK) {
+        (st = db_stmt(c, "SELECT 1 FROM events WHERE job_id = ?1 AND type = 'end' AND "
+                         "id <= ?2 LIMIT 1"))) {
         sqlite3_bind_int64(st, 1, s->job_id);
         sqlite3_bind_int64(st, 2, s->last_id);
         if (sqlite3_step(st) == SQLITE_ROW)
             s->ended = 1;
-        sqlite3_finalize(st);
+        db_stmt_done(st);
     }
     return n;
 }
@@ -228,7 +248,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max)
         if (s->ended)
             return MHD_CONTENT_READER_END_OF_STREAM;
         pthread_mutex_lock(&g_lock);
-        uint64_t seq = g_seq;
+        uint64_t seq = g_seq[bucket(s->job_id)];
         int down = g_shutdown, ka = s->keepalive;
         s->keepalive = 0;
         pthread_mutex_unlock(&g_lock);
@@ -248,7 +268,7 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max)
             continue;
         }
         pthread_mutex_lock(&g_lock);
-        if (g_seq != seq || g_shutdown || s->keepalive) {
+        if (g_seq[bucket(s->job_id)] != seq || g_shutdown || s->keepalive) {
             pthread_mutex_unlock(&g_lock);
             continue;
         }
@@ -272,6 +292,7 @@ static void stream_free(void *cls)
     if (s->pending)
         g_pending--;
     g_count--;
+    g_bucket_streams[bucket(s->job_id)]--;
     pthread_mutex_unlock(&g_lock);
     free(s->buf);
     free(s);
@@ -301,38 +322,55 @@ struct MHD_Response *sse_response(struct MHD_Connection *conn, int64_t job_id, i
         g_streams->prev = s;
     g_streams = s;
     g_count++;
+    g_bucket_streams[bucket(job_id)]++;
     pthread_mutex_unlock(&g_lock);
     return r;
 }
 
-void sse_notify(int64_t job_id)
+/* sse_notify's work for one job; g_lock held. Returns 1 if it deferred a wake-up. */
+static int notify_locked(int64_t job_id)
 {
-    pthread_mutex_lock(&g_lock);
-    g_seq++;
-    int woken = 0, deferred = 0;
+    int b = bucket(job_id), woken = 0, deferred = 0;
+    g_seq[b]++;
+    if (g_bucket_streams[b] == 0)
+        return 0;
     for (stream *s = g_streams; s; s = s->next)
         if (s->suspended && s->job_id == job_id && !s->pending) {
-            if (woken < FANOUT_NOW) {
+            if (woken < FANOUT_NOW || g_wake_rate == 0) {
                 wake(s);
                 woken++;
             } else {
-                s->pending = 1;
-                g_pending++;
+                defer(s);
                 deferred = 1;
             }
         }
+    return deferred;
+}
+
+void sse_notify(int64_t job_id) { sse_notify_jobs(&job_id, 1); }
+
+void sse_notify_jobs(const int64_t *job_ids, int n)
+{
+    int deferred = 0;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < n; i++)
+        deferred |= notify_locked(job_ids[i]);
     if (deferred)
         pthread_cond_signal(&g_timer_cond);
     pthread_mutex_unlock(&g_lock);
 }
 
 /* Resumes the streams whose wake-up the pacing deferred (every FANOUT_TICK_MS while
- * there are any), and once a second the streams idle for the keep-alive interval. */
+ * there are any, as many as g_wake_rate allows for the time passed), and once a second
+ * the streams idle for the keep-alive interval (paced too). */
 static void *timer_main(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&g_lock);
     int64_t next_keepalive = now_ms() + 1000;
+    struct timespec last;
+    clock_gettime(CLOCK_MONOTONIC, &last);
+    double budget = 0; /* resumes allowed now: g_wake_rate per second, up to one tick's */
     while (!g_shutdown) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -348,7 +386,16 @@ static void *timer_main(void *arg)
         pthread_cond_timedwait(&g_timer_cond, &g_lock, &ts);
         if (g_shutdown)
             break;
-        int quota = g_pending / 8 > FANOUT_NOW ? g_pending / 8 : FANOUT_NOW;
+        struct timespec now_ts;
+        clock_gettime(CLOCK_MONOTONIC, &now_ts);
+        double tick = g_wake_rate * FANOUT_TICK_MS / 1000.0;
+        budget += ((double)(now_ts.tv_sec - last.tv_sec) +
+                   (double)(now_ts.tv_nsec - last.tv_nsec) / 1e9) * g_wake_rate;
+        last = now_ts;
+        if (budget > (tick > 1 ? tick : 1))
+            budget = tick > 1 ? tick : 1;
+        int quota = g_wake_rate > 0 ? (int)budget : g_pending;
+        budget -= quota;
         for (stream *s = g_streams; s && g_pending > 0 && quota > 0; s = s->next)
             if (s->pending) {
                 if (s->suspended) {
@@ -367,16 +414,20 @@ static void *timer_main(void *arg)
             if (s->suspended && now - s->last_write_ms >= g_keepalive_ms) {
                 s->keepalive = 1;
                 s->last_write_ms = now;
-                wake(s);
+                if (g_wake_rate > 0)
+                    defer(s);
+                else
+                    wake(s);
             }
     }
     pthread_mutex_unlock(&g_lock);
     return NULL;
 }
 
-int sse_start(int keepalive_ms)
+int sse_start(int keepalive_ms, int wake_rate)
 {
     g_keepalive_ms = keepalive_ms;
+    g_wake_rate = wake_rate > 0 ? wake_rate : 0;
     g_shutdown = 0;
     if (pthread_create(&g_timer, NULL, timer_main, NULL) != 0)
         return -1;

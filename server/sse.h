@@ -10,13 +10,16 @@
 #include <stdint.h>
 
 /* Start the timer thread (keep-alive comments, paced wake-ups). keepalive_ms: interval
- * (15000 in production). */
-int sse_start(int keepalive_ms);
+ * (15000 in production); wake_rate: streams resumed per second beyond the first 8 a
+ * notification wakes at once (0: all at once). */
+int sse_start(int keepalive_ms, int wake_rate);
 /* A response streaming job_id's events with ids > since, ending after the "end" event. */
 struct MHD_Response *sse_response(struct MHD_Connection *conn, int64_t job_id, int64_t since);
 /* New events for job_id are committed: wake its watchers (the first 8 at once, the
- * others paced by the timer thread over a few tens of milliseconds; see sse.c). */
+ * others paced by the timer thread at the wake rate; see sse.c). */
 void sse_notify(int64_t job_id);
+/* The same for n jobs at once (one lock round; the accept thread's batch of new jobs). */
+void sse_notify_jobs(const int64_t *job_ids, int n);
 /* End all streams (resuming every suspended connection) and stop the timer. */
 void sse_shutdown(void);
 /* Streams open now. */

@@ -3,7 +3,8 @@
 # a running job's event stream (each receiving its progress events, ~2/s) while wrk
 # drives GET /v1/jobs/{id} and then POST /v1/jobs at 64 connections. Prints wrk's
 # rate and latency distribution (p50/p90/p99) for both, the daemon's CPU time per
-# request (and the simulation's CPU time) and the load average.
+# request (and the simulation's CPU time) and the load average, then one summary line
+# per endpoint (a row for tests/bench/RESULTS.md) and the watchers still connected.
 #
 # usage: tests/bench/bench_http.sh [BUILD_DIR]   (default: build)
 # env:   WATCHERS (200), CONNS (64), DURATION (10s), THREADS (wrk threads, 1)
@@ -82,8 +83,9 @@ cpu_ticks() { # http|sim
                         if (sim == (w == "sim")) s += t}
                        END {print s + 0}'
 }
+SUMMARY=()
 run_wrk() { # label, wrk args...
-    local label=$1 h0 h1 s0 s1 out n
+    local label=$1 h0 h1 s0 s1 out n line
     shift
     h0=$(cpu_ticks http) s0=$(cpu_ticks sim)
     out=$(wrk "$@")
@@ -94,12 +96,23 @@ run_wrk() { # label, wrk args...
         -v l="$label" -v la="$(cut -d' ' -f1-3 /proc/loadavg)" \
         'BEGIN {printf "%s: daemon CPU %.2f s (%.0f us per request) + simulation %.2f s; load average %s\n",
                 l, h / hz, (n > 0 ? 1e6 * h / hz / n : 0), s / hz, la}'
+    # | date | endpoint | req/s | p50 | p90 | p99 | daemon CPU/request | errors | load avg |
+    line=$(echo "$out" | awk -v h=$((h1 - h0)) -v hz="$(getconf CLK_TCK)" -v n="${n:-0}" \
+        -v l="$label" -v d="$(date -u +'%Y-%m-%d %H:%M')" -v la="$(cut -d' ' -f1 /proc/loadavg)" '
+        /^ +50%/ {p50 = $2} /^ +90%/ {p90 = $2} /^ +99%/ {p99 = $2}
+        /^Requests\/sec/ {rps = $2}
+        /Socket errors|Non-2xx/ {err = err $0 " "}
+        END {printf "| %s | %s | %.0f | %s | %s | %s | %.0f us | %s | %s |", d, l, rps, p50, p90,
+                    p99, (n > 0 ? 1e6 * h / hz / n : 0), (err == "" ? "none" : err), la}')
+    SUMMARY+=("$line")
 }
 
 echo "== GET /v1/jobs/$GATE: wrk -t$THREADS -c$CONNS -d$DURATION --latency"
-run_wrk GET -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "$BASE/v1/jobs/$GATE"
+run_wrk "GET /v1/jobs/{id}" -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency "$BASE/v1/jobs/$GATE"
 echo "== POST /v1/jobs: wrk -t$THREADS -c$CONNS -d$DURATION --latency -s post.lua"
-run_wrk POST -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$TMP/post.lua" "$BASE/v1/jobs"
+run_wrk "POST /v1/jobs" -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -s "$TMP/post.lua" "$BASE/v1/jobs"
 
 curl -s "$BASE/metrics" | grep -E '^fdwave_(event_streams|queue_length|http_responses_total)'
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  host: $(nproc) cores"
+echo "| date (UTC) | endpoint | req/s | p50 | p90 | p99 | daemon CPU/request | wrk errors | load avg |"
+printf '%s\n' "${SUMMARY[@]}"

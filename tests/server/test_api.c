@@ -1,11 +1,14 @@
 /* test_api.c — the HTTP API end to end against a real fdwaved (CPU backend, 4 virtual
  * devices): submit -> follow the SSE stream to its end -> manifest, PNG, SEG-Y gather;
  * Last-Event-ID replay; cancelling queued and running jobs; model uploads; every kind of
- * bad request with its status and JSON error; Range requests; system endpoints. */
+ * bad request with its status and JSON error; Range requests; system endpoints; the
+ * POST answer against the job read back; many watchers of one job under a slow paced
+ * fan-out (--sse-wake-rate) each getting the whole event sequence. */
 #include "harness.h"
 
 #include <check.h>
 #include <curl/curl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -655,6 +658,120 @@ START_TEST(system_endpoints)
 }
 END_TEST
 
+/* The 201 answer to POST /v1/jobs is what GET /v1/jobs/{id} shows (less "spec") while
+ * the job waits; an Idempotency-Key repeat answers 200 with the same job. */
+START_TEST(post_answer_matches_get)
+{
+    char big[4096], small[4096];
+    small_spec(big, sizeof big, 64, 100000, 50000, 4);
+    small_spec(small, sizeof small, 16, 10, 5, 1);
+    long status;
+    long blocker = submit(&D, big, NULL, &status);
+    ck_assert_int_eq(status, 201);
+    const char *h[] = {"Content-Type: application/json", "Idempotency-Key: answer-1", NULL};
+    http_resp r;
+    ck_assert_int_eq(http(&D, "POST", "/v1/jobs?priority=2", h, small, strlen(small), &r), 0);
+    ck_assert_msg(r.status == 201, "POST gave %ld: %s", r.status, r.body);
+    json_t *posted = http_json(&r);
+    http_free(&r);
+    long id = (long)json_integer_value(json_object_get(posted, "id"));
+    char path[128];
+    snprintf(path, sizeof path, "/v1/jobs/%ld", id);
+    ck_assert_int_eq(http(&D, "GET", path, NULL, NULL, 0, &r), 0);
+    json_t *got = http_json(&r);
+    http_free(&r);
+    ck_assert_str_eq(json_string_value(json_object_get(got, "state")), "queued");
+    ck_assert(json_is_object(json_object_get(got, "spec")));
+    json_object_del(got, "spec");
+    char *a = json_dumps(posted, JSON_SORT_KEYS), *b = json_dumps(got, JSON_SORT_KEYS);
+    ck_assert_msg(strcmp(a, b) == 0, "POST %s\nGET  %s", a, b);
+    free(a);
+    free(b);
+    ck_assert_int_eq(http(&D, "POST", "/v1/jobs?priority=2", h, small, strlen(small), &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    json_t *again = http_json(&r);
+    http_free(&r);
+    ck_assert_int_eq(json_integer_value(json_object_get(again, "id")), id);
+    ck_assert(json_equal(json_object_get(again, "created_at"),
+                         json_object_get(posted, "created_at")));
+    json_decref(again);
+    json_decref(posted);
+    json_decref(got);
+    snprintf(path, sizeof path, "/v1/jobs/%ld/cancel", blocker);
+    ck_assert_int_eq(http(&D, "POST", path, NULL, NULL, 0, &r), 0);
+    http_free(&r);
+    ck_assert_str_eq(wait_done(&D, blocker, 30, NULL), "cancelled");
+    ck_assert_str_eq(wait_done(&D, id, 30, NULL), "succeeded");
+}
+END_TEST
+
+typedef struct watcher {
+    const daemon_proc *d;
+    long job;
+    http_resp r;
+    int rc;
+} watcher;
+
+static void *watch(void *arg)
+{
+    watcher *w = arg;
+    char path[128];
+    snprintf(path, sizeof path, "/v1/jobs/%ld/events", w->job);
+    w->rc = http(w->d, "GET", path, NULL, NULL, 0, &w->r);
+    return NULL;
+}
+
+/* 24 watchers of one job on a daemon that resumes 8 streams at once and the other 16
+ * at 10 a second: events come faster than the paced wake-ups, so deferred streams read
+ * several at a time. Every watcher still gets the job's whole event sequence, in order,
+ * ending with "end", the same as a replay after the job finished. */
+START_TEST(many_watchers_paced)
+{
+    daemon_proc d2 = {0};
+    harness_tmpdir(d2.data, sizeof d2.data);
+    const char *extra[] = {"--sse-wake-rate", "10", NULL};
+    ck_assert_int_eq(harness_start(&d2, extra), 0);
+    char spec[4096];
+    small_spec(spec, sizeof spec, 32, 400, 100, 4);
+    long status;
+    long id = submit(&d2, spec, NULL, &status);
+    ck_assert_int_eq(status, 201);
+    enum { NW = 24 };
+    static watcher w[NW];
+    pthread_t t[NW];
+    for (int i = 0; i < NW; i++) {
+        w[i] = (watcher){.d = &d2, .job = id};
+        ck_assert_int_eq(pthread_create(&t[i], NULL, watch, &w[i]), 0);
+    }
+    for (int i = 0; i < NW; i++)
+        pthread_join(t[i], NULL);
+    ck_assert_str_eq(wait_done(&d2, id, 30, NULL), "succeeded");
+    char path[128];
+    snprintf(path, sizeof path, "/v1/jobs/%ld/events", id);
+    http_resp all;
+    ck_assert_int_eq(http(&d2, "GET", path, NULL, NULL, 0, &all), 0);
+    static sse_event want[512], ev[512];
+    int n = parse_sse(all.body, want, 512);
+    ck_assert(n >= 6);
+    ck_assert_str_eq(want[n - 1].type, "end");
+    for (int i = 0; i < NW; i++) {
+        ck_assert_int_eq(w[i].rc, 0);
+        ck_assert_int_eq(w[i].r.status, 200);
+        int m = parse_sse(w[i].r.body, ev, 512);
+        ck_assert_msg(m == n, "watcher %d got %d events of %d", i, m, n);
+        for (int k = 0; k < n; k++) {
+            ck_assert_int_eq(ev[k].id, want[k].id);
+            ck_assert_str_eq(ev[k].type, want[k].type);
+            ck_assert_str_eq(ev[k].data, want[k].data);
+        }
+        http_free(&w[i].r);
+    }
+    http_free(&all);
+    ck_assert_int_eq(harness_stop(&d2), 0);
+    harness_rmtree(d2.data);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("server_api");
@@ -671,6 +788,8 @@ int main(void)
     tcase_add_test(tc, model_upload_and_use);
     tcase_add_test(tc, system_endpoints);
     tcase_add_test(tc, too_large_job_fails_daemon_lives);
+    tcase_add_test(tc, post_answer_matches_get);
+    tcase_add_test(tc, many_watchers_paced);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

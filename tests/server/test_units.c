@@ -71,6 +71,10 @@ START_TEST(config_precedence)
     char *an[] = {"fdwaved", "--cpu-job-sched", "nice", NULL};
     ck_assert_int_eq(config_load(&c, 3, an, 1, NULL, err, sizeof err), 0);
     ck_assert_str_eq(c.cpu_job_sched, "nice");
+    ck_assert_int_eq(c.sse_wake_rate, 1000);
+    char *aw[] = {"fdwaved", "--sse-wake-rate", "0", NULL};
+    ck_assert_int_eq(config_load(&c, 3, aw, 1, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(c.sse_wake_rate, 0);
     /* config file only */
     char *a1[] = {"fdwaved", "--config", cfgfile, NULL};
     ck_assert_int_eq(config_load(&c, 3, a1, 1, NULL, err, sizeof err), 0);
@@ -135,6 +139,9 @@ START_TEST(config_errors)
     unlink(cfgfile);
     char *a6[] = {"fdwaved", "--config", "/nonexistent/fdwaved.conf", NULL};
     ck_assert_int_eq(config_load(&c, 3, a6, 1, NULL, err, sizeof err), -1);
+    char *a8[] = {"fdwaved", "--sse-wake-rate", "-1", NULL};
+    ck_assert_int_eq(config_load(&c, 3, a8, 1, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "sse-wake-rate"));
     char *a7[] = {"fdwaved", "--cpu-job-sched", "realtime", NULL};
     ck_assert_int_eq(config_load(&c, 3, a7, 1, NULL, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "cpu-job-sched: expected idle|nice"));
