@@ -537,6 +537,34 @@ START_TEST(receiver_forms)
 }
 END_TEST
 
+/* The normalised JSON writes strings with jansson's escaping (the text the daemon stores and
+ * serves): a name with quotes, backslashes, control characters and non-ASCII text comes out
+ * as json_dumps writes it and reads back unchanged. */
+START_TEST(normalised_json_escapes_like_jansson)
+{
+    const char *name = "q\" b\\ t\t n\n c\x01 \x1f / \xc3\xa9 \xe2\x9c\x93 end";
+    json_t *spec = json_loads(BASE, 0, NULL);
+    ck_assert_ptr_nonnull(spec);
+    json_object_set_new(spec, "name", json_string(name));
+    char *text = json_dumps(spec, JSON_COMPACT);
+    fdw_spec *s = parse_ok(text, NULL);
+    char *j = fdw_spec_to_json(s);
+    json_t *root = json_loads(j, 0, NULL);
+    ck_assert_ptr_nonnull(root);
+    ck_assert_str_eq(json_string_value(json_object_get(root, "name")), name);
+    json_t *str = json_string(name);
+    char *ref = json_dumps(str, JSON_ENCODE_ANY | JSON_COMPACT);
+    ck_assert_msg(strstr(j, ref) != NULL, "name not escaped as jansson does: %s", j);
+    free(ref);
+    json_decref(str);
+    json_decref(root);
+    free(j);
+    fdw_spec_free(s);
+    free(text);
+    json_decref(spec);
+}
+END_TEST
+
 START_TEST(normalised_defaults)
 {
     fdw_spec *s = parse_ok(BASE, NULL);
@@ -1241,6 +1269,7 @@ int main(void)
     Suite *su = suite_create("spec");
     TCase *valid = tcase_create("valid");
     tcase_add_test(valid, example_homogeneous);
+    tcase_add_test(valid, normalised_json_escapes_like_jansson);
     tcase_add_test(valid, layered_free_surface);
     tcase_add_test(valid, gaussian_anomaly);
     tcase_add_test(valid, stencil_kind);
