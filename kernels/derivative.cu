@@ -7,8 +7,6 @@
 // same order, so all give the same bits (tests/gpu).
 #include "kernels.h"
 #include "occupancy_cap.cuh"
-#include "fd25t.cuh" /* mbarrier and bulk tensor copy helpers */
-#include "tensor_map.cuh"
 #include <cuda_runtime.h>
 #include <cstdint>
 #include <cstdlib>
@@ -260,79 +258,7 @@ __global__ void __launch_bounds__(32 * TB) dtile_kernel(float *__restrict__ out,
     }
 }
 
-// z through the tensor-memory accelerator: a block of 32 x TYZ threads owns a 128 x TYZ
-// tile of (x, y) and walks a chunk of z planes. One thread issues a bulk tensor copy per
-// plane into a ring of ZS shared-memory stages (plane q in stage (q - first) % ZS, each with
-// its mbarrier), so ZS - 9 planes are in flight beyond the 9 the stencil reads, and no
-// registers hold them (the walks keep 1-2 planes ahead in registers). Planes wrap
-// periodically through the copy's z coordinate; x past nx reads as zero and is not stored.
-template <int TYZ, int ZS>
-__global__ void __launch_bounds__(32 * TYZ) dz_tma_kernel(float *__restrict__ out, int nx, int ny,
-                                                          int nz, long pitch, long plane,
-                                                          int chunk, Coef c,
-                                                          const __grid_constant__ CUtensorMap m)
-{
-    __shared__ __align__(128) float4 ring[ZS][TYZ][32];
-    __shared__ __align__(8) uint64_t bar[ZS];
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 32 + tx;
-    const int i0 = blockIdx.x * 128, j0 = blockIdx.y * TYZ;
-    const int kb = blockIdx.z * chunk, ke = min(kb + chunk, nz);
-    const int first = kb - 4, last = ke + 4; // the planes read: [first, last)
-    auto issue = [&](int q) {
-        const int st = (q - first) % ZS;
-        fdwk::mbar_expect_tx(&bar[st], TYZ * 128 * 4);
-        fdwk::tma_load_3d(&ring[st][0][0], &m, i0, j0, wrap(q, nz), &bar[st]);
-    };
-    auto wait = [&](int q) {
-        const int lq = q - first;
-        fdwk::mbar_wait(&bar[lq % ZS], (uint32_t)((lq / ZS) & 1));
-    };
-    if (tid == 0) {
-        for (int st = 0; st < ZS; ++st) fdwk::mbar_init(&bar[st], 1);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    }
-    __syncthreads();
-    if (tid == 0)
-        for (int q = first; q < first + ZS && q < last; ++q) issue(q);
-    for (int q = first; q < first + 8 && q < last; ++q) wait(q);
-    const int i = i0 + 4 * tx, j = j0 + ty;
-    const bool ok = j < ny && i < nx;
-    const int nv = min(4, nx - i);
-    float *o = out + (long)j * pitch + i;
-    for (int p = kb; p < ke; ++p) {
-        wait(p + 4);
-        const int b = p - first; // stage of plane p - 4 + d is (b - 4 + d) % ZS
-        float4 w[9];
-#pragma unroll
-        for (int d = 0; d < 9; ++d) w[d] = ring[(b - 4 + d) % ZS][ty][tx];
-        float4 v;
-        v.x = c.c[1] * (w[5].x - w[3].x); // the CPU's order, no contraction
-        v.y = c.c[1] * (w[5].y - w[3].y);
-        v.z = c.c[1] * (w[5].z - w[3].z);
-        v.w = c.c[1] * (w[5].w - w[3].w);
-#pragma unroll
-        for (int mm = 2; mm <= 4; ++mm) {
-            v.x += c.c[mm] * (w[4 + mm].x - w[4 - mm].x);
-            v.y += c.c[mm] * (w[4 + mm].y - w[4 - mm].y);
-            v.z += c.c[mm] * (w[4 + mm].z - w[4 - mm].z);
-            v.w += c.c[mm] * (w[4 + mm].w - w[4 - mm].w);
-        }
-        if (ok) {
-            float *dst = o + (long)p * plane;
-            if (nv == 4) {
-                *reinterpret_cast<float4 *>(dst) = v;
-            } else {
-                const float rv[4] = {v.x, v.y, v.z, v.w};
-                for (int e = 0; e < nv; ++e) dst[e] = rv[e];
-            }
-        }
-        __syncthreads(); // every thread is done with plane p - 4's stage
-        if (tid == 0 && p - 4 + ZS < last) issue(p - 4 + ZS);
-    }
-}
-
-// The tile kernel of version ver (10-17, see deriv_version) for AXIS; false when the grid
+// The tile kernel of version ver (10-15, see deriv_version) for AXIS; false when the grid
 // does not fit its launch shape (the caller walks instead).
 template <int AXIS>
 bool launch_tile(int ver, cudaStream_t st, float *out, const float *in, int nx, int ny, int nz,
@@ -340,20 +266,6 @@ bool launch_tile(int ver, cudaStream_t st, float *out, const float *in, int nx, 
 {
     const int n = AXIS == 1 ? ny : nz, no = AXIS == 1 ? nz : ny;
     if (no > 65535) return false;
-    if (ver == 16 || ver == 17) { // z through the TMA ring (y: the walk)
-        if (AXIS != 2) return false;
-        CUtensorMap m;
-        const int tyz = ver == 16 ? 4 : 8;
-        if (fdwk::make_map(&m, in, nx, ny, nz, pitch, plane, 128, tyz)) return false;
-        const int chunk = nz < 128 ? nz : 64;
-        const dim3 grid((nx + 127) / 128, (ny + tyz - 1) / tyz, (nz + chunk - 1) / chunk);
-        if (grid.y > 65535) return false;
-        if (ver == 16)
-            dz_tma_kernel<4, 16><<<grid, dim3(32, 4), 0, st>>>(out, nx, ny, nz, pitch, plane, chunk, c, m);
-        else
-            dz_tma_kernel<8, 10><<<grid, dim3(32, 8), 0, st>>>(out, nx, ny, nz, pitch, plane, chunk, c, m);
-        return true;
-    }
     const int tl = ver == 11 ? 64 : ver == 13 || ver == 15 ? 16 : 32, tb = ver == 12 ? 4 : 8;
     const bool omid = ver >= 14;
     if (omid && (n + tl - 1) / tl > 65535) return false;
@@ -397,8 +309,7 @@ void launch_walk4(int ver, dim3 grid, dim3 block, cudaStream_t st, float *out, c
 // 6 blocks), 3 (1 ahead, 8 blocks), 4 (1 ahead, 10 blocks), 5 (2 ahead, 10 blocks), 6-7
 // (2 ahead, 6-7 blocks), 8 (3 ahead, 7 blocks), 9 (as 1, streaming stores); the y/z tiles
 // 10-13 (32, 64, 32, 16 rows; 8, 8, 4, 8 warps) and 14-15 (blocks ordered other index
-// before tile); 16-17 z through a TMA ring of 16 / 10 planes (128 x 4 / 128 x 8 tiles).
-// Defaults, from the H100 runs of 2026-11-23T03:27Z and 03:30Z at 512^3 and
+// before tile). Defaults, from the H100 runs of 2026-11-23T03:27Z and 03:30Z at 512^3 and
 // 1024x1024x512 (tests/bench/RESULTS.md): y the 32x8 tile (88-89% / 91-92% of the copy
 // rate; the walks 81-82% / 85%: a plane's rows are contiguous, so the tile's 40 rows are
 // one stream), z the walk 3 (85% / 85.5%; the tile's rows lie in 40 planes: 83% / 86%).
@@ -410,7 +321,7 @@ int deriv_version(int axis)
     const char *e = getenv("FDW_CUDA_DERIV");
     if (e && *e) {
         const int v = atoi(e);
-        if (v >= 0 && v <= 17) return v;
+        if (v >= 0 && v <= 15) return v;
     }
     return axis == 1 ? 10 : 3;
 }
