@@ -147,8 +147,8 @@ __global__ void zeta_kernel(const Pml p)
 // in place as psi_kernel does (no other thread reads this column's psi), then zeta and the
 // correction of u' as zeta_kernel does, from the psi it has just written. The same
 // operations in the same order as the two passes, so the same bits; one launch instead of
-// two per axis, u read from DRAM once (the second walk finds it in L2) and psi's
-// neighbours found by same-side arithmetic. Valid when the two layers of the axis are at
+// two per axis, u read from DRAM once (the second walk finds it in L2), and u and psi
+// held in register windows along the column (one new load of each per step). Valid when the two layers of the axis are at
 // least R points apart (fused_ok), so no psi neighbour lies in the other layer.
 template <int AXIS, int R>
 __global__ void walk_kernel(const Pml p)
@@ -181,41 +181,59 @@ __global__ void walk_kernel(const Pml p)
             while (l1 > l0 && layer_to_global(p, l1 - 1) - p.kglob >= p.khi) --l1;
             if (l1 <= l0) return;
         }
-#pragma unroll 4
-        for (int l = l0; l < l1; ++l) {
-            const int g = layer_to_global(p, l);
-            const float *u = p.u + fb + (long)g * st;
-            float d = p.d1[1] * (u[st] - u[-st]);
+        // Within a side, layer index l lies at g0 + (l - l0). Register windows along the
+        // column: U[k] = u(g - R + k) and P[k] = psi(l - R + k) (0 off this layer), so each
+        // step loads one new u (and psi) instead of 2R + 1.
+        const int g0 = layer_to_global(p, l0);
+        const float *uc = p.u + fb + (long)g0 * st;
+        float U[2 * R + 1];
 #pragma unroll
-            for (int m = 2; m <= R; ++m) d += p.d1[m] * (u[m * st] - u[-m * st]);
+        for (int k = 0; k <= 2 * R; ++k) U[k] = uc[(long)(k - R) * st];
+        for (int l = l0; l < l1; ++l) {
+            const int g = g0 + (l - l0);
+            float d = p.d1[1] * (U[R + 1] - U[R - 1]);
+#pragma unroll
+            for (int m = 2; m <= R; ++m) d += p.d1[m] * (U[R + m] - U[R - m]);
             float *ps_ = p.psi + pb + (long)l * ps;
             *ps_ = p.b[g] * *ps_ + p.a[g] * d;
-        }
-#pragma unroll 4
-        for (int l = l0; l < l1; ++l) {
-            const int g = layer_to_global(p, l);
-            const long fo = fb + (long)g * st;
-            const float *u = p.u + fo;
-            const float *pl = p.psi + pb + (long)l * ps;
-            float gp = 0.f;
+            if (l + 1 < l1) {
 #pragma unroll
-            for (int m = 1; m <= R; ++m) {
-                const float fp = l + m < le ? pl[m * ps] : 0.f;
-                const float fm = l - m >= lb ? pl[-m * ps] : 0.f;
-                if (m == 1)
-                    gp = p.d1[1] * (fp - fm);
-                else
-                    gp += p.d1[m] * (fp - fm);
+                for (int k = 0; k < 2 * R; ++k) U[k] = U[k + 1];
+                U[2 * R] = uc[(long)(l + 1 - l0 + R) * st];
             }
-            float d2 = p.d2[0] * u[0];
+        }
+        const float *pc = p.psi + pb + (long)l0 * ps;
+        float P[2 * R + 1];
 #pragma unroll
-            for (int m = 1; m <= R; ++m) d2 += p.d2[m] * (u[-m * st] + u[m * st]);
+        for (int k = 0; k <= 2 * R; ++k) {
+            const int lk = l0 - R + k;
+            P[k] = lk >= lb && lk < le ? pc[(long)(k - R) * ps] : 0.f;
+            U[k] = uc[(long)(k - R) * st];
+        }
+        for (int l = l0; l < l1; ++l) {
+            const int g = g0 + (l - l0);
+            const long fo = fb + (long)g * st;
+            float gp = p.d1[1] * (P[R + 1] - P[R - 1]);
+#pragma unroll
+            for (int m = 2; m <= R; ++m) gp += p.d1[m] * (P[R + m] - P[R - m]);
+            float d2 = p.d2[0] * U[R];
+#pragma unroll
+            for (int m = 1; m <= R; ++m) d2 += p.d2[m] * (U[R - m] + U[R + m]);
             float *zp = p.zeta + pb + (long)l * ps;
             const float z = p.b[g] * *zp + p.a[g] * (d2 + gp);
             *zp = z;
             const int kg = AXIS == 1 ? p.kglob + kfix : g;
-            if (p.fs && kg == 0) continue; // the free surface keeps u' = 0 on global plane 0
-            p.out[fo] = p.out[fo] + p.vdt2[fo] * (gp + z);
+            if (!(p.fs && kg == 0)) // the free surface keeps u' = 0 on global plane 0
+                p.out[fo] = p.out[fo] + p.vdt2[fo] * (gp + z);
+            if (l + 1 < l1) {
+#pragma unroll
+                for (int k = 0; k < 2 * R; ++k) {
+                    U[k] = U[k + 1];
+                    P[k] = P[k + 1];
+                }
+                U[2 * R] = uc[(long)(l + 1 - l0 + R) * st];
+                P[2 * R] = l + 1 + R < le ? pc[(long)(l + 1 - l0 + R) * ps] : 0.f;
+            }
         }
     }
 }
