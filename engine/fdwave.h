@@ -67,6 +67,11 @@ void fdw_spec_free(fdw_spec *spec);
 
 const char *fdw_spec_kind(const fdw_spec *spec);   /* "acoustic", "stencil", "derivative" */
 int fdw_spec_devices(const fdw_spec *spec);        /* devices requested (>= 1) */
+const char *fdw_spec_name(const fdw_spec *spec);   /* the job's "name" ("" when absent) */
+/* The device ids "devices": {"ids": [...]} names, copied into ids (at most cap; ids may
+ * be NULL when cap is 0); returns how many it names, 0 when it names none (then the run
+ * uses 0 .. devices-1). */
+int fdw_spec_device_ids(const fdw_spec *spec, int *ids, int cap);
 uint64_t fdw_spec_points(const fdw_spec *spec);    /* nx*ny*nz */
 long fdw_spec_steps(const fdw_spec *spec);         /* time steps / iterations */
 double fdw_spec_dt(const fdw_spec *spec);          /* resolved dt (s); 0 for non-time kinds */

@@ -510,6 +510,20 @@ int fdw_spec_devices(const fdw_spec *spec)
     return spec ? spec->ndevices : 0;
 }
 
+const char *fdw_spec_name(const fdw_spec *spec)
+{
+    return spec ? spec->name : NULL;
+}
+
+int fdw_spec_device_ids(const fdw_spec *spec, int *ids, int cap)
+{
+    if (!spec || !spec->device_ids_given)
+        return 0;
+    for (int i = 0; i < spec->ndevices && i < cap; i++)
+        ids[i] = spec->device_ids[i];
+    return spec->ndevices;
+}
+
 uint64_t fdw_spec_points(const fdw_spec *spec)
 {
     return spec ? (uint64_t)spec->nx * (uint64_t)spec->ny * (uint64_t)spec->nz : 0;

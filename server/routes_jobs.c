@@ -35,25 +35,36 @@ static int query_int(request *r, const char *key, long long lo, long long hi, lo
     return 0;
 }
 
-/* Device ids the normalised spec's "devices" object names ({"ids": [...]}) as a JSON
- * text, or NULL when it names none. Sets *bad to the first id this server does not have. */
-static char *wanted_devices(json_t *devices, int *bad)
+/* Device ids the spec names ("devices": {"ids": [...]}) as compact JSON text ("[3,1]"),
+ * or NULL when it names none. Sets *bad to the first id this server does not have. */
+static char *wanted_devices(const fdw_spec *spec, int *bad)
 {
-    json_t *ids = json_object_get(devices, "ids");
+    const int n = fdw_spec_device_ids(spec, NULL, 0);
     *bad = -1;
-    if (!json_is_array(ids) || json_array_size(ids) == 0)
+    if (n <= 0)
         return NULL;
-    size_t i;
-    json_t *v;
-    json_array_foreach(ids, i, v) {
-        int id = (int)json_integer_value(v), found = 0;
+    int *ids = malloc((size_t)n * sizeof *ids);
+    char *text = malloc((size_t)n * 12 + 3), *w = text;
+    if (!ids || !text) {
+        free(ids);
+        free(text);
+        return NULL;
+    }
+    fdw_spec_device_ids(spec, ids, n);
+    *w++ = '[';
+    for (int i = 0; i < n; i++) {
+        int found = 0;
         for (int k = 0; k < g_app.ndevices; k++)
-            if (g_app.devices[k].id == id)
+            if (g_app.devices[k].id == ids[i])
                 found = 1;
         if (!found && *bad < 0)
-            *bad = id;
+            *bad = ids[i];
+        w += sprintf(w, i ? ",%d" : "%d", ids[i]);
     }
-    return json_dumps(ids, JSON_COMPACT);
+    *w++ = ']';
+    *w = '\0';
+    free(ids);
+    return text;
 }
 
 /* Answer with a job's JSON text (stolen), Location naming the job on 200/201. */
@@ -144,19 +155,18 @@ enum MHD_Result route_jobs_submit(request *r)
                            "the job asks for %d devices; this server has %d", ndev,
                            g_app.ndevices);
     }
-    /* The normalised spec is stored as text; of its values only the name and the device
-     * ids are needed here, so only those are parsed (specs_norm_fields). */
+    /* The normalised spec is stored as text; the name and device ids come from the
+     * parsed spec itself. */
     char *norm_text = fdw_spec_to_json(spec);
-    char *name = NULL;
-    json_t *devices = NULL;
-    if (!norm_text || specs_norm_fields(norm_text, &name, &devices)) {
+    char *name = strdup(fdw_spec_name(spec));
+    if (!norm_text || !name) {
         free(norm_text);
+        free(name);
         fdw_spec_free(spec);
         return reply_error(r, 500, "internal", NULL, "the engine gave no normalised spec");
     }
     int bad;
-    char *wanted = wanted_devices(devices, &bad);
-    json_decref(devices);
+    char *wanted = wanted_devices(spec, &bad);
     if (bad >= 0) {
         free(wanted);
         free(name);

@@ -565,6 +565,42 @@ START_TEST(normalised_json_escapes_like_jansson)
 }
 END_TEST
 
+/* fdw_spec_name and fdw_spec_device_ids (what the daemon stores with a job) say what the
+ * normalised spec says: its "name" and its "devices.ids", none when it has no ids. */
+START_TEST(name_and_device_ids_match_normalised)
+{
+    static const char *const specs[] = {
+        "{\"name\":\"survey \\\"A\\\" \\u00fc\\n\",\"grid\":{\"nx\":16,\"ny\":16,\"nz\":16,"
+        "\"dx\":10,\"dy\":10,\"dz\":10},\"velocity\":{\"type\":\"constant\",\"value\":2000},"
+        "\"time\":{\"nt\":10},\"sources\":[{\"position\":[80,80,80],\"wavelet\":{\"type\":"
+        "\"ricker\",\"f0\":10}}],\"devices\":{\"ids\":[3,1]}}",
+        "{\"grid\":{\"nx\":16,\"ny\":16,\"nz\":16,\"dx\":10,\"dy\":10,\"dz\":10},\"velocity\":"
+        "{\"type\":\"constant\",\"value\":2000},\"time\":{\"nt\":10},\"sources\":[{\"position\":"
+        "[80,80,80],\"wavelet\":{\"type\":\"ricker\",\"f0\":10}}],\"devices\":2}",
+        "{\"kind\":\"stencil\",\"name\":\"s\",\"grid\":{\"nx\":16,\"ny\":16,\"nz\":16,\"dx\":10,"
+        "\"dy\":10,\"dz\":10},\"iterations\":5}",
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        fdw_spec *s = parse_ok(specs[i], NULL);
+        char *norm = fdw_spec_to_json(s);
+        json_t *all = json_loads(norm, 0, NULL);
+        ck_assert_ptr_nonnull(all);
+        const char *want = json_string_value(json_object_get(all, "name"));
+        ck_assert_str_eq(fdw_spec_name(s), want ? want : "");
+        json_t *wids = json_object_get(json_object_get(all, "devices"), "ids");
+        int ids[8];
+        const int n = fdw_spec_device_ids(s, ids, 8);
+        ck_assert_int_eq(n, (int)json_array_size(wids));
+        for (int k = 0; k < n; k++)
+            ck_assert_int_eq(ids[k], (int)json_integer_value(json_array_get(wids, k)));
+        ck_assert_int_eq(fdw_spec_device_ids(s, NULL, 0), n);
+        json_decref(all);
+        free(norm);
+        fdw_spec_free(s);
+    }
+}
+END_TEST
+
 START_TEST(normalised_defaults)
 {
     fdw_spec *s = parse_ok(BASE, NULL);
@@ -1270,6 +1306,7 @@ int main(void)
     TCase *valid = tcase_create("valid");
     tcase_add_test(valid, example_homogeneous);
     tcase_add_test(valid, normalised_json_escapes_like_jansson);
+    tcase_add_test(valid, name_and_device_ids_match_normalised);
     tcase_add_test(valid, layered_free_surface);
     tcase_add_test(valid, gaussian_anomaly);
     tcase_add_test(valid, stencil_kind);
