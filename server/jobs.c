@@ -134,32 +134,27 @@ static json_t *row_to_json(sqlite3 *c, sqlite3_stmt *st, int with_spec)
     return j;
 }
 
-/* s as a JSON string, escaped exactly as jansson's json_dumps escapes it (the text must
- * equal the read-back answer byte for byte): \\ \" \b \f \n \r \t, other control
- * characters as \u00XX, everything else (UTF-8 included) as is. */
-static void put_str(FILE *f, const char *s)
+/* s as a JSON string, exactly as json_dumps writes it (the text must equal the read-back
+ * answer byte for byte): as it is between quotes when nothing in it needs escaping (names,
+ * owners and kinds nearly always), else through jansson. Returns 0, or -1 when jansson
+ * cannot write it (not UTF-8, out of memory). */
+static int put_str(FILE *f, const char *s)
 {
-    fputc('"', f);
-    const char *run = s;
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch >= 0x20 && ch != '"' && ch != '\\')
-            continue;
-        fwrite(run, 1, (size_t)(s - run), f);
-        run = s + 1;
-        switch (ch) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\b': fputs("\\b", f); break;
-        case '\f': fputs("\\f", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default: fprintf(f, "\\u%04X", ch);
-        }
+    const char *c = s;
+    while (*c && (unsigned char)*c >= 0x20 && *c != '"' && *c != '\\')
+        c++;
+    if (!*c) {
+        fprintf(f, "\"%s\"", s);
+        return 0;
     }
-    fwrite(run, 1, (size_t)(s - run), f);
-    fputc('"', f);
+    json_t *v = json_string(s);
+    char *text = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    const int rc = text ? 0 : -1;
+    if (text)
+        fputs(text, f);
+    free(text);
+    json_decref(v);
+    return rc;
 }
 
 char *jobs_new_text(const job_new *j, const job_stored *st)
@@ -172,11 +167,11 @@ char *jobs_new_text(const job_new *j, const job_stored *st)
     const long long id = (long long)st->id;
     fmt_time(st->created_at, created);
     fprintf(f, "{\"id\":%lld,\"name\":", id);
-    put_str(f, j->name ? j->name : "");
+    int bad = put_str(f, j->name ? j->name : "");
     fputs(",\"owner\":", f);
-    put_str(f, j->owner);
+    bad |= put_str(f, j->owner);
     fputs(",\"kind\":", f);
-    put_str(f, j->kind);
+    bad |= put_str(f, j->kind);
     fprintf(f,
             ",\"state\":\"queued\",\"reason\":null,\"priority\":%d,\"attempts\":0,"
             "\"devices_requested\":%d,\"devices\":[],\"created_at\":\"%s\","
@@ -192,14 +187,14 @@ char *jobs_new_text(const job_new *j, const job_stored *st)
     json_array_foreach(j->warnings, i, w) {
         if (i)
             fputc(',', f);
-        put_str(f, json_string_value(w) ? json_string_value(w) : "");
+        bad |= put_str(f, json_string_value(w) ? json_string_value(w) : "");
     }
     fprintf(f,
             "],\"cancel_requested\":false,\"links\":{\"self\":\"/v1/jobs/%lld\","
             "\"events\":\"/v1/jobs/%lld/events\",\"outputs\":\"/v1/jobs/%lld/outputs\","
             "\"cancel\":\"/v1/jobs/%lld/cancel\"}}",
             id, id, id, id);
-    const int bad = ferror(f);
+    bad |= ferror(f);
     if (fclose(f) != 0 || bad) {
         free(text);
         return NULL;
