@@ -108,15 +108,16 @@ static long start_blocker(void)
     return id;
 }
 
-/* Number of the daemon's threads that run SCHED_IDLE (policy 5) or niced: the
- * simulation's (--cpu-job-sched idle, the default, falls back to nice 19). */
-static int low_priority_threads(void)
+/* How many of the daemon's threads run SCHED_IDLE (policy 5) or niced, among those whose
+ * stat files /proc/PID/<tasks>stat names: every thread with the task directories' glob,
+ * the main thread with "". -1 if unknown. */
+static int low_priority(const char *tasks)
 {
-    char cmd[128];
+    char cmd[192];
     snprintf(cmd, sizeof cmd,
-             "cat /proc/%d/task/*/stat 2>/dev/null | "
+             "cat /proc/%d/%sstat 2>/dev/null | "
              "awk '{sub(/^.*\\) /, \"\"); if ($39 == 5 || $17 > 0) n++} END {print n + 0}'",
-             (int)D.pid);
+             (int)D.pid, tasks);
     FILE *p = popen(cmd, "r");
     int n = -1;
     if (p) {
@@ -127,22 +128,12 @@ static int low_priority_threads(void)
     return n;
 }
 
+/* The simulation's threads (--cpu-job-sched idle, the default, falls back to nice 19). */
+static int low_priority_threads(void) { return low_priority("task/*/"); }
+
 /* 1 if the daemon's main thread itself is niced or SCHED_IDLE (inherited from whoever
  * started the tests, e.g. `nice ctest`), 0 if not, -1 if unknown. */
-static int daemon_started_low(void)
-{
-    char cmd[128];
-    snprintf(cmd, sizeof cmd,
-             "awk '{sub(/^.*\\) /, \"\"); print ($39 == 5 || $17 > 0)}' /proc/%d/stat", (int)D.pid);
-    FILE *p = popen(cmd, "r");
-    int v = -1;
-    if (p) {
-        if (fscanf(p, "%d", &v) != 1)
-            v = -1;
-        pclose(p);
-    }
-    return v;
-}
+static int daemon_started_low(void) { return low_priority(""); }
 
 START_TEST(simulation_runs_at_low_priority)
 {
