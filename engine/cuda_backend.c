@@ -360,10 +360,17 @@ static uint64_t pml_points(const fdw_problem *p, int a, int z0, int nz, int *w0,
     return n;
 }
 
+/* Bytes of a slab's wavefields with layout L: u, u' and (v dt)^2 (acoustic), or the field
+ * and its output. */
+static uint64_t wavefield_bytes(fdw_kind kind, const fdwk_layout *L)
+{
+    return (kind == FDW_KIND_ACOUSTIC ? 3u : 2u) * (uint64_t)L->total * 4u;
+}
+
 /* Bytes slab g needs on its GPU. */
 static uint64_t slab_bytes(const fdw_problem *p, const gpu_slab *g)
 {
-    uint64_t fields = (p->kind == FDW_KIND_ACOUSTIC ? 3u : 2u) * (uint64_t)g->L.total * 4u;
+    uint64_t fields = wavefield_bytes(p->kind, &g->L);
     uint64_t extra = 0;
     if (p->kind == FDW_KIND_ACOUSTIC) {
         extra += (uint64_t)(p->nx + p->ny + p->nz) * 4u;
@@ -1242,7 +1249,6 @@ static fdw_status cuda_precheck(fdw_kind kind, int nx, int ny, int radius, const
                                 fdw_error *err)
 {
     const int r = kind == FDW_KIND_DERIVATIVE ? 0 : radius;
-    const uint64_t nfield = kind == FDW_KIND_ACOUSTIC ? 3u : 2u;
     for (int d = 0; d < plan->ndev; d++) {
         const int id = plan->device_ids[d];
         int first = 1;
@@ -1257,7 +1263,7 @@ static fdw_status cuda_precheck(fdw_kind kind, int nx, int ny, int radius, const
                 continue;
             fdwk_layout L;
             fdwk_layout_init(&L, nx, ny, plan->nz[e], r);
-            need += nfield * (uint64_t)L.total * 4u;
+            need += wavefield_bytes(kind, &L);
         }
         uint64_t fr = 0, tot = 0;
         int rc = fdwk_set_device(id);
