@@ -152,38 +152,40 @@ __global__ void dx4_kernel(float *__restrict__ out, const float *__restrict__ in
     }
 }
 
-// y or z, vector: the walk of one thread over planes p0 .. p1-1 of its 4 consecutive x
-// points (16-byte loads; rows are 32-byte aligned and padded, so a quad never leaves its
-// row's allocation) with LA planes loaded ahead; DOWN walks from p1-1 to p0 (the window
-// mirrored: w[d] = f(p + 4 - d)), evaluating the same expression, so the same bits. CS:
-// streaming stores (st.global.cs: the output is not read again by this kernel).
-template <int LA, bool CS, bool DOWN>
-__device__ __forceinline__ void walk4(float *__restrict__ out, const float *__restrict__ in,
-                                      long base, long step, int n, int p0, int p1, int nv,
-                                      const Coef &c)
+// y or z, vector: as dwalk_kernel with 4 consecutive x points per thread (16-byte loads;
+// rows are 32-byte aligned and padded, so a quad never leaves its row's allocation) and
+// LA planes loaded ahead. CS: streaming stores (st.global.cs: the output is not read
+// again by this kernel, so it should not push the input's halo rows out of L2).
+template <int AXIS, int LA, int MINB, bool CS = false>
+__global__ void __launch_bounds__(128, MINB) dwalk4_kernel(float *__restrict__ out, const float *__restrict__ in, int nx,
+                              int ny, int nz, long pitch, long plane, int chunk, Coef c)
 {
-    constexpr int sg = DOWN ? -1 : 1;
-    const int ps = DOWN ? p1 - 1 : p0;
+    const int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    const int o = blockIdx.y * blockDim.y + threadIdx.y;
+    const int n = AXIS == 1 ? ny : nz;
+    const int no = AXIS == 1 ? nz : ny;
+    if (i >= nx || o >= no) return;
+    const long step = AXIS == 1 ? pitch : plane;
+    const long base = (AXIS == 1 ? (long)o * plane : (long)o * pitch) + i;
+    const int p0 = blockIdx.z * chunk, p1 = min(p0 + chunk, n);
+    const int nv = min(4, nx - i); // valid points of the quad
     float4 w[9 + LA];
-    // f(p + m) for m in -4..4: w[4 + m] walking up, w[4 - m] walking down
-    auto f = [&](int m) -> const float4 & { return w[4 + sg * m]; };
 #pragma unroll
     for (int d = 0; d < 8 + LA; ++d)
-        w[d] = __ldg(reinterpret_cast<const float4 *>(in + base + (long)wrap(ps + sg * (d - 4), n) * step));
-    for (int t = 0; t < p1 - p0; ++t) {
-        const int p = ps + sg * t;
-        w[8 + LA] = __ldg(reinterpret_cast<const float4 *>(in + base + (long)wrap(p + sg * (4 + LA), n) * step));
+        w[d] = __ldg(reinterpret_cast<const float4 *>(in + base + (long)wrap(p0 - 4 + d, n) * step));
+    for (int p = p0; p < p1; ++p) {
+        w[8 + LA] = __ldg(reinterpret_cast<const float4 *>(in + base + (long)wrap(p + 4 + LA, n) * step));
         float4 r;
-        r.x = c.c[1] * (f(1).x - f(-1).x); // the CPU's order, no contraction
-        r.y = c.c[1] * (f(1).y - f(-1).y);
-        r.z = c.c[1] * (f(1).z - f(-1).z);
-        r.w = c.c[1] * (f(1).w - f(-1).w);
+        r.x = c.c[1] * (w[5].x - w[3].x);
+        r.y = c.c[1] * (w[5].y - w[3].y);
+        r.z = c.c[1] * (w[5].z - w[3].z);
+        r.w = c.c[1] * (w[5].w - w[3].w);
 #pragma unroll
         for (int m = 2; m <= 4; ++m) {
-            r.x += c.c[m] * (f(m).x - f(-m).x);
-            r.y += c.c[m] * (f(m).y - f(-m).y);
-            r.z += c.c[m] * (f(m).z - f(-m).z);
-            r.w += c.c[m] * (f(m).w - f(-m).w);
+            r.x += c.c[m] * (w[4 + m].x - w[4 - m].x);
+            r.y += c.c[m] * (w[4 + m].y - w[4 - m].y);
+            r.z += c.c[m] * (w[4 + m].z - w[4 - m].z);
+            r.w += c.c[m] * (w[4 + m].w - w[4 - m].w);
         }
         float *dst = out + base + (long)p * step;
         if (nv == 4) {
@@ -198,31 +200,6 @@ __device__ __forceinline__ void walk4(float *__restrict__ out, const float *__re
 #pragma unroll
         for (int e = 0; e < 8 + LA; ++e) w[e] = w[e + 1];
     }
-}
-
-// y or z, vector: as dwalk_kernel with 4 consecutive x points per thread (walk4).
-// PAIR: the chunk is the fastest grid index, so the chunks of one column run together,
-// and odd chunks walk down: two neighbouring chunks meet at their shared boundary at the
-// same time (both start or both end there), so the 8 planes each re-reads of the other
-// come from L2 instead of DRAM. (Grid: (x, other, chunk), or (chunk, x, other) with PAIR.)
-template <int AXIS, int LA, int MINB, bool CS = false, bool PAIR = false>
-__global__ void __launch_bounds__(128, MINB) dwalk4_kernel(float *__restrict__ out, const float *__restrict__ in, int nx,
-                              int ny, int nz, long pitch, long plane, int chunk, Coef c)
-{
-    const int cb = PAIR ? blockIdx.x : blockIdx.z;
-    const int i = ((PAIR ? blockIdx.y : blockIdx.x) * blockDim.x + threadIdx.x) * 4;
-    const int o = (PAIR ? blockIdx.z : blockIdx.y) * blockDim.y + threadIdx.y;
-    const int n = AXIS == 1 ? ny : nz;
-    const int no = AXIS == 1 ? nz : ny;
-    if (i >= nx || o >= no) return;
-    const long step = AXIS == 1 ? pitch : plane;
-    const long base = (AXIS == 1 ? (long)o * plane : (long)o * pitch) + i;
-    const int p0 = cb * chunk, p1 = min(p0 + chunk, n);
-    const int nv = min(4, nx - i); // valid points of the quad
-    if (PAIR && (cb & 1))
-        walk4<LA, CS, true>(out, in, base, step, n, p0, p1, nv, c);
-    else
-        walk4<LA, CS, false>(out, in, base, step, n, p0, p1, nv, c);
 }
 
 // y or z, tile: a block of 32 x TB threads holds TL + 8 rows (along the axis) of a
@@ -320,8 +297,6 @@ void launch_walk4(int ver, dim3 grid, dim3 block, cudaStream_t st, float *out, c
     case 7: k = dwalk4_kernel<AXIS, 2, 7>; break;
     case 8: k = dwalk4_kernel<AXIS, 3, 7>; break;
     case 9: k = dwalk4_kernel<AXIS, 2, 8, true>; break;
-    case 16: k = dwalk4_kernel<AXIS, 1, 8, false, true>; break;
-    case 17: k = dwalk4_kernel<AXIS, 2, 8, false, true>; break;
     default: k = dwalk4_kernel<AXIS, 2, 8>; break;
     }
     const int smem = fdwk::cap_smem(0); // (benchmark sweeps only)
@@ -346,7 +321,7 @@ int deriv_version(int axis)
     const char *e = getenv("FDW_CUDA_DERIV");
     if (e && *e) {
         const int v = atoi(e);
-        if (v >= 0 && v <= 17) return v;
+        if (v >= 0 && v <= 15) return v;
     }
     return axis == 1 ? 10 : 3;
 }
@@ -361,7 +336,7 @@ extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int 
     for (int m = 0; m < 5; ++m) c.c[m] = dc[m];
     cudaStream_t st = (cudaStream_t)s;
     if (nx < 1 || ny < 1 || nz < 1) return (int)cudaErrorInvalidValue;
-    int ver = deriv_version(axis);
+    const int ver = deriv_version(axis);
     // The vector kernels need 16-byte aligned rows (the layout's rows are 32-byte aligned).
     const bool vec = ver > 0 && pitch % 4 == 0 && plane % 4 == 0 &&
                      (reinterpret_cast<uintptr_t>(in) & 15) == 0 &&
@@ -372,7 +347,7 @@ extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int 
     } else if (axis == 0) {
         dim3 grid((nx + XSEG - 1) / XSEG, ny, nz);
         dx_kernel<<<grid, 128, 0, st>>>(out, in, nx, pitch, plane, c);
-    } else if (vec && ver >= 10 && ver <= 15 &&
+    } else if (vec && ver >= 10 &&
                (axis == 1 ? launch_tile<1>(ver, st, out, in, nx, ny, nz, pitch, plane, c)
                           : launch_tile<2>(ver, st, out, in, nx, ny, nz, pitch, plane, c))) {
         // launched
@@ -383,10 +358,7 @@ extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int 
         if (e && atoi(e) >= 16) chunk = min(atoi(e), n);
         e = getenv("FDW_CUDA_DERIV_BY");
         if (e && (atoi(e) == 1 || atoi(e) == 2)) by = atoi(e);
-        const int gx = (nx + 127) / 128, go = (no + by - 1) / by, gc = (n + chunk - 1) / chunk;
-        const bool pair = ver >= 16 && gx <= 65535 && go <= 65535;
-        const dim3 block(32, by), grid = pair ? dim3(gc, gx, go) : dim3(gx, go, gc);
-        if (ver >= 16 && !pair) ver = 3; // (grids too wide for the paired launch)
+        const dim3 block(32, by), grid((nx + 127) / 128, (no + by - 1) / by, (n + chunk - 1) / chunk);
         if (axis == 1)
             launch_walk4<1>(ver, grid, block, st, out, in, nx, ny, nz, pitch, plane, chunk, c);
         else

@@ -34,25 +34,13 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
 
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int tid = ty * TXV + tx;
-    // With a.zpair the z chunk is the fastest grid index, so the chunks of one tile column
-    // run together, and odd chunks walk down: two neighbouring chunks meet at their shared
-    // boundary at the same time (both start there or both end there), so the 2R planes
-    // each re-reads of the other come from L2 instead of DRAM.
-    const int bc = a.zpair ? blockIdx.x : blockIdx.z;
-    const int i0 = (a.zpair ? blockIdx.y : blockIdx.x) * TX;
-    const int j0 = (a.zpair ? blockIdx.z : blockIdx.y) * TY;
+    const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;
     const int xq = 4 * tx;          // first of the thread's 4 columns within the tile
     const int i = i0 + xq;          // its global x
     const int j = j0 + ty;
-    const int kb = a.k0 + bc * a.zchunk;
+    const int kb = a.k0 + blockIdx.z * a.zchunk;
     const int ke = min(kb + a.zchunk, a.k1);
     const int kl = ke + R;
-    // The walk runs over local planes p = kb - R .. kl - 1; local plane p is local plane
-    // zo + zs p of the slab (the mirror image within the chunk when walking down). The
-    // stencil is symmetric in z and each z pair is summed as (a + b), which is commutative
-    // in floating point, so both directions give the same bits.
-    const bool down = a.zpair && (bc & 1);
-    const int zo = down ? kb + ke - 1 : 0, zs = down ? -1 : 1;
     const long plane = a.plane;
     const int pitch = (int)a.pitch;
 
@@ -61,11 +49,10 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
         float *stage = ring + st * G::STAGE_FLOATS;
         const bool upd = ACOUSTIC && p < ke;
         mbar_expect_tx(&bar[st], G::BOX_BYTES + (upd ? 2 * G::TILE_BYTES : 0));
-        const int z = zo + zs * p;
-        tma_load_3d(stage, &mu, i0, j0, z + R, &bar[st]);
+        tma_load_3d(stage, &mu, i0, j0, p + R, &bar[st]);
         if (upd) {
-            tma_load_3d(stage + G::BOX_FLOATS, &mo, i0, j0, z, &bar[st]);
-            tma_load_3d(stage + G::BOX_FLOATS + G::TILE_FLOATS, &mv, i0, j0, z, &bar[st]);
+            tma_load_3d(stage + G::BOX_FLOATS, &mo, i0, j0, p, &bar[st]);
+            tma_load_3d(stage + G::BOX_FLOATS + G::TILE_FLOATS, &mv, i0, j0, p, &bar[st]);
         }
     };
     auto wait = [&](int p) {
@@ -106,7 +93,7 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
     for (int d = 0; d < 2 * R; ++d) {
 #pragma unroll
         for (int e = 0; e < 4; ++e)
-            q[e][d] = ok[e] ? u[(long)(zo + zs * (kb - R + d)) * plane + col + e] : 0.f;
+            q[e][d] = ok[e] ? u[(long)(kb - R + d) * plane + col + e] : 0.f;
     }
     for (int p = kb; p < kb + R && p < kl; ++p) wait(p);
 
@@ -189,9 +176,8 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
                 const float4 vv4 = *reinterpret_cast<const float4 *>(tt + G::TILE_FLOATS + tc);
                 const float upv[4] = {up4.x, up4.y, up4.z, up4.w};
                 const float vvv[4] = {vv4.x, vv4.y, vv4.z, vv4.w};
-                const int kz = zo + zs * kk;
-                const float qzk = sponge ? a.qz[a.kglob + kz] : 0.f;
-                const bool zero = a.free_surface && a.kglob + kz == 0;
+                const float qzk = sponge ? a.qz[a.kglob + kk] : 0.f;
+                const bool zero = a.free_surface && a.kglob + kk == 0;
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     const float uc = q[e][b + R];
@@ -203,7 +189,7 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
 #pragma unroll
                 for (int e = 0; e < 4; ++e) r[e] = lap[e];
             }
-            float *__restrict__ outk = out + (long)(zo + zs * kk) * plane + col;
+            float *__restrict__ outk = out + (long)kk * plane + col;
             if (all4) {
                 *reinterpret_cast<float4 *>(outk) = make_float4(r[0], r[1], r[2], r[3]);
             } else {

@@ -57,7 +57,6 @@ int launch(const fdwk_fd_args &a, cudaStream_t s)
     dim3 block(TX, BY);
     const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY - 1) / TY;
     fdwk_fd_args b = a;
-    b.zpair = 0;
     if (b.zchunk <= 0) {
         // 32-plane chunks measured best on the H100 (order 8) (more, shorter block lives balance
         // the SMs; a chunk re-reads 2R halo planes, so never below 8R); fewer planes when
@@ -114,18 +113,10 @@ int make_map(CUtensorMap *m, const float *base, long d0, long d1, long d2, long 
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
 }
 
-// A benchmark knob, read per launch (the benchmark changes it between cases):
-// FDW_CUDA_ZPAIR=0 turns the paired chunk walk of the 4-point TMA kernel off.
-int env_int(const char *name, int dflt)
-{
-    const char *e = getenv(name);
-    return e && *e ? atoi(e) : dflt;
-}
-
 // Launch of a TMA kernel (fd25t.cuh, fd25v.cuh) KERN with a TX x TY tile and `block`
 // threads: tensor maps for this step's pointers, the dynamic shared memory ring, the same
-// z-chunk rule as the other kernels. PAIR: KERN can walk paired chunks (fd25v.cuh).
-template <int R, int TX, int TY, int L, int TP, bool AC, auto KERN, bool PAIR = false>
+// z-chunk rule as the other kernels.
+template <int R, int TX, int TY, int L, int TP, bool AC, auto KERN>
 int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
 {
     using G = fdwk::tma_geom<R, TX, TY, L, TP, AC>;
@@ -176,8 +167,6 @@ int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
         }
         b.zchunk = zc;
     }
-    const int nch = (nk + b.zchunk - 1) / b.zchunk;
-    b.zpair = PAIR && nch > 1 && gx <= 65535 && gy <= 65535 && env_int("FDW_CUDA_ZPAIR", 1) != 0;
     CUtensorMap mu, mo, mv;
     // x extent: XL cells left of the interior (inside the 8-float row offset) and up to XL
     // right of it, but not past the row's end (the rest reads as zero, like the padding).
@@ -192,7 +181,7 @@ int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
         mo = mu;
         mv = mu;
     }
-    const dim3 grid = b.zpair ? dim3(nch, gx, gy) : dim3(gx, gy, nch);
+    dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
     const int smem = fdwk::cap_smem(G::SMEM_BYTES); // (benchmark sweeps only)
     if (smem != G::SMEM_BYTES &&
         cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
@@ -213,7 +202,7 @@ int launch_tma(const fdwk_fd_args &a, cudaStream_t s)
 template <int R, int TXV, int BY, int L, bool AC, int NB = 1>
 int launch_tmav(const fdwk_fd_args &a, cudaStream_t s)
 {
-    return launch_tma_k<R, 4 * TXV, BY, L + NB - 1, 0, AC, fd25v_kernel<R, TXV, BY, L, AC, NB>, true>(
+    return launch_tma_k<R, 4 * TXV, BY, L + NB - 1, 0, AC, fd25v_kernel<R, TXV, BY, L, AC, NB>>(
         dim3(TXV, BY), a, s);
 }
 

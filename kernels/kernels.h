@@ -155,8 +155,6 @@ typedef struct fdwk_fd_args {
     long pitch, plane;       /* layout; all pointers are interior origins */
     int free_surface;        /* write 0 on global plane 0 */
     int zchunk;              /* planes per block along z; 0: automatic */
-    int zpair;               /* set by the launch (fd_step.cu), not by callers: chunks
-                                fastest in the grid, odd chunks walking down */
     fdwk_tile tile;
     float c0;                /* centre weight (acoustic: cx0+cy0+cz0; stencil: sc0) */
     float cx[FDWK_MAX_RADIUS + 1], cy[FDWK_MAX_RADIUS + 1], cz[FDWK_MAX_RADIUS + 1];

@@ -10,8 +10,7 @@
  *
  * Usage: fdwave-bench [--json FILE] [--quick] [--gpus N] [--only SECTION[,SECTION]]
  *   sections: copy, tune, acoustic, stencil, derivative, seed, job, largest, multi, huge,
- *   sweep (stencil orders 6-12 x blocks-per-SM cap), dsweep (y/z derivative x cap), pair
- *   (paired z chunks x chunk size) */
+ *   sweep (stencil orders 6-12 x blocks-per-SM cap), dsweep (y/z derivative x cap) */
 #include "backend.h"
 #include "fd_coeffs.h"
 #include "fdwave.h"
@@ -441,43 +440,6 @@ static void bench_dsweep(void)
     unsetenv("FDW_CUDA_MAXBLOCKS");
 }
 
-/* Paired z chunks (FDW_CUDA_ZPAIR; fd25v.cuh, derivative.cu versions 16-17): stencil orders
- * 6-12 and acoustic order 8 unpaired with the automatic chunk, then paired with the
- * automatic and fixed chunks; the z and y derivative walk unpaired (version 3) and paired
- * (16: 1 plane ahead, 17: 2 ahead) over chunks of 64-256 planes. */
-static void bench_pair(void)
-{
-    printf("\npaired z chunks: kernel x chunk, paired or not:\n");
-    static const int chunks[] = {0, 32, 64, 128, 256};
-    char tag[48];
-    for (int s = 0; s < 2; s++) {
-        for (int order = 6; order <= 14; order += 2) {
-            const int ac = order == 14; /* the last row: acoustic order 8 */
-            for (int c = -1; c < 5; c++) {
-                setenv("FDW_CUDA_ZPAIR", c < 0 ? "0" : "1", 1);
-                snprintf(tag, sizeof tag, "pair%d-z%d", c >= 0, c < 0 ? 0 : chunks[c]);
-                kcase kc = {ac ? K_ACOUSTIC : K_STENCIL, ac ? 8 : order, BIG[s][0], BIG[s][1], BIG[s][2],
-                            FDWK_TILE_AUTO, c < 0 ? 0 : chunks[c], 0, ac};
-                run_case(&kc, tag);
-            }
-        }
-        static const char *vers[] = {"3", "16", "17"};
-        static const char *dch[] = {"64", "128", "256"};
-        for (int axis = 2; axis >= 1; axis--)
-            for (int v = 0; v < 3; v++)
-                for (int c = 0; c < 3; c++) {
-                    setenv("FDW_CUDA_DERIV", vers[v], 1);
-                    setenv("FDW_CUDA_DERIV_CHUNK", dch[c], 1);
-                    snprintf(tag, sizeof tag, "pair-deriv-v%s-c%s", vers[v], dch[c]);
-                    kcase kc = {K_DERIV, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, axis, 0};
-                    run_case(&kc, tag);
-                }
-    }
-    unsetenv("FDW_CUDA_ZPAIR");
-    unsetenv("FDW_CUDA_DERIV");
-    unsetenv("FDW_CUDA_DERIV_CHUNK");
-}
-
 static void bench_derivative(void)
 {
     printf("\nderivative, 8th order periodic (8 B/point = effective bandwidth / copy); versions "
@@ -808,7 +770,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr,
                     "usage: %s [--json FILE] [--quick] [--gpus N] [--only s1,s2]\n"
-                    "sections: tune acoustic seed stencil derivative job largest multi huge sweep dsweep pair\n",
+                    "sections: tune acoustic seed stencil derivative job largest multi huge sweep dsweep\n",
                     argv[0]);
             return 2;
         }
@@ -844,7 +806,7 @@ int main(int argc, char **argv)
     /* Sections in the order given by --only (all, in this order, without it); the records
      * are written after each, so a run cut short keeps what it measured. */
     static const char *const SECTIONS[] = {"tune", "seed", "acoustic", "stencil", "derivative",
-                                           "job", "multi", "huge", "largest", "sweep", "dsweep", "pair"};
+                                           "job", "multi", "huge", "largest", "sweep", "dsweep"};
     const int nsec = (int)(sizeof SECTIONS / sizeof SECTIONS[0]);
     int order_[16], n_ = 0;
     if (only) {
@@ -875,7 +837,6 @@ int main(int argc, char **argv)
         case 8: bench_largest(); break;
         case 9: bench_sweep(); break;
         case 10: bench_dsweep(); break;
-        case 11: bench_pair(); break;
         }
         printf("[section %s: %.1f s]\n", SECTIONS[order_[x]], now_s() - t0);
         fflush(stdout);

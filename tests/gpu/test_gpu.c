@@ -348,10 +348,10 @@ END_TEST
 
 /* Every kernel configuration (FDW_CUDA_TILE forces one) gives the CPU's bits: order 8
  * acoustic and stencil with all of them, orders 2..6 with the TMA ones built for every
- * radius (T3, T5, V1..V8); the 4-point ones with their z chunks paired and not. */
+ * radius (T3, T5, V1..V8). */
 START_TEST(test_configurations)
 {
-    char json[2048], what[128];
+    char json[2048], what[96];
     int identical = 1, nconf = 0;
     for (int order = 2; order <= 8; order += 2) {
         for (int kind = 0; kind < 2; kind++) {
@@ -368,26 +368,20 @@ START_TEST(test_configurations)
             int id0 = 0;
             outcome c; /* the CPU reference, once per order and kind */
             run_backend(fdw_cpu_backend(), &prob, 1, &id0, kind ? 20 : 60, &c);
-            /* the 4-point kernels (V1..V8) twice: paired z chunks (the default, odd chunks
-             * walking down) and not */
-            for (int tile = 1; tile < FDWK_TILE_COUNT + FDWK_TILE_V8 - FDWK_TILE_V1 + 1; tile++) {
-                const int t = tile < FDWK_TILE_COUNT ? tile : tile - FDWK_TILE_COUNT + FDWK_TILE_V1;
-                if (order != 8 && t != FDWK_TILE_T3 && t != FDWK_TILE_T5 && t < FDWK_TILE_V1)
+            for (int tile = 1; tile < FDWK_TILE_COUNT; tile++) {
+                if (order != 8 && tile != FDWK_TILE_T3 && tile != FDWK_TILE_T5 &&
+                    tile < FDWK_TILE_V1)
                     continue;
                 char env[8];
-                snprintf(env, sizeof env, "%d", t);
+                snprintf(env, sizeof env, "%d", tile);
                 outcome g;
                 setenv("FDW_CUDA_TILE", env, 1);
-                if (tile >= FDWK_TILE_COUNT)
-                    setenv("FDW_CUDA_ZPAIR", "0", 1);
                 run_backend(fdw_cuda_backend(), &prob, 1, &id0, kind ? 20 : 60, &g);
                 unsetenv("FDW_CUDA_TILE");
-                unsetenv("FDW_CUDA_ZPAIR");
                 nconf++;
                 int same = memcmp(g.vol, c.vol, c.nvol * sizeof(float)) == 0;
-                snprintf(what, sizeof what, "%s order %d, configuration %d (%s)%s",
-                         kind ? "stencil" : "acoustic", order, t, fdwk_tile_name(t),
-                         tile >= FDWK_TILE_COUNT ? ", z chunks unpaired" : "");
+                snprintf(what, sizeof what, "%s order %d, configuration %d (%s)",
+                         kind ? "stencil" : "acoustic", order, tile, fdwk_tile_name(tile));
                 /* The contract is 1e-5; identity holds while both sum in the same order. */
                 if (!same) {
                     identical = 0;
@@ -458,16 +452,13 @@ START_TEST(test_derivative_vs_cpu)
     compare(what, &g, &c, 1e-6);
     /* Every kernel version (FDW_CUDA_DERIV, derivative.cu: scalar, the walks, the tiles)
      * evaluates the same operations in the same order: the same bits as the default. */
-    for (int v = 0; v <= 17; v++) {
+    for (int v = 0; v <= 15; v++) {
         char num[8];
         snprintf(num, sizeof num, "%d", v);
         setenv("FDW_CUDA_DERIV", num, 1);
-        if (v >= 16) /* the paired walks: 7 chunks, odd ones walking down, the last partial */
-            setenv("FDW_CUDA_DERIV_CHUNK", "20", 1);
         outcome gv;
         run_backend(fdw_cuda_backend(), &prob, 1, &id0, 1, &gv);
         unsetenv("FDW_CUDA_DERIV");
-        unsetenv("FDW_CUDA_DERIV_CHUNK");
         ck_assert_msg(gv.nvol == g.nvol && memcmp(gv.vol, g.vol, g.nvol * sizeof(float)) == 0,
                       "derivative along %s: version %d differs from the default", AX[_i], v);
         outcome_free(&gv);
