@@ -32,8 +32,8 @@ struct tma_geom {
     static constexpr int TILE_FLOATS = (TILE_BYTES + 127) / 128 * 32;
     static constexpr int STAGE_FLOATS = BOX_FLOATS + (AC && TP == 0 ? 2 * TILE_FLOATS : 0);
     static constexpr int TRING_FLOATS = AC && TP > 0 ? TP * 2 * TILE_FLOATS : 0;
-    static constexpr int SMEM_BYTES = // + barriers, stage counters (fd25v.cuh), slack
-        (S * STAGE_FLOATS + TRING_FLOATS) * 4 + (S + TP) * 8 + S * 4 + 128;
+    static constexpr int SMEM_BYTES =
+        (S * STAGE_FLOATS + TRING_FLOATS) * 4 + (S + TP) * 8 + 128; // + barriers, slack
 };
 
 __device__ __forceinline__ uint32_t smem_addr(const void *p)

@@ -16,10 +16,8 @@
 namespace fdwk {
 
 // TXV threads per row (tile width 4 TXV), BY thread rows (tile height), L planes in flight
-// beyond the ring's R + NB, NB planes per iteration. DW (decoupled warps): no block
-// barrier per iteration; each warp counts itself done with its stage on a shared counter
-// and the last one re-issues the stage, so warps wait only for data, never for each other.
-template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1, bool DW = false>
+// beyond the ring's R + NB, NB planes per iteration.
+template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1>
 __global__ void __launch_bounds__(TXV * BY)
 fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
              const __grid_constant__ CUtensorMap mo, const __grid_constant__ CUtensorMap mv)
@@ -33,8 +31,6 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
     float *ring = reinterpret_cast<float *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 127) & ~static_cast<uintptr_t>(127));
     uint64_t *bar = reinterpret_cast<uint64_t *>(ring + S * G::STAGE_FLOATS);
-    unsigned *done = reinterpret_cast<unsigned *>(bar + S); // DW: warps done with a stage
-    constexpr unsigned NWARPS = (TXV * BY + 31) / 32;
 
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int tid = ty * TXV + tx;
@@ -65,10 +61,7 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
     };
 
     if (tid == 0) {
-        for (int st = 0; st < S; ++st) {
-            mbar_init(&bar[st], 1);
-            done[st] = 0;
-        }
+        for (int st = 0; st < S; ++st) mbar_init(&bar[st], 1);
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     }
@@ -210,35 +203,11 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
 #pragma unroll
             for (int d = 0; d < 2 * R; ++d) q[e][d] = q[e][d + NB];
         }
-        if constexpr (DW) {
-            // The warp is done with the stages of planes k .. k + NB - 1 (its loads from
-            // them have returned: their values were used above). The warp that completes
-            // the count re-arms it and refills the stages; the acq_rel add orders every
-            // warp's reads before the refill, the proxy fence orders them before the copy
-            // engine's writes.
-            __syncwarp();
-            if ((tid & 31) == 0) {
-                unsigned *c = &done[(k - kb) % S];
-                unsigned old;
-                asm volatile("atom.acq_rel.cta.shared::cta.add.u32 %0, [%1], 1;"
-                             : "=r"(old)
-                             : "r"(smem_addr(c))
-                             : "memory");
-                if (old == NWARPS - 1) {
-                    *c = 0; // published by the arrive of issue() below
-                    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        __syncthreads(); // every thread is done with the stages of planes k .. k + NB - 1
+        if (tid == 0) {
 #pragma unroll
-                    for (int b = 0; b < NB; ++b)
-                        if (k + b + S < kl) issue(k + b + S);
-                }
-            }
-        } else {
-            __syncthreads(); // every thread is done with the stages of planes k .. k + NB - 1
-            if (tid == 0) {
-#pragma unroll
-                for (int b = 0; b < NB; ++b)
-                    if (k + b + S < kl) issue(k + b + S);
-            }
+            for (int b = 0; b < NB; ++b)
+                if (k + b + S < kl) issue(k + b + S);
         }
     }
 }
