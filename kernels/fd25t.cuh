@@ -17,25 +17,16 @@
 
 namespace fdwk {
 
-// The least n >= rows for which n rows of sw floats fill whole 128-byte units.
-constexpr int align_rows(int rows, int sw)
-{
-    return (rows * sw * 4) % 128 == 0 ? rows : align_rows(rows + 1, sw);
-}
-
 // Shared-memory geometry of one configuration: XL floats of x halo (R rounded up to 4 so
 // every box row starts 16-byte aligned in global memory), stage sizes rounded to 128 bytes
-// (the bulk tensor copy's shared-memory alignment). CL = 2 (fd25v.cuh's cluster of two
-// tiles along y): a stage holds the u rows of both tiles with their halos, loaded as two
-// boxes of SH rows (each multicast to both blocks; SH rounded up so the second box starts
-// 128-byte aligned; the few rows past the union are loaded and not used).
-template <int R, int TX, int TY, int L, int TP, bool AC, int CL = 1>
+// (the bulk tensor copy's shared-memory alignment).
+template <int R, int TX, int TY, int L, int TP, bool AC>
 struct tma_geom {
     static constexpr int XL = (R + 3) / 4 * 4;
     static constexpr int SW = TX + 2 * XL;
-    static constexpr int SH = CL == 1 ? TY + 2 * R : align_rows(TY + R, SW);
+    static constexpr int SH = TY + 2 * R;
     static constexpr int S = R + 1 + L;
-    static constexpr int BOX_BYTES = SW * SH * 4 * CL;
+    static constexpr int BOX_BYTES = SW * SH * 4;
     static constexpr int TILE_BYTES = TX * TY * 4;
     static constexpr int BOX_FLOATS = (BOX_BYTES + 127) / 128 * 32;
     static constexpr int TILE_FLOATS = (TILE_BYTES + 127) / 128 * 32;
@@ -87,33 +78,6 @@ __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
         if (t - t0 > 10000000000ull) __trap();
     }
-}
-
-// One 3-D tile copy global -> the shared memory of every block of the cluster in `mask`,
-// at the same offset in each, completion counted on the barrier at `bar`'s offset in each.
-__device__ __forceinline__ void tma_load_3d_mc(void *dst, const CUtensorMap *map, int x, int y,
-                                               int z, uint64_t *bar, uint16_t mask)
-{
-    asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-                 ".multicast::cluster [%0], [%1, {%2, %3, %4}], [%5], %6;" ::"r"(smem_addr(dst)),
-                 "l"(reinterpret_cast<uint64_t>(map)), "r"(x), "r"(y), "r"(z), "r"(smem_addr(bar)),
-                 "h"(mask)
-                 : "memory");
-}
-
-// All threads of all blocks of the cluster: shared-memory accesses before it (in any
-// block) happen before those after it.
-__device__ __forceinline__ void cluster_sync()
-{
-    asm volatile("barrier.cluster.arrive.release.aligned;\n\t"
-                 "barrier.cluster.wait.acquire.aligned;" ::: "memory");
-}
-
-__device__ __forceinline__ unsigned cluster_rank()
-{
-    unsigned r;
-    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-    return r;
 }
 
 // One 3-D tile copy global -> shared, completion counted in bytes on `bar`.

@@ -16,20 +16,14 @@
 namespace fdwk {
 
 // TXV threads per row (tile width 4 TXV), BY thread rows (tile height), L planes in flight
-// beyond the ring's R + NB, NB planes per iteration. MC: launched in clusters of two blocks
-// along y (tiles j0 and j0 + TY) that share the u rows of both tiles: each block loads half
-// of them and the copy engine multicasts it into both blocks' stages, so the R halo rows
-// between the two tiles are read from L2 once instead of twice. That cuts the traffic
-// between the SMs and L2 (whose partition-to-partition fabric is 80-92% busy in these
-// kernels, Nsight Compute 2026-11-23T05:19Z) by a sixth at order 8. A stage is reused only
-// when both blocks are done with it (a cluster barrier instead of the block barrier).
-template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1, bool MC = false>
+// beyond the ring's R + NB, NB planes per iteration.
+template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1>
 __global__ void __launch_bounds__(TXV * BY)
 fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
              const __grid_constant__ CUtensorMap mo, const __grid_constant__ CUtensorMap mv)
 {
     constexpr int TX = 4 * TXV, TY = BY;
-    using G = tma_geom<R, TX, TY, L + NB - 1, 0, ACOUSTIC, MC ? 2 : 1>; // S = R + NB + L stages
+    using G = tma_geom<R, TX, TY, L + NB - 1, 0, ACOUSTIC>; // S = R + NB + L stages
     constexpr int SW = G::SW, XL = G::XL, S = G::S;
     constexpr int NXS = 4 + 2 * XL; // x window of a thread: columns [xq, xq + 4 + 2 XL)
 
@@ -49,20 +43,13 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
     const int kl = ke + R;
     const long plane = a.plane;
     const int pitch = (int)a.pitch;
-    // MC: this block's rank in its cluster; the cluster's u rows start at global row
-    // j0 - rank TY - R, and this block's window (rows j0 - R ..) at stage row rank TY.
-    const int rank = MC ? (int)cluster_rank() : 0;
 
     auto issue = [&](int p) {
         const int st = (p - kb) % S;
         float *stage = ring + st * G::STAGE_FLOATS;
         const bool upd = ACOUSTIC && p < ke;
         mbar_expect_tx(&bar[st], G::BOX_BYTES + (upd ? 2 * G::TILE_BYTES : 0));
-        if (MC) // rows rank SH .. of the cluster's, into both blocks (tensor map y = row + R)
-            tma_load_3d_mc(stage + rank * G::SH * SW, &mu, i0, j0 - rank * TY + rank * G::SH,
-                           p + R, &bar[st], (uint16_t)3);
-        else
-            tma_load_3d(stage, &mu, i0, j0, p + R, &bar[st]);
+        tma_load_3d(stage, &mu, i0, j0, p + R, &bar[st]);
         if (upd) {
             tma_load_3d(stage + G::BOX_FLOATS, &mo, i0, j0, p, &bar[st]);
             tma_load_3d(stage + G::BOX_FLOATS + G::TILE_FLOATS, &mv, i0, j0, p, &bar[st]);
@@ -78,10 +65,7 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
         asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     }
-    if constexpr (MC)
-        cluster_sync(); // both blocks' barriers are initialised before either copies into them
-    else
-        __syncthreads();
+    __syncthreads();
     if (tid == 0)
         for (int p = kb; p < kb + S && p < kl; ++p) issue(p);
 
@@ -114,7 +98,7 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
     for (int p = kb; p < kb + R && p < kl; ++p) wait(p);
 
     float *__restrict__ out = a.out;
-    const int rc = (ty + R + rank * TY) * SW + xq; // start of the thread's x window in its box row
+    const int rc = (ty + R) * SW + xq; // start of the thread's x window in its box row
     for (int k = kb; k < ke; k += NB) {
 #pragma unroll
         for (int b = 0; b < NB; ++b) {
@@ -219,11 +203,7 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
 #pragma unroll
             for (int d = 0; d < 2 * R; ++d) q[e][d] = q[e][d + NB];
         }
-        // every thread (MC: of both blocks) is done with the stages of planes k .. k + NB - 1
-        if constexpr (MC)
-            cluster_sync();
-        else
-            __syncthreads();
+        __syncthreads(); // every thread is done with the stages of planes k .. k + NB - 1
         if (tid == 0) {
 #pragma unroll
             for (int b = 0; b < NB; ++b)

@@ -116,10 +116,10 @@ int make_map(CUtensorMap *m, const float *base, long d0, long d1, long d2, long 
 // Launch of a TMA kernel (fd25t.cuh, fd25v.cuh) KERN with a TX x TY tile and `block`
 // threads: tensor maps for this step's pointers, the dynamic shared memory ring, the same
 // z-chunk rule as the other kernels.
-template <int R, int TX, int TY, int L, int TP, bool AC, auto KERN, int CL = 1>
+template <int R, int TX, int TY, int L, int TP, bool AC, auto KERN>
 int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
 {
-    using G = fdwk::tma_geom<R, TX, TY, L, TP, AC, CL>;
+    using G = fdwk::tma_geom<R, TX, TY, L, TP, AC>;
     auto kern = KERN;
     const int nthreads = (int)(block.x * block.y);
     const int nk = a.k1 - a.k0;
@@ -150,9 +150,7 @@ int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
             n = 1;
         resident.store(n > 0 ? n : 1);
     }
-    // CL = 2: clusters of two blocks along y (fd25v.cuh MC), so an even number of rows
-    // of tiles (a tile past ny loads zeros and stores nothing)
-    const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY * CL - 1) / (TY * CL) * CL;
+    const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY - 1) / TY;
     fdwk_fd_args b = a;
     if (b.zchunk <= 0) {
         // Acoustic: as launch(). Stencil from order 6: 128-plane chunks, +1-4% over 32 at
@@ -188,24 +186,8 @@ int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
     if (smem != G::SMEM_BYTES &&
         cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
         return (int)cudaErrorInvalidConfiguration;
-    if constexpr (CL == 1) {
-        kern<<<grid, block, smem, s>>>(b, mu, mo, mv);
-        return (int)cudaGetLastError();
-    } else {
-        cudaLaunchConfig_t cfg = {};
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeClusterDimension;
-        attr[0].val.clusterDim.x = 1;
-        attr[0].val.clusterDim.y = CL;
-        attr[0].val.clusterDim.z = 1;
-        cfg.gridDim = grid;
-        cfg.blockDim = block;
-        cfg.dynamicSmemBytes = smem;
-        cfg.stream = s;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        return (int)cudaLaunchKernelEx(&cfg, kern, b, mu, mo, mv);
-    }
+    kern<<<grid, block, smem, s>>>(b, mu, mo, mv);
+    return (int)cudaGetLastError();
 }
 
 template <int R, int TX, int BY, int RY, int L, int TP, bool AC>
@@ -217,11 +199,11 @@ int launch_tma(const fdwk_fd_args &a, cudaStream_t s)
 
 // The 4-points-per-thread TMA kernel (fd25v.cuh): TXV x BY threads, a 4 TXV x BY tile,
 // NB planes per iteration.
-template <int R, int TXV, int BY, int L, bool AC, int NB = 1, bool MC = false>
+template <int R, int TXV, int BY, int L, bool AC, int NB = 1>
 int launch_tmav(const fdwk_fd_args &a, cudaStream_t s)
 {
-    return launch_tma_k<R, 4 * TXV, BY, L + NB - 1, 0, AC, fd25v_kernel<R, TXV, BY, L, AC, NB, MC>,
-                        MC ? 2 : 1>(dim3(TXV, BY), a, s);
+    return launch_tma_k<R, 4 * TXV, BY, L + NB - 1, 0, AC, fd25v_kernel<R, TXV, BY, L, AC, NB>>(
+        dim3(TXV, BY), a, s);
 }
 
 // The tuned default per radius and mode: the fastest per order over 512^3 and
@@ -248,7 +230,7 @@ fdwk_tile default_tile(int radius, bool acoustic)
                             (t >= FDWK_TILE_E && t <= FDWK_TILE_G && radius <= 4) ||
                             (t > FDWK_TILE_D && t < FDWK_TILE_E && radius == 4) ||
                             t == FDWK_TILE_T3 || t == FDWK_TILE_T5 ||
-                            (t >= FDWK_TILE_V1 && t <= FDWK_TILE_M7) ||
+                            (t >= FDWK_TILE_V1 && t <= FDWK_TILE_V8) ||
                             (t >= FDWK_TILE_T1 && t < FDWK_TILE_COUNT && radius == 4);
         if (exists) return (fdwk_tile)t;
     }
@@ -296,10 +278,6 @@ int by_tile_plain(const fdwk_fd_args &a, fdwk_tile t, cudaStream_t s)
     case FDWK_TILE_V6: return launch_tmav<R, 32, 8, 1, AC, 2>(a, s);
     case FDWK_TILE_V7: return launch_tmav<R, 16, 16, 2, AC, 2>(a, s);
     case FDWK_TILE_V8: return launch_tmav<R, 32, 16, 1, AC, 2>(a, s);
-    case FDWK_TILE_M1: return launch_tmav<R, 16, 16, 1, AC, 1, true>(a, s);
-    case FDWK_TILE_M3: return launch_tmav<R, 16, 16, 2, AC, 1, true>(a, s);
-    case FDWK_TILE_M4: return launch_tmav<R, 32, 16, 1, AC, 1, true>(a, s);
-    case FDWK_TILE_M7: return launch_tmav<R, 16, 16, 2, AC, 2, true>(a, s);
     default: break;
     }
     if constexpr (R == 4) {
@@ -381,10 +359,6 @@ extern "C" const char *fdwk_tile_name(fdwk_tile t)
     case FDWK_TILE_V6: return "V6 TMA x4 128x8: 32x8, L1, 2 planes";
     case FDWK_TILE_V7: return "V7 TMA x4 64x16: 16x16, L2, 2 planes";
     case FDWK_TILE_V8: return "V8 TMA x4 128x16: 32x16, L1, 2 planes";
-    case FDWK_TILE_M1: return "M1 TMA x4 64x16: 16x16, L1, y pairs multicast";
-    case FDWK_TILE_M3: return "M3 TMA x4 64x16: 16x16, L2, y pairs multicast";
-    case FDWK_TILE_M4: return "M4 TMA x4 128x16: 32x16, L1, y pairs multicast";
-    case FDWK_TILE_M7: return "M7 TMA x4 64x16: 16x16, L2, 2 planes, y pairs multicast";
     default: return "?";
     }
 }

@@ -134,12 +134,6 @@ typedef enum {
     FDWK_TILE_V6 = 28,        /* 128x8 tile: 32x8 threads, L = 1 */
     FDWK_TILE_V7 = 29,        /* 64x16 tile: 16x16 threads, L = 2 */
     FDWK_TILE_V8 = 30,        /* 128x16 tile: 32x16 threads, L = 1 */
-    /* ... V1, V3, V4, V7 in clusters of two tiles along y sharing their u rows (each block
-     * loads half, multicast to both): */
-    FDWK_TILE_M1 = 31,        /* 64x16 tiles: 16x16 threads, L = 1 */
-    FDWK_TILE_M3 = 32,        /* 64x16 tiles: 16x16 threads, L = 2 */
-    FDWK_TILE_M4 = 33,        /* 128x16 tiles: 32x16 threads, L = 1 */
-    FDWK_TILE_M7 = 34,        /* 64x16 tiles: 16x16 threads, L = 2, 2 planes */
     FDWK_TILE_COUNT
 } fdwk_tile;
 
