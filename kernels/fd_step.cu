@@ -107,15 +107,9 @@ int make_map(CUtensorMap *m, const float *base, long d0, long d1, long d2, long 
     const cuuint64_t strides[2] = {(cuuint64_t)pitch * 4, (cuuint64_t)plane * 4};
     const cuuint32_t box[3] = {(cuuint32_t)b0, (cuuint32_t)b1, 1};
     const cuuint32_t es[3] = {1, 1, 1};
-    // FDW_CUDA_L2PROMO (benchmark knob): 0 none, 1 64 B, 2 128 B, 3 256 B (default)
-    const char *pe = getenv("FDW_CUDA_L2PROMO");
-    const int pv = pe && *pe ? atoi(pe) : 3;
-    const CUtensorMapL2promotion promo =
-        pv == 0 ? CU_TENSOR_MAP_L2_PROMOTION_NONE : pv == 1 ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
-        : pv == 2 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
     CUresult r = fn(m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, (void *)base, dims, strides, box, es,
-                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, promo,
-                    CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+                    CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
 }
 
