@@ -16,13 +16,9 @@
 namespace fdwk {
 
 // TXV threads per row (tile width 4 TXV), BY thread rows (tile height), L planes in flight
-// beyond the ring's R + NB, NB planes per iteration. ZR: the z register queue holds only
-// the planes at and below the one being updated (R + NB values per point instead of
-// 2R + NB); the R planes above are read from the ring, which holds them anyway for their
-// x/y halos. 4R fewer registers per thread (more resident warps, or taller tiles) for R - 1
-// more 16-byte shared loads per plane.
-template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1, bool ZR = false>
-__global__ void __launch_bounds__(TXV * BY, TXV * BY >= 512 && ZR ? 65536 / (TXV * BY * 64) : 1)
+// beyond the ring's R + NB, NB planes per iteration.
+template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1>
+__global__ void __launch_bounds__(TXV * BY)
 fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
              const __grid_constant__ CUtensorMap mo, const __grid_constant__ CUtensorMap mv)
 {
@@ -89,13 +85,12 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
         qyj = rowok ? a.qy[j] : 0.f;
     }
 
-    // Queue: q[e][d] = u(k - R + d) at column i + e, d < QN; the first QN - NB values from
-    // the ring's planes would need R more stages, so they are plain loads (once per z chunk).
-    constexpr int QN = ZR ? R + NB : 2 * R + NB;
+    // Queue: q[e][d] = u(k - R + d) at column i + e; the first 2R values from the ring's
+    // planes would need R more stages, so they are plain loads (once per z chunk).
     const float *__restrict__ u = a.u;
-    float q[4][QN];
+    float q[4][2 * R + NB];
 #pragma unroll
-    for (int d = 0; d < QN - NB; ++d) {
+    for (int d = 0; d < 2 * R; ++d) {
 #pragma unroll
         for (int e = 0; e < 4; ++e)
             q[e][d] = ok[e] ? u[(long)(kb - R + d) * plane + col + e] : 0.f;
@@ -107,43 +102,20 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
     for (int k = kb; k < ke; k += NB) {
 #pragma unroll
         for (int b = 0; b < NB; ++b) {
-            if (NB > 1 && k + b >= ke) {
-                if (!ZR) break;
-                // ZR: plane k + b is the chunk's first halo plane above, which the update
-                // of plane k needs; it was waited for as plane k + R (R >= 1)
-            } else {
-                wait(k + b + R);
-            }
-            // the queue's new plane: k + b + R, or with ZR plane k + b
-            const float *head = ring + ((k + b + (ZR ? 0 : R) - kb) % S) * G::STAGE_FLOATS;
+            if (NB > 1 && k + b >= ke) break;
+            wait(k + b + R);
+            const float *head = ring + ((k + b + R - kb) % S) * G::STAGE_FLOATS;
             const float4 h = *reinterpret_cast<const float4 *>(head + rc + XL);
-            q[0][QN - NB + b] = h.x;
-            q[1][QN - NB + b] = h.y;
-            q[2][QN - NB + b] = h.z;
-            q[3][QN - NB + b] = h.w;
+            q[0][2 * R + b] = h.x;
+            q[1][2 * R + b] = h.y;
+            q[2][2 * R + b] = h.z;
+            q[3][2 * R + b] = h.w;
         }
 #pragma unroll
         for (int b = 0; b < NB; ++b) {
             if (NB > 1 && k + b >= ke) break;
             const int kk = k + b;
-            const int sk = (kk - kb) % S; // stage of plane kk
-            const float *s = ring + sk * G::STAGE_FLOATS;
-            // u(kk + d) at the thread's 4 columns, d = 1 .. R: from the queue, or with ZR
-            // from the ring's stage of plane kk + d when the queue does not hold it
-            auto zup = [&](int d, float v[4]) {
-                if (ZR && b + d >= NB) {
-                    const int st = sk + d < S ? sk + d : sk + d - S;
-                    const float4 z =
-                        *reinterpret_cast<const float4 *>(ring + st * G::STAGE_FLOATS + rc + XL);
-                    v[0] = z.x;
-                    v[1] = z.y;
-                    v[2] = z.z;
-                    v[3] = z.w;
-                } else {
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) v[e] = q[e][b + R + d];
-                }
-            };
+            const float *s = ring + ((kk - kb) % S) * G::STAGE_FLOATS;
             float xs[NXS];
 #pragma unroll
             for (int t = 0; t < NXS / 4; ++t) {
@@ -162,13 +134,11 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
                     const float4 ym = *reinterpret_cast<const float4 *>(s + rc + XL - d * SW);
                     const float ypv[4] = {yp.x, yp.y, yp.z, yp.w};
                     const float ymv[4] = {ym.x, ym.y, ym.z, ym.w};
-                    float zpv[4];
-                    zup(d, zpv);
 #pragma unroll
                     for (int e = 0; e < 4; ++e) {
                         const float tx_ = a.cx[d] * (xs[XL + e + d] + xs[XL + e - d]);
                         const float ty_ = a.cy[d] * (ypv[e] + ymv[e]);
-                        const float tz_ = a.cz[d] * (zpv[e] + q[e][b + R - d]);
+                        const float tz_ = a.cz[d] * (q[e][b + R + d] + q[e][b + R - d]);
                         if (d == 1) {
                             lx[e] = tx_;
                             ly[e] = ty_;
@@ -192,12 +162,10 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
                     const float4 ym = *reinterpret_cast<const float4 *>(s + rc + XL - d * SW);
                     const float ypv[4] = {yp.x, yp.y, yp.z, yp.w};
                     const float ymv[4] = {ym.x, ym.y, ym.z, ym.w};
-                    float zpv[4];
-                    zup(d, zpv);
 #pragma unroll
                     for (int e = 0; e < 4; ++e)
                         lap[e] += a.cx[d] * (((xs[XL + e + d] + xs[XL + e - d]) + (ypv[e] + ymv[e])) +
-                                             (zpv[e] + q[e][b + R - d]));
+                                             (q[e][b + R + d] + q[e][b + R - d]));
                 }
             }
             float r[4];
@@ -233,7 +201,7 @@ fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
 #pragma unroll
-            for (int d = 0; d < QN - NB; ++d) q[e][d] = q[e][d + NB];
+            for (int d = 0; d < 2 * R; ++d) q[e][d] = q[e][d + NB];
         }
         __syncthreads(); // every thread is done with the stages of planes k .. k + NB - 1
         if (tid == 0) {

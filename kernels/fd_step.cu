@@ -199,10 +199,10 @@ int launch_tma(const fdwk_fd_args &a, cudaStream_t s)
 
 // The 4-points-per-thread TMA kernel (fd25v.cuh): TXV x BY threads, a 4 TXV x BY tile,
 // NB planes per iteration.
-template <int R, int TXV, int BY, int L, bool AC, int NB = 1, bool ZR = false>
+template <int R, int TXV, int BY, int L, bool AC, int NB = 1>
 int launch_tmav(const fdwk_fd_args &a, cudaStream_t s)
 {
-    return launch_tma_k<R, 4 * TXV, BY, L + NB - 1, 0, AC, fd25v_kernel<R, TXV, BY, L, AC, NB, ZR>>(
+    return launch_tma_k<R, 4 * TXV, BY, L + NB - 1, 0, AC, fd25v_kernel<R, TXV, BY, L, AC, NB>>(
         dim3(TXV, BY), a, s);
 }
 
@@ -230,7 +230,7 @@ fdwk_tile default_tile(int radius, bool acoustic)
                             (t >= FDWK_TILE_E && t <= FDWK_TILE_G && radius <= 4) ||
                             (t > FDWK_TILE_D && t < FDWK_TILE_E && radius == 4) ||
                             t == FDWK_TILE_T3 || t == FDWK_TILE_T5 ||
-                            (t >= FDWK_TILE_V1 && t <= FDWK_TILE_Z10) ||
+                            (t >= FDWK_TILE_V1 && t <= FDWK_TILE_V8) ||
                             (t >= FDWK_TILE_T1 && t < FDWK_TILE_COUNT && radius == 4);
         if (exists) return (fdwk_tile)t;
     }
@@ -278,12 +278,6 @@ int by_tile_plain(const fdwk_fd_args &a, fdwk_tile t, cudaStream_t s)
     case FDWK_TILE_V6: return launch_tmav<R, 32, 8, 1, AC, 2>(a, s);
     case FDWK_TILE_V7: return launch_tmav<R, 16, 16, 2, AC, 2>(a, s);
     case FDWK_TILE_V8: return launch_tmav<R, 32, 16, 1, AC, 2>(a, s);
-    case FDWK_TILE_Z1: return launch_tmav<R, 16, 16, 1, AC, 1, true>(a, s);
-    case FDWK_TILE_Z3: return launch_tmav<R, 16, 16, 2, AC, 1, true>(a, s);
-    case FDWK_TILE_Z4: return launch_tmav<R, 32, 16, 1, AC, 1, true>(a, s);
-    case FDWK_TILE_Z7: return launch_tmav<R, 16, 16, 2, AC, 2, true>(a, s);
-    case FDWK_TILE_Z9: return launch_tmav<R, 16, 32, 1, AC, 1, true>(a, s);
-    case FDWK_TILE_Z10: return launch_tmav<R, 32, 32, 1, AC, 1, true>(a, s);
     default: break;
     }
     if constexpr (R == 4) {
@@ -365,12 +359,6 @@ extern "C" const char *fdwk_tile_name(fdwk_tile t)
     case FDWK_TILE_V6: return "V6 TMA x4 128x8: 32x8, L1, 2 planes";
     case FDWK_TILE_V7: return "V7 TMA x4 64x16: 16x16, L2, 2 planes";
     case FDWK_TILE_V8: return "V8 TMA x4 128x16: 32x16, L1, 2 planes";
-    case FDWK_TILE_Z1: return "Z1 TMA x4 64x16: 16x16, L1, upper z from ring";
-    case FDWK_TILE_Z3: return "Z3 TMA x4 64x16: 16x16, L2, upper z from ring";
-    case FDWK_TILE_Z4: return "Z4 TMA x4 128x16: 32x16, L1, upper z from ring";
-    case FDWK_TILE_Z7: return "Z7 TMA x4 64x16: 16x16, L2, 2 planes, upper z from ring";
-    case FDWK_TILE_Z9: return "Z9 TMA x4 64x32: 16x32, L1, upper z from ring";
-    case FDWK_TILE_Z10: return "Z10 TMA x4 128x32: 32x32, L1, upper z from ring";
     default: return "?";
     }
 }

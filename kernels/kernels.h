@@ -134,14 +134,6 @@ typedef enum {
     FDWK_TILE_V6 = 28,        /* 128x8 tile: 32x8 threads, L = 1 */
     FDWK_TILE_V7 = 29,        /* 64x16 tile: 16x16 threads, L = 2 */
     FDWK_TILE_V8 = 30,        /* 128x16 tile: 32x16 threads, L = 1 */
-    /* ... with the z register queue holding only the planes at and below the update (the
-     * planes above come from the ring): */
-    FDWK_TILE_Z1 = 31,        /* 64x16 tile: 16x16 threads, L = 1 */
-    FDWK_TILE_Z3 = 32,        /* 64x16 tile: 16x16 threads, L = 2 */
-    FDWK_TILE_Z4 = 33,        /* 128x16 tile: 32x16 threads, L = 1 */
-    FDWK_TILE_Z7 = 34,        /* 64x16 tile: 16x16 threads, L = 2, 2 planes */
-    FDWK_TILE_Z9 = 35,        /* 64x32 tile: 16x32 threads, L = 1 */
-    FDWK_TILE_Z10 = 36,       /* 128x32 tile: 32x32 threads, L = 1 */
     FDWK_TILE_COUNT
 } fdwk_tile;
 
