@@ -1,12 +1,12 @@
 // derivative.cu — periodic 8th-order first derivative along x, y or z, out of place
 // (kind "derivative"). x: a block holds row segments in shared memory. y: a block holds a
 // tile of rows (along y) of a 128-point x segment in shared memory, all its loads in flight
-// at once. z: threads walk the axis with a register window. Scalar versions (one point per
-// thread and load) and the other measured variants stay selectable by FDW_CUDA_DERIV
-// (deriv_version) for the benchmark; every version evaluates the same operations in the
-// same order, so all give the same bits (tests/gpu).
+// at once. z: threads walk the axis with a register window. The scalar kernels (one point
+// per thread and load; also the path for layouts without 16-byte aligned rows), the walk
+// and the tile stay selectable on y and z by FDW_CUDA_DERIV (deriv_version) for the
+// benchmark; every version evaluates the same operations in the same order, so all give
+// the same bits (tests/gpu).
 #include "kernels.h"
-#include "occupancy_cap.cuh"
 #include <cuda_runtime.h>
 #include <cstdint>
 #include <cstdlib>
@@ -153,13 +153,15 @@ __global__ void dx4_kernel(float *__restrict__ out, const float *__restrict__ in
 }
 
 // y or z, vector: as dwalk_kernel with 4 consecutive x points per thread (16-byte loads;
-// rows are 32-byte aligned and padded, so a quad never leaves its row's allocation) and
-// LA planes loaded ahead. CS: streaming stores (st.global.cs: the output is not read
-// again by this kernel, so it should not push the input's halo rows out of L2).
-template <int AXIS, int LA, int MINB, bool CS = false>
-__global__ void __launch_bounds__(128, MINB) dwalk4_kernel(float *__restrict__ out, const float *__restrict__ in, int nx,
-                              int ny, int nz, long pitch, long plane, int chunk, Coef c)
+// rows are 32-byte aligned and padded, so a quad never leaves its row's allocation) and one
+// plane loaded ahead; registers for 8 blocks of 128 threads per SM.
+template <int AXIS>
+__global__ void __launch_bounds__(128, 8) dwalk4_kernel(float *__restrict__ out,
+                                                        const float *__restrict__ in, int nx,
+                                                        int ny, int nz, long pitch, long plane,
+                                                        int chunk, Coef c)
 {
+    constexpr int LA = 1;
     const int i = (blockIdx.x * blockDim.x + threadIdx.x) * 4;
     const int o = blockIdx.y * blockDim.y + threadIdx.y;
     const int n = AXIS == 1 ? ny : nz;
@@ -189,10 +191,7 @@ __global__ void __launch_bounds__(128, MINB) dwalk4_kernel(float *__restrict__ o
         }
         float *dst = out + base + (long)p * step;
         if (nv == 4) {
-            if (CS)
-                __stcs(reinterpret_cast<float4 *>(dst), r);
-            else
-                *reinterpret_cast<float4 *>(dst) = r;
+            *reinterpret_cast<float4 *>(dst) = r;
         } else {
             const float rv[4] = {r.x, r.y, r.z, r.w};
             for (int e = 0; e < nv; ++e) dst[e] = rv[e];
@@ -207,8 +206,9 @@ __global__ void __launch_bounds__(128, MINB) dwalk4_kernel(float *__restrict__ o
 // of the block in flight together, as in dx4_kernel, instead of a walk's few planes
 // ahead), then computes its TL rows. Rows wrap periodically; the 8 halo rows are the
 // neighbouring tiles' and mostly come from L2. Quads past nx read the row's padding
-// (rows are 32-byte aligned and padded) and are not stored.
-template <int AXIS, int TL, int TB, bool OMID = false>
+// (rows are 32-byte aligned and padded) and are not stored. Grid: (x segment, tile along
+// the axis, other index).
+template <int AXIS, int TL, int TB>
 __global__ void __launch_bounds__(32 * TB) dtile_kernel(float *__restrict__ out,
                                                         const float *__restrict__ in, int nx,
                                                         int ny, int nz, long pitch, long plane,
@@ -218,12 +218,10 @@ __global__ void __launch_bounds__(32 * TB) dtile_kernel(float *__restrict__ out,
     const int q = threadIdx.x;
     const int i = blockIdx.x * 128 + 4 * q;
     const int n = AXIS == 1 ? ny : nz;
-    // grid: (x segment, tile along the axis, other index), or with OMID (x segment, other
-    // index, tile): which blocks run together, so which rows share DRAM pages
-    const int o = OMID ? blockIdx.y : blockIdx.z; // k for y, j for z
+    const int o = blockIdx.z; // k for y, j for z
     const long step = AXIS == 1 ? pitch : plane;
     const long base = (AXIS == 1 ? (long)o * plane : (long)o * pitch) + i;
-    const int p0 = (OMID ? blockIdx.z : blockIdx.y) * TL;
+    const int p0 = blockIdx.y * TL;
     const bool ok = i < nx;
 #pragma unroll
     for (int r = threadIdx.y; r < TL + 8; r += TB)
@@ -258,70 +256,21 @@ __global__ void __launch_bounds__(32 * TB) dtile_kernel(float *__restrict__ out,
     }
 }
 
-// The tile kernel of version ver (10-15, see deriv_version) for AXIS; false when the grid
-// does not fit its launch shape (the caller walks instead).
-template <int AXIS>
-bool launch_tile(int ver, cudaStream_t st, float *out, const float *in, int nx, int ny, int nz,
-                 long pitch, long plane, const Coef &c)
-{
-    const int n = AXIS == 1 ? ny : nz, no = AXIS == 1 ? nz : ny;
-    if (no > 65535) return false;
-    const int tl = ver == 11 ? 64 : ver == 13 || ver == 15 ? 16 : 32, tb = ver == 12 ? 4 : 8;
-    const bool omid = ver >= 14;
-    if (omid && (n + tl - 1) / tl > 65535) return false;
-    const dim3 grid((nx + 127) / 128, omid ? no : (n + tl - 1) / tl, omid ? (n + tl - 1) / tl : no),
-        block(32, tb);
-    switch (ver) {
-    case 14: dtile_kernel<AXIS, 32, 8, true><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
-    case 15: dtile_kernel<AXIS, 16, 8, true><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
-    case 11: dtile_kernel<AXIS, 64, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
-    case 12: dtile_kernel<AXIS, 32, 4><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
-    case 13: dtile_kernel<AXIS, 16, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
-    default: dtile_kernel<AXIS, 32, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c); break;
-    }
-    return true;
-}
-
-// The y/z vector walk of version ver (see deriv_version).
-template <int AXIS>
-void launch_walk4(int ver, dim3 grid, dim3 block, cudaStream_t st, float *out, const float *in,
-                  int nx, int ny, int nz, long pitch, long plane, int chunk, const Coef &c)
-{
-    void (*k)(float *, const float *, int, int, int, long, long, int, Coef);
-    switch (ver) {
-    case 2: k = dwalk4_kernel<AXIS, 4, 6>; break;
-    case 3: k = dwalk4_kernel<AXIS, 1, 8>; break;
-    case 4: k = dwalk4_kernel<AXIS, 1, 10>; break;
-    case 5: k = dwalk4_kernel<AXIS, 2, 10>; break;
-    case 6: k = dwalk4_kernel<AXIS, 2, 6>; break;
-    case 7: k = dwalk4_kernel<AXIS, 2, 7>; break;
-    case 8: k = dwalk4_kernel<AXIS, 3, 7>; break;
-    case 9: k = dwalk4_kernel<AXIS, 2, 8, true>; break;
-    default: k = dwalk4_kernel<AXIS, 2, 8>; break;
-    }
-    const int smem = fdwk::cap_smem(0); // (benchmark sweeps only)
-    if (smem > 0) cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-    k<<<grid, block, smem, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
-}
-
-// Which version along axis: FDW_CUDA_DERIV forces one (benchmark, tests): 0 scalar; the
-// y/z walks 1 (2 planes ahead, registers for 8 blocks of 128 threads per SM), 2 (4 ahead,
-// 6 blocks), 3 (1 ahead, 8 blocks), 4 (1 ahead, 10 blocks), 5 (2 ahead, 10 blocks), 6-7
-// (2 ahead, 6-7 blocks), 8 (3 ahead, 7 blocks), 9 (as 1, streaming stores); the y/z tiles
-// 10-13 (32, 64, 32, 16 rows; 8, 8, 4, 8 warps) and 14-15 (blocks ordered other index
-// before tile). Defaults, from the H100 runs of 2026-11-23T03:27Z and 03:30Z at 512^3 and
-// 1024x1024x512 (tests/bench/RESULTS.md): y the 32x8 tile (88-89% / 91-92% of the copy
-// rate; the walks 81-82% / 85%: a plane's rows are contiguous, so the tile's 40 rows are
-// one stream), z the walk 3 (85% / 85.5%; the tile's rows lie in 40 planes: 83% / 86%).
-// Measured and dropped: more or fewer blocks per SM, deeper loads ahead (above), L2 bulk
-// prefetch 4-16 planes ahead (60-69%), 64- and 256-point chunks, the 4 warps of a block on
-// one 2-KiB row, the blocks-ordered tiles (72-80%).
+// Which version along axis: 0 the scalar kernels (one point per thread and load), 3 the
+// vector walk, 10 the vector tile; FDW_CUDA_DERIV forces one (benchmark, tests). Defaults,
+// from the H100 runs of 2026-11-23T03:27Z and 03:30Z at 512^3 and 1024x1024x512
+// (tests/bench/RESULTS.md): y the tile (88-89% / 91-92% of the copy rate; the walk 81-82% /
+// 85%: a plane's rows are contiguous, so the tile's 40 rows are one stream), z the walk
+// (85% / 85.5%; the tile's rows lie in 40 planes: 83% / 86%). The other versions measured
+// then (deeper walks, more or fewer blocks per SM, streaming stores, L2 bulk prefetch,
+// other tile shapes and block orders; all slower or equal) are in the commits before
+// this file's pruning and in tests/bench/results/2026-11-23-03*.json.
 int deriv_version(int axis)
 {
     const char *e = getenv("FDW_CUDA_DERIV");
     if (e && *e) {
         const int v = atoi(e);
-        if (v >= 0 && v <= 15) return v;
+        if (v == 0 || v == 3 || v == 10) return v;
     }
     return axis == 1 ? 10 : 3;
 }
@@ -347,22 +296,24 @@ extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int 
     } else if (axis == 0) {
         dim3 grid((nx + XSEG - 1) / XSEG, ny, nz);
         dx_kernel<<<grid, 128, 0, st>>>(out, in, nx, pitch, plane, c);
-    } else if (vec && ver >= 10 &&
-               (axis == 1 ? launch_tile<1>(ver, st, out, in, nx, ny, nz, pitch, plane, c)
-                          : launch_tile<2>(ver, st, out, in, nx, ny, nz, pitch, plane, c))) {
-        // launched
+    } else if (vec && ver == 10 && (axis == 1 ? nz : ny) <= 65535) {
+        const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
+        const dim3 grid((nx + 127) / 128, (n + 31) / 32, no), block(32, 8);
+        if (axis == 1)
+            dtile_kernel<1, 32, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c);
+        else
+            dtile_kernel<2, 32, 8><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, c);
     } else if (vec) {
         const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
-        int chunk = n < 256 ? n : 128, by = 4;
+        constexpr int by = 4;
+        int chunk = n < 256 ? n : 128;
         const char *e = getenv("FDW_CUDA_DERIV_CHUNK"); // benchmark sweeps
         if (e && atoi(e) >= 16) chunk = min(atoi(e), n);
-        e = getenv("FDW_CUDA_DERIV_BY");
-        if (e && (atoi(e) == 1 || atoi(e) == 2)) by = atoi(e);
         const dim3 block(32, by), grid((nx + 127) / 128, (no + by - 1) / by, (n + chunk - 1) / chunk);
         if (axis == 1)
-            launch_walk4<1>(ver, grid, block, st, out, in, nx, ny, nz, pitch, plane, chunk, c);
+            dwalk4_kernel<1><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
         else
-            launch_walk4<2>(ver, grid, block, st, out, in, nx, ny, nz, pitch, plane, chunk, c);
+            dwalk4_kernel<2><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
     } else {
         const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
         const int chunk = n < 256 ? n : 128;

@@ -10,7 +10,7 @@
  *
  * Usage: fdwave-bench [--json FILE] [--quick] [--gpus N] [--only SECTION[,SECTION]]
  *   sections: copy, tune, acoustic, stencil, derivative, seed, job, largest, multi, huge,
- *   sweep (stencil orders 6-12 x blocks-per-SM cap), dsweep (y/z derivative x cap) */
+ *   sweep (stencil orders 6-12 x blocks-per-SM cap) */
 #include "backend.h"
 #include "fd_coeffs.h"
 #include "fdwave.h"
@@ -417,46 +417,15 @@ static void bench_sweep(void)
     unsetenv("FDW_CUDA_MAXBLOCKS");
 }
 
-/* The y/z derivative walk, default (2 planes ahead) and version 3 (1 ahead, fewer
- * registers), with at most 3-7 blocks of 128 threads per SM (FDW_CUDA_MAXBLOCKS). */
-static void bench_dsweep(void)
-{
-    printf("\nderivative y/z walk: version x blocks per SM cap:\n");
-    static const char *vers[] = {"1", "3"};
-    static const char *caps[] = {"0", "3", "4", "5", "6", "7"};
-    char tag[64];
-    for (int v = 0; v < 2; v++)
-        for (int c = 0; c < 6; c++) {
-            setenv("FDW_CUDA_DERIV", vers[v], 1);
-            setenv("FDW_CUDA_MAXBLOCKS", caps[c], 1);
-            snprintf(tag, sizeof tag, "dsweep-v%s-cap%s", vers[v], caps[c]);
-            for (int s = 0; s < 2; s++)
-                for (int axis = 1; axis < 3; axis++) {
-                    kcase kc = {K_DERIV, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, axis, 0};
-                    run_case(&kc, tag);
-                }
-        }
-    unsetenv("FDW_CUDA_DERIV");
-    unsetenv("FDW_CUDA_MAXBLOCKS");
-}
-
 static void bench_derivative(void)
 {
     printf("\nderivative, 8th order periodic (8 B/point = effective bandwidth / copy); versions "
-           "(FDW_CUDA_DERIV): default, 0 scalar, 2 vector 4 planes ahead, 3 1 ahead, 4 1 ahead "
-           "10 blocks/SM, 5 2 ahead 10 blocks/SM, 6/7 2 ahead 6/7 blocks/SM, 8 3 ahead 7 "
-           "blocks/SM, 9 default with streaming stores, 10-13 y/z tiles of 32x8, 64x8, 32x4, "
-           "16x8 rows x warps, 14-15 the 32x8 and 16x8 tiles with blocks ordered (x, other, tile):\n");
-    static const char *vers[16] = {"", "0", "2", "3", "4", "5", "6", "7", "8", "9",
-                                   "10", "11", "12", "13", "14", "15"};
-    static const char *tag[16] = {"default", "deriv-scalar", "deriv-vector-L4-6blocks",
-                                  "deriv-vector-L1-8blocks", "deriv-vector-L1-10blocks",
-                                  "deriv-vector-L2-10blocks", "deriv-vector-L2-6blocks",
-                                  "deriv-vector-L2-7blocks", "deriv-vector-L3-7blocks",
-                                  "deriv-vector-L2-8blocks-cs", "deriv-tile-32x8",
-                                  "deriv-tile-64x8", "deriv-tile-32x4", "deriv-tile-16x8",
-                                  "deriv-tile-32x8-omid", "deriv-tile-16x8-omid"};
-    for (int v = 0; v < (g_quick ? 1 : 16); v++) {
+           "(FDW_CUDA_DERIV): default (x: row segments; y: the tile; z: the walk), 0 scalar, 3 "
+           "the vector walk, 10 the vector tile (32 rows x 128 points):\n");
+    static const char *vers[4] = {"", "0", "3", "10"};
+    static const char *tag[4] = {"default", "deriv-scalar", "deriv-vector-L1-8blocks",
+                                 "deriv-tile-32x8"};
+    for (int v = 0; v < (g_quick ? 1 : 4); v++) {
         if (v)
             setenv("FDW_CUDA_DERIV", vers[v], 1);
         for (int s = 0; s < 2; s++)
@@ -770,7 +739,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr,
                     "usage: %s [--json FILE] [--quick] [--gpus N] [--only s1,s2]\n"
-                    "sections: tune acoustic seed stencil derivative job largest multi huge sweep dsweep\n",
+                    "sections: tune acoustic seed stencil derivative job largest multi huge sweep\n",
                     argv[0]);
             return 2;
         }
@@ -806,7 +775,7 @@ int main(int argc, char **argv)
     /* Sections in the order given by --only (all, in this order, without it); the records
      * are written after each, so a run cut short keeps what it measured. */
     static const char *const SECTIONS[] = {"tune", "seed", "acoustic", "stencil", "derivative",
-                                           "job", "multi", "huge", "largest", "sweep", "dsweep"};
+                                           "job", "multi", "huge", "largest", "sweep"};
     const int nsec = (int)(sizeof SECTIONS / sizeof SECTIONS[0]);
     int order_[16], n_ = 0;
     if (only) {
@@ -836,7 +805,6 @@ int main(int argc, char **argv)
         case 7: if (gpus > 1) bench_huge(gpus); break;
         case 8: bench_largest(); break;
         case 9: bench_sweep(); break;
-        case 10: bench_dsweep(); break;
         }
         printf("[section %s: %.1f s]\n", SECTIONS[order_[x]], now_s() - t0);
         fflush(stdout);

@@ -450,9 +450,11 @@ START_TEST(test_derivative_vs_cpu)
     run_backend(fdw_cpu_backend(), &prob, 1, &id0, 1, &c);
     snprintf(what, sizeof what, "derivative along %s", AX[_i]);
     compare(what, &g, &c, 1e-6);
-    /* Every kernel version (FDW_CUDA_DERIV, derivative.cu: scalar, the walks, the tiles)
-     * evaluates the same operations in the same order: the same bits as the default. */
-    for (int v = 0; v <= 15; v++) {
+    /* Every kernel version (FDW_CUDA_DERIV, derivative.cu: 0 scalar, 3 the walk, 10 the
+     * tile) evaluates the same operations in the same order: the same bits as the default. */
+    static const int VERSIONS[] = {0, 3, 10};
+    for (int vi = 0; vi < 3; vi++) {
+        const int v = VERSIONS[vi];
         char num[8];
         snprintf(num, sizeof num, "%d", v);
         setenv("FDW_CUDA_DERIV", num, 1);
