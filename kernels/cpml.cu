@@ -9,8 +9,6 @@
 // do), unless the two layers of the axis are closer than the stencil radius.
 #include "kernels.h"
 #include <cuda_runtime.h>
-#include <cstdint>
-#include <cstdlib>
 
 namespace {
 
@@ -144,166 +142,97 @@ __global__ void zeta_kernel(const Pml p)
     p.out[fo] = p.out[fo] + p.vdt2[fo] * (gp + z);
 }
 
-// V consecutive floats at p (V = 4: one 16-byte load; p must be 16-byte aligned).
-template <int V>
-__device__ __forceinline__ void ldv(const float *p, float (&d)[V])
-{
-    if constexpr (V == 4) {
-        const float4 t = *reinterpret_cast<const float4 *>(p);
-        d[0] = t.x;
-        d[1] = t.y;
-        d[2] = t.z;
-        d[3] = t.w;
-    } else if constexpr (V == 2) {
-        const float2 t = *reinterpret_cast<const float2 *>(p);
-        d[0] = t.x;
-        d[1] = t.y;
-    } else {
-#pragma unroll
-        for (int v = 0; v < V; ++v) d[v] = p[v];
-    }
-}
-
-template <int V>
-__device__ __forceinline__ void stv(float *p, const float (&d)[V])
-{
-    if constexpr (V == 4) {
-        *reinterpret_cast<float4 *>(p) = make_float4(d[0], d[1], d[2], d[3]);
-    } else if constexpr (V == 2) {
-        *reinterpret_cast<float2 *>(p) = make_float2(d[0], d[1]);
-    } else {
-#pragma unroll
-        for (int v = 0; v < V; ++v) p[v] = d[v];
-    }
-}
-
-// y and z, both passes in one kernel: a thread owns V consecutive columns (x index i ..
-// i + V - 1 and the other index) of one of the axis's two layers and walks them twice,
-// first updating psi in place as psi_kernel does (no other thread reads these columns'
-// psi), then zeta and the correction of u' as zeta_kernel does, from the psi it has just
-// written. The same operations in the same order as the two passes, so the same bits; one
-// launch instead of two per axis, u read from DRAM once (the second walk finds it in L2),
-// and u and psi held in register windows along the columns (one new load of each per
-// step). V = 4 (16-byte loads and stores; the launch checks the alignment) keeps four
-// times the bytes in flight per load, as the derivative's walk does. Valid when the two
-// layers of the axis are at least R points apart (fused_ok), so no psi neighbour lies in
-// the other layer.
-template <int AXIS, int R, int V>
+// y and z, both passes in one kernel: a thread owns one column (x index i and the other
+// index) of one of the axis's two layers and walks it twice, first updating psi
+// in place as psi_kernel does (no other thread reads this column's psi), then zeta and the
+// correction of u' as zeta_kernel does, from the psi it has just written. The same
+// operations in the same order as the two passes, so the same bits; one launch instead of
+// two per axis, u read from DRAM once (the second walk finds it in L2), and u and psi
+// held in register windows along the column (one new load of each per step). Valid when the two layers of the axis are at
+// least R points apart (fused_ok), so no psi neighbour lies in the other layer.
+template <int AXIS, int R>
 __global__ void walk_kernel(const Pml p)
 {
-    const int i = (blockIdx.x * blockDim.x + threadIdx.x) * V;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int o = blockIdx.y * blockDim.y + threadIdx.y; // AXIS 1: local plane k0 + o; 2: j
     if (i >= p.nx) return;
     if (AXIS == 1 ? p.k0 + o >= p.k0 + p.nk : o >= p.ny) return;
     const long st = AXIS == 1 ? p.pitch : p.plane;
-    const int side = blockIdx.z; // 0: the layer at index 0, 1: the one at the far end
-    const int lb = side ? p.w0 : 0, le = side ? p.W : p.w0; // layer indices of this side
-    if (le <= lb) return;
-    // offsets of layer index l: field fo(l) = fb + g(l) * st, compact po(l) = pb + l * ps
-    long fb, pb, ps;
-    int kfix = 0; // AXIS 1: the local plane
-    if (AXIS == 1) {
-        kfix = p.k0 + o;
-        fb = (long)kfix * p.plane + i;
-        pb = (long)kfix * p.W * p.nx + i;
-        ps = p.nx;
-    } else {
-        fb = (long)o * p.pitch + i - (long)p.kglob * p.plane;
-        pb = (long)o * p.nx + i;
-        ps = (long)p.ny * p.nx;
-    }
-    int l0 = lb, l1 = le;
-    if (AXIS == 2) { // the part's planes only: local k = g - kglob in [klo, khi)
-        while (l0 < l1 && layer_to_global(p, l0) - p.kglob < p.klo) ++l0;
-        while (l1 > l0 && layer_to_global(p, l1 - 1) - p.kglob >= p.khi) --l1;
-        if (l1 <= l0) return;
-    }
-    // Within a side, layer index l lies at g0 + (l - l0). Register windows along the
-    // columns: U[k] = u(g - R + k) and P[k] = psi(l - R + k) (0 off this layer), so each
-    // step loads one new u (and psi) instead of 2R + 1.
-    const int g0 = layer_to_global(p, l0);
-    const float *uc = p.u + fb + (long)g0 * st;
-    float U[2 * R + 1][V];
-#pragma unroll
-    for (int k = 0; k <= 2 * R; ++k) ldv<V>(uc + (long)(k - R) * st, U[k]);
-    for (int l = l0; l < l1; ++l) {
-        const int g = g0 + (l - l0);
-        float *ps_ = p.psi + pb + (long)l * ps;
-        float ps0[V], r[V];
-        ldv<V>(ps_, ps0);
-        const float bg = p.b[g], ag = p.a[g];
-#pragma unroll
-        for (int v = 0; v < V; ++v) {
-            float d = p.d1[1] * (U[R + 1][v] - U[R - 1][v]);
-#pragma unroll
-            for (int m = 2; m <= R; ++m) d += p.d1[m] * (U[R + m][v] - U[R - m][v]);
-            r[v] = bg * ps0[v] + ag * d;
-        }
-        stv<V>(ps_, r);
-        if (l + 1 < l1) {
-#pragma unroll
-            for (int k = 0; k < 2 * R; ++k)
-#pragma unroll
-                for (int v = 0; v < V; ++v) U[k][v] = U[k + 1][v];
-            ldv<V>(uc + (long)(l + 1 - l0 + R) * st, U[2 * R]);
-        }
-    }
-    const float *pc = p.psi + pb + (long)l0 * ps;
-    float P[2 * R + 1][V];
-#pragma unroll
-    for (int k = 0; k <= 2 * R; ++k) {
-        const int lk = l0 - R + k;
-        if (lk >= lb && lk < le) {
-            ldv<V>(pc + (long)(k - R) * ps, P[k]);
+    {
+        const int side = blockIdx.z; // 0: the layer at index 0, 1: the one at the far end
+        const int lb = side ? p.w0 : 0, le = side ? p.W : p.w0; // layer indices of this side
+        if (le <= lb) return;
+        // offsets of layer index l: field fo(l) = fb + g(l) * st, compact po(l) = pb + l * ps
+        long fb, pb, ps;
+        int kfix = 0; // AXIS 1: the local plane
+        if (AXIS == 1) {
+            kfix = p.k0 + o;
+            fb = (long)kfix * p.plane + i;
+            pb = (long)kfix * p.W * p.nx + i;
+            ps = p.nx;
         } else {
-#pragma unroll
-            for (int v = 0; v < V; ++v) P[k][v] = 0.f;
+            fb = (long)o * p.pitch + i - (long)p.kglob * p.plane;
+            pb = (long)o * p.nx + i;
+            ps = (long)p.ny * p.nx;
         }
-        ldv<V>(uc + (long)(k - R) * st, U[k]);
-    }
-    for (int l = l0; l < l1; ++l) {
-        const int g = g0 + (l - l0);
-        const long fo = fb + (long)g * st;
-        float *zp = p.zeta + pb + (long)l * ps;
-        float z0[V], zn[V];
-        ldv<V>(zp, z0);
-        const float bg = p.b[g], ag = p.a[g];
-        float gpv[V];
-#pragma unroll
-        for (int v = 0; v < V; ++v) {
-            float gp = p.d1[1] * (P[R + 1][v] - P[R - 1][v]);
-#pragma unroll
-            for (int m = 2; m <= R; ++m) gp += p.d1[m] * (P[R + m][v] - P[R - m][v]);
-            float d2 = p.d2[0] * U[R][v];
-#pragma unroll
-            for (int m = 1; m <= R; ++m) d2 += p.d2[m] * (U[R - m][v] + U[R + m][v]);
-            zn[v] = bg * z0[v] + ag * (d2 + gp);
-            gpv[v] = gp;
+        int l0 = lb, l1 = le;
+        if (AXIS == 2) { // the part's planes only: local k = g - kglob in [klo, khi)
+            while (l0 < l1 && layer_to_global(p, l0) - p.kglob < p.klo) ++l0;
+            while (l1 > l0 && layer_to_global(p, l1 - 1) - p.kglob >= p.khi) --l1;
+            if (l1 <= l0) return;
         }
-        stv<V>(zp, zn);
-        const int kg = AXIS == 1 ? p.kglob + kfix : g;
-        if (!(p.fs && kg == 0)) { // the free surface keeps u' = 0 on global plane 0
-            float o0[V], vv[V], o1[V];
-            ldv<V>(p.out + fo, o0);
-            ldv<V>(p.vdt2 + fo, vv);
+        // Within a side, layer index l lies at g0 + (l - l0). Register windows along the
+        // column: U[k] = u(g - R + k) and P[k] = psi(l - R + k) (0 off this layer), so each
+        // step loads one new u (and psi) instead of 2R + 1.
+        const int g0 = layer_to_global(p, l0);
+        const float *uc = p.u + fb + (long)g0 * st;
+        float U[2 * R + 1];
 #pragma unroll
-            for (int v = 0; v < V; ++v) o1[v] = o0[v] + vv[v] * (gpv[v] + zn[v]);
-            stv<V>(p.out + fo, o1);
+        for (int k = 0; k <= 2 * R; ++k) U[k] = uc[(long)(k - R) * st];
+        for (int l = l0; l < l1; ++l) {
+            const int g = g0 + (l - l0);
+            float d = p.d1[1] * (U[R + 1] - U[R - 1]);
+#pragma unroll
+            for (int m = 2; m <= R; ++m) d += p.d1[m] * (U[R + m] - U[R - m]);
+            float *ps_ = p.psi + pb + (long)l * ps;
+            *ps_ = p.b[g] * *ps_ + p.a[g] * d;
+            if (l + 1 < l1) {
+#pragma unroll
+                for (int k = 0; k < 2 * R; ++k) U[k] = U[k + 1];
+                U[2 * R] = uc[(long)(l + 1 - l0 + R) * st];
+            }
         }
-        if (l + 1 < l1) {
+        const float *pc = p.psi + pb + (long)l0 * ps;
+        float P[2 * R + 1];
 #pragma unroll
-            for (int k = 0; k < 2 * R; ++k)
+        for (int k = 0; k <= 2 * R; ++k) {
+            const int lk = l0 - R + k;
+            P[k] = lk >= lb && lk < le ? pc[(long)(k - R) * ps] : 0.f;
+            U[k] = uc[(long)(k - R) * st];
+        }
+        for (int l = l0; l < l1; ++l) {
+            const int g = g0 + (l - l0);
+            const long fo = fb + (long)g * st;
+            float gp = p.d1[1] * (P[R + 1] - P[R - 1]);
 #pragma unroll
-                for (int v = 0; v < V; ++v) {
-                    U[k][v] = U[k + 1][v];
-                    P[k][v] = P[k + 1][v];
+            for (int m = 2; m <= R; ++m) gp += p.d1[m] * (P[R + m] - P[R - m]);
+            float d2 = p.d2[0] * U[R];
+#pragma unroll
+            for (int m = 1; m <= R; ++m) d2 += p.d2[m] * (U[R - m] + U[R + m]);
+            float *zp = p.zeta + pb + (long)l * ps;
+            const float z = p.b[g] * *zp + p.a[g] * (d2 + gp);
+            *zp = z;
+            const int kg = AXIS == 1 ? p.kglob + kfix : g;
+            if (!(p.fs && kg == 0)) // the free surface keeps u' = 0 on global plane 0
+                p.out[fo] = p.out[fo] + p.vdt2[fo] * (gp + z);
+            if (l + 1 < l1) {
+#pragma unroll
+                for (int k = 0; k < 2 * R; ++k) {
+                    U[k] = U[k + 1];
+                    P[k] = P[k + 1];
                 }
-            ldv<V>(uc + (long)(l + 1 - l0 + R) * st, U[2 * R]);
-            if (l + 1 + R < le) {
-                ldv<V>(pc + (long)(l + 1 - l0 + R) * ps, P[2 * R]);
-            } else {
-#pragma unroll
-                for (int v = 0; v < V; ++v) P[2 * R][v] = 0.f;
+                U[2 * R] = uc[(long)(l + 1 - l0 + R) * st];
+                P[2 * R] = l + 1 + R < le ? pc[(long)(l + 1 - l0 + R) * ps] : 0.f;
             }
         }
     }
@@ -315,37 +244,13 @@ bool fused_ok(const Pml &p, int axis, int radius)
     return axis != 0 && p.n - p.w0 - p.w1 >= radius;
 }
 
-// Is q aligned to `bytes`?
-bool aligned(const void *q, unsigned bytes)
-{
-    return (reinterpret_cast<uintptr_t>(q) & (bytes - 1)) == 0;
-}
-
-// Columns per thread of the walk: V where every V-tuple is whole and aligned to 4V bytes in
-// the fields (the layout's rows are 32-byte aligned) and in the compact psi/zeta arrays
-// (rows of nx floats). FDW_CUDA_PMLV caps it (benchmark).
-bool walk_fits(const Pml &p, int v)
-{
-    return p.nx % v == 0 && p.pitch % v == 0 && p.plane % v == 0 && aligned(p.u, 4 * v) &&
-           aligned(p.out, 4 * v) && aligned(p.vdt2, 4 * v) && aligned(p.psi, 4 * v) &&
-           aligned(p.zeta, 4 * v) && ((long)p.kglob * p.plane) % v == 0;
-}
-
 template <int AXIS, int R>
 int launch_walk(const Pml &p, cudaStream_t s)
 {
     const int no = AXIS == 1 ? p.nk : p.ny;
-    const char *e = getenv("FDW_CUDA_PMLV");
-    const int vmax = e && *e ? atoi(e) : 4;
-    const int v = vmax >= 4 && walk_fits(p, 4) ? 4 : vmax >= 2 && walk_fits(p, 2) ? 2 : 1;
-    const dim3 block(32, 4), grid((p.nx / v + 31) / 32, (no + 3) / 4, 2); // z: the two layers
+    const dim3 block(32, 4), grid((p.nx + 31) / 32, (no + 3) / 4, 2); // z: the two layers
     if (grid.y > 65535) return (int)cudaErrorInvalidConfiguration;
-    if (v == 4)
-        walk_kernel<AXIS, R, 4><<<grid, block, 0, s>>>(p);
-    else if (v == 2)
-        walk_kernel<AXIS, R, 2><<<grid, block, 0, s>>>(p);
-    else
-        walk_kernel<AXIS, R, 1><<<grid, block, 0, s>>>(p);
+    walk_kernel<AXIS, R><<<grid, block, 0, s>>>(p);
     return (int)cudaGetLastError();
 }
 
