@@ -186,31 +186,20 @@ __global__ void walk_kernel(const Pml p)
         // step loads one new u (and psi) instead of 2R + 1.
         const int g0 = layer_to_global(p, l0);
         const float *uc = p.u + fb + (long)g0 * st;
-        // Each step's loads for the next step are issued before its arithmetic (the
-        // window's new u and psi, and this column's psi, zeta, u', (v dt)^2, a and b), so a
-        // step waits on loads issued one step earlier instead of on its own.
         float U[2 * R + 1];
 #pragma unroll
         for (int k = 0; k <= 2 * R; ++k) U[k] = uc[(long)(k - R) * st];
-        float psn = p.psi[pb + (long)l0 * ps], bn = p.b[g0], an = p.a[g0];
         for (int l = l0; l < l1; ++l) {
             const int g = g0 + (l - l0);
-            const float psc = psn, bc = bn, ac = an;
-            float un = 0.f;
-            if (l + 1 < l1) {
-                un = uc[(long)(l + 1 - l0 + R) * st];
-                psn = p.psi[pb + (long)(l + 1) * ps];
-                bn = p.b[g + 1];
-                an = p.a[g + 1];
-            }
             float d = p.d1[1] * (U[R + 1] - U[R - 1]);
 #pragma unroll
             for (int m = 2; m <= R; ++m) d += p.d1[m] * (U[R + m] - U[R - m]);
-            p.psi[pb + (long)l * ps] = bc * psc + ac * d;
+            float *ps_ = p.psi + pb + (long)l * ps;
+            *ps_ = p.b[g] * *ps_ + p.a[g] * d;
             if (l + 1 < l1) {
 #pragma unroll
                 for (int k = 0; k < 2 * R; ++k) U[k] = U[k + 1];
-                U[2 * R] = un;
+                U[2 * R] = uc[(long)(l + 1 - l0 + R) * st];
             }
         }
         const float *pc = p.psi + pb + (long)l0 * ps;
@@ -221,43 +210,29 @@ __global__ void walk_kernel(const Pml p)
             P[k] = lk >= lb && lk < le ? pc[(long)(k - R) * ps] : 0.f;
             U[k] = uc[(long)(k - R) * st];
         }
-        const long fo0 = fb + (long)g0 * st;
-        float zn = p.zeta[pb + (long)l0 * ps], on = p.out[fo0], vn = p.vdt2[fo0];
-        bn = p.b[g0];
-        an = p.a[g0];
         for (int l = l0; l < l1; ++l) {
             const int g = g0 + (l - l0);
             const long fo = fb + (long)g * st;
-            const float zc = zn, oc = on, vc = vn, bc = bn, ac = an;
-            float un = 0.f, pn = 0.f;
-            if (l + 1 < l1) {
-                un = uc[(long)(l + 1 - l0 + R) * st];
-                pn = l + 1 + R < le ? pc[(long)(l + 1 - l0 + R) * ps] : 0.f;
-                zn = p.zeta[pb + (long)(l + 1) * ps];
-                on = p.out[fo + st];
-                vn = p.vdt2[fo + st];
-                bn = p.b[g + 1];
-                an = p.a[g + 1];
-            }
             float gp = p.d1[1] * (P[R + 1] - P[R - 1]);
 #pragma unroll
             for (int m = 2; m <= R; ++m) gp += p.d1[m] * (P[R + m] - P[R - m]);
             float d2 = p.d2[0] * U[R];
 #pragma unroll
             for (int m = 1; m <= R; ++m) d2 += p.d2[m] * (U[R - m] + U[R + m]);
-            const float z = bc * zc + ac * (d2 + gp);
-            p.zeta[pb + (long)l * ps] = z;
+            float *zp = p.zeta + pb + (long)l * ps;
+            const float z = p.b[g] * *zp + p.a[g] * (d2 + gp);
+            *zp = z;
             const int kg = AXIS == 1 ? p.kglob + kfix : g;
             if (!(p.fs && kg == 0)) // the free surface keeps u' = 0 on global plane 0
-                p.out[fo] = oc + vc * (gp + z);
+                p.out[fo] = p.out[fo] + p.vdt2[fo] * (gp + z);
             if (l + 1 < l1) {
 #pragma unroll
                 for (int k = 0; k < 2 * R; ++k) {
                     U[k] = U[k + 1];
                     P[k] = P[k + 1];
                 }
-                U[2 * R] = un;
-                P[2 * R] = pn;
+                U[2 * R] = uc[(long)(l + 1 - l0 + R) * st];
+                P[2 * R] = l + 1 + R < le ? pc[(long)(l + 1 - l0 + R) * ps] : 0.f;
             }
         }
     }
