@@ -153,11 +153,15 @@ int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
     const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY - 1) / TY;
     fdwk_fd_args b = a;
     if (b.zchunk <= 0) {
-        // Acoustic: as launch(). Stencil from order 6: 128-plane chunks, +1-4% over 32 at
-        // orders 6-12 on both benchmark grids (H100, runs 2026-11-23T03:04Z and 03:41Z): it
-        // reads one array, so the 2R planes each chunk re-reads weigh twice as much. (At
-        // orders 2 and 4 they cost 2-6% on 512^3 in the 03:41Z run: 32 there.)
-        int zc = !AC && R >= 3 ? 128 : 32 > 8 * R ? 32 : 8 * R;
+        // Acoustic: 48 planes (never below 8R), +0.3-0.8 points over 32 at order 8 on both
+        // benchmark grids with the 4-point kernel (H100, 2026-11-23T06:17Z: 24 / 32 / 48 /
+        // 64 / 96 / 128 planes gave 84.0-84.1 / 85.1-85.2 / 85.8-85.9 / 85.2-85.3 /
+        // 84.5 / 82.5% on 1024x1024x512, 87.1-87.3 / 87.1-87.3 / 87.6-87.7 / 86.9-87.0 /
+        // 86.4-86.6 / 84.2-84.3% on 512^3). Stencil from order 6: 128-plane chunks, +1-4%
+        // over 32 at orders 6-12 on both benchmark grids (H100, runs 2026-11-23T03:04Z and
+        // 03:41Z): it reads one array, so the 2R planes each chunk re-reads weigh twice as
+        // much. (At orders 2 and 4 they cost 2-6% on 512^3 in the 03:41Z run: 32 there.)
+        int zc = !AC ? (R >= 3 ? 128 : 32 > 8 * R ? 32 : 8 * R) : 48 > 8 * R ? 48 : 8 * R;
         const long want = 2L * resident.load() * sm_count();
         const long xy = (long)gx * gy;
         if (xy * ((nk + zc - 1) / zc) < want) {
