@@ -5,9 +5,9 @@
 #include "fd25a.cuh"
 #include "fd25t.cuh"
 #include "fd25v.cuh"
-#include "occupancy_cap.cuh"
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -161,7 +161,7 @@ int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
         // over 32 at orders 6-12 on both benchmark grids (H100, runs 2026-11-23T03:04Z and
         // 03:41Z): it reads one array, so the 2R planes each chunk re-reads weigh twice as
         // much. (At orders 2 and 4 they cost 2-6% on 512^3 in the 03:41Z run: 32 there.)
-        int zc = !AC ? (R >= 3 ? 128 : 32 > 8 * R ? 32 : 8 * R) : 48 > 8 * R ? 48 : 8 * R;
+        int zc = !AC && R >= 3 ? 128 : std::max(AC ? 48 : 32, 8 * R);
         const long want = 2L * resident.load() * sm_count();
         const long xy = (long)gx * gy;
         if (xy * ((nk + zc - 1) / zc) < want) {
@@ -186,11 +186,7 @@ int launch_tma_k(dim3 block, const fdwk_fd_args &a, cudaStream_t s)
         mv = mu;
     }
     dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
-    const int smem = fdwk::cap_smem(G::SMEM_BYTES); // (benchmark sweeps only)
-    if (smem != G::SMEM_BYTES &&
-        cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess)
-        return (int)cudaErrorInvalidConfiguration;
-    kern<<<grid, block, smem, s>>>(b, mu, mo, mv);
+    kern<<<grid, block, G::SMEM_BYTES, s>>>(b, mu, mo, mv);
     return (int)cudaGetLastError();
 }
 

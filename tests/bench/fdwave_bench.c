@@ -9,8 +9,7 @@
  * bandwidth); --json FILE writes one record per measurement.
  *
  * Usage: fdwave-bench [--json FILE] [--quick] [--gpus N] [--only SECTION[,SECTION]]
- *   sections: copy, tune, acoustic, stencil, derivative, seed, job, largest, multi, huge,
- *   sweep (stencil orders 6-12 x blocks-per-SM cap) */
+ *   sections: copy, tune, acoustic, stencil, derivative, seed, job, largest, multi, huge */
 #include "backend.h"
 #include "fd_coeffs.h"
 #include "fdwave.h"
@@ -392,31 +391,6 @@ static void bench_stencil(void)
         }
 }
 
-/* Stencil orders 6-12 (and acoustic order 8): the default and three 4-point configurations
- * with at most 1-4 blocks per SM (FDW_CUDA_MAXBLOCKS, occupancy_cap.cuh) against no cap:
- * whether fewer concurrent streams of requests serve the memory system better. */
-static void bench_sweep(void)
-{
-    printf("\nstencil orders 6-12 and acoustic order 8: configuration x blocks per SM cap:\n");
-    static const fdwk_tile vt[] = {FDWK_TILE_AUTO, FDWK_TILE_V1, FDWK_TILE_V4, FDWK_TILE_V7};
-    static const char *caps[] = {"0", "1", "2", "3", "4"};
-    char tag[32];
-    for (int c = 0; c < 5; c++) {
-        setenv("FDW_CUDA_MAXBLOCKS", caps[c], 1);
-        snprintf(tag, sizeof tag, "sweep-cap%s", caps[c]);
-        for (int s = 0; s < 2; s++) {
-            for (int order = 6; order <= 12; order += 2)
-                for (int ti = 0; ti < 4; ti++) {
-                    kcase kc = {K_STENCIL, order, BIG[s][0], BIG[s][1], BIG[s][2], vt[ti], 0, 0, 0};
-                    run_case(&kc, tag);
-                }
-            kcase ac = {K_ACOUSTIC, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, 0, 1};
-            run_case(&ac, tag);
-        }
-    }
-    unsetenv("FDW_CUDA_MAXBLOCKS");
-}
-
 static void bench_derivative(void)
 {
     printf("\nderivative, 8th order periodic (8 B/point = effective bandwidth / copy); versions "
@@ -740,7 +714,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr,
                     "usage: %s [--json FILE] [--quick] [--gpus N] [--only s1,s2]\n"
-                    "sections: tune acoustic seed stencil derivative job largest multi huge sweep\n",
+                    "sections: tune acoustic seed stencil derivative job largest multi huge\n",
                     argv[0]);
             return 2;
         }
@@ -776,7 +750,7 @@ int main(int argc, char **argv)
     /* Sections in the order given by --only (all, in this order, without it); the records
      * are written after each, so a run cut short keeps what it measured. */
     static const char *const SECTIONS[] = {"tune", "seed", "acoustic", "stencil", "derivative",
-                                           "job", "multi", "huge", "largest", "sweep"};
+                                           "job", "multi", "huge", "largest"};
     const int nsec = (int)(sizeof SECTIONS / sizeof SECTIONS[0]);
     int order_[16], n_ = 0;
     if (only) {
@@ -805,7 +779,6 @@ int main(int argc, char **argv)
         case 6: if (gpus > 1) bench_multi(gpus); break;
         case 7: if (gpus > 1) bench_huge(gpus); break;
         case 8: bench_largest(); break;
-        case 9: bench_sweep(); break;
         }
         printf("[section %s: %.1f s]\n", SECTIONS[order_[x]], now_s() - t0);
         fflush(stdout);
