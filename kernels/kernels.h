@@ -64,7 +64,7 @@ int fdwk_last_error(void);
 
 /* ---- grid layout ---------------------------------------------------------
  * One device's slab of a field: interior nx x ny x nz, padded by `xoff` floats before
- * each row (>= radius, a multiple of 8 so interior rows start 32-byte aligned), rows of
+ * each row (32: >= radius, and interior rows start 128-byte aligned), rows of
  * `pitch` floats, `ypad` padding rows before and after the interior rows of a plane,
  * `zpad` ghost planes before and after. Element (i,j,k) with i in [-xoff, pitch-xoff),
  * j in [-ypad, ny+ypad), k in [-zpad, nz+zpad) is at origin + k*plane + j*pitch + i,

@@ -148,18 +148,22 @@ int fdwk_event_ms(fdwk_event start, fdwk_event end, float *ms)
 }
 int fdwk_last_error(void) { return (int)cudaGetLastError(); }
 
-// Layout: xoff 8 floats (>= any radius, 32-byte aligned interior rows); rows padded to a
-// multiple of 32 floats (128 bytes) so every row starts on a 128-byte boundary; ypad and
-// zpad equal to the radius. Slack at the end covers the widest tile's guarded reads.
+// Layout: xoff 32 floats (>= any radius), and rows padded to a multiple of 32 floats, so
+// every interior row starts on a 128-byte boundary: a warp's row pieces and the tiles'
+// stores then cover whole cache lines. (With xoff 8, i.e. rows 32 bytes past a line, the
+// H100 ran the z derivative at 84.6-84.9% of the copy rate instead of 85.9-86.3% and the
+// acoustic order-8 kernel on 1024x1024x512 at 86.0% instead of 87.9%: tests/bench/RESULTS.md,
+// 2026-11-23T06:47Z.) ypad and zpad equal the radius. Slack at the end covers the widest
+// tile's guarded reads.
 void fdwk_layout_init(fdwk_layout *L, int nx, int ny, int nz, int radius)
 {
     L->nx = nx;
     L->ny = ny;
     L->nz = nz;
-    L->xoff = 8;
+    L->xoff = 32;
     L->ypad = radius;
     L->zpad = radius;
-    long w = 8 + (long)nx + (radius > 0 ? radius : 0);
+    long w = L->xoff + (long)nx + (radius > 0 ? radius : 0);
     L->pitch = (w + 31) / 32 * 32;
     L->plane = L->pitch * (long)(ny + 2 * radius);
     L->total = (size_t)L->plane * (size_t)(nz + 2 * radius) + 64;
