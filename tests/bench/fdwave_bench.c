@@ -574,7 +574,7 @@ static void bench_largest(void)
 {
     uint64_t fr, tot;
     CK(fdwk_mem_info(&fr, &tot));
-    /* nx = ny = 2048 (pitch 2080, 2056 rows/plane with r = 4); as many planes as fit. */
+    /* nx = ny = 2048 (pitch 2112, 2056 rows/plane with r = 4); as many planes as fit. */
     const int nx = 2048, ny = 2048;
     fdwk_layout L;
     fdwk_layout_init(&L, nx, ny, 1, 4);
