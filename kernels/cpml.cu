@@ -3,10 +3,11 @@
 // a (D2_A u + D1_A psi_A) and u' += (v dt)^2 (D1_A psi_A + zeta_A). They run one axis after
 // the other (x, y, z) with the CPU reference's operations in its order, so the two backends
 // agree bit for bit; psi and zeta live only on the layer points (compact arrays, see
-// fdwk_pml_args). x: one thread per layer point, psi before the stencil update
-// (fdwk_pml_psi), zeta after it (fdwk_pml_zeta). y and z: one thread per column walks its
-// layers and does both passes after the update (walk_kernel; fdwk_pml_psi has nothing to
-// do), unless the two layers of the axis are closer than the stencil radius.
+// fdwk_pml_args). Both passes run after the update, in one kernel per axis (fdwk_pml_psi
+// has nothing to do): x through shared-memory row pieces (xwalk_kernel), y and z by one
+// thread per column walking its layers (walk_kernel). Where the two layers of an axis are
+// closer than the stencil radius (or x layers are wider than XW_MAX), one thread per layer
+// point does psi before the update (psi_kernel) and zeta after it (zeta_kernel).
 #include "kernels.h"
 #include <cuda_runtime.h>
 
@@ -238,6 +239,95 @@ __global__ void walk_kernel(const Pml p)
     }
 }
 
+// x, both passes in one kernel, after the update: a block holds, for one plane and one
+// side, the rows' layer pieces of u (with R halo points each side) and then their new psi
+// in shared memory, so u and psi are read from DRAM once (psi_kernel and zeta_kernel
+// read them twice, and x-layer pieces are short: 40-80 bytes per row). Thread t of the
+// block owns row t / ws and layer point t % ws of its side (ws points wide, at most
+// XW_MAX). The same operations in the same order as the two passes, so the same bits.
+// Valid when the two layers are at least R points apart (xwalk_ok).
+constexpr int XW_THREADS = 256, XW_MAX = 128;
+
+template <int R>
+__global__ void __launch_bounds__(XW_THREADS) xwalk_kernel(const Pml p, int rows)
+{
+    extern __shared__ float xs[];
+    const int side = blockIdx.y;
+    const int ws = side ? p.w1 : p.w0;            // this side's layer points per row
+    if (ws == 0) return;
+    const int wmax = p.w0 > p.w1 ? p.w0 : p.w1;   // the shared tile's row length
+    float *su = xs;                               // rows x (wmax + 2R): u(g0 - R ...)
+    float *sp = xs + rows * (wmax + 2 * R);       // rows x wmax: the new psi
+    const int k = p.k0 + blockIdx.z;
+    const int j0 = blockIdx.x * rows;
+    const int g0 = side ? p.n - p.w1 : 0;         // global x of the side's first point
+    const int lbase = side ? p.w0 : 0;            // its compact layer index
+    const int uw = ws + 2 * R;
+    const float *urow0 = p.u + (long)k * p.plane + (long)j0 * p.pitch + g0 - R;
+    for (int t = threadIdx.x; t < rows * uw; t += XW_THREADS) {
+        const int r = t / uw, c = t - r * uw;
+        if (j0 + r < p.ny) su[r * (wmax + 2 * R) + c] = urow0[(long)r * p.pitch + c];
+    }
+    __syncthreads();
+    const int r = threadIdx.x / ws, l = threadIdx.x - r * ws;
+    const int j = j0 + r;
+    const bool mine = r < rows && j < p.ny;
+    const float *uu = su + r * (wmax + 2 * R) + R + l; // u at this point
+    const int g = g0 + l;
+    const long po = ((long)k * p.ny + j) * p.W + lbase + l;
+    if (mine) {
+        float d = p.d1[1] * (uu[1] - uu[-1]);
+#pragma unroll
+        for (int m = 2; m <= R; ++m) d += p.d1[m] * (uu[m] - uu[-m]);
+        const float ps = p.b[g] * p.psi[po] + p.a[g] * d;
+        p.psi[po] = ps;
+        sp[r * wmax + l] = ps;
+    }
+    __syncthreads();
+    if (!mine) return;
+    const float *pr = sp + r * wmax;
+    float gp = 0.f;
+#pragma unroll
+    for (int m = 1; m <= R; ++m) {
+        const float fp = l + m < ws ? pr[l + m] : 0.f;
+        const float fm = l - m >= 0 ? pr[l - m] : 0.f;
+        if (m == 1)
+            gp = p.d1[1] * (fp - fm);
+        else
+            gp += p.d1[m] * (fp - fm);
+    }
+    float d2 = p.d2[0] * uu[0];
+#pragma unroll
+    for (int m = 1; m <= R; ++m) d2 += p.d2[m] * (uu[-m] + uu[m]);
+    const float z = p.b[g] * p.zeta[po] + p.a[g] * (d2 + gp);
+    p.zeta[po] = z;
+    if (p.fs && p.kglob + k == 0) return; // the free surface keeps u' = 0 on global plane 0
+    const long fo = (long)k * p.plane + (long)j * p.pitch + g;
+    p.out[fo] = p.out[fo] + p.vdt2[fo] * (gp + z);
+}
+
+// Whether xwalk_kernel may do the x axis's two passes (see there).
+bool xwalk_ok(const Pml &p, int radius)
+{
+    return p.n - p.w0 - p.w1 >= radius && p.w0 <= XW_MAX && p.w1 <= XW_MAX;
+}
+
+template <int R>
+int launch_xwalk(const Pml &p, cudaStream_t s)
+{
+    const int wmax = p.w0 > p.w1 ? p.w0 : p.w1;
+    const int rows = XW_THREADS / wmax;
+    const size_t shm = sizeof(float) * (size_t)rows * (2 * wmax + 2 * R);
+    for (int z0 = 0; z0 < p.nk; z0 += 65535) { // grid.z's limit
+        Pml q = p;
+        q.k0 = p.k0 + z0;
+        q.nk = p.nk - z0 < 65535 ? p.nk - z0 : 65535;
+        const dim3 grid((p.ny + rows - 1) / rows, 2, q.nk);
+        xwalk_kernel<R><<<grid, XW_THREADS, shm, s>>>(q, rows);
+    }
+    return (int)cudaGetLastError();
+}
+
 // Whether walk_kernel may do axis a's two passes (see there).
 bool fused_ok(const Pml &p, int axis, int radius)
 {
@@ -259,6 +349,10 @@ int launch_r(const Pml &p, bool zeta, cudaStream_t s)
 {
     if (fused_ok(p, AXIS, R)) // psi is done with zeta, after the update (walk_kernel)
         return zeta ? launch_walk<AXIS, R>(p, s) : 0;
+    if constexpr (AXIS == 0) {
+        if (xwalk_ok(p, R)) // the same for x (xwalk_kernel)
+            return zeta ? launch_xwalk<R>(p, s) : 0;
+    }
     const int nf = AXIS == 0 ? p.W : p.nx;  // fast, middle, slow extents (see decode)
     const int nm = AXIS == 1 ? p.W : p.ny;
     // x: 8 layer points by 32 rows, so a 40-point layer pair fills every lane

@@ -160,8 +160,8 @@ typedef struct fdwk_fd_args {
     float cx[FDWK_MAX_RADIUS + 1], cy[FDWK_MAX_RADIUS + 1], cz[FDWK_MAX_RADIUS + 1];
     /* CPML per axis (host structs, NULL: no layer on that axis; k0/k1 as above): after
      * the update, fdwk_fd_step runs each axis's zeta pass (fdwk_pml_zeta) on the same
-     * stream; fdwk_pml_psi must have been called for this step before the update (for y
-     * and z it does nothing and the zeta call updates psi too, see cpml.cu). */
+     * stream; fdwk_pml_psi must have been called for this step before the update (it does
+     * nothing where the zeta call updates psi too, which is the usual case: cpml.cu). */
     const struct fdwk_pml_args *pml[3];
 } fdwk_fd_args;
 

@@ -224,34 +224,73 @@ START_TEST(test_acoustic_vs_cpu)
 }
 END_TEST
 
-/* The CPML passes evaluate the CPU reference's operations in its order: against the CPU
- * backend's portable kernel (no fused multiply-adds, like the GPU) the whole job is equal
- * bit for bit, volume and traces, for orders 4, 8 and 16. */
-START_TEST(test_cpml_bitwise)
+/* The GPU job of `json` against the CPU backend's portable kernel (no fused multiply-adds,
+ * like the GPU), `steps` steps: volume and traces must be equal bit for bit. */
+static void cpml_bitwise(const char *json, int steps, const char *what)
 {
-    static const int ORD[3] = {4, 8, 16};
-    char json[2048];
-    acoustic_json(json, sizeof json, ORD[_i], 120, GAUSSIAN, CPML);
     fdw_spec *spec;
     fdw_problem prob;
     problem_from(json, &spec, &prob);
     int id0 = 0;
     outcome g, c;
-    run_backend(fdw_cuda_backend(), &prob, 1, &id0, 120, &g);
+    run_backend(fdw_cuda_backend(), &prob, 1, &id0, steps, &g);
     setenv("FDW_CPU_KERNEL", "portable", 1);
-    run_backend(fdw_cpu_backend(), &prob, 1, &id0, 120, &c);
+    run_backend(fdw_cpu_backend(), &prob, 1, &id0, steps, &c);
     unsetenv("FDW_CPU_KERNEL");
-    ck_assert_msg(norm2(c.vol, c.nvol) > 0, "the reference field is zero");
+    ck_assert_msg(norm2(c.vol, c.nvol) > 0, "%s: the reference field is zero", what);
     const int same = memcmp(g.vol, c.vol, c.nvol * sizeof(float)) == 0;
     const int tsame = memcmp(g.traces, c.traces, c.ntr * sizeof(float)) == 0;
     double mx = 0, e = rel_l2(g.vol, c.vol, c.nvol, &mx);
-    printf("CPML order %d vs portable CPU kernel, 120 steps: volume %s, traces %s (rel L2 %.3e)\n",
-           ORD[_i], same ? "bit-identical" : "DIFFER", tsame ? "bit-identical" : "DIFFER", e);
-    ck_assert_msg(same && tsame, "CPML order %d: GPU differs from the portable CPU kernel", ORD[_i]);
+    printf("%s vs portable CPU kernel, %d steps: volume %s, traces %s (rel L2 %.3e)\n", what,
+           steps, same ? "bit-identical" : "DIFFER", tsame ? "bit-identical" : "DIFFER", e);
+    ck_assert_msg(same && tsame, "%s: GPU differs from the portable CPU kernel", what);
     outcome_free(&g);
     outcome_free(&c);
     fdw_problem_free(&prob);
     fdw_spec_free(spec);
+}
+
+/* The CPML passes evaluate the CPU reference's operations in its order: the whole job is
+ * equal bit for bit, volume and traces, for orders 4, 8 and 16. */
+START_TEST(test_cpml_bitwise)
+{
+    static const int ORD[3] = {4, 8, 16};
+    char json[2048], what[64];
+    acoustic_json(json, sizeof json, ORD[_i], 120, GAUSSIAN, CPML);
+    snprintf(what, sizeof what, "CPML order %d", ORD[_i]);
+    cpml_bitwise(json, 120, what);
+}
+END_TEST
+
+/* The same on grids and per-face widths that take each of cpml.cu's paths for the x
+ * layers: 0, x layers closer than the radius (order 16, 5 points apart: one thread per
+ * point, psi before the update); 1, x layers wider than the shared-memory kernel takes
+ * (140 and 130 points: the same fallback); 2, unequal widths on both sides of x and y
+ * (the shared-memory x kernel and the walks); 3, one side of x and of y without a layer. */
+START_TEST(test_cpml_paths_bitwise)
+{
+    static const struct {
+        int order, nx, ny, nz;
+        const char *width;
+    } C[4] = {
+        {16, 30, 44, 40, "{\"xmin\":13,\"xmax\":12,\"ymin\":10,\"ymax\":10,\"zmax\":12}"},
+        {8, 300, 24, 24, "{\"xmin\":140,\"xmax\":130,\"ymin\":5,\"ymax\":5,\"zmax\":6}"},
+        {8, 64, 48, 40, "{\"xmin\":13,\"xmax\":7,\"ymin\":5,\"ymax\":11,\"zmax\":9}"},
+        {4, 48, 40, 36, "{\"xmin\":0,\"xmax\":9,\"ymin\":7,\"ymax\":0,\"zmax\":8}"},
+    };
+    char json[2048], what[96];
+    snprintf(json, sizeof json,
+             "{\"kind\":\"acoustic\",\"grid\":{\"nx\":%d,\"ny\":%d,\"nz\":%d,"
+             "\"dx\":10,\"dy\":12,\"dz\":8},\"order\":%d,\"velocity\":%s,"
+             "\"time\":{\"nt\":150,\"dt\":\"auto\"},"
+             "\"sources\":[{\"position\":[%g,%g,%g],\"wavelet\":{\"type\":\"ricker\",\"f0\":30}}],"
+             "\"receivers\":{\"points\":[[15,30,40],[%g,50,60]],\"interval\":1},"
+             "\"boundary\":{\"type\":\"cpml\",\"width\":%s,\"free_surface\":true}}",
+             C[_i].nx, C[_i].ny, C[_i].nz, C[_i].order, LAYERED, C[_i].nx * 10 / 2.0 + 3,
+             C[_i].ny * 12 / 2.0 - 5, C[_i].nz * 8 / 2.0, (C[_i].nx - 2) * 10.0, C[_i].width);
+    snprintf(what, sizeof what, "CPML %dx%dx%d order %d widths %s", C[_i].nx, C[_i].ny,
+             C[_i].nz, C[_i].order, C[_i].width);
+    cpml_bitwise(json, 150, what);
 }
 END_TEST
 
@@ -590,6 +629,7 @@ int main(void)
     tcase_add_test(tc, test_configurations);
     tcase_add_loop_test(tc, test_slabs_bitwise, 0, 2);
     tcase_add_loop_test(tc, test_cpml_bitwise, 0, 3);
+    tcase_add_loop_test(tc, test_cpml_paths_bitwise, 0, 4);
     tcase_add_loop_test(tc, test_stencil_vs_cpu, 0, 4);
     tcase_add_loop_test(tc, test_derivative_vs_cpu, 0, 3);
     tcase_add_test(tc, test_too_large);
