@@ -22,6 +22,27 @@ struct Pml {
     float d1[FDWK_MAX_RADIUS + 1], d2[FDWK_MAX_RADIUS + 1];
 };
 
+// The two sums every pass evaluates, f(m) giving the value at distance m along the axis,
+// in the CPU reference's order: D1 f = sum_m d1[m] (f(m) - f(-m)), m = 1..R, and
+// D2 f = d2[0] f(0) + sum_m d2[m] (f(-m) + f(m)).
+template <int R, class F>
+__device__ __forceinline__ float first_diff(const float *d1, F f)
+{
+    float d = d1[1] * (f(1) - f(-1));
+#pragma unroll
+    for (int m = 2; m <= R; ++m) d += d1[m] * (f(m) - f(-m));
+    return d;
+}
+
+template <int R, class F>
+__device__ __forceinline__ float second_diff(const float *d2, F f)
+{
+    float d = d2[0] * f(0);
+#pragma unroll
+    for (int m = 1; m <= R; ++m) d += d2[m] * (f(-m) + f(m));
+    return d;
+}
+
 // Global index along the axis of layer index l.
 __device__ __forceinline__ int layer_to_global(const Pml &p, int l)
 {
@@ -102,9 +123,7 @@ __global__ void psi_kernel(const Pml p)
     if (AXIS == 2 && (k < p.klo || k >= p.khi)) return;
     const long st = axis_stride<AXIS>(p);
     const float *u = p.u + fo;
-    float d = p.d1[1] * (u[st] - u[-st]);
-#pragma unroll
-    for (int m = 2; m <= R; ++m) d += p.d1[m] * (u[m * st] - u[-m * st]);
+    const float d = first_diff<R>(p.d1, [&](int m) { return u[m * st]; });
     p.psi[po] = p.b[g] * p.psi[po] + p.a[g] * d;
 }
 
@@ -118,25 +137,15 @@ __global__ void zeta_kernel(const Pml p)
     const int l = global_to_layer(p, g);
     const long st = axis_stride<AXIS>(p);
     const float *u = p.u + fo;
-    float gp = 0.f;
     // Layers at least R apart: a neighbour is a layer point exactly when it is on the same
     // side (the same test global_to_layer makes, without its branches).
     const bool apart = p.n - p.w0 - p.w1 >= R;
     const int lb = l < p.w0 ? 0 : p.w0, le = l < p.w0 ? p.w0 : p.W;
-#pragma unroll
-    for (int m = 1; m <= R; ++m) {
-        const int lp = apart ? (l + m < le ? l + m : -1) : global_to_layer(p, g + m);
-        const int lm = apart ? (l - m >= lb ? l - m : -1) : global_to_layer(p, g - m);
-        const float fp = lp >= 0 ? p.psi[neighbour_po<AXIS>(p, po, l, lp)] : 0.f;
-        const float fm = lm >= 0 ? p.psi[neighbour_po<AXIS>(p, po, l, lm)] : 0.f;
-        if (m == 1)
-            gp = p.d1[1] * (fp - fm);
-        else
-            gp += p.d1[m] * (fp - fm);
-    }
-    float d2 = p.d2[0] * u[0];
-#pragma unroll
-    for (int m = 1; m <= R; ++m) d2 += p.d2[m] * (u[-m * st] + u[m * st]);
+    const float gp = first_diff<R>(p.d1, [&](int m) {
+        const int lm = apart ? (l + m >= lb && l + m < le ? l + m : -1) : global_to_layer(p, g + m);
+        return lm >= 0 ? p.psi[neighbour_po<AXIS>(p, po, l, lm)] : 0.f;
+    });
+    const float d2 = second_diff<R>(p.d2, [&](int m) { return u[m * st]; });
     const float z = p.b[g] * p.zeta[po] + p.a[g] * (d2 + gp);
     p.zeta[po] = z;
     if (p.fs && p.kglob + k == 0) return; // the free surface keeps u' = 0 on global plane 0
@@ -192,9 +201,7 @@ __global__ void walk_kernel(const Pml p)
         for (int k = 0; k <= 2 * R; ++k) U[k] = uc[(long)(k - R) * st];
         for (int l = l0; l < l1; ++l) {
             const int g = g0 + (l - l0);
-            float d = p.d1[1] * (U[R + 1] - U[R - 1]);
-#pragma unroll
-            for (int m = 2; m <= R; ++m) d += p.d1[m] * (U[R + m] - U[R - m]);
+            const float d = first_diff<R>(p.d1, [&](int m) { return U[R + m]; });
             float *ps_ = p.psi + pb + (long)l * ps;
             *ps_ = p.b[g] * *ps_ + p.a[g] * d;
             if (l + 1 < l1) {
@@ -214,12 +221,8 @@ __global__ void walk_kernel(const Pml p)
         for (int l = l0; l < l1; ++l) {
             const int g = g0 + (l - l0);
             const long fo = fb + (long)g * st;
-            float gp = p.d1[1] * (P[R + 1] - P[R - 1]);
-#pragma unroll
-            for (int m = 2; m <= R; ++m) gp += p.d1[m] * (P[R + m] - P[R - m]);
-            float d2 = p.d2[0] * U[R];
-#pragma unroll
-            for (int m = 1; m <= R; ++m) d2 += p.d2[m] * (U[R - m] + U[R + m]);
+            const float gp = first_diff<R>(p.d1, [&](int m) { return P[R + m]; });
+            const float d2 = second_diff<R>(p.d2, [&](int m) { return U[R + m]; });
             float *zp = p.zeta + pb + (long)l * ps;
             const float z = p.b[g] * *zp + p.a[g] * (d2 + gp);
             *zp = z;
@@ -264,46 +267,46 @@ __global__ void __launch_bounds__(XW_THREADS) xwalk_kernel(const Pml p, int rows
     const int lbase = side ? p.w0 : 0;            // its compact layer index
     const int uw = ws + 2 * R;
     const float *urow0 = p.u + (long)k * p.plane + (long)j0 * p.pitch + g0 - R;
-    for (int t = threadIdx.x; t < rows * uw; t += XW_THREADS) {
-        const int r = t / uw, c = t - r * uw;
-        if (j0 + r < p.ny) su[r * (wmax + 2 * R) + c] = urow0[(long)r * p.pitch + c];
-    }
-    __syncthreads();
     const int r = threadIdx.x / ws, l = threadIdx.x - r * ws;
     const int j = j0 + r;
     const bool mine = r < rows && j < p.ny;
-    const float *uu = su + r * (wmax + 2 * R) + R + l; // u at this point
     const int g = g0 + l;
     const long po = ((long)k * p.ny + j) * p.W + lbase + l;
+    const long fo = (long)k * p.plane + (long)j * p.pitch + g;
+    // Every load this thread's point needs is issued before the first barrier, next to
+    // the tile's, so the block waits on memory once.
+    float psi0 = 0.f, zeta0 = 0.f, out0 = 0.f, vv = 0.f, ag = 0.f, bg = 0.f;
     if (mine) {
-        float d = p.d1[1] * (uu[1] - uu[-1]);
-#pragma unroll
-        for (int m = 2; m <= R; ++m) d += p.d1[m] * (uu[m] - uu[-m]);
-        const float ps = p.b[g] * p.psi[po] + p.a[g] * d;
+        psi0 = p.psi[po];
+        zeta0 = p.zeta[po];
+        out0 = p.out[fo];
+        vv = p.vdt2[fo];
+        ag = p.a[g];
+        bg = p.b[g];
+    }
+    for (int t = threadIdx.x; t < rows * uw; t += XW_THREADS) {
+        const int tr = t / uw, c = t - tr * uw;
+        if (j0 + tr < p.ny) su[tr * (wmax + 2 * R) + c] = urow0[(long)tr * p.pitch + c];
+    }
+    __syncthreads();
+    const float *uu = su + r * (wmax + 2 * R) + R + l; // u at this point
+    if (mine) {
+        const float d = first_diff<R>(p.d1, [&](int m) { return uu[m]; });
+        const float ps = bg * psi0 + ag * d;
         p.psi[po] = ps;
         sp[r * wmax + l] = ps;
     }
     __syncthreads();
     if (!mine) return;
     const float *pr = sp + r * wmax;
-    float gp = 0.f;
-#pragma unroll
-    for (int m = 1; m <= R; ++m) {
-        const float fp = l + m < ws ? pr[l + m] : 0.f;
-        const float fm = l - m >= 0 ? pr[l - m] : 0.f;
-        if (m == 1)
-            gp = p.d1[1] * (fp - fm);
-        else
-            gp += p.d1[m] * (fp - fm);
-    }
-    float d2 = p.d2[0] * uu[0];
-#pragma unroll
-    for (int m = 1; m <= R; ++m) d2 += p.d2[m] * (uu[-m] + uu[m]);
-    const float z = p.b[g] * p.zeta[po] + p.a[g] * (d2 + gp);
+    const float gp = first_diff<R>(p.d1, [&](int m) {
+        return l + m >= 0 && l + m < ws ? pr[l + m] : 0.f;
+    });
+    const float d2 = second_diff<R>(p.d2, [&](int m) { return uu[m]; });
+    const float z = bg * zeta0 + ag * (d2 + gp);
     p.zeta[po] = z;
     if (p.fs && p.kglob + k == 0) return; // the free surface keeps u' = 0 on global plane 0
-    const long fo = (long)k * p.plane + (long)j * p.pitch + g;
-    p.out[fo] = p.out[fo] + p.vdt2[fo] * (gp + z);
+    p.out[fo] = out0 + vv * (gp + z);
 }
 
 // Whether xwalk_kernel may do the x axis's two passes (see there).
