@@ -17,8 +17,8 @@ namespace fdwk {
 
 // TXV threads per row (tile width 4 TXV), BY thread rows (tile height), L planes in flight
 // beyond the ring's R + NB, NB planes per iteration.
-template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1, int MINB = 1>
-__global__ void __launch_bounds__(TXV * BY, MINB)
+template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1>
+__global__ void __launch_bounds__(TXV * BY)
 fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
              const __grid_constant__ CUtensorMap mo, const __grid_constant__ CUtensorMap mv)
 {

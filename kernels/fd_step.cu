@@ -199,24 +199,11 @@ int launch_tma(const fdwk_fd_args &a, cudaStream_t s)
 
 // The 4-points-per-thread TMA kernel (fd25v.cuh): TXV x BY threads, a 4 TXV x BY tile,
 // NB planes per iteration.
-template <int R, int TXV, int BY, int L, bool AC, int NB = 1, int MINB = 1>
+template <int R, int TXV, int BY, int L, bool AC, int NB = 1>
 int launch_tmav(const fdwk_fd_args &a, cudaStream_t s)
 {
-    return launch_tma_k<R, 4 * TXV, BY, L + NB - 1, 0, AC, fd25v_kernel<R, TXV, BY, L, AC, NB, MINB>>(
+    return launch_tma_k<R, 4 * TXV, BY, L + NB - 1, 0, AC, fd25v_kernel<R, TXV, BY, L, AC, NB>>(
         dim3(TXV, BY), a, s);
-}
-
-// EXPERIMENT: FDW_CUDA_MINB=1 runs the default configuration of radii 3-6 with a register
-// cap for one more resident block (V4 3 blocks of 512 at R 3, V1 4 of 256 at R 4, V7 3 of
-// 256 at R 5, V1 3 of 256 at R 6); -1 if there is none.
-template <int R, bool AC>
-int launch_capped(const fdwk_fd_args &a, cudaStream_t s)
-{
-    if constexpr (R == 3 && !AC) return launch_tmav<R, 32, 16, 1, AC, 1, 3>(a, s);
-    if constexpr (R == 4) return launch_tmav<R, 16, 16, 1, AC, 1, 4>(a, s);
-    if constexpr (R == 5 && !AC) return launch_tmav<R, 16, 16, 2, AC, 2, 3>(a, s);
-    if constexpr (R == 6 && !AC) return launch_tmav<R, 16, 16, 1, AC, 1, 3>(a, s);
-    return -1;
 }
 
 // The tuned default per radius and mode: the fastest per order over 512^3 and
@@ -272,10 +259,6 @@ int by_tile(const fdwk_fd_args &a, cudaStream_t s)
 template <int R, bool AC>
 int by_tile_plain(const fdwk_fd_args &a, fdwk_tile t, cudaStream_t s)
 {
-    if (a.tile == FDWK_TILE_AUTO && getenv("FDW_CUDA_MINB")) {
-        const int rc = launch_capped<R, AC>(a, s);
-        if (rc >= 0) return rc;
-    }
     if constexpr (R <= 4) {
         switch (t) {
         case FDWK_TILE_E: return launch<R, 32, 8, 2, 2, AC, true>(a, s);
