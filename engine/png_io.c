@@ -36,6 +36,21 @@ static void colour(float x, float c, unsigned char *rgb)
     }
 }
 
+/* One image row of w samples as RGB: colour() for clip c > 0; for c == 0 (all zero, or
+ * nothing finite) mid grey, black where non-finite. */
+static void colour_row(const float *x, int w, float c, unsigned char *rgb)
+{
+    if (c > 0) {
+        for (int q = 0; q < w; q++)
+            colour(x[q], c, rgb + 3 * q);
+        return;
+    }
+    for (int q = 0; q < w; q++) {
+        unsigned char g = isfinite(x[q]) ? 128 : 0;
+        rgb[3 * q] = rgb[3 * q + 1] = rgb[3 * q + 2] = g;
+    }
+}
+
 /* libpng reports errors by longjmp; keep the message for the fdw_error. */
 typedef struct png_failure {
     jmp_buf jmp;
@@ -55,8 +70,10 @@ static void on_png_warning(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
-/* The longjmp-sensitive part on its own: writes rows to fp. Returns 0 or -1 with f->msg. */
-static int write_png_rows(FILE *fp, unsigned char *rgb, int w, int h, png_failure *f)
+/* The longjmp-sensitive part on its own: colours the rows of data into the one-row
+ * buffer rgb and writes them to fp. Returns 0 or -1 with f->msg. */
+static int write_png_rows(FILE *fp, const float *data, float c, unsigned char *rgb, int w,
+                          int h, png_failure *f)
 {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, f, on_png_error,
                                               on_png_warning);
@@ -77,10 +94,16 @@ static int write_png_rows(FILE *fp, unsigned char *rgb, int w, int h, png_failur
     png_init_io(png, fp);
     png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, PNG_COLOR_TYPE_RGB,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_set_compression_level(png, 3); /* snapshots are written during runs: favour speed */
+    /* Snapshots are written during runs, and the last one ends the run: favour speed. zlib
+     * level 1 and the Sub filter alone (instead of level 3 and libpng's choice per row)
+     * write a 1024x1024 slice in about two thirds of the time, 2% larger. */
+    png_set_compression_level(png, 1);
+    png_set_filter(png, 0, PNG_FILTER_SUB);
     png_write_info(png, info);
-    for (int y = 0; y < h; y++)
-        png_write_row(png, rgb + (size_t)y * (size_t)w * 3);
+    for (int y = 0; y < h; y++) {
+        colour_row(data + (size_t)y * (size_t)w, w, c, rgb);
+        png_write_row(png, rgb);
+    }
     png_write_end(png, info);
     png_destroy_write_struct(&png, &info);
     return 0;
@@ -96,10 +119,10 @@ fdw_status fdw_write_png(const char *path, const float *data, int w, int h, floa
         return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL, "PNG of %d x %d pixels is too large",
                         w, h);
     size_t n = (size_t)w * (size_t)h;
-    unsigned char *rgb = malloc(n * 3);
+    unsigned char *rgb = malloc((size_t)w * 3); /* one row: no image-sized allocation */
     if (!rgb)
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cannot allocate a %zu-byte image",
-                        n * 3);
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cannot allocate a %zu-byte image row",
+                        (size_t)w * 3);
     float c = clip;
     if (!(c > 0) || !isfinite(c)) {
         c = 0;
@@ -107,16 +130,6 @@ fdw_status fdw_write_png(const char *path, const float *data, int w, int h, floa
             float a = fabsf(data[q]);
             if (isfinite(a) && a > c)
                 c = a;
-        }
-    }
-    if (c > 0) {
-        for (size_t q = 0; q < n; q++)
-            colour(data[q], c, rgb + 3 * q);
-    } else {
-        /* All zero (or nothing finite): mid grey, black where non-finite. */
-        for (size_t q = 0; q < n; q++) {
-            unsigned char g = isfinite(data[q]) ? 128 : 0;
-            rgb[3 * q] = rgb[3 * q + 1] = rgb[3 * q + 2] = g;
         }
     }
 
@@ -128,7 +141,7 @@ fdw_status fdw_write_png(const char *path, const float *data, int w, int h, floa
     }
     png_failure fail;
     fail.msg[0] = '\0';
-    int rc = write_png_rows(af.fp, rgb, w, h, &fail);
+    int rc = write_png_rows(af.fp, data, c, rgb, w, h, &fail);
     free(rgb);
     if (rc != 0) {
         fdw_atomic_abort(&af);
