@@ -119,9 +119,14 @@ struct fdw_backend {
 
     /* Start copying the current wavefield on regions to host buffers (each sized for its
      * region: nx*ny, nx*nz, ny*nz or nx*ny*nz floats). The copy reflects the state after
-     * all steps issued so far. Completion is awaited by wait(). */
+     * all steps issued so far, even when later steps are issued before it completes. The
+     * host buffers hold it once extract_done() says so, or after wait(). */
     fdw_status (*extract)(void *ctx, int nregions, const fdw_slice *regions, float **host,
                           fdw_error *err);
+    /* Without blocking: finish every extract whose copies have completed (their host
+     * buffers now hold the data) and set *done to 1 when none is still in flight. Lets the
+     * loop go on issuing steps while a snapshot travels to the host. */
+    fdw_status (*extract_done)(void *ctx, int *done, fdw_error *err);
     /* Block until all issued work and extracts are complete. */
     fdw_status (*wait)(void *ctx, fdw_error *err);
 

@@ -537,6 +537,15 @@ static fdw_status cpu_extract(void *vctx, int nregions, const fdw_slice *regions
     return FDW_OK;
 }
 
+/* extract copies at once: nothing is ever in flight. */
+static fdw_status cpu_extract_done(void *vctx, int *done, fdw_error *err)
+{
+    (void)vctx;
+    (void)err;
+    *done = 1;
+    return FDW_OK;
+}
+
 static fdw_status cpu_wait(void *vctx, fdw_error *err)
 {
     (void)vctx;
@@ -577,6 +586,7 @@ static const fdw_backend cpu_backend = {
     .destroy = cpu_destroy,
     .step = cpu_step,
     .extract = cpu_extract,
+    .extract_done = cpu_extract_done,
     .wait = cpu_wait,
     .fetch_receivers = cpu_fetch_receivers,
     .device_bytes = cpu_device_bytes,

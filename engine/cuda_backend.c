@@ -47,6 +47,7 @@ typedef struct pending_copy {
     float **dst;               /* engine's buffers */
     size_t *off, *n;           /* region offset in pinned and its size (floats) */
     int busy;
+    fdwk_event ev[FDW_MAX_DEVICES]; /* per slab, after its copies (NULL until first used) */
 } pending_copy;
 
 typedef struct gpu_slab {
@@ -328,6 +329,9 @@ static void cuda_destroy(void *vctx)
             fdwk_event_destroy(g->ev_push[b]);
             fdwk_event_destroy(g->ev_int[b]);
         }
+        for (int i = 0; i < c->npend; i++)
+            if (c->pend[i].ev[d])
+                fdwk_event_destroy(c->pend[i].ev[d]);
         if (g->si != g->se)
             fdwk_stream_destroy(g->si);
         fdwk_stream_destroy(g->se);
@@ -968,6 +972,52 @@ static fdw_status cuda_extract(void *vctx, int nregions, const fdw_slice *region
                 return device_fail(err, g, rc, "snapshot copy");
         }
     }
+    /* Each slab's copies end with an event, which extract_done() polls. */
+    for (int d = 0; pc && d < c->ndev; d++) {
+        gpu_slab *g = &c->dev[d];
+        int rc = fdwk_set_device(g->id);
+        if (!rc && !pc->ev[d])
+            rc = fdwk_event_create(&pc->ev[d], 0);
+        if (!rc)
+            rc = fdwk_event_record(pc->ev[d], g->si);
+        if (rc)
+            return device_fail(err, g, rc, "snapshot copy event");
+    }
+    return FDW_OK;
+}
+
+/* Hand a finished copy's regions from the pinned staging to the engine's buffers. */
+static void deliver(pending_copy *pc)
+{
+    for (int q = 0; q < pc->nregions; q++)
+        if (pc->dst[q])
+            memcpy(pc->dst[q], pc->pinned + pc->off[q], pc->n[q] * sizeof(float));
+    pc->busy = 0;
+}
+
+static fdw_status cuda_extract_done(void *vctx, int *done, fdw_error *err)
+{
+    cuda_ctx *c = vctx;
+    *done = 1;
+    for (int i = 0; i < c->npend; i++) {
+        pending_copy *pc = &c->pend[i];
+        if (!pc->busy)
+            continue;
+        int all = 1;
+        for (int d = 0; d < c->ndev && all; d++) {
+            gpu_slab *g = &c->dev[d];
+            int fin = 1, rc = fdwk_set_device(g->id);
+            if (!rc && pc->ev[d])
+                rc = fdwk_event_query(pc->ev[d], &fin);
+            if (rc)
+                return device_fail(err, g, rc, "snapshot copy");
+            all = fin;
+        }
+        if (all)
+            deliver(pc);
+        else
+            *done = 0;
+    }
     return FDW_OK;
 }
 
@@ -988,15 +1038,9 @@ static fdw_status cuda_wait(void *vctx, fdw_error *err)
     fdw_status st = collect_status(c, err);
     if (st != FDW_OK)
         return st;
-    for (int i = 0; i < c->npend; i++) {
-        pending_copy *pc = &c->pend[i];
-        if (!pc->busy)
-            continue;
-        for (int q = 0; q < pc->nregions; q++)
-            if (pc->dst[q])
-                memcpy(pc->dst[q], pc->pinned + pc->off[q], pc->n[q] * sizeof(float));
-        pc->busy = 0;
-    }
+    for (int i = 0; i < c->npend; i++)
+        if (c->pend[i].busy)
+            deliver(&c->pend[i]);
     return FDW_OK;
 }
 
@@ -1294,6 +1338,7 @@ static const fdw_backend cuda_backend = {
     .destroy = cuda_destroy,
     .step = cuda_step,
     .extract = cuda_extract,
+    .extract_done = cuda_extract_done,
     .wait = cuda_wait,
     .fetch_receivers = cuda_fetch_receivers,
     .device_bytes = cuda_device_bytes,

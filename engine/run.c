@@ -46,6 +46,7 @@ typedef struct run {
     int have_prob;
     fdw_manifest *manifest;
     fdw_snapshots *snaps;      /* NULL when the spec asks for no snapshots */
+    int snap_inflight;         /* a snapshot's copy is under way; not yet with the writer */
     fdw_meter meter;
     fdw_device_progress devs[FDW_MAX_DEVICES];
     long steps_done;
@@ -305,12 +306,29 @@ static void fill_devices(run *r, fdw_progress *p)
     p->devices = r->devs;
 }
 
+/* The snapshot whose copy is under way goes to the writer once the copy has landed:
+ * checked without blocking after every step, so the loop keeps issuing steps while the
+ * slices travel to the host (block: wait for the copy). */
+static fdw_status settle_snapshot(run *r, int block, fdw_error *err)
+{
+    if (!r->snap_inflight)
+        return FDW_OK;
+    int done = 1;
+    fdw_status st = block ? r->be->wait(r->ctx, err) : r->be->extract_done(r->ctx, &done, err);
+    if (st != FDW_OK || !done)
+        return st;
+    r->snap_inflight = 0;
+    return fdw_snapshots_submit(r->snaps, err);
+}
+
 /* Wait for the backend (so the rate counts finished steps), deliver the snapshots the
  * writer has finished (final: wait for all of them), then report progress. Returns
  * FDW_ERR_CANCELLED when the progress callback asks to stop (unless final). */
 static fdw_status report(run *r, long done, int final, fdw_error *err)
 {
     fdw_status st = r->be->wait(r->ctx, err);
+    if (st == FDW_OK) /* the wait landed any snapshot copy under way */
+        st = settle_snapshot(r, 0, err);
     if (st != FDW_OK || !r->root) /* other ranks of a distributed run report nothing */
         return st;
     st = final ? fdw_snapshots_drain(r->snaps, r->cb, err)
@@ -367,23 +385,32 @@ static fdw_status check_derivative(run *r, fdw_error *err)
     return FDW_OK;
 }
 
-/* Snapshot of the state after `done` steps: copy the slices into a free buffer set (rank 0
- * of a distributed run assembles every rank's part), wait for the copy, and hand the set
- * to the writer thread. Collective in a distributed run. */
+/* Snapshot of the state after `done` steps: start copying the slices into a free buffer
+ * set; settle_snapshot hands the set to the writer thread once the copy has landed. A
+ * distributed run waits for the copy here instead, and rank 0 assembles every rank's part.
+ * Collective in a distributed run. */
 static fdw_status take_snapshot(run *r, long done, fdw_error *err)
 {
     const fdw_spec *spec = r->spec;
     float **bufs = NULL;
+    /* one copy under way at a time: the previous one goes to the writer first */
+    fdw_status st = settle_snapshot(r, 1, err);
     /* rank 0 may wait here for its writer, or meet its failure: agree before the gathers */
-    fdw_status st = fdw_snapshots_acquire(r->snaps, r->cb, done, &bufs, err);
+    if (st == FDW_OK)
+        st = fdw_snapshots_acquire(r->snaps, r->cb, done, &bufs, err);
     if (r->comm)
         st = fdw_comm_agree(r->comm, st, err);
     if (st != FDW_OK)
         return st;
     st = r->be->extract(r->ctx, spec->nslices, spec->slices, bufs, err);
-    if (st == FDW_OK)
-        st = r->be->wait(r->ctx, err);
-    for (int q = 0; r->comm && q < spec->nslices && st == FDW_OK; q++)
+    if (st != FDW_OK)
+        return st;
+    if (!r->comm) {
+        r->snap_inflight = 1;
+        return settle_snapshot(r, 0, err); /* a copy that has landed goes at once */
+    }
+    st = r->be->wait(r->ctx, err);
+    for (int q = 0; q < spec->nslices && st == FDW_OK; q++)
         st = gather_region(r, &spec->slices[q], bufs[q], err);
     if (st == FDW_OK)
         st = fdw_snapshots_submit(r->snaps, err);
@@ -396,6 +423,8 @@ static fdw_status step_once(run *r, long it, fdw_error *err)
 {
     const fdw_spec *spec = r->spec;
     fdw_status st = r->be->step(r->ctx, it, err);
+    if (st == FDW_OK)
+        st = settle_snapshot(r, 0, err);
     if (st != FDW_OK)
         return st;
     const long done = it + 1;
@@ -757,6 +786,7 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
          * manifest saying where it stopped. */
         fdw_error ignored;
         if (r.be->wait(r.ctx, &ignored) == FDW_OK &&
+            settle_snapshot(&r, 0, &ignored) == FDW_OK &&
             fdw_snapshots_drain(r.snaps, r.cb, &ignored) == FDW_OK)
             write_result(&r, 0, NULL, &ignored);
         run_log(&r, FDW_LOG_INFO, "%s", err->message);

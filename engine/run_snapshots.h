@@ -6,8 +6,8 @@
  * manifest.json and calls the snapshot callback: callbacks never run on the writer thread.
  *
  * Use from the loop thread only:
- *   create -> { acquire, (extract into the buffers, wait), submit, poll } ... -> drain ->
- *   free. A process that writes no files (a rank other than 0 of a distributed run) gets
+ *   create -> { acquire, (extract into the buffers; the backend's extract_done or wait
+ *   until the copy has landed), submit, poll } ... -> drain -> free. A process that writes no files (a rank other than 0 of a distributed run) gets
  *   one buffer set and no thread; submit then just gives the set back. */
 #ifndef FDW_RUN_SNAPSHOTS_H
 #define FDW_RUN_SNAPSHOTS_H
@@ -43,7 +43,7 @@ fdw_status fdw_snapshots_create(fdw_snapshots **out, const fdw_spec *spec, const
 fdw_status fdw_snapshots_acquire(fdw_snapshots *s, const fdw_callbacks *cb, long step,
                                  float ***bufs, fdw_error *err);
 
-/* The acquired set holds its copy now (the backend has been waited for): hand it to the
+/* The acquired set holds its copy now (the backend's copy has landed): hand it to the
  * writer thread, and return at once. */
 fdw_status fdw_snapshots_submit(fdw_snapshots *s, fdw_error *err);
 

@@ -57,6 +57,8 @@ int fdwk_event_create(fdwk_event *e, int timing);
 int fdwk_event_destroy(fdwk_event e);
 int fdwk_event_record(fdwk_event e, fdwk_stream s);
 int fdwk_event_sync(fdwk_event e);
+/* Without blocking: *done = 1 when the work before the event's record has finished. */
+int fdwk_event_query(fdwk_event e, int *done);
 int fdwk_stream_wait(fdwk_stream s, fdwk_event e);
 int fdwk_event_ms(fdwk_event start, fdwk_event end, float *ms);
 /* The last launch error of this thread (cudaGetLastError), 0 if none. */

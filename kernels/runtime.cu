@@ -138,6 +138,16 @@ int fdwk_event_record(fdwk_event e, fdwk_stream s)
     return (int)cudaEventRecord((cudaEvent_t)e, (cudaStream_t)s);
 }
 int fdwk_event_sync(fdwk_event e) { return (int)cudaEventSynchronize((cudaEvent_t)e); }
+int fdwk_event_query(fdwk_event e, int *done)
+{
+    const cudaError_t r = cudaEventQuery((cudaEvent_t)e);
+    *done = r == cudaSuccess;
+    if (r == cudaErrorNotReady) {
+        (void)cudaGetLastError(); // not an error: clear it so later checks do not see it
+        return 0;
+    }
+    return (int)r;
+}
 int fdwk_stream_wait(fdwk_stream s, fdwk_event e)
 {
     return (int)cudaStreamWaitEvent((cudaStream_t)s, (cudaEvent_t)e, 0);
