@@ -9,7 +9,9 @@
  * bandwidth); --json FILE writes one record per measurement.
  *
  * Usage: fdwave-bench [--json FILE] [--quick] [--gpus N] [--only SECTION[,SECTION]]
- *   sections: copy, tune, acoustic, stencil, derivative, seed, job, largest, multi, huge */
+ *   sections: copy, tune, acoustic, stencil, derivative, seed, job, largest, multi, huge
+ * or: fdwave-bench [--json FILE] --case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS][@NAME=VALUE...]
+ *   [--case ...]: single measurements in one process and one record file (sweeps). */
 #include "backend.h"
 #include "fd_coeffs.h"
 #include "fdwave.h"
@@ -697,7 +699,8 @@ static void bench_huge(int ngpu)
 
 int main(int argc, char **argv)
 {
-    const char *json_path = NULL, *only = NULL, *one_case = NULL;
+    const char *json_path = NULL, *only = NULL, *cases[256];
+    int ncases = 0;
     int gpus = 1;
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows through tee, line by line */
     for (int i = 1; i < argc; i++) {
@@ -709,13 +712,15 @@ int main(int argc, char **argv)
             gpus = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
-        else if (!strcmp(argv[i], "--case") && i + 1 < argc)
-            one_case = argv[++i];
+        else if (!strcmp(argv[i], "--case") && i + 1 < argc && ncases < 256)
+            cases[ncases++] = argv[++i];
         else {
             fprintf(stderr,
                     "usage: %s [--json FILE] [--quick] [--gpus N] [--only s1,s2]\n"
+                    "       %s [--json FILE] --case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS]"
+                    "[@NAME=VALUE...] [--case ...]\n"
                     "sections: tune acoustic seed stencil derivative job largest multi huge\n",
-                    argv[0]);
+                    argv[0], argv[0]);
             return 2;
         }
     }
@@ -730,21 +735,50 @@ int main(int argc, char **argv)
     g_records = json_array();
     printf("fdwave-bench on %s, %s\n", g_device, g_date);
     bench_copy();
-    if (one_case) {
-        /* --case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS]: one measurement (for profilers) */
-        char kind[32] = "";
+    for (int c = 0; c < ncases; c++) {
+        /* --case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS][@NAME=VALUE...]: one measurement
+         * (for profilers and sweeps), with the environment variables given set for it
+         * alone (the kernels read FDW_CUDA_TILE, FDW_CUDA_DERIV and FDW_CUDA_DERIV_CHUNK at
+         * each launch); the record's variant names them. */
+        char spec[256], kind[32] = "", variant[256] = "case";
+        snprintf(spec, sizeof spec, "%s", cases[c]);
+        char *env = strchr(spec, '@');
+        if (env)
+            *env++ = '\0';
         kcase kc = {K_ACOUSTIC, 8, 512, 512, 512, FDWK_TILE_AUTO, 0, 0, 1};
         int tile = 0;
-        if (sscanf(one_case, "%31[^,],%d,%d,%d,%d,%d,%d,%d", kind, &kc.order, &kc.nx, &kc.ny,
+        if (sscanf(spec, "%31[^,],%d,%d,%d,%d,%d,%d,%d", kind, &kc.order, &kc.nx, &kc.ny,
                    &kc.nz, &tile, &kc.zchunk, &kc.axis) < 7) {
-            fprintf(stderr, "--case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS]\n");
+            fprintf(stderr, "--case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS][@NAME=VALUE...]\n");
             return 2;
         }
         kc.tile = (fdwk_tile)tile;
         kc.kind = !strcmp(kind, "stencil") ? K_STENCIL : !strcmp(kind, "derivative") ? K_DERIV
                   : !strcmp(kind, "seed") ? K_SEED16 : K_ACOUSTIC;
         kc.sponge = kc.kind == K_ACOUSTIC;
-        run_case(&kc, "case");
+        char *names[16];
+        int nenv = 0;
+        for (char *e = env; e && *e && nenv < 16;) {
+            char *next = strchr(e, '@');
+            if (next)
+                *next++ = '\0';
+            char *eq = strchr(e, '=');
+            if (!eq || eq == e) {
+                fprintf(stderr, "--case: %s: environment settings are NAME=VALUE\n", cases[c]);
+                return 2;
+            }
+            *eq = '\0';
+            setenv(e, eq + 1, 1);
+            names[nenv++] = e;
+            size_t len = strlen(variant);
+            snprintf(variant + len, sizeof variant - len, " %s=%s", e, eq + 1);
+            e = next;
+        }
+        if (nenv)
+            printf("  [%s]\n", variant + 5);
+        run_case(&kc, variant);
+        for (int q = 0; q < nenv; q++)
+            unsetenv(names[q]);
         only = "none";
     }
     /* Sections in the order given by --only (all, in this order, without it); the records
