@@ -5,7 +5,7 @@
  *   make_segy_model OUT.segy
  * The test files_example_model regenerates the model and compares it with the
  * committed file. */
-#include "model_io.h"
+#include "model/model_io.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #define FDWD_APP_H
 
 #include "config.h"
-#include "fdwave.h"
+#include "fdwave/fdwave.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

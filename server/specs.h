@@ -6,7 +6,7 @@
 #define FDWD_SPECS_H
 
 #include "auth.h"
-#include "fdwave.h"
+#include "fdwave/fdwave.h"
 
 /* Parse and validate body for who. Returns the engine's status; *out on FDW_OK. */
 fdw_status specs_parse(const identity *who, const char *body, size_t len, fdw_spec **out,

@@ -12,11 +12,11 @@
  *   sections: copy, tune, acoustic, stencil, derivative, seed, job, largest, multi, huge
  * or: fdwave-bench [--json FILE] --case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS][@NAME=VALUE...]
  *   [--case ...]: single measurements in one process and one record file (sweeps). */
-#include "backend.h"
-#include "fd_coeffs.h"
-#include "fdwave.h"
+#include "run/backend.h"
+#include "core/fd_coeffs.h"
+#include "fdwave/fdwave.h"
 #include "kernels.h"
-#include "plan.h"
+#include "run/plan.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -12,11 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "cpml.h"
-#include "error.h"
-#include "fd_coeffs.h"
-#include "plan.h"
+#include "run/backend.h"
+#include "kinds/acoustic/cpml.h"
+#include "core/error.h"
+#include "core/fd_coeffs.h"
+#include "run/plan.h"
 
 /* ---- deterministic random numbers --------------------------------------- */
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "plan.h"
+#include "core/error.h"
+#include "run/plan.h"
 
 /* Every split covers [0, nz) contiguously, slabs differ by at most one plane and the
  * first nz % ndev slabs are the thicker ones. */

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
-#include "error.h"
-#include "fd_coeffs.h"
-#include "plan.h"
+#include "run/backend.h"
+#include "core/error.h"
+#include "core/fd_coeffs.h"
+#include "run/plan.h"
 
 typedef struct kcase {
     fdw_problem p;

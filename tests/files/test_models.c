@@ -8,8 +8,8 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "error.h"
-#include "model_io.h"
+#include "core/error.h"
+#include "model/model_io.h"
 
 /* ---- helpers ------------------------------------------------------------------------ */
 

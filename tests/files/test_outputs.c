@@ -9,8 +9,8 @@
 #include <png.h>
 #include <segyio/segy.h>
 
-#include "error.h"
-#include "outputs.h"
+#include "core/error.h"
+#include "output/outputs.h"
 
 #define ck_assert_contains(hay, needle)                                                    \
     ck_assert_msg(strstr((hay), (needle)) != NULL, "expected \"%s\" in \"%s\"", (needle), \

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "spec.h"
+#include "spec/spec.h"
 
 static char scratch_dir[512];
 

@@ -3,7 +3,7 @@
  * derivative), with the acoustic job also on 2 slabs. Small enough to run under
  * compute-sanitizer memcheck and racecheck (tests/gpu/run.sh); under ctest a plain run.
  * Exits 77 without a GPU, 1 on any failure. */
-#include "fdwave.h"
+#include "fdwave/fdwave.h"
 
 #include <stdio.h>
 #include <stdlib.h>

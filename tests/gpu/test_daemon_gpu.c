@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fdwave.h"
+#include "fdwave/fdwave.h"
 #include "harness.h"
 
 static daemon_proc g_d;

@@ -13,13 +13,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
-#include "fd_coeffs.h"
+#include "run/backend.h"
+#include "core/fd_coeffs.h"
 #include "kernels.h" /* FDWK_TILE_* (the configurations test_configurations forces) */
-#include "plan.h"
-#include "problem.h"
-#include "spec.h"
-#include "wavelet.h"
+#include "run/plan.h"
+#include "run/problem.h"
+#include "spec/spec.h"
+#include "run/wavelet.h"
 
 /* ---- running a problem on a backend ------------------------------------------ */
 

@@ -3,7 +3,7 @@
  * communicator (allreduce and broadcast through a shared board and a barrier), so the
  * cases MPI cannot stage on demand are checked: an error on one rank other than 0, two
  * failing ranks, a cancellation on one rank, and success. */
-#include "comm.h"
+#include "fdwave/comm.h"
 
 #include <check.h>
 #include <pthread.h>

@@ -1,7 +1,7 @@
 /* physics_util.c — running specs and reading their gathers for the physics tests. */
 #include "physics_util.h"
 
-#include "spec.h"
+#include "spec/spec.h"
 
 #include <check.h>
 #include <ftw.h>

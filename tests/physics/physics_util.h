@@ -4,7 +4,7 @@
 #ifndef FDW_PHYSICS_UTIL_H
 #define FDW_PHYSICS_UTIL_H
 
-#include "fdwave.h"
+#include "fdwave/fdwave.h"
 
 #include <stddef.h>
 

@@ -2,9 +2,9 @@
  * point source gives u(r,t) = f(t - r/c) / (4 pi c^2 r); recorded traces must match it
  * (order 8, >= 6 points per wavelength), and the error must fall at the scheme's rate
  * when h and dt are halved together. Runs through fdw_spec_parse + fdw_run (CPU). */
-#include "fd_coeffs.h"
+#include "core/fd_coeffs.h"
 #include "physics_util.h"
-#include "wavelet.h"
+#include "run/wavelet.h"
 
 #include <check.h>
 #include <math.h>

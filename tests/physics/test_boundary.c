@@ -4,7 +4,7 @@
  * within the window); the CPML stays stable over thousands of steps at the stability limit
  * in a heterogeneous model; the free surface reflects with reversed polarity and unit
  * strength at normal incidence. Runs through fdw_spec_parse + fdw_run. */
-#include "fd_coeffs.h"
+#include "core/fd_coeffs.h"
 #include "physics_util.h"
 
 #include <check.h>

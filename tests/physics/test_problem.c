@@ -1,8 +1,8 @@
 /* test_problem.c — problem set-up pieces: trilinear taps (one weight on a node, weights that
  * reproduce linear functions off the grid), the sponge profile, the wavelet scaling of the
  * built problem, and the stencil kind's decomposition-independent random field. */
-#include "problem.h"
-#include "wavelet.h"
+#include "run/problem.h"
+#include "run/wavelet.h"
 
 #include <check.h>
 #include <math.h>

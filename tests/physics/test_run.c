@@ -3,9 +3,9 @@
  * limit, final 100%), cancellation through either callback stops within one step, and
  * N slabs give bit-identical outputs to one slab for the acoustic, stencil and derivative
  * kinds. CPU backend. */
-#include "backend.h"
+#include "run/backend.h"
 #include "physics_util.h"
-#include "wavelet.h"
+#include "run/wavelet.h"
 
 #include <check.h>
 #include <jansson.h>

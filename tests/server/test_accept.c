@@ -3,7 +3,7 @@
  * the job read back inside the accepting transaction (jobs_get_ex, json_dumps), queue
  * positions, idempotency repeats and strings that need escaping included. */
 #include "db.h"
-#include "fdwave.h"
+#include "fdwave/fdwave.h"
 #include "jobs.h"
 
 #include <check.h>

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "fdwave.h"
+#include "fdwave/fdwave.h"
 
 int main(int argc, char **argv)
 {

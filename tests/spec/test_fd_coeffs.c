@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "fd_coeffs.h"
-#include "spec.h"
+#include "core/fd_coeffs.h"
+#include "spec/spec.h"
 
 START_TEST(order8_second_derivative)
 {

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fd_coeffs.h"
-#include "fdwave.h"
-#include "spec.h"
+#include "core/fd_coeffs.h"
+#include "fdwave/fdwave.h"
+#include "spec/spec.h"
 
 #ifndef FDW_SOURCE_DIR
 #error "FDW_SOURCE_DIR must name the source tree"

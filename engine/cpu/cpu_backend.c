@@ -1,0 +1,595 @@
+/* cpu_backend.c — the CPU reference backend (C + OpenMP): the fdw_backend table, slab
+ * allocation for each virtual device, and the step that follows the multi-device plan of
+ * DESIGN.md: update the planes next to internal slab boundaries first, exchange ghost
+ * planes, then update the interior. The kernels live in cpu_acoustic.c, cpu_stencil.c and
+ * cpu_derivative.c, the CPML correction in cpu_cpml.c; ghost planes and padding in
+ * halo_cpu.c. In a distributed run (prob->comm set) the context holds the process's own
+ * slab only and exchanges ghost planes with the other ranks through the communicator. */
+#include "kinds/acoustic/cpml.h"
+#include "cpu/cpu_backend_impl.h"
+#include "kinds/acoustic/cpu_cpml.h"
+#include "run/distrib.h"
+#include "core/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Working set a y block may use while walking z (2r+1 planes of it), in bytes. */
+#ifndef FDW_CPU_BLOCK_BYTES
+#define FDW_CPU_BLOCK_BYTES (512 * 1024)
+#endif
+
+static void *alloc64(size_t bytes)
+{
+    size_t n = (bytes + 63) / 64 * 64;
+    return aligned_alloc(64, n ? n : 64);
+}
+
+static void cpu_destroy(void *vctx)
+{
+    cpu_ctx *c = vctx;
+    if (!c)
+        return;
+    for (int d = 0; d < c->ndev; d++) {
+        free(c->slab[d].buf[0]);
+        free(c->slab[d].buf[1]);
+        free(c->slab[d].vdt2);
+        free(c->slab[d].src);
+        cpu_cpml_destroy(c->slab[d].cpml);
+    }
+    free(c->qx);
+    free(c->qy);
+    free(c->qz);
+    free(c->rec);
+    free(c->traces);
+    free(c);
+}
+
+/* Zero a buffer of nplanes padded planes (ghosts included) in parallel, split into
+ * (y block, plane) pairs with the kernels' schedule, so pages are first touched by the
+ * threads that update them (the schedule is dynamic, so this holds on average; on one
+ * NUMA node it mainly spreads the page faults over the threads). */
+static void first_touch(const cpu_ctx *c, float *buf, int nplanes)
+{
+    const int yb = c->yblock, nb = (c->ny + yb - 1) / yb;
+    const int chunk = cpu_chunk(nb, nplanes);
+#pragma omp parallel for collapse(2) schedule(dynamic, chunk)
+    for (int b = 0; b < nb; b++)
+        for (int k = 0; k < nplanes; k++) {
+            int j0 = b == 0 ? 0 : b * yb + c->r;
+            int j1 = b == nb - 1 ? c->py : (b + 1) * yb + c->r;
+            memset(buf + (ptrdiff_t)k * c->plane + (ptrdiff_t)j0 * c->px, 0,
+                   (size_t)(j1 - j0) * (size_t)c->px * sizeof(float));
+        }
+}
+
+/* Copy a grid array (nx*ny*nz, x fastest) into the owned planes of a slab buffer whose
+ * point (0,0) of local plane 0 is at dst. */
+static void upload(const cpu_ctx *c, const cpu_slab *s, float *dst, const float *src)
+{
+    const int nx = c->nx, ny = c->ny;
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < s->nz; k++)
+        for (int j = 0; j < ny; j++)
+            memcpy(dst + (ptrdiff_t)k * c->plane + (ptrdiff_t)j * c->px,
+                   src + ((size_t)(s->z0 + k) * ny + j) * nx, (size_t)nx * sizeof(float));
+}
+
+/* Check what the backend relies on in the problem and the plan. */
+static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_error *err)
+{
+    if (p->nx < 1 || p->ny < 1 || p->nz < 1)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: grid %dx%dx%d is empty",
+                        p->nx, p->ny, p->nz);
+    if (p->radius < 1 || p->radius > FDW_MAX_RADIUS)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: radius %d outside 1..%d",
+                        p->radius, FDW_MAX_RADIUS);
+    if (p->kind == FDW_KIND_DERIVATIVE && p->radius < 4)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "cpu backend: the derivative kind needs radius 4 (got %d)", p->radius);
+    if (p->kind == FDW_KIND_ACOUSTIC && !p->vdt2)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: acoustic problem without vdt2");
+    if (p->kind != FDW_KIND_ACOUSTIC && !p->init)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: no initial field");
+    if (p->kind == FDW_KIND_ACOUSTIC && p->nsrc_taps > 0 && (!p->src_taps || !p->wavelets))
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: source taps without data");
+    if (p->nrec_taps > 0 && (!p->rec_taps || p->rec_interval < 1 || p->nreceivers < 1))
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: bad receiver set-up");
+    if (!plan || plan->ndev < 1 || plan->ndev > FDW_MAX_DEVICES || plan->radius != p->radius)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "cpu backend: the plan does not match the problem");
+    int z = 0;
+    for (int d = 0; d < plan->ndev; d++) {
+        if (plan->z0[d] != z || plan->nz[d] < p->radius || plan->nz[d] < 1)
+            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                            "cpu backend: slab %d of the plan is malformed", d);
+        z += plan->nz[d];
+    }
+    if (z != p->nz)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "cpu backend: the plan's slabs cover %d planes, the grid has %d", z,
+                        p->nz);
+    if (p->comm && (p->comm->size != plan->ndev || p->comm->rank < 0 ||
+                    p->comm->rank >= plan->ndev))
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "cpu backend: rank %d of %d does not match a plan of %d slabs",
+                        p->comm->rank, p->comm->size, plan->ndev);
+    if (cpu_cpml_wanted(p)) {
+        const int n[3] = {p->nx, p->ny, p->nz};
+        for (int a = 0; a < 3; a++) {
+            const int wl = p->pml_w[a][0], wh = p->pml_w[a][1];
+            if (p->pml_a[a] && (!p->pml_b[a] || wl < 0 || wh < 0 || wl + wh > n[a]))
+                return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                                "cpu backend: CPML layers %d + %d on axis %c of %d points",
+                                wl, wh, "xyz"[a], n[a]);
+        }
+        if (p->qx || p->qy || p->qz)
+            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                            "cpu backend: a problem has both a sponge and a CPML");
+        const int wz[2] = {p->pml_a[2] ? p->pml_w[2][0] : 0, p->pml_a[2] ? p->pml_w[2][1] : 0};
+        const int bad = fdw_cpml_bad_slab_boundary(wz, p->nz, p->radius, plan);
+        if (bad >= 0)
+            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                            "cpu backend: the slab boundary at plane %d lies within the CPML "
+                            "z layers (%d, %d) plus the radius %d", bad, wz[0], wz[1],
+                            p->radius);
+    }
+    return FDW_OK;
+}
+
+/* Rows per y block: as many as keep 2r+1 planes of the block in FDW_CPU_BLOCK_BYTES. */
+static int choose_yblock(int px, int ny, int r)
+{
+    long rows = FDW_CPU_BLOCK_BYTES / ((long)px * (long)sizeof(float) * (2 * r + 1)) - 2 * r;
+    if (rows < 8)
+        rows = 8;
+    if (rows > ny)
+        rows = ny;
+    return (int)rows;
+}
+
+static int slab_of_plane(const cpu_ctx *c, int k)
+{
+    for (int d = 0; d < c->ndev; d++)
+        if (k >= c->slab[d].z0 && k < c->slab[d].z0 + c->slab[d].nz)
+            return d;
+    return -1;
+}
+
+static fdw_status nomem(cpu_ctx *c, fdw_error *err, int d, uint64_t need, uint64_t total)
+{
+    long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    double avail = pages > 0 && psz > 0 ? (double)pages * (double)psz : 0.0;
+    cpu_destroy(c);
+    return fdw_fail(err, FDW_ERR_NOMEM, NULL,
+                    "cpu backend: could not allocate %.1f MiB for virtual device %d (the job "
+                    "needs %.1f MiB in all; %.1f MiB of memory is free)",
+                    need / 1048576.0, d, total / 1048576.0, avail / 1048576.0);
+}
+
+/* Bytes the slab of global planes [z0, z0 + nzd) needs. */
+static uint64_t slab_bytes(const fdw_problem *p, int z0, int nzd, uint64_t plane_bytes)
+{
+    uint64_t b = 2 * (uint64_t)(nzd + 2 * p->radius) * plane_bytes;
+    if (p->kind == FDW_KIND_ACOUSTIC)
+        b += (uint64_t)nzd * plane_bytes + cpu_cpml_bytes(p, z0, nzd);
+    return b;
+}
+
+static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
+                             fdw_error *err)
+{
+    *out = NULL;
+    fdw_status st = check_problem(prob, plan, err);
+    if (st != FDW_OK)
+        return st;
+    cpu_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cpu backend: out of memory");
+    c->prob = *prob;
+    c->nx = prob->nx;
+    c->ny = prob->ny;
+    c->nz = prob->nz;
+    c->r = prob->radius;
+    c->px = (FDW_CPU_XOFF + prob->nx + c->r + 15) / 16 * 16;
+    c->py = prob->ny + 2 * c->r;
+    c->plane = (ptrdiff_t)c->px * c->py;
+    c->origin = (ptrdiff_t)c->r * c->plane + (ptrdiff_t)c->r * c->px + FDW_CPU_XOFF;
+    c->yblock = choose_yblock(c->px, c->ny, c->r);
+    c->plan = *plan;
+    c->comm = prob->comm;
+    c->ndev = c->comm ? 1 : plan->ndev;      /* slabs held by this process */
+    c->gslab = c->comm ? c->comm->rank : 0;  /* plan index of slab[0] */
+    c->nslabs = plan->ndev;
+
+    const uint64_t plane_bytes = (uint64_t)c->plane * sizeof(float);
+    uint64_t total = 0;
+    for (int d = 0; d < c->ndev; d++)
+        total += slab_bytes(prob, plan->z0[c->gslab + d], plan->nz[c->gslab + d], plane_bytes);
+
+    for (int d = 0; d < c->ndev; d++) {
+        cpu_slab *s = &c->slab[d];
+        s->z0 = plan->z0[c->gslab + d];
+        s->nz = plan->nz[c->gslab + d];
+        s->bytes = slab_bytes(prob, s->z0, s->nz, plane_bytes);
+        int nplanes = s->nz + 2 * c->r;
+        for (int b = 0; b < 2; b++) {
+            s->buf[b] = alloc64((size_t)nplanes * plane_bytes);
+            if (!s->buf[b])
+                return nomem(c, err, d, s->bytes, total);
+            first_touch(c, s->buf[b], nplanes);
+        }
+        if (prob->kind == FDW_KIND_ACOUSTIC) {
+            s->vdt2 = alloc64((size_t)s->nz * plane_bytes);
+            if (!s->vdt2)
+                return nomem(c, err, d, s->bytes, total);
+            first_touch(c, s->vdt2, s->nz);
+            upload(c, s, s->vdt2 + (c->origin - (ptrdiff_t)c->r * c->plane), prob->vdt2);
+            if (cpu_cpml_wanted(prob)) {
+                s->cpml = cpu_cpml_create(c, s);
+                if (!s->cpml)
+                    return nomem(c, err, d, s->bytes, total);
+            }
+        } else {
+            upload(c, s, cpu_base(c, s, 0), prob->init);
+        }
+    }
+    c->cur = 0;
+
+    const uint64_t npts = (uint64_t)c->nx * c->ny * c->nz;
+    if (prob->kind == FDW_KIND_ACOUSTIC) {
+        /* Source taps go to the slab that owns their point, in the problem's order. */
+        for (int t = 0; t < prob->nsrc_taps; t++) {
+            const fdw_tap *tp = &prob->src_taps[t];
+            if (tp->index >= npts || tp->owner < 0)
+                return cpu_destroy(c), fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                                                "cpu backend: source tap %d is off the grid", t);
+            int k = (int)(tp->index / ((uint64_t)c->nx * c->ny));
+            int d = slab_of_plane(c, k);
+            if (d < 0)
+                continue; /* another rank's plane: that rank injects it */
+            cpu_slab *s = &c->slab[d];
+            if (!s->src) {
+                s->src = malloc((size_t)prob->nsrc_taps * sizeof *s->src);
+                if (!s->src)
+                    return nomem(c, err, (int)(s - c->slab), s->bytes, total);
+            }
+            uint64_t rem = tp->index % ((uint64_t)c->nx * c->ny);
+            cpu_tap *ct = &s->src[s->nsrc++];
+            ct->k = k - s->z0;
+            ct->offset = (ptrdiff_t)ct->k * c->plane +
+                         (ptrdiff_t)(rem / (uint64_t)c->nx) * c->px +
+                         (ptrdiff_t)(rem % (uint64_t)c->nx);
+            ct->owner = tp->owner;
+            ct->weight = tp->weight;
+        }
+        /* Sponge profiles, zeros for an axis without one. */
+        c->sponge = prob->qx || prob->qy || prob->qz;
+        if (c->sponge) {
+            c->qx = calloc((size_t)c->nx, sizeof(float));
+            c->qy = calloc((size_t)c->ny, sizeof(float));
+            c->qz = calloc((size_t)c->nz, sizeof(float));
+            if (!c->qx || !c->qy || !c->qz)
+                return nomem(c, err, 0, (uint64_t)(c->nx + c->ny + c->nz) * 4, total);
+            if (prob->qx)
+                memcpy(c->qx, prob->qx, (size_t)c->nx * sizeof(float));
+            if (prob->qy)
+                memcpy(c->qy, prob->qy, (size_t)c->ny * sizeof(float));
+            if (prob->qz)
+                memcpy(c->qz, prob->qz, (size_t)c->nz * sizeof(float));
+            c->xlo = 0;
+            while (c->xlo < c->nx && c->qx[c->xlo] != 0.0f)
+                c->xlo++;
+            c->xhi = c->xlo;
+            while (c->xhi < c->nx && c->qx[c->xhi] == 0.0f)
+                c->xhi++;
+        }
+    }
+
+    /* Receivers: every tap resolved to its slab; traces summed in the problem's order.
+     * Distributed: only the receivers this rank records (fdw_receiver_slabs), every tap of
+     * one read here, a tap in the next rank's first plane from this slab's ghost planes,
+     * which after a step hold the neighbour's values of the same time level. */
+    if (prob->nrec_taps > 0) {
+        c->rec = malloc((size_t)prob->nrec_taps * sizeof *c->rec);
+        int *rec_slab = c->comm ? malloc((size_t)prob->nreceivers * sizeof(int)) : NULL;
+        if (!c->rec || (c->comm && !rec_slab)) {
+            free(rec_slab);
+            return nomem(c, err, 0, (uint64_t)prob->nrec_taps * sizeof *c->rec, total);
+        }
+        if (rec_slab)
+            fdw_receiver_slabs(prob, plan, rec_slab);
+        int n = 0;
+        for (int t = 0; t < prob->nrec_taps; t++) {
+            const fdw_tap *tp = &prob->rec_taps[t];
+            if (tp->index >= npts || tp->owner < 0 || tp->owner >= prob->nreceivers) {
+                free(rec_slab);
+                return cpu_destroy(c), fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                                                "cpu backend: receiver tap %d is invalid", t);
+            }
+            int k = (int)(tp->index / ((uint64_t)c->nx * c->ny));
+            uint64_t rem = tp->index % ((uint64_t)c->nx * c->ny);
+            int d = slab_of_plane(c, k);
+            if (rec_slab) {
+                if (rec_slab[tp->owner] != c->gslab)
+                    continue;
+                d = 0;
+                if (k - c->slab[0].z0 > c->slab[0].nz + c->r - 1) {
+                    free(rec_slab);
+                    return cpu_destroy(c), fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                                                    "cpu backend: receiver tap %d lies beyond "
+                                                    "the ghost planes of slab %d", t, c->gslab);
+                }
+            }
+            c->rec[n].slab = d;
+            c->rec[n].offset = (ptrdiff_t)(k - c->slab[d].z0) * c->plane +
+                               (ptrdiff_t)(rem / (uint64_t)c->nx) * c->px +
+                               (ptrdiff_t)(rem % (uint64_t)c->nx);
+            c->rec[n].owner = tp->owner;
+            c->rec[n].weight = tp->weight;
+            n++;
+        }
+        free(rec_slab);
+        c->ntaps_rec = n;
+    }
+    if (prob->nreceivers > 0 && prob->nrec_slots > 0) {
+        c->traces = calloc((size_t)prob->nrec_slots * (size_t)prob->nreceivers, sizeof(float));
+        if (!c->traces)
+            return nomem(c, err, 0,
+                         (uint64_t)prob->nrec_slots * (uint64_t)prob->nreceivers * 4, total);
+    }
+
+    /* The initial field's ghost planes (stencil, derivative along z). Distributed: at the
+     * first step, so that create never waits on a rank that failed to create. */
+    if (c->comm)
+        c->ghosts_stale = prob->kind != FDW_KIND_ACOUSTIC;
+    else if (prob->kind == FDW_KIND_STENCIL)
+        cpu_exchange_ghosts(c, c->cur, 0);
+    else if (prob->kind == FDW_KIND_DERIVATIVE)
+        cpu_exchange_ghosts(c, c->cur, 1);
+    *out = c;
+    return FDW_OK;
+}
+
+/* Owned local planes of slab d split as the plan wants: [0, top) next to the upper
+ * neighbour, [bot, nz) next to the lower one, [top, bot) the interior. */
+static void slab_ranges(const cpu_ctx *c, int d, int periodic, int *top, int *bot)
+{
+    const cpu_slab *s = &c->slab[d];
+    const int g = c->gslab + d; /* the slab's index in the whole plan */
+    int has_top = periodic || g > 0, has_bot = periodic || g < c->nslabs - 1;
+    *top = has_top ? (c->r < s->nz ? c->r : s->nz) : 0;
+    *bot = has_bot ? (s->nz - c->r > *top ? s->nz - c->r : *top) : s->nz;
+}
+
+/* Acoustic follow-up of updating local planes [ka, kb) of slab d in step it: the CPML
+ * correction, then hold the free surface at zero, then add the sources whose taps lie in
+ * those planes. */
+static void acoustic_finish(const cpu_ctx *c, int d, int ka, int kb, long it)
+{
+    const cpu_slab *s = &c->slab[d];
+    float *u = cpu_base(c, s, 1 - c->cur);
+    cpu_cpml_planes(c, s, ka, kb);
+    if (c->prob.free_surface && s->z0 == 0 && ka == 0 && kb > 0)
+        memset(s->buf[1 - c->cur] + (ptrdiff_t)c->r * c->plane, 0,
+               (size_t)c->plane * sizeof(float));
+    if (it < 0 || it >= c->prob.nt)
+        return;
+    for (int t = 0; t < s->nsrc; t++) {
+        const cpu_tap *tp = &s->src[t];
+        if (tp->k >= ka && tp->k < kb)
+            u[tp->offset] += c->prob.wavelets[(size_t)tp->owner * (size_t)c->prob.nt + it] *
+                             tp->weight;
+    }
+}
+
+static void record_receivers(cpu_ctx *c, long it)
+{
+    const fdw_problem *p = &c->prob;
+    if (!c->traces || p->rec_interval < 1 || (it + 1) % p->rec_interval != 0)
+        return;
+    long slot = (it + 1) / p->rec_interval;
+    if (slot >= p->nrec_slots)
+        return;
+    float *tr = c->traces + (size_t)slot * (size_t)p->nreceivers;
+    for (int t = 0; t < c->ntaps_rec; t++) {
+        const cpu_rec_tap *rt = &c->rec[t];
+        tr[rt->owner] += cpu_base(c, &c->slab[rt->slab], c->cur)[rt->offset] * rt->weight;
+    }
+}
+
+static fdw_status cpu_step(void *vctx, long it, fdw_error *err)
+{
+    cpu_ctx *c = vctx;
+    const fdw_problem *p = &c->prob;
+    int periodic = 0, exchange = 1;
+    void (*planes)(const cpu_ctx *, const cpu_slab *, int, int);
+    switch (p->kind) {
+    case FDW_KIND_ACOUSTIC:
+        planes = cpu_acoustic_planes;
+        if (p->free_surface && c->slab[0].z0 == 0)
+            cpu_mirror_free_surface(c, c->cur);
+        break;
+    case FDW_KIND_STENCIL:
+        planes = cpu_stencil_planes;
+        break;
+    case FDW_KIND_DERIVATIVE:
+        planes = cpu_derivative_planes;
+        periodic = 1;
+        if (p->deriv_axis != FDW_AXIS_Z) {
+            cpu_fill_periodic_pad(c, c->cur, p->deriv_axis);
+            exchange = 0;
+        }
+        break;
+    default:
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: unknown kind %d",
+                        (int)p->kind);
+    }
+    const int acoustic = p->kind == FDW_KIND_ACOUSTIC;
+    int top[FDW_MAX_DEVICES], bot[FDW_MAX_DEVICES];
+    if (c->ghosts_stale && exchange) {
+        void *pending = NULL;
+        int rc = cpu_exchange_remote_start(c, c->cur, periodic, &pending);
+        rc |= cpu_exchange_remote_finish(c, pending);
+        if (rc != 0)
+            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                            "cpu backend: ghost exchange of slab %d failed", c->gslab);
+    }
+    c->ghosts_stale = 0;
+
+    /* 1. planes next to internal boundaries (their values feed the neighbours) */
+    for (int d = 0; d < c->ndev; d++) {
+        const cpu_slab *s = &c->slab[d];
+        if (!exchange) {
+            top[d] = 0;
+            bot[d] = s->nz;
+            continue;
+        }
+        slab_ranges(c, d, periodic, &top[d], &bot[d]);
+        planes(c, s, 0, top[d]);
+        planes(c, s, bot[d], s->nz);
+        if (acoustic) {
+            acoustic_finish(c, d, 0, top[d], it);
+            acoustic_finish(c, d, bot[d], s->nz, it);
+        }
+    }
+    /* 2. ghost exchange of the new field (on a GPU and across MPI ranks it overlaps 3) */
+    void *pending = NULL;
+    int xrc = 0;
+    if (exchange && c->comm)
+        xrc = cpu_exchange_remote_start(c, 1 - c->cur, periodic, &pending);
+    else if (exchange)
+        cpu_exchange_ghosts(c, 1 - c->cur, periodic);
+    /* 3. interiors */
+    for (int d = 0; d < c->ndev; d++) {
+        planes(c, &c->slab[d], top[d], bot[d]);
+        if (acoustic)
+            acoustic_finish(c, d, top[d], bot[d], it);
+    }
+    if (c->comm)
+        xrc |= cpu_exchange_remote_finish(c, pending);
+    if (xrc != 0)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "cpu backend: ghost exchange of slab %d at step %ld failed", c->gslab,
+                        it);
+    c->cur = 1 - c->cur;
+    if (acoustic)
+        record_receivers(c, it);
+    return FDW_OK;
+}
+
+/* Region geometry: its size in floats, or 0 when the index is outside the grid. */
+static size_t region_size(const cpu_ctx *c, const fdw_slice *rg)
+{
+    switch (rg->plane) {
+    case FDW_PLANE_XY: return rg->index >= 0 && rg->index < c->nz ? (size_t)c->nx * c->ny : 0;
+    case FDW_PLANE_XZ: return rg->index >= 0 && rg->index < c->ny ? (size_t)c->nx * c->nz : 0;
+    case FDW_PLANE_YZ: return rg->index >= 0 && rg->index < c->nx ? (size_t)c->ny * c->nz : 0;
+    case FDW_PLANE_VOLUME: return (size_t)c->nx * c->ny * c->nz;
+    }
+    return 0;
+}
+
+static fdw_status cpu_extract(void *vctx, int nregions, const fdw_slice *regions, float **host,
+                              fdw_error *err)
+{
+    cpu_ctx *c = vctx;
+    const int nx = c->nx, ny = c->ny;
+    for (int q = 0; q < nregions; q++) {
+        const fdw_slice *rg = &regions[q];
+        if (!region_size(c, rg) || !host[q])
+            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                            "cpu backend: extract region %d (plane %d, index %d) is outside "
+                            "the %dx%dx%d grid",
+                            q, (int)rg->plane, rg->index, c->nx, c->ny, c->nz);
+        float *h = host[q];
+        for (int d = 0; d < c->ndev; d++) {
+            const cpu_slab *s = &c->slab[d];
+            const float *u = cpu_base(c, s, c->cur);
+            for (int k = 0; k < s->nz; k++) {
+                const float *pl = u + (ptrdiff_t)k * c->plane;
+                int gk = s->z0 + k;
+                switch (rg->plane) {
+                case FDW_PLANE_XY:
+                    if (gk == rg->index)
+                        for (int j = 0; j < ny; j++)
+                            memcpy(h + (size_t)j * nx, pl + (ptrdiff_t)j * c->px,
+                                   (size_t)nx * sizeof(float));
+                    break;
+                case FDW_PLANE_XZ:
+                    memcpy(h + (size_t)gk * nx, pl + (ptrdiff_t)rg->index * c->px,
+                           (size_t)nx * sizeof(float));
+                    break;
+                case FDW_PLANE_YZ:
+                    for (int j = 0; j < ny; j++)
+                        h[(size_t)gk * ny + j] = pl[(ptrdiff_t)j * c->px + rg->index];
+                    break;
+                case FDW_PLANE_VOLUME:
+                    for (int j = 0; j < ny; j++)
+                        memcpy(h + ((size_t)gk * ny + j) * nx, pl + (ptrdiff_t)j * c->px,
+                               (size_t)nx * sizeof(float));
+                    break;
+                }
+            }
+        }
+    }
+    return FDW_OK;
+}
+
+/* extract copies at once: nothing is ever in flight. */
+static fdw_status cpu_extract_done(void *vctx, int *done, fdw_error *err)
+{
+    (void)vctx;
+    (void)err;
+    *done = 1;
+    return FDW_OK;
+}
+
+static fdw_status cpu_wait(void *vctx, fdw_error *err)
+{
+    (void)vctx;
+    (void)err;
+    return FDW_OK;
+}
+
+static fdw_status cpu_fetch_receivers(void *vctx, long first, long count, float *host,
+                                      fdw_error *err)
+{
+    cpu_ctx *c = vctx;
+    const fdw_problem *p = &c->prob;
+    if (count == 0)
+        return FDW_OK;
+    if (!c->traces || first < 0 || count < 0 || first + count > p->nrec_slots || !host)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "cpu backend: receiver slots [%ld, %ld) requested, %ld recorded", first,
+                        first + count, c->traces ? p->nrec_slots : 0L);
+    memcpy(host, c->traces + (size_t)first * (size_t)p->nreceivers,
+           (size_t)count * (size_t)p->nreceivers * sizeof(float));
+    return FDW_OK;
+}
+
+static uint64_t cpu_device_bytes(void *vctx, int dev)
+{
+    const cpu_ctx *c = vctx;
+    if (c->comm) /* any rank's slab: the same formula its process allocated by */
+        return dev >= 0 && dev < c->nslabs
+                   ? slab_bytes(&c->prob, c->plan.z0[dev], c->plan.nz[dev],
+                                (uint64_t)c->plane * sizeof(float))
+                   : 0;
+    return dev >= 0 && dev < c->ndev ? c->slab[dev].bytes : 0;
+}
+
+static const fdw_backend cpu_backend = {
+    .name = "cpu",
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .step = cpu_step,
+    .extract = cpu_extract,
+    .extract_done = cpu_extract_done,
+    .wait = cpu_wait,
+    .fetch_receivers = cpu_fetch_receivers,
+    .device_bytes = cpu_device_bytes,
+};
+
+const fdw_backend *fdw_cpu_backend(void) { return &cpu_backend; }

@@ -1,0 +1,130 @@
+/* cpu_backend_impl.h — internals shared by the files of the CPU backend (cpu_backend.c,
+ * cpu_acoustic.c, cpu_stencil.c, cpu_derivative.c, halo_cpu.c, cpu_cpml.c). Not part of
+ * the engine's interface: the rest of the engine sees only fdw_cpu_backend() in backend.h.
+ *
+ * Memory layout of one slab (one virtual device owning global planes [z0, z0+nz)):
+ * a buffer holds nz + 2r planes (r ghost planes above and below the owned ones); every
+ * plane is px * py floats with the grid's nx * ny points at offset (FDW_CPU_XOFF, r): r
+ * zero rows above and below, FDW_CPU_XOFF (>= r) zero columns before a row and at least r
+ * after it, px rounded up to 16 floats. Rows start 64-byte aligned and so does x = 0, so
+ * every load but the x neighbours' touches a single cache line.
+ * So the stencil never needs a branch: the outside of the grid is stored zeros (or the
+ * free-surface mirror, or periodic copies for the derivative kind). */
+#ifndef FDW_CPU_BACKEND_IMPL_H
+#define FDW_CPU_BACKEND_IMPL_H
+
+#include "run/backend.h"
+#include "fdwave/comm.h"
+
+#include <omp.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Zero columns before x = 0 of every row: one cache line, at least FDW_MAX_RADIUS. */
+#define FDW_CPU_XOFF 16
+
+/* A source tap resolved to a slab: offset from the slab's point (0,0, local plane 0). */
+typedef struct cpu_tap {
+    ptrdiff_t offset;
+    int k;                     /* local owned plane, to inject with the range that updates it */
+    int owner;
+    float weight;
+} cpu_tap;
+
+/* A receiver tap resolved to the slab that owns its point. */
+typedef struct cpu_rec_tap {
+    int slab;
+    ptrdiff_t offset;
+    int owner;
+    float weight;
+} cpu_rec_tap;
+
+/* CPML state of one slab (cpu_cpml.c); NULL when the problem has no CPML. */
+typedef struct cpu_cpml cpu_cpml;
+
+typedef struct cpu_slab {
+    int z0, nz;                /* owned global planes [z0, z0+nz) */
+    float *buf[2];             /* wavefields (acoustic: u and u_prev; others: field and out) */
+    float *vdt2;               /* acoustic: nz planes, same xy layout as buf; else NULL */
+    int nsrc;
+    cpu_tap *src;              /* taps in owned planes, in the problem's order */
+    cpu_cpml *cpml;            /* acoustic with a CPML: psi/zeta of the slab's layer points */
+    uint64_t bytes;            /* memory held for this slab */
+} cpu_slab;
+
+typedef struct cpu_ctx {
+    fdw_problem prob;          /* shallow copy; arrays belong to the engine */
+    int nx, ny, nz, r;
+    int px, py;                /* padded row length and rows per plane */
+    ptrdiff_t plane;           /* px * py */
+    ptrdiff_t origin;          /* offset of point (0,0) of owned plane 0 in a buffer */
+    int yblock;                /* rows per cache block */
+    int ndev;
+    cpu_slab slab[FDW_MAX_DEVICES];
+    int cur;                   /* buf[cur] holds the current field u(it*dt) */
+    int sponge;                /* acoustic: any of prob.qx/qy/qz given */
+    float *qx, *qy, *qz;       /* sponge per axis (nx, ny, nz), zeros where prob's is NULL */
+    int xlo, xhi;              /* qx is exactly 0 on [xlo, xhi): the undamped row part */
+    int ntaps_rec;
+    cpu_rec_tap *rec;
+    float *traces;             /* nrec_slots * nreceivers */
+    /* Distributed run (prob.comm set): this process holds one slab, slab gslab of the
+     * plan's nslabs; its ghost planes next to other ranks come through comm. One process:
+     * gslab 0, nslabs = ndev. */
+    const fdw_comm *comm;
+    int gslab, nslabs;
+    fdw_plan plan;             /* copy of the plan (memory of every slab, for progress) */
+    int ghosts_stale;          /* stencil/derivative: the initial field's ghosts not filled */
+} cpu_ctx;
+
+/* The kernels are compiled for AVX-512, AVX2 and baseline x86-64 and the best one is
+ * picked at load time (the build does not use -march). Floating-point contraction is off
+ * in ISO C mode, so every clone computes each point with the same roundings. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define FDW_CPU_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define FDW_CPU_CLONES
+#endif
+
+/* Point (0,0) of local owned plane 0 of buffer b of slab s. */
+static inline float *cpu_base(const cpu_ctx *c, const cpu_slab *s, int b)
+{
+    return s->buf[b] + c->origin;
+}
+
+/* (y block, plane) pairs per OpenMP task when a kernel walks nb blocks over nk planes:
+ * runs of consecutive planes of one block (the z walk reuses the planes in cache), about
+ * four per thread so that a thread the OS holds back does not stall the others. */
+static inline int cpu_chunk(int nb, int nk)
+{
+    long total = (long)nb * nk, parts = 4L * omp_get_max_threads();
+    long chunk = (total + parts - 1) / parts;
+    return chunk < 1 ? 1 : (int)chunk;
+}
+
+/* Update owned local planes [ka, kb) of slab s; each parallelises over (y block, plane)
+ * with OpenMP. Acoustic: buf[1-cur] (u_prev) is overwritten in place by u_next.
+ * Stencil / derivative: buf[1-cur] receives the result computed from buf[cur]. */
+void cpu_acoustic_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb);
+void cpu_stencil_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb);
+void cpu_derivative_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb);
+
+/* halo_cpu.c: fill the r ghost planes above and below every slab's owned planes in
+ * buffer b with copies of the neighbouring slabs' owned planes. periodic: the grid wraps
+ * in z (first and last slab are neighbours, a single slab is its own neighbour);
+ * otherwise ghost planes outside the grid are left untouched (zero). */
+void cpu_exchange_ghosts(const cpu_ctx *c, int b, int periodic);
+/* Distributed run: the same fill for this process's slab, through c->comm (its ghost
+ * planes from the neighbouring ranks' owned planes, its owned planes to them). Started,
+ * then finished once the interior is computed (it touches neither the r owned planes
+ * next to a neighbour nor the ghost planes of buffer b). Collective with the neighbours;
+ * each returns 0, or non-zero when the communication failed. */
+int cpu_exchange_remote_start(const cpu_ctx *c, int b, int periodic, void **pending);
+int cpu_exchange_remote_finish(const cpu_ctx *c, void *pending);
+/* Free surface: ghost planes above global plane 0 of buffer b get u(-m) = -u(m). */
+void cpu_mirror_free_surface(const cpu_ctx *c, int b);
+/* Derivative kind along x or y: fill the x (or y) padding of every owned row of buffer b
+ * with periodic copies of the grid's values. */
+void cpu_fill_periodic_pad(const cpu_ctx *c, int b, fdw_axis axis);
+
+#endif

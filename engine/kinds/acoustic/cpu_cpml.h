@@ -1,0 +1,30 @@
+/* cpu_cpml.h — the CPU backend's CPML: per slab, the auxiliary fields psi and zeta of each
+ * axis over that axis's layer points only, and the two-pass correction of backend.h
+ * applied to a range of freshly updated planes (before the sources are added). Internal
+ * to the CPU backend (cpu_backend.c). */
+#ifndef FDW_CPU_CPML_H
+#define FDW_CPU_CPML_H
+
+#include "cpu/cpu_backend_impl.h"
+
+#include <stdint.h>
+
+/* Whether the problem asks for a CPML (an acoustic problem with a layer on some axis). */
+int cpu_cpml_wanted(const fdw_problem *p);
+
+/* Bytes of CPML state the slab of global planes [z0, z0 + nz) holds (0 without CPML). */
+uint64_t cpu_cpml_bytes(const fdw_problem *p, int z0, int nz);
+
+/* Zeroed psi/zeta storage for slab s of context c (whose nx, ny, prob are set); NULL
+ * when out of memory. */
+cpu_cpml *cpu_cpml_create(const cpu_ctx *c, const cpu_slab *s);
+void cpu_cpml_destroy(cpu_cpml *m);
+
+/* The CPML correction of local owned planes [ka, kb) of slab s, whose plain update into
+ * buf[1 - cur] is complete: for x, y, then z, psi from u = buf[cur], then zeta and
+ * u' += vdt2 (D1 psi + zeta) at every layer point (OpenMP inside). A z layer's planes in
+ * the slab must lie all inside [ka, kb) or all outside it (the plan rule of backend.h
+ * guarantees this for the ranges cpu_backend.c uses). */
+void cpu_cpml_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb);
+
+#endif

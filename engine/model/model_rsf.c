@@ -1,0 +1,395 @@
+/* model_rsf.c — Madagascar RSF velocity models: a text header of key=value pairs (later
+ * assignments win, as in Madagascar) naming the binary with in="...", and the binary of
+ * float32 samples, n1 (x) fastest, then n2 (y), then n3 (z). data_format "native_float"
+ * (host order) or "xdr_float" (big-endian), esize=4. in="stdin" means the samples follow
+ * the header in the same file after the bytes 0x0c 0x0c 0x04. A relative in= path is
+ * taken relative to the header's directory. */
+#include "model/model_io.h"
+#include "model/model_formats.h"
+#include "output/atomic_file.h"
+#include "core/error.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define RSF_MAX_HEADER (16u << 20) /* a header longer than this is not a header */
+
+typedef struct rsf_header {
+    char *text;      /* the header bytes (NUL-terminated copy) */
+    long data_start; /* offset of the samples in the header file for in="stdin", else -1 */
+} rsf_header;
+
+/* Read the header file up to EOF or the 0x0c 0x0c 0x04 marker. */
+static fdw_status read_header_text(const char *path, const char *field, rsf_header *h,
+                                   fdw_error *err)
+{
+    h->text = NULL;
+    h->data_start = -1;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return fdw_fail(err, FDW_ERR_SPEC, field, "cannot open RSF header %s: %s", path,
+                        strerror(errno));
+    size_t cap = 4096, len = 0;
+    char *t = malloc(cap + 1);
+    int c, marker = 0;
+    while (t && (c = fgetc(f)) != EOF) {
+        if (len == cap) {
+            if (cap >= RSF_MAX_HEADER) {
+                free(t);
+                fclose(f);
+                return fdw_fail(err, FDW_ERR_SPEC, field,
+                                "RSF header %s is longer than %u bytes: not a header", path,
+                                RSF_MAX_HEADER);
+            }
+            char *nt = realloc(t, 2 * cap + 1);
+            if (!nt) {
+                free(t);
+                t = NULL;
+                break;
+            }
+            t = nt;
+            cap *= 2;
+        }
+        t[len++] = (char)c;
+        if (len >= 3 && t[len - 3] == '\014' && t[len - 2] == '\014' && t[len - 1] == '\004') {
+            marker = 1;
+            len -= 3;
+            break;
+        }
+    }
+    if (!t) {
+        fclose(f);
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cannot allocate the RSF header");
+    }
+    if (marker)
+        h->data_start = ftell(f);
+    if (ferror(f)) {
+        int e = errno;
+        free(t);
+        fclose(f);
+        return fdw_fail(err, FDW_ERR_IO, field, "cannot read %s: %s", path, strerror(e));
+    }
+    fclose(f);
+    t[len] = '\0';
+    for (size_t q = 0; q < len; q++)
+        if (t[q] == '\0')
+            t[q] = ' '; /* binary junk in a header must not end the string early */
+    h->text = t;
+    return FDW_OK;
+}
+
+/* Value of the last key=value assignment of key (quotes stripped) into val; 0 if none. */
+static int rsf_get(const char *text, const char *key, char *val, size_t vlen)
+{
+    size_t klen = strlen(key);
+    int found = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p && isspace((unsigned char)*p))
+            p++;
+        const char *tok = p;
+        while (*p && !isspace((unsigned char)*p) && *p != '=')
+            p++;
+        if (*p != '=') {
+            while (*p && !isspace((unsigned char)*p))
+                p++;
+            continue;
+        }
+        size_t tl = (size_t)(p - tok);
+        p++; /* '=' */
+        const char *vs = p, *ve;
+        if (*p == '"') {
+            vs = ++p;
+            while (*p && *p != '"')
+                p++;
+            ve = p;
+            if (*p == '"')
+                p++;
+        } else {
+            while (*p && !isspace((unsigned char)*p))
+                p++;
+            ve = p;
+        }
+        if (tl == klen && strncmp(tok, key, klen) == 0) {
+            size_t n = (size_t)(ve - vs);
+            if (n >= vlen)
+                n = vlen - 1;
+            memcpy(val, vs, n);
+            val[n] = '\0';
+            found = 1;
+        }
+    }
+    return found;
+}
+
+/* Integer key; *out = dflt when absent. Fails on a malformed or out-of-range value. */
+static fdw_status rsf_get_long(const rsf_header *h, const char *key, long dflt, long *out,
+                               const char *path, const char *field, fdw_error *err)
+{
+    char v[64];
+    if (!rsf_get(h->text, key, v, sizeof v)) {
+        *out = dflt;
+        return FDW_OK;
+    }
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < 1)
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "RSF header %s: %s=%s is not a positive integer", path, key, v);
+    *out = x;
+    return FDW_OK;
+}
+
+
+/* A header may only name a binary inside its own directory tree: the spec's path checks
+ * (allowed directories for the daemon) then cover the binary too, so an uploaded or
+ * user-written header cannot make the engine read an arbitrary file. The binary must
+ * exist for the check; a missing one is reported by the open that follows. */
+static int rsf_binary_beside_header(const char *header, const char *binary)
+{
+    char hreal[PATH_MAX], breal[PATH_MAX];
+    if (!realpath(header, hreal))
+        return 0;
+    if (!realpath(binary, breal))
+        return 1; /* does not exist: the open reports it */
+    char *slash = strrchr(hreal, '/');
+    size_t dirlen = slash ? (size_t)(slash - hreal) : 0;
+    return strncmp(hreal, breal, dirlen) == 0 && breal[dirlen] == '/';
+}
+
+static fdw_status rsf_get_double(const rsf_header *h, const char *key, int *present,
+                                 double *out, const char *path, const char *field,
+                                 fdw_error *err)
+{
+    char v[64];
+    *present = rsf_get(h->text, key, v, sizeof v);
+    if (!*present)
+        return FDW_OK;
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || !isfinite(x))
+        return fdw_fail(err, FDW_ERR_SPEC, field, "RSF header %s: %s=%s is not a number", path,
+                        key, v);
+    *out = x;
+    return FDW_OK;
+}
+
+fdw_status fdw_rsf_read(const char *path, double dx, double dy, double dz,
+                        fdw_model_sink *s, fdw_error *err)
+{
+    const char *field = s->field;
+    rsf_header h;
+    fdw_status st = read_header_text(path, field, &h, err);
+    if (st != FDW_OK)
+        return st;
+    FILE *f = NULL;
+    float *buf = NULL;
+    char datapath[FDW_PATH_MAX + 16];
+
+    /* Geometry: n1 n2 n3 against nx ny nz; any n4..n9 must be 1. */
+    long n[10];
+    for (int a = 1; a <= 9; a++) {
+        char key[8];
+        snprintf(key, sizeof key, "n%d", a);
+        if ((st = rsf_get_long(&h, key, 1, &n[a], path, field, err)) != FDW_OK)
+            goto done;
+    }
+    char n1text[32];
+    if (!rsf_get(h.text, "n1", n1text, sizeof n1text)) {
+        st = fdw_fail(err, FDW_ERR_SPEC, field, "RSF header %s has no n1: not an RSF header",
+                      path);
+        goto done;
+    }
+    for (int a = 4; a <= 9; a++) {
+        if (n[a] != 1) {
+            st = fdw_fail(err, FDW_ERR_SPEC, field,
+                          "RSF %s has n%d=%ld: a velocity model has 3 axes", path, a, n[a]);
+            goto done;
+        }
+    }
+    if (n[1] != s->nx || n[2] != s->ny || n[3] != s->nz) {
+        st = fdw_fail(err, FDW_ERR_SPEC, field,
+                      "RSF %s has n1=%ld n2=%ld n3=%ld; the grid needs n1=nx=%d n2=ny=%d "
+                      "n3=nz=%d (axis 1 = x, fastest)",
+                      path, n[1], n[2], n[3], s->nx, s->ny, s->nz);
+        goto done;
+    }
+
+    /* Spacing: d1 d2 d3 against dx dy dz, relative tolerance 1e-6. */
+    const double want_d[3] = {dx, dy, dz};
+    const char *grid_d[3] = {"dx", "dy", "dz"};
+    for (int a = 0; a < 3; a++) {
+        char key[8];
+        int present;
+        double d = 0;
+        snprintf(key, sizeof key, "d%d", a + 1);
+        if ((st = rsf_get_double(&h, key, &present, &d, path, field, err)) != FDW_OK)
+            goto done;
+        if (!present) {
+            st = fdw_fail(err, FDW_ERR_SPEC, field,
+                          "RSF header %s has no %s; the grid has %s=%g m", path, key,
+                          grid_d[a], want_d[a]);
+            goto done;
+        }
+        if (fabs(d - want_d[a]) > 1e-6 * fabs(want_d[a])) {
+            st = fdw_fail(err, FDW_ERR_SPEC, field,
+                          "RSF %s has %s=%g; the grid has %s=%g m (they must agree within a "
+                          "relative 1e-6)",
+                          path, key, d, grid_d[a], want_d[a]);
+            goto done;
+        }
+    }
+
+    /* Sample encoding. */
+    char fmt[64] = "native_float";
+    rsf_get(h.text, "data_format", fmt, sizeof fmt);
+    int swap;
+    if (strcmp(fmt, "native_float") == 0)
+        swap = 0;
+    else if (strcmp(fmt, "xdr_float") == 0)
+        swap = fdw_host_is_little_endian();
+    else {
+        st = fdw_fail(err, FDW_ERR_SPEC, field,
+                      "RSF %s has data_format=\"%s\"; supported are \"native_float\" and "
+                      "\"xdr_float\"",
+                      path, fmt);
+        goto done;
+    }
+    long esize = 0;
+    if ((st = rsf_get_long(&h, "esize", 4, &esize, path, field, err)) != FDW_OK)
+        goto done;
+    if (esize != 4) {
+        st = fdw_fail(err, FDW_ERR_SPEC, field, "RSF %s has esize=%ld; float samples need 4",
+                      path, esize);
+        goto done;
+    }
+
+    /* The binary: in= relative to the header's directory, or "stdin" inside the header. */
+    char in[FDW_PATH_MAX];
+    if (!rsf_get(h.text, "in", in, sizeof in) || !in[0]) {
+        st = fdw_fail(err, FDW_ERR_SPEC, field, "RSF header %s has no in= (the binary file)",
+                      path);
+        goto done;
+    }
+    long offset = 0;
+    if (strcmp(in, "stdin") == 0) {
+        if (h.data_start < 0) {
+            st = fdw_fail(err, FDW_ERR_SPEC, field,
+                          "RSF header %s says in=\"stdin\" but holds no data after the header",
+                          path);
+            goto done;
+        }
+        snprintf(datapath, sizeof datapath, "%s", path);
+        offset = h.data_start;
+    } else if (in[0] == '/') {
+        snprintf(datapath, sizeof datapath, "%s", in);
+    } else {
+        const char *slash = strrchr(path, '/');
+        int dirlen = slash ? (int)(slash - path) : 0;
+        if (slash)
+            snprintf(datapath, sizeof datapath, "%.*s/%s", dirlen, path, in);
+        else
+            snprintf(datapath, sizeof datapath, "%s", in);
+    }
+    if (offset == 0 && !rsf_binary_beside_header(path, datapath)) {
+        st = fdw_fail(err, FDW_ERR_SPEC, field,
+                      "RSF binary %s (in= of %s) must lie in the header's directory or below it",
+                      in, path);
+        goto done;
+    }
+    f = fopen(datapath, "rb");
+    if (!f) {
+        st = fdw_fail(err, FDW_ERR_SPEC, field, "cannot open RSF binary %s (in= of %s): %s",
+                      datapath, path, strerror(errno));
+        goto done;
+    }
+    struct stat sb;
+    uint64_t nsamp = (uint64_t)s->nx * (uint64_t)s->ny * (uint64_t)s->nz;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        st = fdw_fail(err, FDW_ERR_SPEC, field, "RSF binary %s is not a regular file",
+                      datapath);
+        goto done;
+    }
+    uint64_t have = (uint64_t)sb.st_size - (uint64_t)offset;
+    if (have != nsamp * 4u) {
+        st = fdw_fail(err, FDW_ERR_SPEC, field,
+                      "RSF binary %s holds %llu bytes of samples; n1*n2*n3*4 = %llu%s", datapath,
+                      (unsigned long long)have, (unsigned long long)(nsamp * 4u),
+                      have < nsamp * 4u ? ": the file is truncated" : "");
+        goto done;
+    }
+    if (offset && fseek(f, offset, SEEK_SET) != 0) {
+        st = fdw_fail(err, FDW_ERR_IO, field, "cannot seek in %s", datapath);
+        goto done;
+    }
+    size_t cap = nsamp < FDW_MODEL_CHUNK ? (size_t)nsamp : FDW_MODEL_CHUNK;
+    if (!(buf = malloc(cap * sizeof *buf))) {
+        st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "cannot allocate a read buffer");
+        goto done;
+    }
+    for (uint64_t d = 0; d < nsamp;) {
+        size_t m = nsamp - d < cap ? (size_t)(nsamp - d) : cap;
+        if (fread(buf, sizeof *buf, m, f) != m) {
+            st = fdw_fail(err, FDW_ERR_IO, field, "read error in %s", datapath);
+            goto done;
+        }
+        if (swap)
+            fdw_swap32(buf, m);
+        if ((st = fdw_sink_put(s, buf, m, d, 1, err)) != FDW_OK)
+            goto done;
+        d += m;
+    }
+done:
+    free(buf);
+    if (f)
+        fclose(f);
+    free(h.text);
+    return st;
+}
+
+fdw_status fdw_model_write_rsf(const char *path, const float *v, int nx, int ny, int nz,
+                               double dx, double dy, double dz, const double origin[3],
+                               fdw_error *err)
+{
+    if (!path || !v || nx <= 0 || ny <= 0 || nz <= 0)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "fdw_model_write_rsf: bad arguments");
+    char bin[FDW_PATH_MAX + 2];
+    if (snprintf(bin, sizeof bin, "%s@", path) >= (int)sizeof bin)
+        return fdw_fail(err, FDW_ERR_IO, NULL, "RSF path too long");
+    /* Samples in host order, declared native_float. */
+    size_t n = (size_t)nx * (size_t)ny * (size_t)nz;
+    fdw_atomic_file af;
+    fdw_status st = fdw_atomic_open(&af, bin, err);
+    if (st != FDW_OK)
+        return st;
+    if (fwrite(v, sizeof *v, n, af.fp) != n) {
+        fdw_atomic_abort(&af);
+        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot write %s: %s", bin, strerror(errno));
+    }
+    if ((st = fdw_atomic_commit(&af, err)) != FDW_OK)
+        return st;
+
+    const double o[3] = {origin ? origin[0] : 0, origin ? origin[1] : 0,
+                         origin ? origin[2] : 0};
+    const char *base = strrchr(bin, '/');
+    base = base ? base + 1 : bin;
+    if ((st = fdw_atomic_open(&af, path, err)) != FDW_OK)
+        return st;
+    fprintf(af.fp,
+            "fdwave velocity model (libfdwave %s)\n"
+            "\tn1=%d d1=%.17g o1=%.17g label1=\"x\" unit1=\"m\"\n"
+            "\tn2=%d d2=%.17g o2=%.17g label2=\"y\" unit2=\"m\"\n"
+            "\tn3=%d d3=%.17g o3=%.17g label3=\"z\" unit3=\"m\"\n"
+            "\tlabel=\"velocity\" unit=\"m/s\"\n"
+            "\tdata_format=\"native_float\" esize=4\n"
+            "\tin=\"%s\"\n",
+            FDW_VERSION, nx, dx, o[0], ny, dy, o[1], nz, dz, o[2], base);
+    return fdw_atomic_commit(&af, err);
+}

@@ -1,0 +1,339 @@
+/* model_segy.c — SEG-Y velocity models through Debian's libsegyio. Convention
+ * (model_io.h): one trace per (i, j) column, inline number = y index, crossline number =
+ * x index (bytes 189/193), nz samples per trace (depth), sample interval dz*1000 in the
+ * headers. Readers infer the inline/crossline geometry from the trace headers (sorted by
+ * inline with crossline fastest, or by crossline), accept files with no line numbers at
+ * all as nx*ny traces in x-fastest order, check it against the grid, and convert IBM
+ * (format 1) or IEEE (format 5) samples while streaming one trace at a time. */
+#include "model/model_io.h"
+#include "model/model_formats.h"
+#include "output/segy_common.h"
+#include "output/segy_writer.h"
+#include "core/error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <segyio/segy.h>
+
+typedef enum { SORT_INLINE, SORT_CROSSLINE, SORT_NONE } trace_order;
+
+/* An open SEG-Y file and the numbers every read needs. */
+typedef struct segy_in {
+    segy_file *fp;
+    const char *path;
+    const char *field;
+    int format, ns, ntraces, trsize;
+    long trace0;
+    char hdr[SEGY_TRACE_HEADER_SIZE];
+} segy_in;
+
+static fdw_status read_header(segy_in *in, int t, int32_t *il, int32_t *xl, fdw_error *err)
+{
+    if (segy_traceheader(in->fp, t, in->hdr, in->trace0, in->trsize) != SEGY_OK)
+        return fdw_fail(err, FDW_ERR_IO, in->field, "cannot read trace header %d of %s", t + 1,
+                        in->path);
+    segy_get_field(in->hdr, SEGY_TR_INLINE, il);
+    segy_get_field(in->hdr, SEGY_TR_CROSSLINE, xl);
+    return FDW_OK;
+}
+
+/* Open path, read the binary header and count traces; checks format and sample count
+ * fields. */
+static fdw_status open_segy(segy_in *in, const char *path, const char *field, fdw_error *err)
+{
+    memset(in, 0, sizeof *in);
+    in->path = path;
+    in->field = field;
+    errno = 0;
+    in->fp = segy_open(path, "rb");
+    if (!in->fp)
+        return fdw_fail(err, FDW_ERR_SPEC, field, "cannot open SEG-Y model %s: %s", path,
+                        strerror(errno ? errno : ENOENT));
+    char bin[SEGY_BINARY_HEADER_SIZE];
+    if (segy_binheader(in->fp, bin) != SEGY_OK)
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "%s is not a SEG-Y file: shorter than the 3600-byte headers", path);
+    int32_t fmt = 0, ns = 0;
+    segy_get_bfield(bin, SEGY_BIN_FORMAT, &fmt);
+    segy_get_bfield(bin, SEGY_BIN_SAMPLES, &ns);
+    fmt &= 0xffff;
+    ns &= 0xffff; /* an unsigned 16-bit field */
+    if (fmt >= 0x100 && (fmt & 0xff) == 0 && (fmt >> 8) >= 1 && (fmt >> 8) <= 16)
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "SEG-Y %s looks little-endian (format code %d byte-swapped is %d); "
+                        "only big-endian SEG-Y is read",
+                        path, (int)fmt, (int)(fmt >> 8));
+    if (fmt != SEGY_IBM_FLOAT_4_BYTE && fmt != SEGY_IEEE_FLOAT_4_BYTE)
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "SEG-Y %s has sample format code %d; supported are 1 (IBM float) and "
+                        "5 (IEEE float), big-endian",
+                        path, (int)fmt);
+    in->format = fmt;
+    in->trace0 = segy_trace0(bin);
+    if (in->trace0 < SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE)
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "SEG-Y %s has a negative extended textual header count", path);
+    if (ns == 0) {
+        /* Binary header left blank: take the first trace header's count. */
+        if (segy_traceheader(in->fp, 0, in->hdr, in->trace0, 4) != SEGY_OK)
+            return fdw_fail(err, FDW_ERR_SPEC, field, "SEG-Y %s has no traces", path);
+        segy_get_field(in->hdr, SEGY_TR_SAMPLE_COUNT, &ns);
+        ns &= 0xffff;
+        if (ns == 0)
+            return fdw_fail(err, FDW_ERR_SPEC, field,
+                            "SEG-Y %s gives 0 samples per trace in both the binary header "
+                            "(bytes 3221-3222) and the first trace header (bytes 115-116)",
+                            path);
+    }
+    in->ns = ns;
+    in->trsize = segy_trsize(fmt, ns);
+    if (segy_set_format(in->fp, fmt) != SEGY_OK)
+        return fdw_fail(err, FDW_ERR_INTERNAL, field, "segyio refused format %d", (int)fmt);
+    int ntr = 0;
+    int rc = segy_traces(in->fp, &ntr, in->trace0, in->trsize);
+    if (rc == SEGY_TRACE_SIZE_MISMATCH)
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "SEG-Y %s: the data after the headers is not a whole number of traces "
+                        "of %d samples (240 + %d bytes each); the file is truncated or the "
+                        "sample count is wrong",
+                        path, ns, 4 * ns);
+    if (rc != SEGY_OK || ntr <= 0)
+        return fdw_fail(err, FDW_ERR_SPEC, field, "SEG-Y %s has no traces", path);
+    in->ntraces = ntr;
+    return FDW_OK;
+}
+
+/* Check the sample interval against dz when the file records one (dz*1000 convention). */
+static fdw_status check_interval(segy_in *in, double dz, fdw_error *err)
+{
+    char bin[SEGY_BINARY_HEADER_SIZE];
+    int32_t dt = 0;
+    if (segy_binheader(in->fp, bin) == SEGY_OK)
+        segy_get_bfield(bin, SEGY_BIN_INTERVAL, &dt);
+    dt &= 0xffff;
+    if (dt == 0) {
+        int32_t il, xl;
+        fdw_status st = read_header(in, 0, &il, &xl, err);
+        if (st != FDW_OK)
+            return st;
+        segy_get_field(in->hdr, SEGY_TR_SAMPLE_INTER, &dt);
+        dt &= 0xffff;
+    }
+    if (dt != 0 && fabs((double)dt - dz * 1000.0) > 0.5)
+        return fdw_fail(err, FDW_ERR_SPEC, in->field,
+                        "SEG-Y %s has sample interval %d, i.e. dz = %g m (the interval holds "
+                        "dz*1000); the grid has dz = %g m",
+                        in->path, (int)dt, dt / 1000.0, dz);
+    return FDW_OK;
+}
+
+fdw_status fdw_segy_read(const char *path, double dz, fdw_model_sink *s, fdw_error *err)
+{
+    segy_in in;
+    fdw_status st = open_segy(&in, path, s->field, err);
+    float *buf = NULL;
+    int32_t *first_line = NULL;
+    if (st != FDW_OK)
+        goto done;
+    if ((st = check_interval(&in, dz, err)) != FDW_OK)
+        goto done;
+
+    /* Geometry from the first traces' line numbers. */
+    int32_t il0 = 0, xl0 = 0, il1 = 0, xl1 = 0;
+    if ((st = read_header(&in, 0, &il0, &xl0, err)) != FDW_OK)
+        goto done;
+    if (in.ntraces > 1 && (st = read_header(&in, 1, &il1, &xl1, err)) != FDW_OK)
+        goto done;
+    trace_order order;
+    if (in.ntraces == 1)
+        order = SORT_INLINE;
+    else if (il0 == 0 && xl0 == 0 && il1 == 0 && xl1 == 0)
+        order = SORT_NONE;
+    else if (il1 == il0 && xl1 != xl0)
+        order = SORT_INLINE;
+    else if (xl1 == xl0 && il1 != il0)
+        order = SORT_CROSSLINE;
+    else {
+        st = fdw_fail(err, FDW_ERR_SPEC, s->field,
+                      "cannot infer the inline/crossline geometry of SEG-Y %s: traces 1 and 2 "
+                      "have (inline, crossline) = (%d, %d) and (%d, %d); a model needs traces "
+                      "sorted by inline then crossline (or the reverse), numbers at bytes 189 "
+                      "and 193",
+                      path, (int)il0, (int)xl0, (int)il1, (int)xl1);
+        goto done;
+    }
+
+    /* run = traces in the first line (crosslines per inline for inline sorting). */
+    int run = in.ntraces, nil, nxl;
+    if (order != SORT_NONE) {
+        for (int t = 1; t < in.ntraces; t++) {
+            int32_t il, xl;
+            if ((st = read_header(&in, t, &il, &xl, err)) != FDW_OK)
+                goto done;
+            if ((order == SORT_INLINE && il != il0) || (order == SORT_CROSSLINE && xl != xl0)) {
+                run = t;
+                break;
+            }
+        }
+        if (in.ntraces % run != 0) {
+            st = fdw_fail(err, FDW_ERR_SPEC, s->field,
+                          "SEG-Y %s has %d traces, not a whole number of lines of %d traces: "
+                          "the geometry is irregular",
+                          path, in.ntraces, run);
+            goto done;
+        }
+        nxl = order == SORT_INLINE ? run : in.ntraces / run;
+        nil = order == SORT_INLINE ? in.ntraces / run : run;
+        if (nil != s->ny || nxl != s->nx || in.ns != s->nz) {
+            st = fdw_fail(err, FDW_ERR_SPEC, s->field,
+                          "SEG-Y %s has %d inlines x %d crosslines x %d samples; the grid "
+                          "needs ny=%d x nx=%d x nz=%d (inline = y, crossline = x, samples = z)",
+                          path, nil, nxl, in.ns, s->ny, s->nx, s->nz);
+            goto done;
+        }
+    } else {
+        nxl = s->nx;
+        nil = s->ny;
+        if ((long)in.ntraces != (long)s->nx * s->ny || in.ns != s->nz) {
+            st = fdw_fail(err, FDW_ERR_SPEC, s->field,
+                          "SEG-Y %s has %d traces without inline/crossline numbers x %d "
+                          "samples; the grid needs nx*ny = %ld traces x nz=%d samples",
+                          path, in.ntraces, in.ns, (long)s->nx * s->ny, s->nz);
+            goto done;
+        }
+    }
+
+    buf = malloc((size_t)in.ns * sizeof *buf);
+    first_line = malloc((size_t)run * sizeof *first_line);
+    if (!buf || !first_line) {
+        st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "cannot allocate SEG-Y trace buffers");
+        goto done;
+    }
+    const uint64_t nxy = (uint64_t)s->nx * (uint64_t)s->ny;
+    int32_t line_no = 0, prev_line_no = 0;
+    for (int t = 0; t < in.ntraces; t++) {
+        int pos = t % run, line = t / run;
+        int i = order == SORT_CROSSLINE ? line : pos;
+        int j = order == SORT_CROSSLINE ? pos : line;
+        if (order == SORT_NONE) {
+            i = t % s->nx;
+            j = t / s->nx;
+        } else {
+            int32_t il, xl;
+            if ((st = read_header(&in, t, &il, &xl, err)) != FDW_OK)
+                goto done;
+            int32_t along = order == SORT_INLINE ? xl : il;  /* varies within a line */
+            int32_t across = order == SORT_INLINE ? il : xl; /* constant within a line */
+            if (line == 0)
+                first_line[pos] = along;
+            if (pos == 0) {
+                prev_line_no = line_no;
+                line_no = across;
+            }
+            if (along != first_line[pos] || across != line_no ||
+                (line > 0 && pos == 0 && across == prev_line_no)) {
+                st = fdw_fail(err, FDW_ERR_SPEC, s->field,
+                              "SEG-Y %s: trace %d has (inline, crossline) = (%d, %d), which "
+                              "breaks the regular %d x %d geometry of the first traces",
+                              path, t + 1, (int)il, (int)xl, nil, nxl);
+                goto done;
+            }
+        }
+        if (segy_readtrace(in.fp, t, buf, in.trace0, in.trsize) != SEGY_OK) {
+            st = fdw_fail(err, FDW_ERR_IO, s->field, "cannot read trace %d of %s", t + 1, path);
+            goto done;
+        }
+        segy_to_native(in.format, in.ns, buf);
+        st = fdw_sink_put(s, buf, (size_t)in.ns, (uint64_t)i + (uint64_t)s->nx * j, nxy, err);
+        if (st != FDW_OK)
+            goto done;
+    }
+done:
+    free(buf);
+    free(first_line);
+    if (in.fp)
+        segy_close(in.fp);
+    return st;
+}
+
+fdw_status fdw_model_write_segy(const char *path, const float *v, int nx, int ny, int nz,
+                                double dx, double dy, double dz, fdw_error *err)
+{
+    if (!path || !v || nx <= 0 || ny <= 0 || nz <= 0)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "fdw_model_write_segy: bad arguments");
+    if (nz > FDW_SEGY_MAX_SAMPLES)
+        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                        "SEG-Y traces hold at most %d samples; the model has nz=%d",
+                        FDW_SEGY_MAX_SAMPLES, nz);
+    if ((long)nx * ny > 2147483647L)
+        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL, "too many traces for SEG-Y");
+    double interval = nearbyint(dz * 1000.0);
+    int32_t dt_field = interval >= 1 && interval <= 65535 ? (int32_t)interval : 0;
+
+    fdw_atomic_file af;
+    segy_file *fp;
+    float *buf;
+    fdw_status st = fdw_segy_writer_open(&af, path, nz, &fp, &buf, err);
+    if (st != FDW_OK)
+        return st;
+
+    char lines[6][128];
+    snprintf(lines[0], sizeof lines[0], "FDWAVE VELOCITY MODEL (M/S), LIBFDWAVE %s", FDW_VERSION);
+    snprintf(lines[1], sizeof lines[1], "GRID NX=%d NY=%d NZ=%d DX=%g DY=%g DZ=%g METRES", nx, ny,
+             nz, dx, dy, dz);
+    snprintf(lines[2], sizeof lines[2], "ONE TRACE PER COLUMN: INLINE=J+1 (BYTE 189), "
+                                        "CROSSLINE=I+1 (BYTE 193)");
+    snprintf(lines[3], sizeof lines[3], "SAMPLES ARE DEPTH; SAMPLE INTERVAL = DZ*1000");
+    snprintf(lines[4], sizeof lines[4], "CDP X/Y (BYTES 181/185) = I*DX, J*DY, SCALED BY BYTE 71");
+    snprintf(lines[5], sizeof lines[5], "FORMAT 5: IEEE FLOAT, BIG-ENDIAN");
+    const char *lp[6] = {lines[0], lines[1], lines[2], lines[3], lines[4], lines[5]};
+    char text[3201];
+    fdw_segy_text_header(text, lp, 6);
+
+    char bin[SEGY_BINARY_HEADER_SIZE];
+    memset(bin, 0, sizeof bin);
+    segy_set_bfield(bin, SEGY_BIN_TRACES, nx < 65535 ? nx : 0);
+    segy_set_bfield(bin, SEGY_BIN_INTERVAL, dt_field);
+    segy_set_bfield(bin, SEGY_BIN_SAMPLES, nz);
+    segy_set_bfield(bin, SEGY_BIN_FORMAT, SEGY_IEEE_FLOAT_4_BYTE);
+    segy_set_bfield(bin, SEGY_BIN_SORTING_CODE, 4); /* horizontally stacked */
+    segy_set_bfield(bin, SEGY_BIN_MEASUREMENT_SYSTEM, 1); /* metres */
+    segy_set_bfield(bin, SEGY_BIN_SEGY_REVISION, 0x0100);
+    segy_set_bfield(bin, SEGY_BIN_TRACE_FLAG, 1);
+
+    const long trace0 = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
+    const int trsize = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, nz);
+    double mult;
+    double maxabs = fmax(fabs((nx - 1) * dx), fabs((ny - 1) * dy));
+    int scalar = fdw_segy_coord_scalar(maxabs, &mult);
+    int bad = segy_write_textheader(fp, 0, text) != SEGY_OK ||
+              segy_write_binheader(fp, bin) != SEGY_OK;
+    const size_t nxy = (size_t)nx * (size_t)ny;
+    char hdr[SEGY_TRACE_HEADER_SIZE];
+    for (int j = 0; j < ny && !bad; j++) {
+        for (int i = 0; i < nx && !bad; i++) {
+            int t = i + nx * j;
+            memset(hdr, 0, sizeof hdr);
+            segy_set_field(hdr, SEGY_TR_SEQ_LINE, t + 1);
+            segy_set_field(hdr, SEGY_TR_SEQ_FILE, t + 1);
+            segy_set_field(hdr, SEGY_TR_ENSEMBLE, t + 1);
+            segy_set_field(hdr, SEGY_TR_TRACE_ID, 1);
+            segy_set_field(hdr, SEGY_TR_SOURCE_GROUP_SCALAR, scalar);
+            segy_set_field(hdr, SEGY_TR_COORD_UNITS, 1);
+            segy_set_field(hdr, SEGY_TR_SAMPLE_COUNT, nz);
+            segy_set_field(hdr, SEGY_TR_SAMPLE_INTER, dt_field);
+            segy_set_field(hdr, SEGY_TR_CDP_X, fdw_segy_coord(i * dx, mult));
+            segy_set_field(hdr, SEGY_TR_CDP_Y, fdw_segy_coord(j * dy, mult));
+            segy_set_field(hdr, SEGY_TR_INLINE, j + 1);
+            segy_set_field(hdr, SEGY_TR_CROSSLINE, i + 1);
+            for (int k = 0; k < nz; k++)
+                buf[k] = v[(size_t)i + (size_t)nx * j + nxy * (size_t)k];
+            segy_from_native(SEGY_IEEE_FLOAT_4_BYTE, nz, buf);
+            bad = segy_write_traceheader(fp, t, hdr, trace0, trsize) != SEGY_OK ||
+                  segy_writetrace(fp, t, buf, trace0, trsize) != SEGY_OK;
+        }
+    }
+    return fdw_segy_writer_close(&af, path, fp, buf, bad, err);
+}

@@ -1,0 +1,40 @@
+/* outputs.h — what a run leaves in its output directory: raw float32 arrays, PNG images
+ * of slices (symmetric colour scale), SEG-Y receiver gathers, and manifest.json listing
+ * every file with its meaning, dimensions and units. Files are written under a temporary
+ * name and renamed, so a reader never sees a partial file. */
+#ifndef FDW_OUTPUTS_H
+#define FDW_OUTPUTS_H
+
+#include "spec/spec.h"
+
+fdw_status fdw_write_raw_f32(const char *path, const float *data, size_t n, fdw_error *err);
+
+/* w x h image, row-major (w fastest). Colour: blue-white-red, symmetric about zero;
+ * clip <= 0 means use the slice's own max |value| (all zero: mid grey). */
+fdw_status fdw_write_png(const char *path, const float *data, int w, int h, float clip,
+                         fdw_error *err);
+
+/* Receiver gather: traces[r*ns + s] for nrec receivers and ns samples of interval dt
+ * seconds. Trace headers carry receiver x/y/z (scaled metres, scalar -100 = cm) and the
+ * first source's position; the file is readable by segyio tools. */
+fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec, int ns,
+                                 double dt, const fdw_receiver *recs, const fdw_source *src,
+                                 fdw_error *err);
+
+typedef struct fdw_manifest fdw_manifest;
+
+/* A manifest for a run of spec into out_dir. */
+fdw_manifest *fdw_manifest_new(const fdw_spec *spec, const char *out_dir);
+/* Record one output file (name relative to out_dir). kind: "snapshot", "gather", "model",
+ * "field"; format: "raw-f32", "png", "segy"; dims: ndims sizes fastest first; units e.g.
+ * "Pa (arbitrary)"; step/time < 0 when not applicable. */
+void fdw_manifest_add(fdw_manifest *m, const char *name, const char *kind, const char *format,
+                      const char *description, int ndims, const long *dims, const char *units,
+                      long step, double time);
+/* Extra top-level key (e.g. "result"): takes a JSON text, copied. */
+void fdw_manifest_set_json(fdw_manifest *m, const char *key, const char *json_text);
+/* Write out_dir/manifest.json atomically. Can be called repeatedly as files appear. */
+fdw_status fdw_manifest_write(fdw_manifest *m, fdw_error *err);
+void fdw_manifest_free(fdw_manifest *m);
+
+#endif

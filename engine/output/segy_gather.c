@@ -1,0 +1,124 @@
+/* segy_gather.c — receiver gathers as SEG-Y rev 1 (through libsegyio): EBCDIC textual
+ * header, binary header (sample interval in microseconds, samples per trace, format 5
+ * IEEE float), one trace per receiver with its position (group x/y, bytes 81/85; the
+ * receiver depth as a negative group elevation, bytes 41) and the first source's
+ * position (73/77, depth at 49), coordinates scaled by the scalars at bytes 69/71
+ * (-100: centimetres). Big-endian; readable by segyio tools. Written atomically. */
+#include "output/outputs.h"
+#include "output/segy_common.h"
+#include "output/segy_writer.h"
+#include "core/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <segyio/segy.h>
+
+fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec, int ns,
+                                 double dt, const fdw_receiver *recs, const fdw_source *src,
+                                 fdw_error *err)
+{
+    if (!path || nrec < 0 || ns < 0 || (nrec > 0 && (!traces || !recs)))
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "fdw_write_segy_gather: bad arguments");
+    if (!(dt > 0) || !isfinite(dt))
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "gather sample interval %g s", dt);
+    double us = nearbyint(dt * 1e6);
+    if (us < 1)
+        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                        "gather sample interval %g s is below the 1 microsecond SEG-Y can "
+                        "record; the raw float32 gather holds the samples",
+                        dt);
+    if (us > 65535)
+        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                        "gather sample interval %g s exceeds the 65535 microseconds SEG-Y can "
+                        "record; the raw float32 gather holds the samples",
+                        dt);
+    if (ns < 1 || ns > FDW_SEGY_MAX_SAMPLES)
+        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                        "a SEG-Y trace holds 1 to %d samples; the gather has %d (use a larger "
+                        "receivers.interval, or the raw float32 gather)",
+                        FDW_SEGY_MAX_SAMPLES, ns);
+
+    /* One scalar for every coordinate in the file. */
+    double maxabs = 0;
+    for (int r = 0; r < nrec; r++)
+        for (int a = 0; a < 3; a++)
+            maxabs = fmax(maxabs, fabs(recs[r].pos[a]));
+    if (src)
+        for (int a = 0; a < 3; a++)
+            maxabs = fmax(maxabs, fabs(src->pos[a]));
+    double mult;
+    int scalar = fdw_segy_coord_scalar(maxabs, &mult);
+
+    fdw_atomic_file af;
+    segy_file *fp;
+    float *buf;
+    fdw_status st = fdw_segy_writer_open(&af, path, ns, &fp, &buf, err);
+    if (st != FDW_OK)
+        return st;
+
+    char l[6][128];
+    snprintf(l[0], sizeof l[0], "FDWAVE RECEIVER GATHER, LIBFDWAVE %s", FDW_VERSION);
+    snprintf(l[1], sizeof l[1], "%d TRACES (ONE PER RECEIVER) X %d SAMPLES, DT = %.9g S", nrec,
+             ns, dt);
+    snprintf(l[2], sizeof l[2], "SOURCE X/Y BYTES 73/77, DEPTH 49; GROUP X/Y BYTES 81/85");
+    snprintf(l[3], sizeof l[3], "RECEIVER DEPTH = -GROUP ELEVATION (BYTES 41); SCALARS %d", scalar);
+    snprintf(l[4], sizeof l[4], "COORDINATES IN METRES; AMPLITUDE: PRESSURE (ARBITRARY UNITS)");
+    snprintf(l[5], sizeof l[5], "FORMAT 5: IEEE FLOAT, BIG-ENDIAN");
+    const char *lp[6] = {l[0], l[1], l[2], l[3], l[4], l[5]};
+    char text[3201];
+    fdw_segy_text_header(text, lp, 6);
+
+    char bin[SEGY_BINARY_HEADER_SIZE];
+    memset(bin, 0, sizeof bin);
+    segy_set_bfield(bin, SEGY_BIN_TRACES, nrec < 65535 ? nrec : 0);
+    segy_set_bfield(bin, SEGY_BIN_INTERVAL, (int32_t)us);
+    segy_set_bfield(bin, SEGY_BIN_INTERVAL_ORIG, (int32_t)us);
+    segy_set_bfield(bin, SEGY_BIN_SAMPLES, ns);
+    segy_set_bfield(bin, SEGY_BIN_SAMPLES_ORIG, ns);
+    segy_set_bfield(bin, SEGY_BIN_FORMAT, SEGY_IEEE_FLOAT_4_BYTE);
+    segy_set_bfield(bin, SEGY_BIN_ENSEMBLE_FOLD, nrec < 65535 ? nrec : 0);
+    segy_set_bfield(bin, SEGY_BIN_SORTING_CODE, 1); /* as recorded */
+    segy_set_bfield(bin, SEGY_BIN_MEASUREMENT_SYSTEM, 1); /* metres */
+    segy_set_bfield(bin, SEGY_BIN_SEGY_REVISION, 0x0100);
+    segy_set_bfield(bin, SEGY_BIN_TRACE_FLAG, 1);
+
+    const long trace0 = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
+    const int trsize = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, ns);
+    int bad = segy_write_textheader(fp, 0, text) != SEGY_OK ||
+              segy_write_binheader(fp, bin) != SEGY_OK;
+    char hdr[SEGY_TRACE_HEADER_SIZE];
+    for (int r = 0; r < nrec && !bad; r++) {
+        const double *p = recs[r].pos;
+        memset(hdr, 0, sizeof hdr);
+        segy_set_field(hdr, SEGY_TR_SEQ_LINE, r + 1);
+        segy_set_field(hdr, SEGY_TR_SEQ_FILE, r + 1);
+        segy_set_field(hdr, SEGY_TR_FIELD_RECORD, 1);
+        segy_set_field(hdr, SEGY_TR_NUMBER_ORIG_FIELD, r + 1);
+        segy_set_field(hdr, SEGY_TR_ENERGY_SOURCE_POINT, 1);
+        segy_set_field(hdr, SEGY_TR_NUM_IN_ENSEMBLE, r + 1);
+        segy_set_field(hdr, SEGY_TR_TRACE_ID, 1);
+        segy_set_field(hdr, SEGY_TR_DATA_USE, 1);
+        segy_set_field(hdr, SEGY_TR_ELEV_SCALAR, scalar);
+        segy_set_field(hdr, SEGY_TR_SOURCE_GROUP_SCALAR, scalar);
+        segy_set_field(hdr, SEGY_TR_GROUP_X, fdw_segy_coord(p[0], mult));
+        segy_set_field(hdr, SEGY_TR_GROUP_Y, fdw_segy_coord(p[1], mult));
+        segy_set_field(hdr, SEGY_TR_RECV_GROUP_ELEV, fdw_segy_coord(-p[2], mult));
+        if (src) {
+            double ox = p[0] - src->pos[0], oy = p[1] - src->pos[1];
+            segy_set_field(hdr, SEGY_TR_SOURCE_X, fdw_segy_coord(src->pos[0], mult));
+            segy_set_field(hdr, SEGY_TR_SOURCE_Y, fdw_segy_coord(src->pos[1], mult));
+            segy_set_field(hdr, SEGY_TR_SOURCE_DEPTH, fdw_segy_coord(src->pos[2], mult));
+            /* Offset (bytes 37) is unscaled whole metres by the standard. */
+            segy_set_field(hdr, SEGY_TR_OFFSET, fdw_segy_coord(sqrt(ox * ox + oy * oy), 1.0));
+        }
+        segy_set_field(hdr, SEGY_TR_COORD_UNITS, 1);
+        segy_set_field(hdr, SEGY_TR_SAMPLE_COUNT, ns);
+        segy_set_field(hdr, SEGY_TR_SAMPLE_INTER, (int32_t)us);
+        memcpy(buf, traces + (size_t)r * (size_t)ns, (size_t)ns * sizeof *buf);
+        segy_from_native(SEGY_IEEE_FLOAT_4_BYTE, ns, buf);
+        bad = segy_write_traceheader(fp, r, hdr, trace0, trsize) != SEGY_OK ||
+              segy_writetrace(fp, r, buf, trace0, trsize) != SEGY_OK;
+    }
+    return fdw_segy_writer_close(&af, path, fp, buf, bad, err);
+}

@@ -1,0 +1,809 @@
+/* run.c — fdw_run: runs a validated spec from start to finish. Chooses the backend and
+ * devices, plans the slabs, builds the problem, drives the time loop (cancellation,
+ * rate-limited progress, snapshots), and writes the final outputs (receiver gathers, final
+ * field) and manifest.json. Every path out of fdw_run releases everything it took.
+ *
+ * Distributed run (opts->comm, one process per slab): every rank runs this same code on
+ * its own slab. The ranks agree on a status (fdw_comm_agree) before every step and after
+ * each phase, so an error or a cancellation on any rank ends them all at the same point;
+ * within a step the collective parts (ghost exchange, gathers of snapshot and field parts
+ * to rank 0) come before the work of rank 0 alone (files, callbacks).
+ *
+ * Snapshots (run_snapshots.h): at a snapshot step the loop copies the slices into a free
+ * host buffer set, waits for the copy only, hands the set to the writer thread and goes on
+ * issuing steps; each step it checks (one atomic read) for snapshots the writer finished
+ * and delivers them (manifest, snapshot callback) on this thread, in order. */
+#include "run/backend.h"
+#include "fdwave/comm.h"
+#include "kinds/acoustic/cpml.h"
+#include "run/distrib.h"
+#include "core/error.h"
+#include "output/outputs.h"
+#include "run/problem.h"
+#include "run/progress.h"
+#include "run/run_snapshots.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Everything one run holds; released by run_release. */
+typedef struct run {
+    const fdw_spec *spec;
+    const fdw_run_opts *opts;
+    const fdw_callbacks *cb;
+    const fdw_backend *be;
+    void *ctx;
+    fdw_plan plan;
+    fdw_problem prob;
+    int have_prob;
+    fdw_manifest *manifest;
+    fdw_snapshots *snaps;      /* NULL when the spec asks for no snapshots */
+    int snap_inflight;         /* a snapshot's copy is under way; not yet with the writer */
+    fdw_meter meter;
+    fdw_device_progress devs[FDW_MAX_DEVICES];
+    long steps_done;
+    double loop_s;             /* wall time of the time loop, including its final wait */
+    float *volume;             /* stencil/derivative: host copy of the whole field */
+    double max_abs_error;      /* derivative kind, after iteration 1 */
+    const fdw_comm *comm;      /* distributed run, else NULL */
+    int root;                  /* this process writes files and calls the callbacks */
+} run;
+
+/* printf-style log line through cb->log. */
+__attribute__((format(printf, 3, 4))) static void run_log(const run *r, int level,
+                                                          const char *fmt, ...)
+{
+    if (!r->cb || !r->cb->log || !r->root)
+        return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    r->cb->log(r->cb->user, level, msg);
+}
+
+/* mkdir -p: create out_dir and its missing parents. */
+static fdw_status make_dirs(const char *dir, fdw_error *err)
+{
+    char path[FDW_PATH_MAX];
+    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
+        return fdw_fail(err, FDW_ERR_IO, NULL, "output directory path is too long");
+    for (char *p = path + 1;; p++) {
+        const char c = *p;
+        if (c == '/' || c == '\0') {
+            *p = '\0';
+            if (mkdir(path, 0775) != 0 && errno != EEXIST)
+                return fdw_fail(err, FDW_ERR_IO, NULL, "cannot create output directory %s: %s",
+                                path, strerror(errno));
+            *p = c;
+        }
+        if (c == '\0')
+            break;
+    }
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return fdw_fail(err, FDW_ERR_IO, NULL, "output path %s is not a directory", dir);
+    return FDW_OK;
+}
+
+/* Distributed run: every rank on the same backend, CUDA when asked for (every rank must
+ * see a GPU) or for auto when every rank sees one, else the CPU. Sets r->be. Collective:
+ * every rank calls it at the same point. */
+static fdw_status distributed_backend(run *r, fdw_error *err)
+{
+    const fdw_comm *c = r->comm;
+    const fdw_backend *cuda = fdw_cuda_backend();
+    const int ngpu = cuda ? fdw_gpu_count() : 0;
+    /* size - (lowest rank without a GPU), or 0 when every rank has one */
+    int lacking = ngpu < 1 ? c->size - c->rank : 0;
+    if (c->allreduce_max(c, &lacking) != 0)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "rank %d: the ranks could not agree on a backend (communication "
+                        "failed)", c->rank);
+    r->be = fdw_cpu_backend();
+    switch (r->opts->backend) {
+    case FDW_BACKEND_CPU: break;
+    case FDW_BACKEND_CUDA:
+        if (!cuda)
+            return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL, "this build has no CUDA backend");
+        if (lacking)
+            return fdw_fail(err, FDW_ERR_DEVICE, NULL,
+                            "--backend cuda: rank %d of the MPI run sees no GPU (each rank "
+                            "needs one; several ranks may share a GPU)", c->size - lacking);
+        r->be = cuda;
+        break;
+    case FDW_BACKEND_AUTO:
+    default:
+        if (cuda && !lacking)
+            r->be = cuda;
+        break;
+    }
+    return FDW_OK;
+}
+
+/* What rank 0 learns of every rank's GPU, for the log. */
+typedef struct rank_gpu {
+    int id;                    /* CUDA ordinal, -1 when the rank has none */
+    char host[64];
+    char name[128];            /* as fdw_device_info holds it */
+} rank_gpu;
+
+/* Distributed run on the CUDA backend: this rank's GPU into r->plan.device_ids[rank] (rank
+ * 0 gets every rank's), and rank 0 logs where each slab runs. A rank runs on GPU
+ * list[local_rank % nlist] when a device list is given (--devices, or the spec's
+ * "devices.ids": the GPUs of each host to use), else on GPU local_rank % (GPUs it sees),
+ * local_rank being its place among the ranks of its host; several ranks may share a GPU.
+ * Collective (a gather to rank 0); a rank's failure is returned after it. */
+static fdw_status pick_rank_gpus(run *r, const int *list, int nlist, fdw_error *err)
+{
+    const fdw_comm *c = r->comm;
+    const int ngpu = fdw_gpu_count();
+    fdw_status st = FDW_OK;
+    rank_gpu mine, all[FDW_MAX_DEVICES];
+    memset(&mine, 0, sizeof mine);
+    mine.id = nlist > 0 ? list[c->local_rank % nlist] : c->local_rank % (ngpu > 0 ? ngpu : 1);
+    if (gethostname(mine.host, sizeof mine.host - 1) != 0)
+        snprintf(mine.host, sizeof mine.host, "?");
+    if (mine.id >= ngpu) {
+        st = fdw_fail(err, FDW_ERR_DEVICE, "devices",
+                      "rank %d (local rank %d on %s): GPU %d requested but %d GPU%s found",
+                      c->rank, c->local_rank, mine.host, mine.id, ngpu,
+                      ngpu == 1 ? " was" : "s were");
+    } else {
+        fdw_device_info info;
+        st = fdw_gpu_info(mine.id, &info, err);
+        if (st == FDW_OK)
+            snprintf(mine.name, sizeof mine.name, "%s", info.name);
+    }
+    if (st != FDW_OK)
+        mine.id = -1;
+    size_t bytes[FDW_MAX_DEVICES];
+    for (int q = 0; q < c->size; q++)
+        bytes[q] = sizeof(rank_gpu);
+    const int gathered = c->gather(c, &mine, all, bytes) == 0;
+    if (!gathered && st == FDW_OK)
+        st = fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                      "rank %d: gathering the ranks' GPUs on rank 0 failed", c->rank);
+    r->plan.device_ids[c->rank] = mine.id;
+    if (r->root && gathered) {
+        run_log(r, FDW_LOG_INFO, "backend cuda, %d MPI ranks (ghost planes %s)", c->size,
+                c->device_buffers ? "passed to a CUDA-aware MPI from device memory"
+                                  : "staged through pinned host memory");
+        for (int d = 0; d < r->plan.ndev; d++) {
+            r->plan.device_ids[d] = all[d].id;
+            if (all[d].id >= 0)
+                run_log(r, FDW_LOG_INFO, "slab %d: rank %d on %s, GPU %d (%s), z planes "
+                        "[%d, %d)", d, d, all[d].host, all[d].id, all[d].name,
+                        r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
+        }
+    }
+    return st;
+}
+
+/* Backend from opts->backend and the devices asked for; fills the slab plan. */
+static fdw_status choose_backend(run *r, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    const fdw_run_opts *o = r->opts;
+    int ndev = spec->ndevices >= 1 ? spec->ndevices : 1;
+    int ids[FDW_MAX_DEVICES];
+    if (o->device_ids && o->ndevice_ids > 0) {
+        if (o->ndevice_ids > FDW_MAX_DEVICES)
+            return fdw_fail(err, FDW_ERR_DEVICE, "devices", "%d device ids given; at most %d",
+                            o->ndevice_ids, FDW_MAX_DEVICES);
+        if (o->ndevice_ids != ndev)
+            run_log(r, FDW_LOG_INFO, "running on %d devices as given by the caller (spec asks "
+                    "for %d)", o->ndevice_ids, ndev);
+        ndev = o->ndevice_ids;
+        memcpy(ids, o->device_ids, (size_t)ndev * sizeof(int));
+    } else if (spec->device_ids_given) {
+        memcpy(ids, spec->device_ids, (size_t)ndev * sizeof(int));
+    } else {
+        for (int d = 0; d < ndev; d++)
+            ids[d] = d;
+    }
+
+    if (r->comm) {
+        /* One slab per rank, every rank on the same backend. */
+        fdw_status st = distributed_backend(r, err);
+        if (st != FDW_OK)
+            return st;
+        if (r->comm->size > FDW_MAX_DEVICES)
+            return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                            "%d MPI ranks; a run is split into at most %d slabs",
+                            r->comm->size, FDW_MAX_DEVICES);
+        if (ndev != r->comm->size)
+            run_log(r, FDW_LOG_INFO, "MPI: %d ranks, one slab each (the spec asks for %d "
+                    "device%s)", r->comm->size, ndev, ndev == 1 ? "" : "s");
+        st = fdw_plan_slabs(spec->nz, spec->order / 2, r->comm->size, NULL, &r->plan, err);
+        if (st == FDW_ERR_SPEC && strcmp(err->field, "devices") == 0) {
+            const int radius = spec->order / 2 > 1 ? spec->order / 2 : 1;
+            const int most = spec->nz / radius;
+            return fdw_fail(err, FDW_ERR_SPEC, "grid.nz",
+                            "%d MPI ranks would give slabs thinner than %d planes (the "
+                            "stencil radius) on a grid with nz = %d; run with at most %d "
+                            "rank%s", r->comm->size, radius, spec->nz, most,
+                            most == 1 ? "" : "s");
+        }
+        if (st == FDW_OK)
+            st = fdw_cpml_check_plan(spec, &r->plan, 1, err);
+        if (st != FDW_OK)
+            return st;
+        if (r->be != fdw_cpu_backend()) /* the device list only where given */
+            return pick_rank_gpus(r, ids,
+                                  (o->device_ids && o->ndevice_ids > 0) || spec->device_ids_given
+                                      ? ndev
+                                      : 0,
+                                  err);
+        run_log(r, FDW_LOG_INFO, "backend cpu, %d MPI ranks", r->comm->size);
+        for (int d = 0; d < r->plan.ndev; d++)
+            run_log(r, FDW_LOG_INFO, "slab %d: rank %d, z planes [%d, %d)", d, d,
+                    r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
+        return FDW_OK;
+    }
+
+    const fdw_backend *cuda = fdw_cuda_backend();
+    const int ngpu = cuda ? fdw_gpu_count() : 0;
+    int max_id = 0;
+    for (int d = 0; d < ndev; d++)
+        if (ids[d] > max_id)
+            max_id = ids[d];
+    switch (o->backend) {
+    case FDW_BACKEND_CPU: r->be = fdw_cpu_backend(); break;
+    case FDW_BACKEND_CUDA:
+        if (!cuda)
+            return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL, "this build has no CUDA backend");
+        if (max_id >= ngpu)
+            return fdw_fail(err, FDW_ERR_DEVICE, "devices",
+                            "GPU %d requested but %d GPU%s found", max_id, ngpu,
+                            ngpu == 1 ? " was" : "s were");
+        r->be = cuda;
+        break;
+    case FDW_BACKEND_AUTO:
+    default: r->be = (cuda && ngpu >= ndev && max_id < ngpu) ? cuda : fdw_cpu_backend(); break;
+    }
+    if (!r->be)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "no backend available");
+    fdw_status st = fdw_plan_slabs(spec->nz, spec->order / 2, ndev, ids, &r->plan, err);
+    if (st == FDW_OK) /* every backend: the CPML's z layers stay inside one slab */
+        st = fdw_cpml_check_plan(spec, &r->plan, 0, err);
+    if (st != FDW_OK)
+        return st;
+    run_log(r, FDW_LOG_INFO, "backend %s, %d device%s", r->be->name, ndev, ndev == 1 ? "" : "s");
+    for (int d = 0; d < r->plan.ndev; d++)
+        run_log(r, FDW_LOG_INFO, "slab %d: device %d, z planes [%d, %d)", d,
+                r->plan.device_ids[d], r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
+    return FDW_OK;
+}
+
+/* Whether a callback asks to stop. */
+static int cancel_requested(const run *r)
+{
+    return r->cb && r->cb->cancelled && r->cb->cancelled(r->cb->user);
+}
+
+/* Fill the per-device part of a progress report. */
+static void fill_devices(run *r, fdw_progress *p)
+{
+    for (int d = 0; d < r->plan.ndev; d++) {
+        fdw_device_progress *dp = &r->devs[d];
+        dp->device = r->plan.device_ids[d];
+        dp->z0 = r->plan.z0[d];
+        dp->nz = r->plan.nz[d];
+        dp->mpts = p->mpts * (double)r->plan.nz[d] / (double)r->spec->nz;
+        dp->mem_bytes = r->be->device_bytes ? r->be->device_bytes(r->ctx, d) : 0;
+    }
+    p->ndevices = r->plan.ndev;
+    p->devices = r->devs;
+}
+
+/* The snapshot whose copy is under way goes to the writer once the copy has landed:
+ * checked without blocking after every step, so the loop keeps issuing steps while the
+ * slices travel to the host (block: wait for the copy). */
+static fdw_status settle_snapshot(run *r, int block, fdw_error *err)
+{
+    if (!r->snap_inflight)
+        return FDW_OK;
+    int done = 1;
+    fdw_status st = block ? r->be->wait(r->ctx, err) : r->be->extract_done(r->ctx, &done, err);
+    if (st != FDW_OK || !done)
+        return st;
+    r->snap_inflight = 0;
+    return fdw_snapshots_submit(r->snaps, err);
+}
+
+/* Wait for the backend (so the rate counts finished steps), deliver the snapshots the
+ * writer has finished (final: wait for all of them), then report progress. Returns
+ * FDW_ERR_CANCELLED when the progress callback asks to stop (unless final). */
+static fdw_status report(run *r, long done, int final, fdw_error *err)
+{
+    fdw_status st = r->be->wait(r->ctx, err);
+    if (st == FDW_OK) /* the wait landed any snapshot copy under way */
+        st = settle_snapshot(r, 0, err);
+    if (st != FDW_OK || !r->root) /* other ranks of a distributed run report nothing */
+        return st;
+    st = final ? fdw_snapshots_drain(r->snaps, r->cb, err)
+               : fdw_snapshots_poll(r->snaps, r->cb, err);
+    if (st != FDW_OK)
+        return st;
+    fdw_progress p;
+    memset(&p, 0, sizeof p);
+    fdw_meter_report(&r->meter, done, fdw_now(), &p);
+    fill_devices(r, &p);
+    if (r->cb && r->cb->progress && r->cb->progress(r->cb->user, &p) != 0 && !final)
+        return fdw_fail(err, FDW_ERR_CANCELLED, NULL,
+                        "cancelled by the progress callback at step %ld of %ld", done,
+                        r->meter.nsteps);
+    return FDW_OK;
+}
+
+/* Distributed run: assemble region rg, whose parts lie in every rank's buf (each rank has
+ * filled its own planes), in rank 0's buf. Collective. */
+static fdw_status gather_region(run *r, const fdw_slice *rg, float *buf, fdw_error *err)
+{
+    size_t bytes[FDW_MAX_DEVICES], off = 0;
+    fdw_region_parts(r->spec->nx, r->spec->ny, &r->plan, rg, bytes);
+    for (int q = 0; q < r->comm->rank; q++)
+        off += bytes[q];
+    if (r->comm->gather(r->comm, (const char *)buf + off, buf, bytes) != 0)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "rank %d: gathering a region on rank 0 failed", r->comm->rank);
+    return FDW_OK;
+}
+
+/* Copy the whole field to r->volume (on rank 0 of a distributed run). Collective. */
+static fdw_status fetch_volume(run *r, fdw_error *err)
+{
+    fdw_slice vol = {.plane = FDW_PLANE_VOLUME, .index = 0};
+    float *bufs[1] = {r->volume};
+    fdw_status st = r->be->extract(r->ctx, 1, &vol, bufs, err);
+    if (st == FDW_OK)
+        st = r->be->wait(r->ctx, err);
+    if (st == FDW_OK && r->comm)
+        st = gather_region(r, &vol, r->volume, err);
+    return st;
+}
+
+/* Derivative kind: after iteration 1 (field in r->volume) compare with the exact
+ * derivative. */
+static fdw_status check_derivative(run *r, fdw_error *err)
+{
+    r->max_abs_error = fdw_derivative_max_error(r->spec, r->volume);
+    if (r->max_abs_error < 0.0)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory checking the derivative");
+    run_log(r, FDW_LOG_INFO, "derivative after iteration 1: max |error| = %.3e",
+            r->max_abs_error);
+    return FDW_OK;
+}
+
+/* Snapshot of the state after `done` steps: start copying the slices into a free buffer
+ * set; settle_snapshot hands the set to the writer thread once the copy has landed. A
+ * distributed run waits for the copy here instead, and rank 0 assembles every rank's part.
+ * Collective in a distributed run. */
+static fdw_status take_snapshot(run *r, long done, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    float **bufs = NULL;
+    /* one copy under way at a time: the previous one goes to the writer first */
+    fdw_status st = settle_snapshot(r, 1, err);
+    /* rank 0 may wait here for its writer, or meet its failure: agree before the gathers */
+    if (st == FDW_OK)
+        st = fdw_snapshots_acquire(r->snaps, r->cb, done, &bufs, err);
+    if (r->comm)
+        st = fdw_comm_agree(r->comm, st, err);
+    if (st != FDW_OK)
+        return st;
+    st = r->be->extract(r->ctx, spec->nslices, spec->slices, bufs, err);
+    if (st != FDW_OK)
+        return st;
+    if (!r->comm) {
+        r->snap_inflight = 1;
+        return settle_snapshot(r, 0, err); /* a copy that has landed goes at once */
+    }
+    st = r->be->wait(r->ctx, err);
+    for (int q = 0; q < spec->nslices && st == FDW_OK; q++)
+        st = gather_region(r, &spec->slices[q], bufs[q], err);
+    if (st == FDW_OK)
+        st = fdw_snapshots_submit(r->snaps, err);
+    return st;
+}
+
+/* One step of the loop and what follows it: the derivative check, a snapshot, progress.
+ * The collective parts come first, then what rank 0 does alone. */
+static fdw_status step_once(run *r, long it, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    fdw_status st = r->be->step(r->ctx, it, err);
+    if (st == FDW_OK)
+        st = settle_snapshot(r, 0, err);
+    if (st != FDW_OK)
+        return st;
+    const long done = it + 1;
+    r->steps_done = done;
+    fdw_snapshots_note_steps(r->snaps, done);
+    const int check = done == 1 && spec->kind == FDW_KIND_DERIVATIVE;
+    const int snap = r->snaps && done % spec->snapshot_every == 0;
+    if (check && (st = fetch_volume(r, err)) != FDW_OK)
+        return st;
+    if (snap && (st = take_snapshot(r, done, err)) != FDW_OK)
+        return st;
+    /* rank 0 alone from here; a failure reaches the other ranks at the next agreement */
+    if (!r->root)
+        return FDW_OK;
+    if (check && (st = check_derivative(r, err)) != FDW_OK)
+        return st;
+    if ((st = fdw_snapshots_poll(r->snaps, r->cb, err)) != FDW_OK)
+        return st;
+    if (done < r->prob.nt && fdw_meter_due(&r->meter, fdw_now()))
+        st = report(r, done, 0, err);
+    return st;
+}
+
+/* The time loop: steps, cancellation, snapshots, progress. */
+static fdw_status time_loop(run *r, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    const long nt = r->prob.nt;
+    const double interval = r->cb ? r->cb->progress_interval_s : 0.0;
+    fdw_meter_start(&r->meter, nt, (double)spec->nx * spec->ny * spec->nz, interval);
+    fdw_status st = FDW_OK;
+    for (long it = 0; it < nt; it++) {
+        if (st == FDW_OK && cancel_requested(r))
+            st = fdw_fail(err, FDW_ERR_CANCELLED, NULL, "cancelled at step %ld of %ld", it,
+                          nt);
+        st = fdw_comm_agree(r->comm, st, err); /* unchanged for one process */
+        if (st != FDW_OK)
+            break;
+        st = step_once(r, it, err);
+    }
+    if (st == FDW_OK)
+        st = report(r, r->steps_done, 1, err);
+    st = fdw_comm_agree(r->comm, st, err);
+    r->loop_s = fdw_now() - r->meter.t_start;
+    return st;
+}
+
+/* Distributed run: the traces (trace-major, zero for receivers other ranks record) of
+ * every rank assembled on rank 0, each receiver from the rank that recorded it.
+ * Collective. */
+static fdw_status gather_traces(run *r, float *traces, fdw_status st, fdw_error *err)
+{
+    const int nrec = r->prob.nreceivers, n = r->comm->size;
+    const size_t ns = (size_t)r->prob.nrec_slots, tb = ns * sizeof(float);
+    size_t bytes[FDW_MAX_DEVICES] = {0}, total = 0;
+    int *slab_of = malloc((size_t)nrec * sizeof(int));
+    if (slab_of) {
+        fdw_receiver_slabs(&r->prob, &r->plan, slab_of);
+        for (int q = 0; q < nrec; q++)
+            if (slab_of[q] >= 0 && slab_of[q] < n)
+                bytes[slab_of[q]] += tb;
+        for (int q = 0; q < n; q++)
+            total += bytes[q];
+    }
+    const size_t mine = bytes[r->comm->rank];
+    char *packed = malloc(mine ? mine : 1);
+    char *all = r->root ? malloc(total ? total : 1) : NULL;
+    if (st == FDW_OK && (!slab_of || !packed || (r->root && !all)))
+        st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the gather");
+    /* every rank learns whether all can take part before the gather */
+    st = fdw_comm_agree(r->comm, st, err);
+    if (st != FDW_OK) {
+        free(slab_of);
+        free(packed);
+        free(all);
+        return st;
+    }
+    size_t at = 0;
+    for (int q = 0; q < nrec; q++)
+        if (slab_of[q] == r->comm->rank) {
+            memcpy(packed + at, traces + (size_t)q * ns, tb);
+            at += tb;
+        }
+    if (r->comm->gather(r->comm, packed, all, bytes) != 0)
+        st = fdw_fail(err, FDW_ERR_INTERNAL, NULL, "rank %d: gathering the receiver traces "
+                      "on rank 0 failed", r->comm->rank);
+    if (st == FDW_OK && r->root) {
+        /* rank q's part holds its receivers in receiver order, parts in rank order */
+        at = 0;
+        for (int q = 0; q < n; q++)
+            for (int v = 0; v < nrec; v++)
+                if (slab_of[v] == q) {
+                    memcpy(traces + (size_t)v * ns, all + at, tb);
+                    at += tb;
+                }
+    }
+    free(slab_of);
+    free(packed);
+    free(all);
+    return st;
+}
+
+/* Acoustic: fetch every receiver slot, write gather.segy and gather.f32 ([receiver][sample]). */
+static fdw_status write_gathers(run *r, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    const int nrec = r->prob.nreceivers;
+    const long ns = r->prob.nrec_slots;
+    if (nrec <= 0 || ns <= 0)
+        return FDW_OK;
+    const size_t total = (size_t)nrec * (size_t)ns;
+    float *traces = malloc(total * sizeof(float));
+    const long chunk = 64;
+    float *slots = malloc((size_t)chunk * (size_t)nrec * sizeof(float));
+    fdw_status st = FDW_OK;
+    if (!traces || !slots)
+        st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the gather (%.1f MiB)",
+                      (double)total * 4.0 / (1024.0 * 1024.0));
+    /* Slot-major from the backend, transposed in chunks into trace-major. */
+    for (long s0 = 0; s0 < ns && st == FDW_OK; s0 += chunk) {
+        const long cnt = ns - s0 < chunk ? ns - s0 : chunk;
+        st = r->be->fetch_receivers(r->ctx, s0, cnt, slots, err);
+        for (long s = 0; s < cnt && st == FDW_OK; s++)
+            for (int rc = 0; rc < nrec; rc++)
+                traces[(size_t)rc * ns + s0 + s] = slots[(size_t)s * nrec + rc];
+    }
+    if (r->comm) /* collective: called by every rank, whatever its status */
+        st = gather_traces(r, traces, st, err);
+    if (st != FDW_OK || !r->root)
+        goto out;
+    const double sdt = spec->dt * r->prob.rec_interval;
+    char path[FDW_PATH_MAX + 32];
+    const long dims[2] = {ns, nrec};
+    char desc[256];
+    snprintf(path, sizeof path, "%s/gather.f32", r->opts->out_dir);
+    st = fdw_write_raw_f32(path, traces, total, err);
+    if (st != FDW_OK)
+        goto out;
+    snprintf(desc, sizeof desc,
+             "receiver gather, float32 little-endian [receiver][sample], %d x %ld, sample "
+             "interval %g s (sample 0 is t = 0)",
+             nrec, ns, sdt);
+    fdw_manifest_add(r->manifest, "gather.f32", "gather", "raw-f32", desc, 2, dims,
+                     "wavefield amplitude (arbitrary)", -1, -1.0);
+    snprintf(path, sizeof path, "%s/gather.segy", r->opts->out_dir);
+    st = fdw_write_segy_gather(path, traces, nrec, (int)(ns < INT_MAX ? ns : INT_MAX), sdt,
+                               spec->receivers, spec->nsources > 0 ? &spec->sources[0] : NULL,
+                               err);
+    if (st == FDW_ERR_UNSUPPORTED) {
+        /* SEG-Y cannot hold this gather (sample count or interval); the raw one has it. */
+        run_log(r, FDW_LOG_WARN, "no gather.segy: %s; gather.f32 holds the traces",
+                err->message);
+        fdw_error_clear(err);
+        st = FDW_OK;
+        goto out;
+    }
+    if (st != FDW_OK)
+        goto out;
+    snprintf(desc, sizeof desc,
+             "receiver gather, %d traces of %ld samples every %g s (sample 0 is t = 0); "
+             "SEG-Y rev1, IEEE float",
+             nrec, ns, sdt);
+    fdw_manifest_add(r->manifest, "gather.segy", "gather", "segy", desc, 2, dims,
+                     "wavefield amplitude (arbitrary)", -1, -1.0);
+out:
+    free(traces);
+    free(slots);
+    return st;
+}
+
+/* 64-bit FNV-1a of the field's bytes: equal hashes mean bit-identical fields. */
+static uint64_t fnv1a64(const float *v, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)v;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n * sizeof(float); i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* Stencil/derivative: copy the final field, write field.f32; fill the result JSON extras. */
+static fdw_status write_field(run *r, char *extra, size_t len, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    const size_t n = (size_t)spec->nx * spec->ny * spec->nz;
+    fdw_status st = fetch_volume(r, err);
+    if (st != FDW_OK || !r->root)
+        return st;
+    double sum = 0.0, sq = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        sum += r->volume[i];
+        sq += (double)r->volume[i] * r->volume[i];
+    }
+    char path[FDW_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/field.f32", r->opts->out_dir);
+    st = fdw_write_raw_f32(path, r->volume, n, err);
+    if (st != FDW_OK)
+        return st;
+    const long dims[3] = {spec->nx, spec->ny, spec->nz};
+    char desc[160];
+    snprintf(desc, sizeof desc, "final field after %ld iterations, float32 little-endian, x "
+             "fastest", r->steps_done);
+    fdw_manifest_add(r->manifest, "field.f32", "field", "raw-f32", desc, 3, dims,
+                     "field value (dimensionless)", r->steps_done, -1.0);
+    int w = snprintf(extra, len, ", \"checksum\": %.17g, \"l2_norm\": %.17g, \"fnv1a64\": "
+                     "\"%016llx\"", sum, sqrt(sq), (unsigned long long)fnv1a64(r->volume, n));
+    if (spec->kind == FDW_KIND_DERIVATIVE && w > 0 && (size_t)w < len)
+        snprintf(extra + w, len - (size_t)w, ", \"max_abs_error\": %.17g", r->max_abs_error);
+    return FDW_OK;
+}
+
+/* The manifest's "result" object, then manifest.json. */
+static fdw_status write_result(run *r, int completed, const char *extra, fdw_error *err)
+{
+    if (!r->root)
+        return FDW_OK;
+    const double pts = (double)r->spec->nx * r->spec->ny * r->spec->nz;
+    const double mpts = r->loop_s > 0.0 ? pts * (double)r->steps_done / r->loop_s / 1e6 : 0.0;
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"completed\": %s, \"steps\": %ld, \"nsteps\": %ld, \"elapsed_s\": %.6f, "
+             "\"mpts\": %.3f, \"backend\": \"%s\", \"devices\": %d%s}",
+             completed ? "true" : "false", r->steps_done, r->prob.nt, r->loop_s, mpts,
+             r->be->name, r->plan.ndev, extra ? extra : "");
+    fdw_manifest_set_json(r->manifest, "result", json);
+    return fdw_manifest_write(r->manifest, err);
+}
+
+/* One debug line on what the snapshot writer did: how much of its work overlapped steps
+ * and how long the loop waited for it. */
+static void log_snapshot_stats(const run *r)
+{
+    if (!r->snaps || !r->root)
+        return;
+    fdw_snapshot_stats ss;
+    fdw_snapshots_stats(r->snaps, &ss);
+    run_log(r, FDW_LOG_DEBUG,
+            "snapshot writer: %ld of %ld snapshots written, %d buffer sets; %ld steps issued "
+            "while writing (%ld snapshots overlapped steps); the loop waited %ld times, "
+            "%.6f s; writing took %.6f s, %.6f s at most",
+            ss.written, ss.submitted, ss.nsets, ss.steps_while_writing, ss.overlapped,
+            ss.waits, ss.wait_s, ss.write_s, ss.max_write_s);
+}
+
+static void run_release(run *r)
+{
+    fdw_snapshots_free(r->snaps); /* joins the writer thread */
+    if (r->ctx)
+        r->be->destroy(r->ctx);
+    if (r->have_prob)
+        fdw_problem_free(&r->prob);
+    if (r->manifest)
+        fdw_manifest_free(r->manifest);
+    free(r->volume);
+}
+
+/* Set up everything the loop needs: plan, problem, manifest, backend context, buffers. */
+static fdw_status run_setup(run *r, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    fdw_status st = choose_backend(r, err);
+    if (st != FDW_OK)
+        return st;
+    if (r->be == fdw_cpu_backend() && r->opts->threads > 0)
+        omp_set_num_threads(r->opts->threads);
+    if (r->root) {
+        st = make_dirs(r->opts->out_dir, err);
+        if (st != FDW_OK)
+            return st;
+    }
+    for (int w = 0; w < fdw_spec_warning_count(spec); w++)
+        run_log(r, FDW_LOG_WARN, "%s", fdw_spec_warning(spec, w));
+    if (r->be->precheck && !r->comm) { /* (a rank's own slab is checked by create) */
+        st = r->be->precheck(spec->kind, spec->nx, spec->ny, spec->order / 2, &r->plan, err);
+        if (st != FDW_OK)
+            return st;
+    }
+    st = fdw_problem_build(spec, &r->prob, err);
+    if (st != FDW_OK)
+        return st;
+    r->have_prob = 1;
+    r->prob.comm = r->comm;
+    r->manifest = fdw_manifest_new(spec, r->opts->out_dir);
+    if (!r->manifest)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the manifest");
+    if (spec->kind != FDW_KIND_ACOUSTIC) {
+        const size_t n = (size_t)spec->nx * spec->ny * spec->nz;
+        r->volume = malloc(n * sizeof(float));
+        if (!r->volume)
+            return fdw_fail(err, FDW_ERR_NOMEM, NULL,
+                            "out of host memory for the field copy (%.1f MiB)",
+                            (double)n * 4.0 / (1024.0 * 1024.0));
+    }
+    st = fdw_snapshots_create(&r->snaps, spec, r->opts->out_dir, r->manifest, r->root, err);
+    if (st != FDW_OK)
+        return st;
+    st = r->be->create(&r->prob, &r->plan, &r->ctx, err);
+    if (st != FDW_OK) {
+        r->ctx = NULL;
+        return st;
+    }
+    if (r->comm) {
+        /* The backend has copied this rank's planes of the whole-grid model (or initial
+         * field) and never reads them again: for the rest of the run a rank holds only
+         * its slab. */
+        free((void *)r->prob.vdt2);
+        free((void *)r->prob.init);
+        r->prob.vdt2 = NULL;
+        r->prob.init = NULL;
+    }
+    uint64_t total = 0;
+    for (int d = 0; d < r->plan.ndev; d++)
+        total += r->be->device_bytes ? r->be->device_bytes(r->ctx, d) : 0;
+    run_log(r, FDW_LOG_INFO, "memory: %.1f MiB on %d device%s; %ld steps of %dx%dx%d, order %d",
+            (double)total / (1024.0 * 1024.0), r->plan.ndev, r->plan.ndev == 1 ? "" : "s",
+            r->prob.nt, spec->nx, spec->ny, spec->nz, spec->order);
+    return FDW_OK;
+}
+
+fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_callbacks *cb,
+                   fdw_result *result, fdw_error *err)
+{
+    fdw_error local;
+    if (!err)
+        err = &local;
+    fdw_error_clear(err);
+    if (result)
+        memset(result, 0, sizeof *result);
+    if (!spec)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "fdw_run called without a spec");
+    if (!opts || !opts->out_dir || !opts->out_dir[0])
+        return fdw_fail(err, FDW_ERR_IO, NULL, "fdw_run called without an output directory");
+
+    run r;
+    memset(&r, 0, sizeof r);
+    r.spec = spec;
+    r.opts = opts;
+    r.cb = cb;
+    r.comm = opts->comm && opts->comm->size > 1 ? opts->comm : NULL;
+    r.root = !r.comm || r.comm->rank == 0;
+    fdw_status st = run_setup(&r, err);
+    st = fdw_comm_agree(r.comm, st, err); /* every rank set up, or every rank stops */
+    if (st == FDW_OK)
+        st = time_loop(&r, err);
+
+    if (st == FDW_OK) {
+        char extra[512] = "";
+        if (spec->kind == FDW_KIND_ACOUSTIC)
+            st = write_gathers(&r, err);
+        else
+            st = write_field(&r, extra, sizeof extra, err);
+        if (st == FDW_OK)
+            st = write_result(&r, 1, extra, err);
+        st = fdw_comm_agree(r.comm, st, err);
+    } else if (st == FDW_ERR_CANCELLED && r.ctx && r.root) {
+        /* Keep what was made: the snapshots taken (the writer finishes them), and a
+         * manifest saying where it stopped. */
+        fdw_error ignored;
+        if (r.be->wait(r.ctx, &ignored) == FDW_OK &&
+            settle_snapshot(&r, 0, &ignored) == FDW_OK &&
+            fdw_snapshots_drain(r.snaps, r.cb, &ignored) == FDW_OK)
+            write_result(&r, 0, NULL, &ignored);
+        run_log(&r, FDW_LOG_INFO, "%s", err->message);
+    }
+
+    if (result && r.be) {
+        result->steps_done = r.steps_done;
+        result->elapsed_s = r.loop_s;
+        const double pts = (double)spec->nx * spec->ny * spec->nz;
+        result->mpts = r.loop_s > 0.0 ? pts * (double)r.steps_done / r.loop_s / 1e6 : 0.0;
+        snprintf(result->backend, sizeof result->backend, "%s", r.be->name);
+        result->max_abs_error = r.max_abs_error;
+    }
+    if (st != FDW_OK && st != FDW_ERR_CANCELLED)
+        run_log(&r, FDW_LOG_ERROR, "run failed: %s%s%s", err->field[0] ? err->field : "",
+                err->field[0] ? ": " : "", err->message);
+    log_snapshot_stats(&r);
+    run_release(&r);
+    return st;
+}

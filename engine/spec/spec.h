@@ -1,0 +1,136 @@
+/* spec.h — the validated job description as the engine sees it (inside libfdwave only).
+ * spec.c fills it from JSON; everything else reads it. Units: metres, seconds, m/s.
+ * Grid index (i,j,k) is at origin + (i*dx, j*dy, k*dz); k (z, depth) is the slowest axis. */
+#ifndef FDW_SPEC_H
+#define FDW_SPEC_H
+
+#include "fdwave/fdwave.h"
+#include <limits.h>
+
+#define FDW_MAX_ORDER 16
+#define FDW_MAX_RADIUS (FDW_MAX_ORDER / 2)
+#define FDW_MAX_DEVICES 64
+#define FDW_PATH_MAX 4096
+
+typedef enum { FDW_KIND_ACOUSTIC = 0, FDW_KIND_STENCIL, FDW_KIND_DERIVATIVE } fdw_kind;
+
+typedef enum { FDW_VEL_CONSTANT = 0, FDW_VEL_LAYERED, FDW_VEL_GAUSSIAN, FDW_VEL_FILE } fdw_vel_type;
+typedef enum { FDW_FMT_RAW_F32 = 0, FDW_FMT_SEGY, FDW_FMT_RSF } fdw_file_format;
+
+typedef struct fdw_layer {
+    double top;   /* depth (z, metres, absolute like positions) where this layer starts */
+    double v;     /* m/s */
+} fdw_layer;
+
+typedef struct fdw_velocity_spec {
+    fdw_vel_type type;
+    double v0;                 /* constant value; background of the Gaussian anomaly */
+    int nlayers;               /* layered: sorted by top, first top <= grid top */
+    fdw_layer *layers;
+    double center[3];          /* gaussian: v = v0 + dv * exp(-|x-center|^2 / (2 sigma^2)) */
+    double sigma, dv;
+    fdw_file_format format;    /* file */
+    char path[FDW_PATH_MAX];   /* resolved, absolute */
+    char name[256];            /* model name when referred to by name (daemon uploads) */
+} fdw_velocity_spec;
+
+typedef enum { FDW_WAVELET_RICKER = 0, FDW_WAVELET_FILE } fdw_wavelet_type;
+
+typedef struct fdw_source {
+    double pos[3];             /* metres; may be off-grid */
+    fdw_wavelet_type wavelet;
+    double f0;                 /* Ricker peak frequency, Hz */
+    double delay;              /* s; default 1.2/f0 */
+    double amplitude;          /* default 1 */
+    char path[FDW_PATH_MAX];   /* wavelet file: raw little-endian float32, one sample per dt */
+    float *samples;            /* loaded wavelet file samples (owned) */
+    long nsamples;
+} fdw_source;
+
+typedef struct fdw_receiver {
+    double pos[3];
+} fdw_receiver;
+
+typedef enum { FDW_PLANE_XY = 0, FDW_PLANE_XZ, FDW_PLANE_YZ, FDW_PLANE_VOLUME } fdw_plane;
+
+typedef struct fdw_slice {
+    fdw_plane plane;           /* XY at k=index, XZ at j=index, YZ at i=index; VOLUME: whole grid */
+    int index;
+} fdw_slice;
+
+/* CPML: convolutional PML (CFS, kappa = 1) with auxiliary fields in the layers; see
+ * backend.h for the per-step recursion. Appended, so the values above keep their number. */
+typedef enum { FDW_BOUNDARY_SPONGE = 0, FDW_BOUNDARY_NONE, FDW_BOUNDARY_CPML } fdw_boundary_type;
+
+typedef struct fdw_boundary {
+    fdw_boundary_type type;
+    int width[6];              /* points: xmin, xmax, ymin, ymax, zmin, zmax */
+    int free_surface;          /* zmin face is a free surface (u = 0, mirror); width[4] ignored */
+    double reflection;         /* target reflection coefficient of the sponge (default 1e-2)
+                                  or of the CPML (default 1e-3) */
+    double frequency;          /* CPML: frequency (Hz) of the CFS alpha = pi f (1 - depth);
+                                  default the largest Ricker f0; 0 for other types */
+} fdw_boundary;
+
+typedef enum { FDW_AXIS_X = 0, FDW_AXIS_Y, FDW_AXIS_Z } fdw_axis;
+
+struct fdw_spec {
+    fdw_kind kind;
+    char name[128];            /* optional free-text job name */
+
+    /* grid */
+    int nx, ny, nz;
+    double dx, dy, dz;
+    double origin[3];
+
+    int order;                 /* even, 2..16; radius = order/2 */
+
+    /* time (acoustic) / iterations (stencil, derivative) */
+    long nt;
+    double dt;                 /* resolved (auto already applied) */
+    int dt_auto;
+    double dt_safety;          /* fraction of dt_max used when dt_auto (default 0.8) */
+    double dt_max;             /* stability limit for this grid/order/velocity */
+
+    fdw_velocity_spec velocity;
+    double vmin, vmax;         /* of the model (constant/layered/gaussian known at parse;
+                                  file models: filled when the model is read at parse) */
+
+    int nsources;
+    fdw_source *sources;
+
+    int nreceivers;            /* expanded list (points, lines, planes) */
+    fdw_receiver *receivers;
+    int receiver_interval;     /* record every N steps (>= 1) */
+
+    fdw_boundary boundary;
+
+    int snapshot_every;        /* 0: no snapshots */
+    int nslices;
+    fdw_slice *slices;         /* includes FDW_PLANE_VOLUME when "volume": true */
+    int snapshot_png, snapshot_raw;
+
+    int ndevices;
+    int device_ids[FDW_MAX_DEVICES];
+    int device_ids_given;
+
+    /* stencil kind: D' = c0 D + sum_i ci (6 neighbours at distance i); coefficients given
+     * or defaults (the order's 3-D Laplacian scaled so the update is stable). */
+    double stencil_c[FDW_MAX_RADIUS + 1];
+    int stencil_c_given;
+    /* stencil kind: "seed" (default 1) of the pseudo-random initial field; the field is a
+     * hash of (seed, flat index), so it does not depend on the decomposition. */
+    long stencil_seed;
+
+    /* derivative kind: 8th-order first derivative along axis, periodic; field is
+     * sin(2 pi * periods[a] * x_a / L_a) products; output compared with analytic. */
+    fdw_axis deriv_axis;
+    int periods[3];
+
+    int nwarnings;
+    char **warnings;
+
+    char *json;                /* normalised JSON (cached for fdw_spec_to_json) */
+};
+
+#endif

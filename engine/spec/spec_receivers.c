@@ -1,0 +1,186 @@
+/* spec_receivers.c — the "receivers" section: explicit points, lines of evenly spaced
+ * receivers and planes of receivers on grid nodes, expanded into fdw_spec.receivers in
+ * that order (points, then lines, then planes). The normalised spec keeps the compact
+ * form the user wrote. */
+#include "spec/spec_parse.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char *const AXES[] = {"x", "y", "z", NULL};
+
+/* Receivers a plane yields: one per node of the other two axes, every stride-th. */
+static long long plane_count(const fdw_spec *s, int axis, long long stride)
+{
+    const int n[3] = {s->nx, s->ny, s->nz};
+    int a1 = axis == 0 ? 1 : 0, a2 = axis == 2 ? 1 : 2;
+    return ((n[a1] + stride - 1) / stride) * ((n[a2] + stride - 1) / stride);
+}
+
+/* Append the receivers of one plane at coordinate pos along axis. Order: the slower of
+ * the two in-plane axes outermost, so the list follows the grid's memory order. */
+static void expand_plane(fdw_spec *s, int axis, double pos, int stride)
+{
+    const int n[3] = {s->nx, s->ny, s->nz};
+    const double h[3] = {s->dx, s->dy, s->dz};
+    int a1 = axis == 0 ? 1 : 0, a2 = axis == 2 ? 1 : 2; /* a1 faster than a2 */
+    for (int q = 0; q < n[a2]; q += stride)
+        for (int p = 0; p < n[a1]; p += stride) {
+            fdw_receiver *r = &s->receivers[s->nreceivers++];
+            r->pos[axis] = pos;
+            r->pos[a1] = s->origin[a1] + p * h[a1];
+            r->pos[a2] = s->origin[a2] + q * h[a2];
+        }
+}
+
+int sp_parse_receivers(spec_ctx *c, const json_t *root)
+{
+    static const char *const keys[] = {"points", "lines", "planes", "interval", NULL};
+    static const char *const lkeys[] = {"from", "to", "count", NULL};
+    static const char *const pkeys[] = {"axis", "position", "stride", NULL};
+    fdw_spec *s = c->spec;
+    json_t *r, *points = NULL, *lines = NULL, *planes = NULL;
+    long long interval = 1;
+    s->receiver_interval = 1;
+    if (sp_object(c, root, "", "receivers", 0, &r))
+        return -1;
+    json_t *norm = json_object();
+    json_object_set_new(c->norm, "receivers", norm);
+    if (r && (sp_keys(c, r, "receivers", keys) ||
+              sp_array(c, r, "receivers", "points", 0, &points) ||
+              sp_array(c, r, "receivers", "lines", 0, &lines) ||
+              sp_array(c, r, "receivers", "planes", 0, &planes) ||
+              sp_int(c, r, "receivers", "interval", 0, 1, SP_MAX_NT, &interval)))
+        return -1;
+    if (interval > s->nt)
+        return sp_fail(c, "receivers.interval",
+                       "receivers.interval is %lld but the run has only %ld steps", interval,
+                       s->nt);
+    s->receiver_interval = (int)interval;
+
+    /* Pass 1: validate and count. */
+    long long total = 0;
+    size_t np = points ? json_array_size(points) : 0;
+    size_t nl = lines ? json_array_size(lines) : 0;
+    size_t npl = planes ? json_array_size(planes) : 0;
+    json_t *npts = json_array(), *nlines = json_array(), *nplanes = json_array();
+    if (points)
+        json_object_set_new(norm, "points", npts);
+    else
+        json_decref(npts);
+    if (lines)
+        json_object_set_new(norm, "lines", nlines);
+    else
+        json_decref(nlines);
+    if (planes)
+        json_object_set_new(norm, "planes", nplanes);
+    else
+        json_decref(nplanes);
+    json_object_set_new(norm, "interval", json_integer(interval));
+
+    for (size_t i = 0; i < np; i++) {
+        char field[SP_PATH], what[48];
+        double pos[3];
+        sp_idx(field, "receivers.points", i);
+        snprintf(what, sizeof what, "receiver point %zu", i);
+        if (sp_value_vec3(c, json_array_get(points, i), field, pos) ||
+            sp_check_inside(c, field, pos, what))
+            return -1;
+        json_array_append_new(npts, sp_json_vec3(pos));
+        total++;
+    }
+    for (size_t i = 0; i < nl; i++) {
+        char path[SP_PATH], field[SP_PATH], what[48];
+        json_t *l = json_array_get(lines, i);
+        double from[3], to[3];
+        long long count;
+        sp_idx(path, "receivers.lines", i);
+        if (!json_is_object(l))
+            return sp_fail(c, path, "%s must be an object {\"from\", \"to\", \"count\"}, not %s",
+                           path, sp_type_name(l));
+        if (sp_keys(c, l, path, lkeys) || sp_vec3(c, l, path, "from", 1, from))
+            return -1;
+        sp_key(field, path, "from");
+        snprintf(what, sizeof what, "the start of receiver line %zu", i);
+        if (sp_check_inside(c, field, from, what) || sp_vec3(c, l, path, "to", 1, to))
+            return -1;
+        sp_key(field, path, "to");
+        snprintf(what, sizeof what, "the end of receiver line %zu", i);
+        if (sp_check_inside(c, field, to, what) ||
+            sp_int(c, l, path, "count", 1, 1, SP_MAX_RECEIVERS, &count))
+            return -1;
+        total += count;
+        json_array_append_new(nlines, json_pack("{sososI}", "from", sp_json_vec3(from), "to",
+                                                sp_json_vec3(to), "count", (json_int_t)count));
+    }
+    for (size_t i = 0; i < npl; i++) {
+        char path[SP_PATH], field[SP_PATH];
+        json_t *p = json_array_get(planes, i);
+        int axis = 0;
+        double pos;
+        long long stride = 1;
+        sp_idx(path, "receivers.planes", i);
+        if (!json_is_object(p))
+            return sp_fail(c, path,
+                           "%s must be an object {\"axis\", \"position\", \"stride\"}, not %s",
+                           path, sp_type_name(p));
+        if (sp_keys(c, p, path, pkeys) || sp_enum(c, p, path, "axis", 1, AXES, &axis) ||
+            sp_num(c, p, path, "position", 1, &pos) ||
+            sp_int(c, p, path, "stride", 0, 1, SP_MAX_GRID_N, &stride))
+            return -1;
+        const int n[3] = {s->nx, s->ny, s->nz};
+        const double h[3] = {s->dx, s->dy, s->dz};
+        double lo = s->origin[axis], hi = lo + (n[axis] - 1) * h[axis], tol = 1e-9 * h[axis];
+        sp_key(field, path, "position");
+        if (pos < lo - tol || pos > hi + tol)
+            return sp_fail(c, field,
+                           "receiver plane %zu at %s = %g m is outside the grid, which spans %s "
+                           "from %g to %g m",
+                           i, AXES[axis], pos, AXES[axis], lo, hi);
+        pos = fmin(fmax(pos, lo), hi);
+        total += plane_count(s, axis, stride);
+        json_array_append_new(nplanes, json_pack("{sssfsI}", "axis", AXES[axis], "position",
+                                                 pos, "stride", (json_int_t)stride));
+    }
+    if (total > SP_MAX_RECEIVERS)
+        return sp_fail(c, "receivers", "the receivers expand to %lld points; at most %ld are "
+                       "allowed", total, SP_MAX_RECEIVERS);
+    if (total == 0)
+        return 0;
+
+    /* Pass 2: expand (everything was validated above). */
+    s->receivers = calloc((size_t)total, sizeof *s->receivers);
+    if (!s->receivers)
+        return sp_fail(c, "receivers", "out of memory for %lld receivers", total);
+    for (size_t i = 0; i < np; i++) {
+        fdw_receiver *rc = &s->receivers[s->nreceivers++];
+        json_t *v = json_array_get(npts, i); /* the clamped, validated copy */
+        for (int a = 0; a < 3; a++)
+            rc->pos[a] = json_real_value(json_array_get(v, (size_t)a));
+    }
+    for (size_t i = 0; i < nl; i++) {
+        json_t *l = json_array_get(nlines, i);
+        double from[3], to[3];
+        long long count = json_integer_value(json_object_get(l, "count"));
+        for (int a = 0; a < 3; a++) {
+            from[a] = json_real_value(json_array_get(json_object_get(l, "from"), (size_t)a));
+            to[a] = json_real_value(json_array_get(json_object_get(l, "to"), (size_t)a));
+        }
+        for (long long k = 0; k < count; k++) {
+            double t = count > 1 ? (double)k / (double)(count - 1) : 0.0;
+            fdw_receiver *rc = &s->receivers[s->nreceivers++];
+            for (int a = 0; a < 3; a++)
+                rc->pos[a] = k == count - 1 && count > 1 ? to[a] : from[a] + t * (to[a] - from[a]);
+        }
+    }
+    for (size_t i = 0; i < npl; i++) {
+        json_t *p = json_array_get(nplanes, i);
+        const char *ax = json_string_value(json_object_get(p, "axis"));
+        int axis = ax[0] - 'x';
+        expand_plane(s, axis, json_real_value(json_object_get(p, "position")),
+                     (int)json_integer_value(json_object_get(p, "stride")));
+    }
+    return 0;
+}

@@ -1,0 +1,174 @@
+/* spec_sources.c — the "sources" section of an acoustic spec: positions inside the grid
+ * and their wavelets, a Ricker pulse (peak frequency, delay, amplitude) or a file of raw
+ * little-endian float32 samples, one per time step, loaded and checked here. */
+#include "spec/spec_parse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SP_MAX_SOURCES 100000
+
+static const char *const WAVELET_TYPES[] = {"ricker", "file", NULL};
+
+/* Little-endian float32 from 4 bytes, whatever the host's byte order. */
+static float le_f32(const unsigned char *b)
+{
+    uint32_t u = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+                 (uint32_t)b[3] << 24;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* Read the wavelet file into src->samples: at most nt samples are kept (one per step). */
+static int load_wavelet(spec_ctx *c, const char *field, int index, fdw_source *src)
+{
+    FILE *f = fopen(src->path, "rb");
+    if (!f)
+        return sp_fail(c, field, "cannot open %s: %s", src->path, strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0) {
+        fclose(f);
+        return sp_fail(c, field, "cannot read %s: not a seekable file", src->path);
+    }
+    long size = ftell(f);
+    rewind(f);
+    if (size <= 0 || size % 4 != 0) {
+        fclose(f);
+        return sp_fail(c, field,
+                       "%s holds %ld bytes; a wavelet file holds float32 samples, a positive "
+                       "multiple of 4 bytes",
+                       src->path, size);
+    }
+    long total = size / 4;
+    long keep = total < c->spec->nt ? total : c->spec->nt;
+    src->samples = malloc((size_t)keep * sizeof *src->samples);
+    unsigned char *bytes = malloc((size_t)keep * 4);
+    if (!src->samples || !bytes) {
+        free(bytes);
+        fclose(f);
+        return sp_fail(c, field, "out of memory loading %ld wavelet samples", keep);
+    }
+    size_t got = fread(bytes, 4, (size_t)keep, f);
+    fclose(f);
+    if (got != (size_t)keep) {
+        free(bytes);
+        return sp_fail(c, field, "%s: short read (%zu of %ld samples)", src->path, got, keep);
+    }
+    for (long i = 0; i < keep; i++) {
+        src->samples[i] = le_f32(bytes + 4 * i);
+        if (!isfinite(src->samples[i])) {
+            float bad = src->samples[i];
+            free(bytes);
+            return sp_fail(c, field, "sample %ld of wavelet file %s is not finite (%g)", i,
+                           src->path, (double)bad);
+        }
+    }
+    free(bytes);
+    src->nsamples = keep;
+    if (total > c->spec->nt)
+        sp_warn(c, "source %d: the wavelet file has %ld samples; only the first %ld (nt) are "
+                "used", index, total, c->spec->nt);
+    else if (total < c->spec->nt)
+        sp_warn(c, "source %d: the wavelet file has %ld samples, fewer than nt = %ld; the "
+                "source is zero after the last sample", index, total, c->spec->nt);
+    return 0;
+}
+
+static int parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
+                         fdw_source *src, json_t *norm)
+{
+    static const char *const rkeys[] = {"type", "f0", "delay", "amplitude", NULL};
+    static const char *const fkeys[] = {"type", "path", "amplitude", NULL};
+    fdw_spec *s = c->spec;
+    int type = 0;
+    if (sp_enum(c, w, path, "type", 1, WAVELET_TYPES, &type))
+        return -1;
+    src->amplitude = 1.0;
+    json_object_set_new(norm, "type", json_string(WAVELET_TYPES[type]));
+    if (type == 0) {
+        char field[SP_PATH];
+        src->wavelet = FDW_WAVELET_RICKER;
+        if (sp_keys(c, w, path, rkeys) || sp_pos(c, w, path, "f0", 1, &src->f0))
+            return -1;
+        double hmax = fmax(s->dx, fmax(s->dy, s->dz));
+        double fmaxok = s->vmin / (2.0 * hmax);
+        sp_key(field, path, "f0");
+        if (src->f0 > fmaxok)
+            return sp_fail(c, field,
+                           "f0 %g Hz is too high for this grid: with vmin %g m/s and spacing "
+                           "%g m the grid resolves at most f0 = %.4g Hz (vmin / (2 h))",
+                           src->f0, s->vmin, hmax, fmaxok);
+        src->delay = 1.2 / src->f0;
+        if (sp_num(c, w, path, "delay", 0, &src->delay) ||
+            sp_num(c, w, path, "amplitude", 0, &src->amplitude))
+            return -1;
+        sp_key(field, path, "delay");
+        if (src->delay < 0)
+            return sp_fail(c, field, "%s must be at least 0 s, not %g", field, src->delay);
+        if (src->f0 > c->f0max)
+            c->f0max = src->f0;
+        json_object_set_new(norm, "f0", json_real(src->f0));
+        json_object_set_new(norm, "delay", json_real(src->delay));
+        json_object_set_new(norm, "amplitude", json_real(src->amplitude));
+    } else {
+        char field[SP_PATH], given[FDW_PATH_MAX];
+        src->wavelet = FDW_WAVELET_FILE;
+        sp_key(field, path, "path");
+        if (sp_keys(c, w, path, fkeys) ||
+            sp_string(c, w, path, "path", 1, given, sizeof given) ||
+            sp_num(c, w, path, "amplitude", 0, &src->amplitude) ||
+            sp_resolve_path(c, field, given, 1, src->path) ||
+            load_wavelet(c, field, index, src))
+            return -1;
+        json_object_set_new(norm, "path", json_string(src->path));
+        json_object_set_new(norm, "amplitude", json_real(src->amplitude));
+    }
+    return 0;
+}
+
+int sp_parse_sources(spec_ctx *c, const json_t *root)
+{
+    static const char *const keys[] = {"position", "wavelet", NULL};
+    fdw_spec *s = c->spec;
+    json_t *arr;
+    if (sp_array(c, root, "", "sources", 1, &arr))
+        return -1;
+    size_t n = json_array_size(arr);
+    if (n == 0)
+        return sp_fail(c, "sources", "an acoustic job needs at least one source");
+    if (n > SP_MAX_SOURCES)
+        return sp_fail(c, "sources", "%zu sources given; at most %d are allowed", n,
+                       SP_MAX_SOURCES);
+    s->sources = calloc(n, sizeof *s->sources);
+    if (!s->sources)
+        return sp_fail(c, "sources", "out of memory");
+    json_t *norm = json_array();
+    json_object_set_new(c->norm, "sources", norm);
+    for (size_t i = 0; i < n; i++) {
+        char path[SP_PATH], field[SP_PATH], what[32], wpath[SP_PATH];
+        json_t *src = json_array_get(arr, i), *w;
+        fdw_source *S = &s->sources[i];
+        s->nsources = (int)i + 1; /* so fdw_spec_free releases what was loaded */
+        sp_idx(path, "sources", i);
+        if (!json_is_object(src))
+            return sp_fail(c, path, "%s must be an object {\"position\", \"wavelet\"}, not %s",
+                           path, sp_type_name(src));
+        sp_key(field, path, "position");
+        sp_key(wpath, path, "wavelet");
+        snprintf(what, sizeof what, "source %zu", i);
+        if (sp_keys(c, src, path, keys) || sp_vec3(c, src, path, "position", 1, S->pos) ||
+            sp_check_inside(c, field, S->pos, what) ||
+            sp_object(c, src, path, "wavelet", 1, &w))
+            return -1;
+        json_t *nw = json_object(); /* owned by the array entry below */
+        json_array_append_new(norm, json_pack("{soso}", "position", sp_json_vec3(S->pos),
+                                              "wavelet", nw));
+        if (parse_wavelet(c, w, wpath, (int)i, S, nw))
+            return -1;
+    }
+    return 0;
+}

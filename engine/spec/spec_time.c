@@ -1,0 +1,96 @@
+/* spec_time.c — the "time" section of an acoustic spec: number of steps and the time step,
+ * given or "auto" (a safety fraction of the stability limit). A dt above the limit is
+ * rejected with a message giving the largest stable dt. */
+#include "spec/spec_parse.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "core/fd_coeffs.h"
+
+/* x truncated (not rounded) to 4 significant digits, so a user who copies the printed
+ * "largest stable dt" gets a dt that is indeed stable. */
+static double trunc4(double x)
+{
+    if (!(x > 0))
+        return x;
+    double scale = pow(10.0, floor(log10(x)) - 3);
+    double t = floor(x / scale) * scale;
+    return t > x ? x : t;
+}
+
+int sp_parse_time(spec_ctx *c, const json_t *root)
+{
+    static const char *const keys[] = {"nt", "dt", "safety", "dt_auto", "dt_max", NULL};
+    fdw_spec *s = c->spec;
+    json_t *t;
+    if (sp_object(c, root, "", "time", 1, &t) || sp_keys(c, t, "time", keys))
+        return -1;
+    long long nt;
+    if (sp_int(c, t, "time", "nt", 1, 1, SP_MAX_NT, &nt))
+        return -1;
+    s->nt = (long)nt;
+
+    /* dt: a number of seconds or "auto" (the default). "dt_auto": true, written by the
+     * normalised form, also selects auto; "dt_max" is informative and recomputed. */
+    json_t *dt = json_object_get(t, "dt");
+    int is_auto = 1;
+    double dtval = 0;
+    if (dt && json_is_string(dt)) {
+        if (strcmp(json_string_value(dt), "auto") != 0)
+            return sp_fail(c, "time.dt",
+                           "time.dt must be a number of seconds or \"auto\", not \"%.32s\"",
+                           json_string_value(dt));
+    } else if (dt) {
+        if (!json_is_number(dt))
+            return sp_fail(c, "time.dt",
+                           "time.dt must be a number of seconds or \"auto\", not %s",
+                           sp_type_name(dt));
+        if (sp_value_num(c, dt, "time.dt", &dtval))
+            return -1;
+        if (!(dtval > 0))
+            return sp_fail(c, "time.dt", "time.dt must be greater than 0, not %g", dtval);
+        is_auto = 0;
+    }
+    int flag = 0;
+    double ignored;
+    if (sp_bool(c, t, "time", "dt_auto", 0, &flag) ||
+        sp_num(c, t, "time", "dt_max", 0, &ignored))
+        return -1;
+    if (flag)
+        is_auto = 1;
+    s->dt_safety = SP_DEFAULT_SAFETY;
+    if (json_object_get(t, "safety")) {
+        if (!is_auto)
+            return sp_fail(c, "time.safety",
+                           "time.safety only applies when time.dt is \"auto\"");
+        if (sp_num(c, t, "time", "safety", 1, &s->dt_safety))
+            return -1;
+        if (!(s->dt_safety > 0 && s->dt_safety <= 1))
+            return sp_fail(c, "time.safety",
+                           "time.safety is %g but must be greater than 0 and at most 1",
+                           s->dt_safety);
+    }
+
+    s->dt_max = fdw_dt_max(s->order, s->dx, s->dy, s->dz, s->vmax);
+    if (!(s->dt_max > 0) || !isfinite(s->dt_max))
+        return sp_fail(c, "time.dt", "cannot compute a stable dt for this grid and velocity");
+    s->dt_auto = is_auto;
+    if (is_auto) {
+        s->dt = s->dt_safety * s->dt_max;
+    } else {
+        if (dtval > s->dt_max)
+            return sp_fail(c, "time.dt",
+                           "dt %g s is unstable for order %d with vmax %g m/s and spacing "
+                           "(%g, %g, %g) m: largest stable dt is %.4g s",
+                           dtval, s->order, s->vmax, s->dx, s->dy, s->dz, trunc4(s->dt_max));
+        s->dt = dtval;
+    }
+    json_t *norm = json_pack("{sIsf sbsf}", "nt", (json_int_t)s->nt, "dt", s->dt, "dt_auto",
+                             s->dt_auto, "dt_max", s->dt_max);
+    if (s->dt_auto)
+        json_object_set_new(norm, "safety", json_real(s->dt_safety));
+    json_object_set_new(c->norm, "time", norm);
+    return 0;
+}

@@ -1,0 +1,457 @@
+/* fdwave_run.c — the fdwave-run program: run one job spec from the shell, without the
+ * daemon, through the same engine calls the daemon makes (fdw_spec_load, fdw_run).
+ *
+ *   fdwave-run job.json [--out DIR] [--backend auto|cpu|cuda] [--devices 0,1]
+ *              [--threads N] [--quiet] [--json] [--mpi]
+ *
+ * Under mpirun (or with --mpi) every rank runs one slab of the job (docs/mpi.md): on the
+ * CUDA backend with --backend cuda (or auto when every rank sees a GPU; a rank takes its
+ * host's GPUs in turn, or those of --devices), else on the CPU backend; rank 0 alone
+ * prints (including which GPU each rank uses) and writes the outputs, and every rank exits
+ * with the same status.
+ *
+ * Progress goes to stderr: on a terminal one line redrawn in place (bar, percent,
+ * step/nsteps, Mpoints/s, ETA); otherwise one plain line per progress report. SIGINT
+ * (or SIGTERM) cancels within a step; the outputs written so far stay. Exit status:
+ * 0 done, 1 the run failed, 2 bad spec or usage, 130 cancelled (143 on SIGTERM). */
+#include "fdwave/comm.h"
+#include "fdwave/fdwave.h"
+#ifdef FDW_HAVE_MPI
+#include "mpi_comm.h"
+#endif
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { EXIT_RUN_FAILED = 1, EXIT_USAGE = 2, EXIT_CANCELLED = 130 };
+
+static volatile sig_atomic_t stop_signal; /* the signal that asked to stop, 0 if none */
+
+static void on_stop_signal(int sig)
+{
+    stop_signal = sig;
+}
+
+/* State shared with the engine callbacks. */
+typedef struct run_ui {
+    int tty;          /* stderr is a terminal: redraw one progress line */
+    int quiet;
+    int line_open;    /* a progress line is on screen without its newline */
+} run_ui;
+
+static void usage(FILE *to)
+{
+    fprintf(to,
+            "usage: fdwave-run JOB.json [options]\n"
+            "Run a finite-difference wave simulation job spec and write its outputs.\n"
+            "\n"
+            "  -o, --out DIR          output directory (default ./out/<JOB file stem>)\n"
+            "  -b, --backend KIND     auto (CUDA when a GPU is present), cpu or cuda\n"
+            "  -d, --devices LIST     device ids to run on, e.g. 0,1 (default: the spec's);\n"
+            "                         under mpirun: the GPUs of each host, taken in turn\n"
+            "                         by its ranks (default: all it has)\n"
+            "  -t, --threads N        CPU backend OpenMP threads (default: all cores)\n"
+            "  -q, --quiet            no progress or snapshot lines (warnings still shown)\n"
+            "      --json             print a JSON summary of the run on stdout\n"
+            "      --mpi              run as one rank of an MPI job (automatic under mpirun)\n"
+            "  -h, --help             this help\n"
+            "  -V, --version          print the version\n"
+            "\n"
+            "Exit status: 0 done, 1 run failed, 2 bad spec or usage, 130 cancelled (Ctrl-C).\n"
+            "Outputs (snapshots, receiver gathers, manifest.json) go to the output directory;\n"
+            "manifest.json lists every file with its meaning, dimensions and units.\n");
+}
+
+/* Erase the in-place progress line before printing anything else on stderr. */
+static void end_progress_line(run_ui *ui)
+{
+    if (ui->line_open) {
+        fputs(ui->tty ? "\r\033[K" : "\n", stderr);
+        ui->line_open = 0;
+    }
+}
+
+static void format_duration(double s, char *buf, size_t len)
+{
+    if (!(s >= 0) || s > 359999 * 3600.0) {
+        snprintf(buf, len, "--:--");
+        return;
+    }
+    long t = (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
+}
+
+static int on_progress(void *user, const fdw_progress *p)
+{
+    run_ui *ui = user;
+    if (!ui->quiet) {
+        char eta[32];
+        format_duration(p->eta_s, eta, sizeof eta);
+        if (ui->tty) {
+            enum { W = 28 };
+            int fill = (int)(p->percent / 100.0 * W + 0.5);
+            if (fill < 0)
+                fill = 0;
+            if (fill > W)
+                fill = W;
+            char bar[W + 1];
+            memset(bar, '#', (size_t)fill);
+            memset(bar + fill, '.', (size_t)(W - fill));
+            bar[W] = '\0';
+            fprintf(stderr, "\r\033[K[%s] %5.1f%%  step %ld/%ld  %.1f Mpts/s  ETA %s", bar,
+                    p->percent, p->step, p->nsteps, p->mpts, eta);
+            ui->line_open = 1;
+        } else {
+            fprintf(stderr, "progress %5.1f%% step %ld/%ld %.1f Mpts/s elapsed %.1f s eta %s\n",
+                    p->percent, p->step, p->nsteps, p->mpts, p->elapsed_s, eta);
+        }
+        fflush(stderr);
+    }
+    return stop_signal != 0;
+}
+
+static void on_snapshot(void *user, const fdw_snapshot_info *s)
+{
+    run_ui *ui = user;
+    if (ui->quiet)
+        return;
+    end_progress_line(ui);
+    fprintf(stderr, "snapshot %d at step %ld (t = %.6g s):", s->index, s->step, s->time);
+    for (int f = 0; f < s->nfiles; f++)
+        fprintf(stderr, " %s", s->files[f]);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static void on_log(void *user, int level, const char *msg)
+{
+    run_ui *ui = user;
+    if (level < FDW_LOG_INFO || (ui->quiet && level < FDW_LOG_WARN))
+        return;
+    static const char *const names[] = {"debug", "info", "warning", "error"};
+    end_progress_line(ui);
+    fprintf(stderr, "fdwave-run: %s: %s\n", names[level > 3 ? 3 : level], msg);
+    fflush(stderr);
+}
+
+static int on_cancelled(void *user)
+{
+    (void)user;
+    return stop_signal != 0;
+}
+
+/* Parse "0,1,3" into ids; returns the count or -1 when malformed. */
+static int parse_devices(const char *s, int *ids, int max)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        char *end;
+        errno = 0;
+        long v = strtol(p, &end, 10);
+        if (end == p || errno || v < 0 || v > INT_MAX || n >= max)
+            return -1;
+        ids[n++] = (int)v;
+        if (*end == ',')
+            end++;
+        else if (*end)
+            return -1;
+        p = end;
+    }
+    return n;
+}
+
+/* ./out/<stem of the spec file name> */
+static void default_out_dir(const char *spec_path, char *out, size_t len)
+{
+    const char *base = strrchr(spec_path, '/');
+    base = base ? base + 1 : spec_path;
+    size_t n = strlen(base);
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        n = (size_t)(dot - base);
+    if (n == 0)
+        snprintf(out, len, "out/job");
+    else
+        snprintf(out, len, "out/%.*s", (int)n, base);
+}
+
+/* The --json summary on stdout. */
+static void print_json_summary(const char *status, const char *spec_path, const char *out_dir,
+                               const fdw_spec *spec, const fdw_result *res,
+                               const fdw_error *err)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "status", json_string(status));
+    json_object_set_new(o, "spec", json_string(spec_path));
+    if (out_dir) {
+        char manifest[PATH_MAX + 32];
+        snprintf(manifest, sizeof manifest, "%s/manifest.json", out_dir);
+        json_object_set_new(o, "out_dir", json_string(out_dir));
+        json_object_set_new(o, "manifest", json_string(manifest));
+    }
+    if (res) {
+        json_object_set_new(o, "steps_done", json_integer(res->steps_done));
+        json_object_set_new(o, "elapsed_s", json_real(res->elapsed_s));
+        json_object_set_new(o, "mpts", json_real(res->mpts));
+        json_object_set_new(o, "backend", json_string(res->backend));
+        json_object_set_new(o, "max_abs_error", json_real(res->max_abs_error));
+    }
+    if (spec) {
+        json_t *w = json_array();
+        for (int q = 0; q < fdw_spec_warning_count(spec); q++)
+            json_array_append_new(w, json_string(fdw_spec_warning(spec, q)));
+        json_object_set_new(o, "warnings", w);
+    }
+    if (err && err->code != FDW_OK) {
+        json_t *e = json_object();
+        json_object_set_new(e, "code", json_string(fdw_status_name(err->code)));
+        json_object_set_new(e, "field", json_string(err->field));
+        json_object_set_new(e, "message", json_string(err->message));
+        json_object_set_new(o, "error", e);
+    }
+    char *text = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (text) {
+        puts(text);
+        free(text);
+    }
+    json_decref(o);
+}
+
+/* "fdwave-run: job.json: field: message" (the field part only when there is one). */
+static void print_error(const char *spec_path, const fdw_error *err)
+{
+    if (err->field[0])
+        fprintf(stderr, "fdwave-run: %s: %s: %s\n", spec_path, err->field, err->message);
+    else
+        fprintf(stderr, "fdwave-run: %s: %s\n", spec_path, err->message);
+}
+
+int main(int argc, char **argv)
+{
+    const char *spec_path = NULL, *out_dir = NULL;
+    fdw_run_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.backend = FDW_BACKEND_AUTO;
+    int ids[64], nids = 0, json = 0, want_mpi = 0;
+    run_ui ui = {0, 0, 0};
+
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a];
+        const char *val = NULL;
+        /* Options taking a value accept "--opt VALUE" and "--opt=VALUE". */
+        const char *const with_value[][2] = {{"--out", "-o"},
+                                             {"--backend", "-b"},
+                                             {"--devices", "-d"},
+                                             {"--threads", "-t"}};
+        int which = -1;
+        for (int q = 0; q < 4 && which < 0; q++) {
+            size_t ln = strlen(with_value[q][0]);
+            if (strcmp(arg, with_value[q][0]) == 0 || strcmp(arg, with_value[q][1]) == 0) {
+                if (a + 1 >= argc) {
+                    fprintf(stderr, "fdwave-run: %s needs a value\n", arg);
+                    return EXIT_USAGE;
+                }
+                val = argv[++a];
+                which = q;
+            } else if (strncmp(arg, with_value[q][0], ln) == 0 && arg[ln] == '=') {
+                val = arg + ln + 1;
+                which = q;
+            }
+        }
+        if (which == 0) {
+            if (!val[0]) {
+                fprintf(stderr, "fdwave-run: --out needs a directory\n");
+                return EXIT_USAGE;
+            }
+            out_dir = val;
+        } else if (which == 1) {
+            if (strcmp(val, "auto") == 0)
+                ro.backend = FDW_BACKEND_AUTO;
+            else if (strcmp(val, "cpu") == 0)
+                ro.backend = FDW_BACKEND_CPU;
+            else if (strcmp(val, "cuda") == 0)
+                ro.backend = FDW_BACKEND_CUDA;
+            else {
+                fprintf(stderr, "fdwave-run: --backend must be auto, cpu or cuda, not '%s'\n",
+                        val);
+                return EXIT_USAGE;
+            }
+        } else if (which == 2) {
+            nids = parse_devices(val, ids, 64);
+            if (nids <= 0) {
+                fprintf(stderr,
+                        "fdwave-run: --devices takes a comma-separated list of device ids "
+                        "(e.g. 0,1), not '%s'\n",
+                        val);
+                return EXIT_USAGE;
+            }
+        } else if (which == 3) {
+            char *end;
+            errno = 0;
+            long t = strtol(val, &end, 10);
+            if (end == val || *end || errno || t < 1 || t > 4096) {
+                fprintf(stderr, "fdwave-run: --threads takes a number from 1 to 4096, not '%s'\n",
+                        val);
+                return EXIT_USAGE;
+            }
+            ro.threads = (int)t;
+        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
+            ui.quiet = 1;
+        } else if (strcmp(arg, "--json") == 0) {
+            json = 1;
+        } else if (strcmp(arg, "--mpi") == 0) {
+            want_mpi = 1;
+        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
+            printf("fdwave-run %s\n", FDW_VERSION);
+            return 0;
+        } else if (arg[0] == '-' && arg[1] != '\0') {
+            fprintf(stderr, "fdwave-run: unknown option '%s' (see fdwave-run --help)\n", arg);
+            return EXIT_USAGE;
+        } else if (spec_path) {
+            fprintf(stderr, "fdwave-run: one job spec at a time ('%s' and '%s')\n", spec_path,
+                    arg);
+            return EXIT_USAGE;
+        } else {
+            spec_path = arg;
+        }
+    }
+    if (!spec_path) {
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+
+    /* MPI: one rank per slab. Rank 0 prints; the others stay silent. */
+    fdw_comm comm;
+    memset(&comm, 0, sizeof comm);
+    int mpi = 0, root = 1;
+#ifdef FDW_HAVE_MPI
+    if (want_mpi || fdw_mpi_launched()) {
+        char msg[256];
+        if (fdw_mpi_init(&argc, &argv, &comm, msg, sizeof msg) != 0) {
+            fprintf(stderr, "fdwave-run: %s\n", msg);
+            return EXIT_RUN_FAILED;
+        }
+        mpi = 1;
+        root = comm.rank == 0;
+        if (!root)
+            ui.quiet = 1;
+        if (comm.size > 1)
+            ro.comm = &comm;
+    }
+#else
+    (void)mpi;
+    const char *np = getenv("OMPI_COMM_WORLD_SIZE");
+    if (want_mpi || (np && atoi(np) > 1)) {
+        fprintf(stderr, "fdwave-run: this fdwave-run was built without MPI support "
+                        "(FDW_MPI=OFF, or no MPI library at build time); rebuild with "
+                        "libopenmpi-dev installed to run under mpirun\n");
+        return EXIT_RUN_FAILED;
+    }
+#endif
+
+    fdw_error err;
+    memset(&err, 0, sizeof err);
+    fdw_spec *spec = NULL;
+    fdw_status st = fdw_spec_load(spec_path, NULL, &spec, &err);
+    if (ro.comm) /* a rank that cannot read the spec stops every rank */
+        st = fdw_comm_agree(ro.comm, st, &err);
+    if (st != FDW_OK) {
+        if (root) {
+            print_error(spec_path, &err);
+            if (json)
+                print_json_summary("invalid", spec_path, NULL, NULL, NULL, &err);
+        }
+        fdw_spec_free(spec);
+#ifdef FDW_HAVE_MPI
+        if (mpi)
+            fdw_mpi_finalize();
+#endif
+        return EXIT_USAGE;
+    }
+    /* The spec's warnings reach stderr through the engine's log callback when the run
+     * starts (and the --json summary lists them). */
+
+    char default_dir[PATH_MAX];
+    if (!out_dir) {
+        default_out_dir(spec_path, default_dir, sizeof default_dir);
+        out_dir = default_dir;
+    }
+    ro.out_dir = out_dir;
+    if (nids > 0) {
+        ro.device_ids = ids;
+        ro.ndevice_ids = nids;
+    }
+
+    /* Cancel cleanly on the first Ctrl-C; a second one kills (SA_RESETHAND). */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    ui.tty = isatty(STDERR_FILENO);
+    fdw_callbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.progress = on_progress;
+    cb.snapshot = on_snapshot;
+    cb.log = on_log;
+    cb.cancelled = on_cancelled;
+    cb.user = &ui;
+    cb.progress_interval_s = ui.tty ? 0.2 : 1.0;
+
+    if (!ui.quiet)
+        fprintf(stderr, "fdwave-run: %s: %s job, %llu grid points, %ld steps, outputs in %s\n",
+                spec_path, fdw_spec_kind(spec), (unsigned long long)fdw_spec_points(spec),
+                fdw_spec_steps(spec), out_dir);
+
+    fdw_result res;
+    memset(&res, 0, sizeof res);
+    st = fdw_run(spec, &ro, &cb, &res, &err);
+    end_progress_line(&ui);
+
+    int code;
+    const char *status;
+    if (st == FDW_OK) {
+        code = 0;
+        status = "succeeded";
+        if (!ui.quiet)
+            fprintf(stderr, "fdwave-run: done: %ld steps in %.2f s, %.1f Mpts/s (%s)\n",
+                    res.steps_done, res.elapsed_s, res.mpts, res.backend);
+        if (!json && root)
+            printf("outputs: %s\nmanifest: %s/manifest.json\n", out_dir, out_dir);
+    } else if (st == FDW_ERR_CANCELLED) {
+        code = stop_signal == SIGTERM ? 128 + SIGTERM : EXIT_CANCELLED;
+        status = "cancelled";
+        if (root)
+            fprintf(stderr, "fdwave-run: cancelled after %ld steps; outputs so far are in %s\n",
+                    res.steps_done, out_dir);
+    } else {
+        code = st == FDW_ERR_SPEC ? EXIT_USAGE : EXIT_RUN_FAILED;
+        status = "failed";
+        if (root)
+            print_error(spec_path, &err);
+    }
+    if (json && root)
+        print_json_summary(status, spec_path, out_dir, spec, &res, st == FDW_OK ? NULL : &err);
+    fdw_spec_free(spec);
+#ifdef FDW_HAVE_MPI
+    if (mpi)
+        fdw_mpi_finalize();
+#endif
+    return code;
+}
