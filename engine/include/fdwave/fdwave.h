@@ -38,9 +38,36 @@ const char *fdw_status_name(fdw_status s);
 
 typedef struct fdw_spec fdw_spec; /* opaque; see engine/spec.h inside the engine */
 
-/* Maps a model name used by a spec ("velocity": {"model": "NAME"}) to a file path.
- * Returns 0 and fills path, or non-zero if the name is unknown. */
-typedef int (*fdw_model_resolver)(void *user, const char *name, char *path, size_t pathlen);
+/* ---- Velocity model files ----------------------------------------------- */
+
+/* What one read of a model file establishes: its format, the geometry it records, its
+ * velocity range and digest. The daemon records this at upload and hands it back through
+ * the resolver, so a spec naming the model is checked without reading the file again. */
+typedef struct fdw_model_info {
+    char format[8];            /* "raw-f32", "segy" or "rsf" */
+    uint64_t nvalues;          /* samples in the file */
+    /* Geometry the file records (SEG-Y: crosslines, inlines, samples; RSF: n1, n2, n3);
+     * 0 where the format records none (raw: only nvalues). */
+    int nx, ny, nz;
+    /* Spacing the file records in metres (RSF d1..d3; SEG-Y dz from its sample interval);
+     * 0 where it records none. */
+    double dx, dy, dz;
+    double vmin, vmax;         /* m/s, over every sample */
+    char sha256[65];           /* hex digest of the file's bytes */
+} fdw_model_info;
+
+/* Read a model file once: check that it is a readable file of format ("raw-f32", "segy",
+ * "rsf") whose every sample is a positive finite velocity, and fill info (sha256
+ * included). Errors name field (e.g. "model") and, for a bad sample, its index. */
+fdw_status fdw_model_inspect(const char *path, const char *format, const char *field,
+                             fdw_model_info *info, fdw_error *err);
+
+/* Maps a model name used by a spec ("velocity": {"type": "model", "name": NAME}) to its
+ * file and, when known, what fdw_model_inspect recorded of it. Returns 0 and fills path
+ * and *info (info->nvalues = 0 when nothing is recorded: the parser then reads the file),
+ * or non-zero if the name is unknown to this user. */
+typedef int (*fdw_model_resolver)(void *user, const char *name, char *path, size_t pathlen,
+                                  fdw_model_info *info);
 
 typedef struct fdw_parse_opts {
     /* Directory that relative "path"s in the spec are resolved against ("." if NULL). */
@@ -52,8 +79,13 @@ typedef struct fdw_parse_opts {
     void *resolve_user;
     /* Largest grid accepted, in points (0: default 2^36). */
     uint64_t max_points;
-    /* Devices available to run on (0: do not check "devices"). */
+    /* Devices available to run on (0: do not check "devices"). A request for more, or for
+     * an id that does not exist, fails with FDW_ERR_DEVICE naming the devices field. */
     int max_devices;
+    /* The JSON is a normalised spec this engine produced (fdw_spec_to_json), e.g. the
+     * daemon's stored copy: the model facts recorded in it (velocity range) are used
+     * instead of reading the model file again. Never set for text a user wrote. */
+    int normalised;
 } fdw_parse_opts;
 
 /* Parse and fully validate a JSON spec. On failure *out is NULL and err names the field. */
@@ -127,6 +159,24 @@ struct fdw_comm; /* engine/comm.h */
 
 typedef enum { FDW_BACKEND_AUTO = 0, FDW_BACKEND_CPU, FDW_BACKEND_CUDA } fdw_backend_kind;
 
+/* Choices the engine makes by itself, forced for benchmarks and tests. Zero everywhere (or
+ * a NULL pointer in fdw_run_opts) means: the engine decides. Results are bit-identical
+ * whatever is chosen, except cpu_portable (see below). */
+typedef struct fdw_tuning {
+    /* CPU acoustic kernel: 1 forces the portable C kernel instead of the AVX-512 one (the
+     * two agree within a few ulps; the portable one is bit-identical to the GPU). */
+    int cpu_portable;
+    /* CUDA 2.5D update (acoustic, stencil): configuration 1..N of the kernel table
+     * (fdw_cuda_config_name names them; 0: the tuned default), and planes per block
+     * along z (0: automatic). */
+    int cuda_config;
+    int cuda_zchunk;
+    /* CUDA derivative kind: 1 scalar kernels, 2 the vector walk, 3 the vector tile
+     * (0: the default per axis); planes per walk chunk (0: automatic). */
+    int cuda_deriv;
+    int cuda_deriv_chunk;
+} fdw_tuning;
+
 typedef struct fdw_run_opts {
     const char *out_dir;        /* created if missing; outputs and manifest.json go here */
     fdw_backend_kind backend;   /* AUTO: CUDA when compiled in and a GPU is present */
@@ -138,6 +188,7 @@ typedef struct fdw_run_opts {
      * with the same spec; rank r runs slab r of the plan on the CPU backend; rank 0 alone
      * writes the outputs and calls progress, snapshot and log. NULL: one process. */
     const struct fdw_comm *comm;
+    const fdw_tuning *tuning;   /* NULL: every choice automatic */
 } fdw_run_opts;
 
 /* Summary of a finished run. */
@@ -165,6 +216,9 @@ typedef struct fdw_device_info {
 
 /* Number of CUDA GPUs usable by this build (0 when built without CUDA or none present). */
 int fdw_gpu_count(void);
+/* Name of CUDA 2.5D configuration n (fdw_tuning.cuda_config), e.g. "V1 TMA x4 64x16:
+ * 16x16, L1"; NULL when n is not a configuration of this build. */
+const char *fdw_cuda_config_name(int n);
 fdw_status fdw_gpu_info(int id, fdw_device_info *info, fdw_error *err);
 
 #ifdef __cplusplus
