@@ -13,6 +13,8 @@
 /* Samples per read chunk (4 MiB of float32). */
 #define FDW_MODEL_CHUNK (1u << 20)
 
+/* Where a reader's samples go. nx = 0 on entry: "learn" mode (fdw_model_inspect): the grid
+ * is taken from the file's own geometry instead of being checked against it. */
 typedef struct fdw_model_sink {
     int nx, ny, nz;
     float *out;          /* grid array (x fastest) to fill; NULL when only scanning */
@@ -28,12 +30,26 @@ void fdw_sink_init(fdw_model_sink *s, int nx, int ny, int nz, float *out, const 
 fdw_status fdw_sink_put(fdw_model_sink *s, const float *vals, size_t n, uint64_t first,
                         uint64_t stride, fdw_error *err);
 
-/* Readers: check the file's geometry against the sink's grid (and spacing where the
- * format records it), then stream every sample into the sink. */
-fdw_status fdw_raw_read(const char *path, fdw_model_sink *s, fdw_error *err);
-fdw_status fdw_segy_read(const char *path, double dz, fdw_model_sink *s, fdw_error *err);
-fdw_status fdw_rsf_read(const char *path, double dx, double dy, double dz,
-                        fdw_model_sink *s, fdw_error *err);
+/* The grid spacing a model must agree with where the file records one (dx, dy, dz in m;
+ * all 0 in learn mode). */
+typedef struct fdw_model_grid_h {
+    double dx, dy, dz;
+} fdw_model_grid_h;
+
+/* The one geometry check: does a file with geometry info fit the sink's grid (and h, where
+ * the file records a spacing)? Errors name s->field and s->path, in each format's terms.
+ * In learn mode (s->nx == 0) it adopts the file's geometry into the sink instead. */
+fdw_status fdw_model_fit(const fdw_model_info *info, fdw_model_sink *s,
+                         const fdw_model_grid_h *h, fdw_error *err);
+
+/* Readers: fill info with what the file's header says (format, nvalues, geometry,
+ * spacing), fit it to the sink (fdw_model_fit), then stream every sample into the sink. */
+fdw_status fdw_raw_read(const char *path, fdw_model_sink *s, const fdw_model_grid_h *h,
+                        fdw_model_info *info, fdw_error *err);
+fdw_status fdw_segy_read(const char *path, fdw_model_sink *s, const fdw_model_grid_h *h,
+                         fdw_model_info *info, fdw_error *err);
+fdw_status fdw_rsf_read(const char *path, fdw_model_sink *s, const fdw_model_grid_h *h,
+                        fdw_model_info *info, fdw_error *err);
 
 /* Constant / layered / Gaussian models: fill out (OpenMP). */
 fdw_status fdw_model_fill_analytic(const fdw_spec *spec, float *out, fdw_error *err);

@@ -6,6 +6,7 @@
 #include "model/model_formats.h"
 #include "core/error.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -62,6 +63,138 @@ fdw_status fdw_sink_put(fdw_model_sink *s, const float *vals, size_t n, uint64_t
     return FDW_OK;
 }
 
+fdw_status fdw_model_fit(const fdw_model_info *info, fdw_model_sink *s,
+                         const fdw_model_grid_h *h, fdw_error *err)
+{
+    const char *path = s->path, *field = s->field;
+    const int segy = strcmp(info->format, "segy") == 0, rsf = strcmp(info->format, "rsf") == 0;
+    if (info->nvalues == 0)
+        return fdw_fail(err, FDW_ERR_SPEC, field, "model file %s holds no samples", path);
+    if (s->nx == 0) { /* learn: the file's geometry becomes the grid */
+        if (info->nx > 0 && info->ny > 0 && info->nz > 0) {
+            s->nx = info->nx;
+            s->ny = info->ny;
+            s->nz = info->nz;
+        } else if (info->nz > 0) { /* SEG-Y without line numbers: traces along x */
+            s->nx = (int)(info->nvalues / (uint64_t)info->nz);
+            s->ny = 1;
+            s->nz = info->nz;
+        } else if (info->nvalues <= INT_MAX) { /* raw: one flat axis */
+            s->nx = (int)info->nvalues;
+            s->ny = s->nz = 1;
+        } else {
+            s->nx = 1 << 30;
+            s->ny = (int)((info->nvalues + (1u << 30) - 1) >> 30);
+            s->nz = 1;
+        }
+        return FDW_OK;
+    }
+    const uint64_t want = (uint64_t)s->nx * (uint64_t)s->ny * (uint64_t)s->nz;
+    if (segy) {
+        if (info->nx > 0 && (info->ny != s->ny || info->nx != s->nx || info->nz != s->nz))
+            return fdw_fail(err, FDW_ERR_SPEC, field,
+                            "SEG-Y %s has %d inlines x %d crosslines x %d samples; the grid "
+                            "needs ny=%d x nx=%d x nz=%d (inline = y, crossline = x, samples = "
+                            "z)",
+                            path, info->ny, info->nx, info->nz, s->ny, s->nx, s->nz);
+        if (info->nx == 0 && (info->nvalues != want || info->nz != s->nz))
+            return fdw_fail(err, FDW_ERR_SPEC, field,
+                            "SEG-Y %s has %llu traces without inline/crossline numbers x %d "
+                            "samples; the grid needs nx*ny = %ld traces x nz=%d samples",
+                            path, (unsigned long long)(info->nvalues / (uint64_t)info->nz),
+                            info->nz, (long)s->nx * s->ny, s->nz);
+        if (info->dz != 0 && fabs(info->dz * 1000.0 - h->dz * 1000.0) > 0.5)
+            return fdw_fail(err, FDW_ERR_SPEC, field,
+                            "SEG-Y %s has sample interval %.0f, i.e. dz = %g m (the interval "
+                            "holds dz*1000); the grid has dz = %g m",
+                            path, info->dz * 1000.0, info->dz, h->dz);
+        return FDW_OK;
+    }
+    if (rsf) {
+        if (info->nx != s->nx || info->ny != s->ny || info->nz != s->nz)
+            return fdw_fail(err, FDW_ERR_SPEC, field,
+                            "RSF %s has n1=%d n2=%d n3=%d; the grid needs n1=nx=%d n2=ny=%d "
+                            "n3=nz=%d (axis 1 = x, fastest)",
+                            path, info->nx, info->ny, info->nz, s->nx, s->ny, s->nz);
+        const double have[3] = {info->dx, info->dy, info->dz}, need[3] = {h->dx, h->dy, h->dz};
+        for (int a = 0; a < 3; a++) {
+            if (have[a] == 0.0)
+                return fdw_fail(err, FDW_ERR_SPEC, field,
+                                "RSF header %s has no d%d; the grid has d%c=%g m", path, a + 1,
+                                "xyz"[a], need[a]);
+            if (fabs(have[a] - need[a]) > 1e-6 * fabs(need[a]))
+                return fdw_fail(err, FDW_ERR_SPEC, field,
+                                "RSF %s has d%d=%g; the grid has d%c=%g m (they must agree "
+                                "within a relative 1e-6)",
+                                path, a + 1, have[a], "xyz"[a], need[a]);
+        }
+        return FDW_OK;
+    }
+    if (info->nvalues != want)
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "raw-f32 model %s has %llu bytes; the grid %d x %d x %d needs %llu "
+                        "bytes (nx*ny*nz*4)%s",
+                        path, (unsigned long long)(info->nvalues * 4u), s->nx, s->ny, s->nz,
+                        (unsigned long long)(want * 4u),
+                        info->nvalues < want ? ": the file is truncated"
+                                             : ": the file is too long");
+    return FDW_OK;
+}
+
+static const char *const FORMAT_NAMES[] = {"raw-f32", "segy", "rsf"};
+
+/* Stream a model file of format fmt into the sink (learn mode when s->nx is 0), filling
+ * info with what the file records and its velocity range. */
+static fdw_status read_model_file(const char *path, fdw_file_format fmt, fdw_model_sink *s,
+                                  const fdw_model_grid_h *h, fdw_model_info *info,
+                                  fdw_error *err)
+{
+    fdw_status st;
+    switch (fmt) {
+    case FDW_FMT_RAW_F32: st = fdw_raw_read(path, s, h, info, err); break;
+    case FDW_FMT_SEGY: st = fdw_segy_read(path, s, h, info, err); break;
+    case FDW_FMT_RSF: st = fdw_rsf_read(path, s, h, info, err); break;
+    default:
+        return fdw_fail(err, FDW_ERR_SPEC, "velocity.format", "unknown model file format %d",
+                        (int)fmt);
+    }
+    if (st == FDW_OK) {
+        info->vmin = s->vmin;
+        info->vmax = s->vmax;
+    }
+    return st;
+}
+
+fdw_status fdw_model_inspect(const char *path, const char *format, const char *field,
+                             fdw_model_info *info, fdw_error *err)
+{
+    fdw_error local;
+    if (!err)
+        err = &local;
+    fdw_error_clear(err);
+    if (!path || !format || !info)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "fdw_model_inspect: null argument");
+    int fmt = -1;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(format, FORMAT_NAMES[i]) == 0)
+            fmt = i;
+    if (fmt < 0)
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "unknown model format \"%s\": use raw-f32, segy or rsf", format);
+    fdw_model_sink sink;
+    fdw_sink_init(&sink, 0, 0, 0, NULL, field ? field : "", path);
+    const fdw_model_grid_h none = {0, 0, 0};
+    return read_model_file(path, (fdw_file_format)fmt, &sink, &none, info, err);
+}
+
+int fdw_model_info_format(const fdw_model_info *info)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(info->format, FORMAT_NAMES[i]) == 0)
+            return i;
+    return -1;
+}
+
 /* The spec field a model file error points at: the uploaded model's name when the spec
  * named one, else the file path. */
 static const char *model_field(const fdw_velocity_spec *v)
@@ -80,15 +213,9 @@ static fdw_status read_file_model(const fdw_velocity_spec *v, int nx, int ny, in
         return fdw_fail(err, FDW_ERR_SPEC, field, "no model file path");
     fdw_model_sink sink;
     fdw_sink_init(&sink, nx, ny, nz, out, field, v->path);
-    fdw_status st;
-    switch (v->format) {
-    case FDW_FMT_RAW_F32: st = fdw_raw_read(v->path, &sink, err); break;
-    case FDW_FMT_SEGY: st = fdw_segy_read(v->path, dz, &sink, err); break;
-    case FDW_FMT_RSF: st = fdw_rsf_read(v->path, dx, dy, dz, &sink, err); break;
-    default:
-        return fdw_fail(err, FDW_ERR_SPEC, "velocity.format", "unknown model file format %d",
-                        (int)v->format);
-    }
+    const fdw_model_grid_h h = {dx, dy, dz};
+    fdw_model_info info;
+    fdw_status st = read_model_file(v->path, v->format, &sink, &h, &info, err);
     if (st != FDW_OK)
         return st;
     if (vmin)
@@ -96,6 +223,26 @@ static fdw_status read_file_model(const fdw_velocity_spec *v, int nx, int ny, in
     if (vmax)
         *vmax = sink.vmax;
     return FDW_OK;
+}
+
+fdw_status fdw_model_check_info(const fdw_velocity_spec *v, const fdw_model_info *info,
+                                int nx, int ny, int nz, double dx, double dy, double dz,
+                                fdw_error *err)
+{
+    const char *field = model_field(v);
+    if (fdw_model_info_format(info) != (int)v->format)
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "model %s was recorded as %s, but its name says %s", v->path,
+                        info->format, FORMAT_NAMES[v->format]);
+    fdw_model_sink sink;
+    fdw_sink_init(&sink, nx, ny, nz, NULL, field, v->path);
+    const fdw_model_grid_h h = {dx, dy, dz};
+    fdw_status st = fdw_model_fit(info, &sink, &h, err);
+    if (st == FDW_OK && !(info->vmin > 0 && info->vmax >= info->vmin && isfinite(info->vmax)))
+        st = fdw_fail(err, FDW_ERR_SPEC, field,
+                      "model %s was recorded with velocities from %g to %g m/s; they must be "
+                      "positive and finite", v->path, info->vmin, info->vmax);
+    return st;
 }
 
 fdw_status fdw_model_scan(const fdw_velocity_spec *v, int nx, int ny, int nz, double dx,

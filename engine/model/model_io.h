@@ -14,6 +14,15 @@
 fdw_status fdw_model_scan(const fdw_velocity_spec *v, int nx, int ny, int nz, double dx,
                           double dy, double dz, double *vmin, double *vmax, fdw_error *err);
 
+/* The model file v names, as recorded in info (fdw_model_inspect, e.g. at the daemon's
+ * upload), checked against the grid without reading the file: format, geometry, spacing
+ * where recorded, a positive finite range. Errors name the spec's velocity field. */
+fdw_status fdw_model_check_info(const fdw_velocity_spec *v, const fdw_model_info *info,
+                                int nx, int ny, int nz, double dx, double dy, double dz,
+                                fdw_error *err);
+/* The fdw_file_format of info->format, or -1. */
+int fdw_model_info_format(const fdw_model_info *info);
+
 /* Fill out[nx*ny*nz] with the spec's velocity model (any type). */
 fdw_status fdw_model_load(const fdw_spec *spec, float *out, fdw_error *err);
 

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-fdw_status fdw_raw_read(const char *path, fdw_model_sink *s, fdw_error *err)
+fdw_status fdw_raw_read(const char *path, fdw_model_sink *s, const fdw_model_grid_h *h,
+                        fdw_model_info *info, fdw_error *err)
 {
-    uint64_t n = (uint64_t)s->nx * (uint64_t)s->ny * (uint64_t)s->nz;
     FILE *f = fopen(path, "rb");
     if (!f)
         return fdw_fail(err, FDW_ERR_SPEC, s->field, "cannot open model file %s: %s", path,
@@ -25,17 +25,19 @@ fdw_status fdw_raw_read(const char *path, fdw_model_sink *s, fdw_error *err)
         return fdw_fail(err, FDW_ERR_SPEC, s->field, "model file %s is not a regular file",
                         path);
     }
-    uint64_t want = n * 4u;
-    if ((uint64_t)st.st_size != want) {
+    memset(info, 0, sizeof *info);
+    snprintf(info->format, sizeof info->format, "raw-f32");
+    info->nvalues = (uint64_t)st.st_size / 4u;
+    fdw_status fit = (uint64_t)st.st_size % 4u
+                         ? fdw_fail(err, FDW_ERR_SPEC, s->field,
+                                    "raw-f32 model %s has %llu bytes, not a whole number of "
+                                    "float32 samples", path, (unsigned long long)st.st_size)
+                         : fdw_model_fit(info, s, h, err);
+    if (fit != FDW_OK) {
         fclose(f);
-        return fdw_fail(err, FDW_ERR_SPEC, s->field,
-                        "raw-f32 model %s has %llu bytes; the grid %d x %d x %d needs %llu "
-                        "bytes (nx*ny*nz*4)%s",
-                        path, (unsigned long long)st.st_size, s->nx, s->ny, s->nz,
-                        (unsigned long long)want,
-                        (uint64_t)st.st_size < want ? ": the file is truncated"
-                                                    : ": the file is too long");
+        return fit;
     }
+    const uint64_t n = info->nvalues;
     size_t cap = n < FDW_MODEL_CHUNK ? (size_t)n : FDW_MODEL_CHUNK;
     float *buf = malloc((cap ? cap : 1) * sizeof *buf);
     if (!buf) {

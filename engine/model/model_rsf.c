@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,10 +182,12 @@ static fdw_status rsf_get_double(const rsf_header *h, const char *key, int *pres
     return FDW_OK;
 }
 
-fdw_status fdw_rsf_read(const char *path, double dx, double dy, double dz,
-                        fdw_model_sink *s, fdw_error *err)
+fdw_status fdw_rsf_read(const char *path, fdw_model_sink *s, const fdw_model_grid_h *hg,
+                        fdw_model_info *info, fdw_error *err)
 {
     const char *field = s->field;
+    memset(info, 0, sizeof *info);
+    snprintf(info->format, sizeof info->format, "rsf");
     rsf_header h;
     fdw_status st = read_header_text(path, field, &h, err);
     if (st != FDW_OK)
@@ -214,38 +217,29 @@ fdw_status fdw_rsf_read(const char *path, double dx, double dy, double dz,
             goto done;
         }
     }
-    if (n[1] != s->nx || n[2] != s->ny || n[3] != s->nz) {
-        st = fdw_fail(err, FDW_ERR_SPEC, field,
-                      "RSF %s has n1=%ld n2=%ld n3=%ld; the grid needs n1=nx=%d n2=ny=%d "
-                      "n3=nz=%d (axis 1 = x, fastest)",
-                      path, n[1], n[2], n[3], s->nx, s->ny, s->nz);
-        goto done;
+    for (int a = 1; a <= 3; a++) {
+        if (n[a] < 1 || n[a] > INT_MAX) {
+            st = fdw_fail(err, FDW_ERR_SPEC, field, "RSF %s has n%d=%ld: not an axis length",
+                          path, a, n[a]);
+            goto done;
+        }
     }
-
-    /* Spacing: d1 d2 d3 against dx dy dz, relative tolerance 1e-6. */
-    const double want_d[3] = {dx, dy, dz};
-    const char *grid_d[3] = {"dx", "dy", "dz"};
+    info->nx = (int)n[1];
+    info->ny = (int)n[2];
+    info->nz = (int)n[3];
+    info->nvalues = (uint64_t)n[1] * (uint64_t)n[2] * (uint64_t)n[3];
+    double *dd[3] = {&info->dx, &info->dy, &info->dz};
     for (int a = 0; a < 3; a++) {
         char key[8];
         int present;
-        double d = 0;
         snprintf(key, sizeof key, "d%d", a + 1);
-        if ((st = rsf_get_double(&h, key, &present, &d, path, field, err)) != FDW_OK)
+        if ((st = rsf_get_double(&h, key, &present, dd[a], path, field, err)) != FDW_OK)
             goto done;
-        if (!present) {
-            st = fdw_fail(err, FDW_ERR_SPEC, field,
-                          "RSF header %s has no %s; the grid has %s=%g m", path, key,
-                          grid_d[a], want_d[a]);
-            goto done;
-        }
-        if (fabs(d - want_d[a]) > 1e-6 * fabs(want_d[a])) {
-            st = fdw_fail(err, FDW_ERR_SPEC, field,
-                          "RSF %s has %s=%g; the grid has %s=%g m (they must agree within a "
-                          "relative 1e-6)",
-                          path, key, d, grid_d[a], want_d[a]);
-            goto done;
-        }
+        if (!present)
+            *dd[a] = 0.0;
     }
+    if ((st = fdw_model_fit(info, s, hg, err)) != FDW_OK)
+        goto done;
 
     /* Sample encoding. */
     char fmt[64] = "native_float";
@@ -311,7 +305,7 @@ fdw_status fdw_rsf_read(const char *path, double dx, double dy, double dz,
         goto done;
     }
     struct stat sb;
-    uint64_t nsamp = (uint64_t)s->nx * (uint64_t)s->ny * (uint64_t)s->nz;
+    const uint64_t nsamp = info->nvalues;
     if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
         st = fdw_fail(err, FDW_ERR_SPEC, field, "RSF binary %s is not a regular file",
                       datapath);

@@ -105,8 +105,9 @@ static fdw_status open_segy(segy_in *in, const char *path, const char *field, fd
     return FDW_OK;
 }
 
-/* Check the sample interval against dz when the file records one (dz*1000 convention). */
-static fdw_status check_interval(segy_in *in, double dz, fdw_error *err)
+/* The sample interval the file records (binary header, else the first trace header), as
+ * a depth step in metres under the dz*1000 convention; 0 when it records none. */
+static fdw_status recorded_dz(segy_in *in, double *dz, fdw_error *err)
 {
     char bin[SEGY_BINARY_HEADER_SIZE];
     int32_t dt = 0;
@@ -121,23 +122,22 @@ static fdw_status check_interval(segy_in *in, double dz, fdw_error *err)
         segy_get_field(in->hdr, SEGY_TR_SAMPLE_INTER, &dt);
         dt &= 0xffff;
     }
-    if (dt != 0 && fabs((double)dt - dz * 1000.0) > 0.5)
-        return fdw_fail(err, FDW_ERR_SPEC, in->field,
-                        "SEG-Y %s has sample interval %d, i.e. dz = %g m (the interval holds "
-                        "dz*1000); the grid has dz = %g m",
-                        in->path, (int)dt, dt / 1000.0, dz);
+    *dz = dt / 1000.0;
     return FDW_OK;
 }
 
-fdw_status fdw_segy_read(const char *path, double dz, fdw_model_sink *s, fdw_error *err)
+fdw_status fdw_segy_read(const char *path, fdw_model_sink *s, const fdw_model_grid_h *h,
+                         fdw_model_info *info, fdw_error *err)
 {
     segy_in in;
     fdw_status st = open_segy(&in, path, s->field, err);
     float *buf = NULL;
     int32_t *first_line = NULL;
+    memset(info, 0, sizeof *info);
+    snprintf(info->format, sizeof info->format, "segy");
     if (st != FDW_OK)
         goto done;
-    if ((st = check_interval(&in, dz, err)) != FDW_OK)
+    if ((st = recorded_dz(&in, &info->dz, err)) != FDW_OK)
         goto done;
 
     /* Geometry from the first traces' line numbers. */
@@ -186,24 +186,15 @@ fdw_status fdw_segy_read(const char *path, double dz, fdw_model_sink *s, fdw_err
         }
         nxl = order == SORT_INLINE ? run : in.ntraces / run;
         nil = order == SORT_INLINE ? in.ntraces / run : run;
-        if (nil != s->ny || nxl != s->nx || in.ns != s->nz) {
-            st = fdw_fail(err, FDW_ERR_SPEC, s->field,
-                          "SEG-Y %s has %d inlines x %d crosslines x %d samples; the grid "
-                          "needs ny=%d x nx=%d x nz=%d (inline = y, crossline = x, samples = z)",
-                          path, nil, nxl, in.ns, s->ny, s->nx, s->nz);
-            goto done;
-        }
-    } else {
-        nxl = s->nx;
-        nil = s->ny;
-        if ((long)in.ntraces != (long)s->nx * s->ny || in.ns != s->nz) {
-            st = fdw_fail(err, FDW_ERR_SPEC, s->field,
-                          "SEG-Y %s has %d traces without inline/crossline numbers x %d "
-                          "samples; the grid needs nx*ny = %ld traces x nz=%d samples",
-                          path, in.ntraces, in.ns, (long)s->nx * s->ny, s->nz);
-            goto done;
-        }
+        info->nx = nxl;
+        info->ny = nil;
     }
+    info->nz = in.ns;
+    info->nvalues = (uint64_t)in.ntraces * (uint64_t)in.ns;
+    if ((st = fdw_model_fit(info, s, h, err)) != FDW_OK)
+        goto done;
+    nxl = s->nx;
+    nil = s->ny;
 
     buf = malloc((size_t)in.ns * sizeof *buf);
     first_line = malloc((size_t)run * sizeof *first_line);

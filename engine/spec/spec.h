@@ -32,6 +32,7 @@ typedef struct fdw_velocity_spec {
     fdw_file_format format;    /* file */
     char path[FDW_PATH_MAX];   /* resolved, absolute */
     char name[256];            /* model name when referred to by name (daemon uploads) */
+    char sha256[65];           /* its digest as the model store recorded it ("" unknown) */
 } fdw_velocity_spec;
 
 typedef enum { FDW_WAVELET_RICKER = 0, FDW_WAVELET_FILE } fdw_wavelet_type;

@@ -158,9 +158,33 @@ static int scan_file(spec_ctx *c, const char *field)
     return 0;
 }
 
+/* The velocity range of a file model recorded in a normalised spec ("vmin", "vmax"): used
+ * instead of a new scan when the spec is one this engine normalised (opts->normalised).
+ * Returns 1 when used, 0 when the spec has none or is not trusted, -1 on error. */
+static int recorded_range(spec_ctx *c, const json_t *v)
+{
+    fdw_spec *s = c->spec;
+    if (!c->opts || !c->opts->normalised || !json_object_get(v, "vmin") ||
+        !json_object_get(v, "vmax"))
+        return 0;
+    if (sp_pos(c, v, "velocity", "vmin", 1, &s->vmin) ||
+        sp_pos(c, v, "velocity", "vmax", 1, &s->vmax))
+        return -1;
+    return 1;
+}
+
+/* What the normalised spec records of a file model: its range, so that a trusted re-parse
+ * (the daemon's worker) need not read the file again. */
+static void record_range(spec_ctx *c, json_t *norm)
+{
+    json_object_set_new(norm, "vmin", json_real(c->spec->vmin));
+    json_object_set_new(norm, "vmax", json_real(c->spec->vmax));
+}
+
 static int parse_file(spec_ctx *c, const json_t *v, json_t *norm)
 {
-    static const char *const keys[] = {"type", "format", "path", NULL};
+    /* vmin / vmax: what fdw_spec_to_json recorded; a user's values are ignored */
+    static const char *const keys[] = {"type", "format", "path", "vmin", "vmax", NULL};
     fdw_spec *s = c->spec;
     char path[FDW_PATH_MAX];
     int fmt = -1;
@@ -172,7 +196,11 @@ static int parse_file(spec_ctx *c, const json_t *v, json_t *norm)
     s->velocity.format = (fdw_file_format)fmt;
     json_object_set_new(norm, "format", json_string(FORMATS[fmt]));
     json_object_set_new(norm, "path", json_string(s->velocity.path));
-    return scan_file(c, "velocity.path");
+    int rec = recorded_range(c, v);
+    if (rec < 0 || (rec == 0 && scan_file(c, "velocity.path")))
+        return -1;
+    record_range(c, norm);
+    return 0;
 }
 
 /* The format of an uploaded model follows its file name: .segy/.sgy, .rsf, else raw. */
@@ -204,8 +232,11 @@ static int parse_model(spec_ctx *c, const json_t *v, json_t *norm)
                        "the fdwaved service; use {\"type\": \"file\"} here",
                        s->velocity.name);
     char path[FDW_PATH_MAX];
+    fdw_model_info info;
+    memset(&info, 0, sizeof info);
     path[0] = '\0';
-    if (c->opts->resolve_model(c->opts->resolve_user, s->velocity.name, path, sizeof path) != 0 ||
+    if (c->opts->resolve_model(c->opts->resolve_user, s->velocity.name, path, sizeof path,
+                               &info) != 0 ||
         !path[0])
         return sp_fail(c, "velocity.name", "unknown model \"%s\"", s->velocity.name);
     path[sizeof path - 1] = '\0';
@@ -215,7 +246,21 @@ static int parse_model(spec_ctx *c, const json_t *v, json_t *norm)
     s->velocity.type = FDW_VEL_FILE;
     s->velocity.format = format_from_name(s->velocity.path);
     json_object_set_new(norm, "name", json_string(s->velocity.name));
-    return scan_file(c, "velocity.name");
+    if (info.nvalues == 0) /* nothing recorded of it: read it once here */
+        return scan_file(c, "velocity.name");
+    /* What the store recorded at upload stands for the file: no read here. */
+    fdw_error e;
+    fdw_error_clear(&e);
+    if (fdw_model_check_info(&s->velocity, &info, s->nx, s->ny, s->nz, s->dx, s->dy, s->dz,
+                             &e) != FDW_OK) {
+        if (c->err)
+            *c->err = e;
+        return -1;
+    }
+    s->vmin = info.vmin;
+    s->vmax = info.vmax;
+    snprintf(s->velocity.sha256, sizeof s->velocity.sha256, "%s", info.sha256);
+    return 0;
 }
 
 int sp_parse_velocity(spec_ctx *c, const json_t *root)

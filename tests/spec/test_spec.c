@@ -825,12 +825,15 @@ START_TEST(model_and_wavelet_files)
 }
 END_TEST
 
-static int resolver(void *user, const char *name, char *path, size_t len)
+/* The model store of these tests: "marmousi" with nothing recorded (the parser reads the
+ * file); with user pointing at an fdw_model_info, that record is handed back instead. */
+static int resolver(void *user, const char *name, char *path, size_t len, fdw_model_info *info)
 {
-    (void)user;
     if (strcmp(name, "marmousi") != 0)
         return 1;
     snprintf(path, len, "%s/marmousi.bin", tmpdir);
+    if (user)
+        *info = *(const fdw_model_info *)user;
     return 0;
 }
 
@@ -848,6 +851,70 @@ START_TEST(model_by_name)
     ck_assert(s->vmin == 2500 && s->vmax == 2506);
     assert_round_trip(s, &opts);
     fdw_spec_free(s);
+    free(text);
+}
+END_TEST
+
+/* A model the store recorded (fdw_model_inspect at upload) is checked from the record:
+ * the file's content is not read again (here it changed after the record was made, so the
+ * record's range shows), and a record that does not fit the grid is refused. */
+START_TEST(model_facts_from_store)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/marmousi.bin", tmpdir);
+    write_floats(path, 32L * 32 * 32, 2500.0f, -1);
+    fdw_model_info info;
+    fdw_error e;
+    ck_assert_int_eq(fdw_model_inspect(path, "raw-f32", "model", &info, &e), FDW_OK);
+    ck_assert_str_eq(info.format, "raw-f32");
+    ck_assert_uint_eq(info.nvalues, 32u * 32 * 32);
+    ck_assert(info.vmin == 2500 && info.vmax == 2506);
+    snprintf(info.sha256, sizeof info.sha256, "%064d", 7);
+    write_floats(path, 32L * 32 * 32, 1500.0f, -1); /* changed behind the record's back */
+    fdw_parse_opts opts = {.resolve_model = resolver, .resolve_user = &info};
+    char *text = patched(BASE, "velocity", "{\"type\": \"model\", \"name\": \"marmousi\"}");
+    fdw_spec *s = parse_ok(text, &opts);
+    ck_assert(s->vmin == 2500 && s->vmax == 2506);
+    ck_assert_str_eq(s->velocity.sha256, info.sha256);
+    fdw_spec_free(s);
+    /* a record of another size, and of another format, do not fit */
+    fdw_model_info bad = info;
+    bad.nvalues = 31u * 32 * 32;
+    opts.resolve_user = &bad;
+    expect_bad(text, &opts, "velocity.name", "the file is truncated");
+    bad = info;
+    snprintf(bad.format, sizeof bad.format, "segy");
+    expect_bad(text, &opts, "velocity.name", "was recorded as segy");
+    free(text);
+    /* inspect refuses a file that is not a model of its format */
+    ck_assert_int_eq(fdw_model_inspect(path, "segy", "model", &info, &e), FDW_ERR_SPEC);
+    ck_assert_str_eq(e.field, "model");
+    ck_assert_int_eq(fdw_model_inspect(path, "tiff", "model", &info, &e), FDW_ERR_SPEC);
+}
+END_TEST
+
+/* A file model's range goes into the normalised spec; re-parsing that text with
+ * opts.normalised uses it (no second read of the file), a user's text never does. */
+START_TEST(normalised_reparse_keeps_range)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/facts.bin", tmpdir);
+    write_floats(path, 32L * 32 * 32, 2500.0f, -1);
+    char *text = patched(BASE, "velocity",
+                         "{\"type\": \"file\", \"format\": \"raw-f32\", \"path\": \"facts.bin\"}");
+    fdw_parse_opts opts = {.base_dir = tmpdir};
+    fdw_spec *s = parse_ok(text, &opts);
+    char *norm = fdw_spec_to_json(s);
+    fdw_spec_free(s);
+    write_floats(path, 32L * 32 * 32, 1500.0f, -1);
+    fdw_parse_opts trusted = {.base_dir = tmpdir, .normalised = 1};
+    s = parse_ok(norm, &trusted);
+    ck_assert(s->vmin == 2500 && s->vmax == 2506);
+    fdw_spec_free(s);
+    s = parse_ok(norm, &opts);
+    ck_assert(s->vmin == 1500 && s->vmax == 1506);
+    fdw_spec_free(s);
+    free(norm);
     free(text);
 }
 END_TEST
@@ -1319,6 +1386,8 @@ int main(void)
     tcase_add_test(valid, cpml_boundary);
     tcase_add_test(valid, model_and_wavelet_files);
     tcase_add_test(valid, model_by_name);
+    tcase_add_test(valid, model_facts_from_store);
+    tcase_add_test(valid, normalised_reparse_keeps_range);
     tcase_add_test(valid, warnings);
     tcase_add_test(valid, load_resolves_against_spec_dir);
     suite_add_tcase(su, valid);
