@@ -124,7 +124,7 @@ if has ncu; then
     echo "--- $c" >> "$OUT/ncu.txt"
     timeout 120 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
       --section WarpStateStats --section LaunchStats -k 'regex:fd25d|fd25t|fd25v|dwalk|dx' -s 3 -c 1 \
-      "$BUILD/tests/bench/fdwave-bench" --case $c >> "$OUT/ncu.txt" 2>&1
+      "$BUILD/bench/fdwave-bench" --case $c >> "$OUT/ncu.txt" 2>&1
   done
   grep -E "^---|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Issued Ipc|Achieved Occupancy|Registers Per|L2 Hit|Duration|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -80 | tee -a "$LOG"
 fi
@@ -148,7 +148,7 @@ JSON
 fi
 if has bench; then
   say "benchmark ${BENCH_ARGS[*]}"
-  (cd "$BUILD" && timeout ${BENCH_TIMEOUT:-560} ./tests/bench/fdwave-bench --json "$OUT/bench.json" "${BENCH_ARGS[@]}") \
+  (cd "$BUILD" && timeout ${BENCH_TIMEOUT:-560} ./bench/fdwave-bench --json "$OUT/bench.json" "${BENCH_ARGS[@]}") \
     2>&1 | tee "$OUT/bench.log" | tee -a "$LOG" | tail -80
 fi
 if has server; then

@@ -4,9 +4,9 @@
 # drives GET /v1/jobs/{id} and then POST /v1/jobs at 64 connections. Prints wrk's
 # rate and latency distribution (p50/p90/p99) for both, the daemon's CPU time per
 # request (and the simulation's CPU time) and the load average, then one summary line
-# per endpoint (a row for tests/bench/RESULTS.md) and the watchers still connected.
+# per endpoint (a row for bench/RESULTS.md) and the watchers still connected.
 #
-# usage: tests/bench/bench_http.sh [BUILD_DIR]   (default: build)
+# usage: bench/bench_http.sh [BUILD_DIR]   (default: build)
 # env:   WATCHERS (200), CONNS (64), DURATION (10s), THREADS (wrk threads, 1)
 #
 # Setup, so that the POSTed jobs stay queued and the numbers measure the HTTP path and
@@ -14,7 +14,7 @@
 # job runs (the watchers follow it); a 4-device job waits behind it and, the queue being
 # strict head-of-line, every POSTed job waits behind that one.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 FDWAVED=$BUILD/server/fdwaved
 WATCHERS=${WATCHERS:-200}
