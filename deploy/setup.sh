@@ -15,7 +15,7 @@ JOBS=${JOBS:-$(nproc)}
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
 PKGS="build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlite3-dev sqlite3
-      check libsegyio-dev segyio-bin python3-segyio libpng-dev libcurl4-openssl-dev
+      nettle-dev check libsegyio-dev segyio-bin python3-segyio libpng-dev libcurl4-openssl-dev
       libopenmpi-dev openmpi-bin python3 python3-jsonschema curl"
 [ "$mode" = test ] && PKGS="$PKGS chromium"
 

@@ -3,7 +3,7 @@
  * so a stolen database does not hand out working tokens. */
 #include "auth.h"
 #include "db.h"
-#include "sha256.h"
+#include "digest.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -32,7 +32,7 @@ int auth_check(const char *token, int loopback, identity *who)
         return -1;
     if (token && *token) {
         char hex[65];
-        sha256_hex(token, strlen(token), hex);
+        digest_sha256_hex(token, strlen(token), hex);
         sqlite3_stmt *st = db_stmt(c, "SELECT name, admin FROM tokens WHERE hash = ?1");
         int found = 0;
         if (st) {
@@ -85,9 +85,9 @@ static int token_add(const char *name, int admin)
     }
     char token[4 + 65];
     memcpy(token, "fdw_", 4);
-    sha256_to_hex(raw, token + 4); /* 32 bytes -> 64 hex digits */
+    digest_hex(raw, sizeof raw, token + 4); /* 32 bytes -> 64 hex digits */
     char hex[65];
-    sha256_hex(token, strlen(token), hex);
+    digest_sha256_hex(token, strlen(token), hex);
     sqlite3 *c = db();
     sqlite3_stmt *st;
     if (!c || sqlite3_prepare_v2(c,

@@ -6,7 +6,7 @@
 #include "app.h"
 #include "db.h"
 #include "log.h"
-#include "sha256.h"
+#include "digest.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +24,7 @@ struct model_upload {
     char tmp[CFG_PATH + 64];
     int fd;
     uint64_t bytes;
-    sha256_ctx sha;
+    struct sha256_ctx sha;
 };
 
 const char *models_format_of(const char *name, const char **why)
@@ -126,7 +126,7 @@ model_upload *models_upload_begin(const identity *who, const char *name, int *st
 
 int models_upload_write(model_upload *u, const char *data, size_t len)
 {
-    sha256_update(&u->sha, data, len);
+    sha256_update(&u->sha, len, (const uint8_t *)data);
     while (len) {
         ssize_t w = write(u->fd, data, len);
         if (w < 0) {
@@ -156,10 +156,8 @@ void models_upload_abort(model_upload *u)
 
 json_t *models_upload_finish(model_upload *u, char *err, size_t errlen)
 {
-    uint8_t digest[32];
-    char hex[65];
-    sha256_final(&u->sha, digest);
-    sha256_to_hex(digest, hex);
+    char hex[DIGEST_HEX_LEN + 1];
+    digest_sha256_finish(&u->sha, hex);
     char final[CFG_PATH + 200];
     snprintf(final, sizeof final, "%s/%s", g_app.models_dir, u->name);
     if (fsync(u->fd) != 0 || close(u->fd) != 0) {
