@@ -1,23 +1,25 @@
-/* fdwave_bench.c — fdwave-bench: the GPU benchmark of issue 4 (and the multi-GPU figures
- * of issue 5) in one run. Measures the device copy bandwidth (cudaMemcpy device to device,
- * bytes read + written), then times the kernels of every kind and order on 512^3,
- * 1024x1024x512 and the seed paper's table sizes, the seed-style 16x16 kernel on the same
- * grids, the whole job through fdw_run (CPML, 1 source, 1000 receivers, snapshots every
- * 100 steps) against the bare kernel, the largest acoustic grid the GPU holds, and, with
- * --gpus N, 1 vs N GPUs through the backend. Prints Mpoints/s and the fraction of the
- * roofline (16 B/point acoustic, 8 B/point stencil and derivative, at the measured copy
- * bandwidth); --json FILE writes one record per measurement.
- *
- * Usage: fdwave-bench [--json FILE] [--quick] [--gpus N] [--only SECTION[,SECTION]]
- *   sections: copy, tune, acoustic, stencil, derivative, seed, job, largest, multi, huge
- * or: fdwave-bench [--json FILE] --case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS][@NAME=VALUE...]
- *   [--case ...]: single measurements in one process and one record file (sweeps). */
+/* fdwave_bench.c — fdwave-bench: the GPU benchmark of every kind in one run. Measures the
+ * device copy bandwidth (cudaMemcpy device to device, bytes read + written), then times the
+ * kernels of every kind and order on 512^3, 1024x1024x512 and the seed paper's table sizes,
+ * the seed paper's 16x16 kernel (bench/kernels) on the same grids, the whole job through
+ * fdw_run (CPML, 1 source, 1000 receivers, snapshots every 100 steps) against the bare
+ * kernel, the largest acoustic grid the GPU holds, and, with --gpus N, 1 vs N GPUs through
+ * the backend. Prints Mpoints/s and the fraction of the roofline (16 B/point acoustic,
+ * 8 B/point stencil and derivative, at the measured copy bandwidth); --json FILE writes one
+ * record per measurement (bench/make_results.py turns the records into bench/RESULTS.md).
+ * It calls the kernels directly (kernels/ headers), so a case can force what the library
+ * chooses by itself: see usage() for the options. */
 #include "run/backend.h"
 #include "core/fd_coeffs.h"
 #include "fdwave/fdwave.h"
-#include "kernels.h"
+#include "acoustic/fdwk_acoustic.h"
+#include "bench_kernels.h"
+#include "common/fdwk_runtime.h"
+#include "derivative/fdwk_derivative.h"
+#include "stencil/fdwk_stencil.h"
 #include "run/plan.h"
 
+#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,7 +31,11 @@ static json_t *g_records;
 static double g_copy_bps;      /* bytes per second, read + written */
 static char g_device[128];
 static char g_date[32];
+static char g_command[1024];   /* this run's command line, in every record */
 static int g_quick;
+/* --config, --zchunk, --deriv, --deriv-chunk: for --case measurements (each takes the values
+ * given before it) and for the job section's fdw_run (the last values given). */
+static fdw_tuning g_tuning;
 
 #define CK(call)                                                                          \
     do {                                                                                  \
@@ -69,6 +75,7 @@ static void record(const char *kind, int order, int nx, int ny, int nz, int gpus
                           gpus, "device", g_device, "mpts", mpts, "roofline_fraction", frac,
                           "copy_gbs", g_copy_bps / 1e9, "date", g_date, "variant", variant);
     json_object_set_new(r, "bytes_per_point", json_real(bytes_per_pt));
+    json_object_set_new(r, "command", json_string(g_command));
     if (extra)
         json_object_update(r, extra);
     json_decref(extra);
@@ -115,8 +122,9 @@ static void bench_copy(void)
     fdwk_event_destroy(e1);
     fdwk_free(a);
     fdwk_free(b);
-    json_t *r = json_pack("{s:s, s:s, s:f, s:f, s:s, s:i}", "kind", "copy", "device", g_device,
-                          "copy_gbs", g_copy_bps / 1e9, "mpts", 0.0, "date", g_date, "gpus", 1);
+    json_t *r = json_pack("{s:s, s:s, s:f, s:f, s:s, s:i, s:s}", "kind", "copy", "device",
+                          g_device, "copy_gbs", g_copy_bps / 1e9, "mpts", 0.0, "date", g_date,
+                          "gpus", 1, "command", g_command);
     json_array_append_new(g_records, r);
 }
 
@@ -128,10 +136,12 @@ typedef struct kcase {
     kkind kind;
     int order;
     int nx, ny, nz;
-    fdwk_tile tile;
+    int config;     /* acoustic, stencil: 0 the tuned default, 1..fdwk_fd_config_count() */
     int zchunk;     /* 0 auto, -1 whole z */
     int axis;       /* derivative */
     int sponge;     /* acoustic: pass damping arrays (zero inside, as a real job) */
+    int deriv;      /* derivative: FDWK_DERIV_* version (0: the default per axis) */
+    int deriv_chunk; /* derivative: planes per walk chunk (0: automatic) */
 } kcase;
 
 static const char *kind_name(kkind k)
@@ -139,7 +149,12 @@ static const char *kind_name(kkind k)
     return k == K_ACOUSTIC ? "acoustic" : k == K_STENCIL ? "stencil" : k == K_DERIV ? "derivative" : "acoustic-seed16x16";
 }
 
-static const char *tile_name(fdwk_tile t) { return fdwk_tile_name(t); }
+/* A configuration's name; "auto" for the tuned default (the records' "tile" field). */
+static const char *config_name(int n)
+{
+    const char *name = fdwk_fd_config_name(n);
+    return n == 0 ? "auto" : name ? name : "?";
+}
 
 /* One step of case kc from bufs[*cur] into the other buffer; 1 if it cannot launch. */
 static int bench_step(const kcase *kc, fdwk_fd_args *a, float *bufs[2], int *cur,
@@ -151,16 +166,17 @@ static int bench_step(const kcase *kc, fdwk_fd_args *a, float *bufs[2], int *cur
     switch (kc->kind) {
     case K_ACOUSTIC:
     case K_STENCIL:
-        if ((rc = fdwk_fd_step(a, NULL)) != 0) {
+        rc = kc->kind == K_ACOUSTIC ? fdwk_acoustic_step(a, NULL) : fdwk_stencil_step(a, NULL);
+        if (rc != 0) {
             fprintf(stderr, "  (%s order %d %s: cannot launch: %s)\n", kind_name(kc->kind),
-                    kc->order, tile_name(kc->tile), fdwk_strerror(rc));
+                    kc->order, config_name(kc->config), fdwk_strerror(rc));
             return 1;
         }
         break;
     case K_SEED16: CK(fdwk_seed16_step(a, NULL)); break;
     case K_DERIV:
         CK(fdwk_derivative(bufs[1 - *cur], bufs[*cur], kc->nx, kc->ny, kc->nz, L.pitch, L.plane,
-                           kc->axis, dc, NULL));
+                           kc->axis, dc, kc->deriv, kc->deriv_chunk, NULL));
         break;
     }
     *cur = 1 - *cur;
@@ -213,7 +229,7 @@ static double time_kernel(const kcase *kc, int reps)
     a.k1 = kc->nz;
     a.pitch = L.pitch;
     a.plane = L.plane;
-    a.tile = kc->tile;
+    a.config = kc->config;
     a.zchunk = kc->zchunk < 0 ? kc->nz : kc->zchunk;
     double c2[FDW_MAX_RADIUS + 1];
     fdw_fd2_coeffs(kc->kind == K_DERIV ? 8 : kc->order, c2);
@@ -284,12 +300,15 @@ static double run_case(const kcase *kc, const char *variant)
     printf("  %-18s%-6s order %2d %4dx%4dx%4d  %-28s z%-5d %8.0f Mpts/s  %5.1f%% of roofline"
            "  (%.3f ms)\n",
            kind_name(kc->kind), axis, kc->order, kc->nx, kc->ny, kc->nz,
-           kc->kind == K_SEED16 || kc->kind == K_DERIV ? "-" : tile_name(kc->tile), kc->zchunk,
+           kc->kind == K_SEED16 || kc->kind == K_DERIV ? "-" : config_name(kc->config), kc->zchunk,
            mpts, 100 * frac, t * 1e3);
-    json_t *extra = json_pack("{s:s, s:i, s:f, s:b}", "tile", tile_name(kc->tile), "zchunk",
+    json_t *extra = json_pack("{s:s, s:i, s:f, s:b}", "tile", config_name(kc->config), "zchunk",
                               kc->zchunk, "step_ms", t * 1e3, "sponge", kc->sponge);
-    if (kc->kind == K_DERIV)
+    if (kc->kind == K_DERIV) {
         json_object_set_new(extra, "axis", json_string((char[]){"xyz"[kc->axis], 0}));
+        json_object_set_new(extra, "deriv_version", json_integer(kc->deriv));
+        json_object_set_new(extra, "deriv_chunk", json_integer(kc->deriv_chunk));
+    }
     record(kind_name(kc->kind), kc->order, kc->nx, kc->ny, kc->nz, 1, mpts, bpp, variant, extra);
     return mpts;
 }
@@ -300,55 +319,42 @@ static const int BIG[2][3] = {{512, 512, 512}, {1024, 1024, 512}};
 
 static void bench_tune(void)
 {
-    printf("\ntile and z-chunk sweep, order 8, acoustic (sponge arrays passed) and stencil:\n");
+    printf("\nconfiguration and z-chunk sweep, order 8, acoustic (sponge arrays passed) and "
+           "stencil:\n");
     const int chunks[] = {0, 32, 128, -1};
     for (int mode = 0; mode < 2; mode++)
         for (int s = 0; s < 2; s++)
-            for (int ti = 1; ti < FDWK_TILE_COUNT; ti++)
+            for (int c = 1; c <= fdwk_fd_config_count(); c++)
                 for (int ci = 0; ci < 4; ci++) {
-                    const fdwk_tile tiles[] = {FDWK_TILE_AUTO, (fdwk_tile)ti};
-                    /* z-chunk sweep: acoustic, configuration A (the reference) and the
-                     * newest TMA ones; the others were swept in the runs of 2026-11-22/23 */
-                    if ((g_quick || mode == 1 || (ti != FDWK_TILE_A && ti < FDWK_TILE_T7)) && ci > 0)
+                    if ((g_quick || mode == 1) && ci > 0) /* z chunks: acoustic only */
                         continue;
                     kcase kc = {mode ? K_STENCIL : K_ACOUSTIC, 8, BIG[s][0], BIG[s][1],
-                                BIG[s][2], tiles[1], chunks[ci], 0, !mode};
+                                BIG[s][2], c, chunks[ci], 0, !mode, 0, 0};
                     run_case(&kc, "tune");
                 }
 }
 
-/* The configurations the every-order sections time: auto (the default), A (the first
- * 2.5D kernel, for reference), the TMA T3, T5 and V1..V4 for every order; only auto with
- * --quick. (B..D and the cp.async E..G were timed for every order in the runs of
- * 2026-11-23 00:13Z and 00:20Z, records in tests/bench/results/, and never won.) */
-static int every_order_config(fdwk_tile t, int order)
-{
-    (void)order;
-    if (t == FDWK_TILE_AUTO)
-        return 1;
-    if (g_quick)
-        return 0;
-    return t == FDWK_TILE_A || t == FDWK_TILE_T3 || t == FDWK_TILE_T5 ||
-           (t >= FDWK_TILE_V1 && t <= FDWK_TILE_V8);
-}
+/* The configurations the every-order sections time: the default, and each kept
+ * configuration unless --quick. */
+static int every_order_config(int config) { return config == 0 || !g_quick; }
 
 static void bench_acoustic(void)
 {
-    printf("\nacoustic, every order, default tile (sponge arrays passed, as in a job):\n");
+    printf("\nacoustic, every order, every configuration (sponge arrays passed, as in a job):\n");
     for (int s = 0; s < 2; s++)
         for (int order = 2; order <= 16; order += 2)
-            for (int t = 0; t < FDWK_TILE_COUNT; t++) {
-                if (!every_order_config((fdwk_tile)t, order))
+            for (int t = 0; t <= fdwk_fd_config_count(); t++) {
+                if (!every_order_config(t))
                     continue;
-                kcase kc = {K_ACOUSTIC, order, BIG[s][0], BIG[s][1], BIG[s][2], (fdwk_tile)t, 0, 0, 1};
+                kcase kc = {K_ACOUSTIC, order, BIG[s][0], BIG[s][1], BIG[s][2], t, 0, 0, 1, 0, 0};
                 run_case(&kc, t ? "config" : "default");
             }
     printf("\nacoustic order 8 on the seed's table 2 sizes, ours vs the seed-style 16x16 kernel:\n");
     static const int T2[5][3] = {{320, 320, 400}, {480, 480, 480}, {544, 544, 544},
                                  {640, 640, 400}, {800, 800, 200}};
     for (int s = 0; s < 5; s++) {
-        kcase ours = {K_ACOUSTIC, 8, T2[s][0], T2[s][1], T2[s][2], FDWK_TILE_AUTO, 0, 0, 0};
-        kcase seed = {K_SEED16, 8, T2[s][0], T2[s][1], T2[s][2], FDWK_TILE_AUTO, 0, 0, 0};
+        kcase ours = {K_ACOUSTIC, 8, T2[s][0], T2[s][1], T2[s][2], 0, 0, 0, 0, 0, 0};
+        kcase seed = {K_SEED16, 8, T2[s][0], T2[s][1], T2[s][2], 0, 0, 0, 0, 0, 0};
         double a = run_case(&ours, "seed-table2");
         double b = run_case(&seed, "seed-table2");
         printf("    -> %.2fx the 16x16 kernel\n", a / b);
@@ -359,8 +365,8 @@ static void bench_seed(void)
 {
     printf("\nours vs the seed-style 16x16 kernel, acoustic order 8 (no sponge in either):\n");
     for (int s = 0; s < 2; s++) {
-        kcase ours = {K_ACOUSTIC, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, 0, 0};
-        kcase seed = {K_SEED16, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, 0, 0};
+        kcase ours = {K_ACOUSTIC, 8, BIG[s][0], BIG[s][1], BIG[s][2], 0, 0, 0, 0, 0, 0};
+        kcase seed = {K_SEED16, 8, BIG[s][0], BIG[s][1], BIG[s][2], 0, 0, 0, 0, 0, 0};
         double a = run_case(&ours, "vs-seed");
         double b = run_case(&seed, "seed16x16");
         printf("    -> %.2fx the 16x16 kernel\n", a / b);
@@ -377,10 +383,10 @@ static void bench_stencil(void)
     printf("\nstencil-only, every order (8 B/point):\n");
     for (int s = 0; s < 2; s++)
         for (int order = 2; order <= 16; order += 2)
-            for (int t = 0; t < FDWK_TILE_COUNT; t++) {
-                if (!every_order_config((fdwk_tile)t, order))
+            for (int t = 0; t <= fdwk_fd_config_count(); t++) {
+                if (!every_order_config(t))
                     continue;
-                kcase kc = {K_STENCIL, order, BIG[s][0], BIG[s][1], BIG[s][2], (fdwk_tile)t, 0, 0, 0};
+                kcase kc = {K_STENCIL, order, BIG[s][0], BIG[s][1], BIG[s][2], t, 0, 0, 0, 0, 0};
                 run_case(&kc, t ? "config" : "default");
             }
     printf("\nstencil-only on the seed's table 1 sizes:\n");
@@ -388,29 +394,26 @@ static void bench_stencil(void)
                                  {800, 800, 400}, {800, 800, 800}};
     for (int s = 0; s < 5; s++)
         for (int order = 6; order <= 12; order += 2) {
-            kcase kc = {K_STENCIL, order, T1[s][0], T1[s][1], T1[s][2], FDWK_TILE_AUTO, 0, 0, 0};
+            kcase kc = {K_STENCIL, order, T1[s][0], T1[s][1], T1[s][2], 0, 0, 0, 0, 0, 0};
             run_case(&kc, "seed-table1");
         }
 }
 
 static void bench_derivative(void)
 {
-    printf("\nderivative, 8th order periodic (8 B/point = effective bandwidth / copy); versions "
-           "(FDW_CUDA_DERIV): default (x: row segments; y: the tile; z: the walk), 0 scalar, 3 "
-           "the vector walk, 10 the vector tile (32 rows x 128 points):\n");
-    static const char *vers[4] = {"", "0", "3", "10"};
+    printf("\nderivative, 8th order periodic (8 B/point = effective bandwidth / copy); versions: "
+           "default (x: row segments; y: the tile; z: the walk), scalar, the vector walk, the "
+           "vector tile (32 rows x 128 points):\n");
+    static const int vers[4] = {FDWK_DERIV_DEFAULT, FDWK_DERIV_SCALAR, FDWK_DERIV_WALK,
+                                FDWK_DERIV_TILE};
     static const char *tag[4] = {"default", "deriv-scalar", "deriv-vector-L1-8blocks",
                                  "deriv-tile-32x8"};
-    for (int v = 0; v < (g_quick ? 1 : 4); v++) {
-        if (v)
-            setenv("FDW_CUDA_DERIV", vers[v], 1);
+    for (int v = 0; v < (g_quick ? 1 : 4); v++)
         for (int s = 0; s < 2; s++)
             for (int axis = 0; axis < 3; axis++) {
-                kcase kc = {K_DERIV, 8, BIG[s][0], BIG[s][1], BIG[s][2], FDWK_TILE_AUTO, 0, axis, 0};
+                kcase kc = {K_DERIV, 8, BIG[s][0], BIG[s][1], BIG[s][2], 0, 0, axis, 0, vers[v], 0};
                 run_case(&kc, tag[v]);
             }
-        unsetenv("FDW_CUDA_DERIV");
-    }
 }
 
 /* Whole job through fdw_run vs the bare kernel on the same grid; then the same job without
@@ -442,7 +445,7 @@ static double run_job(int n, long nt, int snapshots, int receivers, const char *
         perror("mkdtemp");
         exit(1);
     }
-    fdw_run_opts opts = {.out_dir = dir, .backend = FDW_BACKEND_CUDA};
+    fdw_run_opts opts = {.out_dir = dir, .backend = FDW_BACKEND_CUDA, .tuning = &g_tuning};
     fdw_result res;
     double t0 = now_s();
     if (fdw_run(spec, &opts, NULL, &res, &err) != FDW_OK) {
@@ -478,7 +481,7 @@ static void bench_job(void)
     const long nt = g_quick ? 200 : 1000;
     printf("\nwhole job through fdw_run: %d^3, order 8, CPML 20 (and sponge 36), 1 source, 1000 "
            "receivers, snapshots (xy+xz slices, PNG + raw) every 100 steps, %ld steps:\n", n, nt);
-    kcase kc = {K_ACOUSTIC, 8, n, n, n, FDWK_TILE_AUTO, 0, 0, 0};
+    kcase kc = {K_ACOUSTIC, 8, n, n, n, g_tuning.cuda_config, g_tuning.cuda_zchunk, 0, 0, 0, 0};
     double bare = run_case(&kc, "bare-for-job");
     static const char *what[6] = {"full job, CPML 20", "CPML 20, no snapshots",
                                   "CPML 20, no snapshots, no receivers", "full job, CPML 10",
@@ -495,7 +498,7 @@ static void bench_job(void)
     /* The full job with CPML 10 on 1024^3: thinner layers on a larger grid, so the layers
      * hold 6% of the points instead of 11% (CPML 10) or 22% (CPML 20) on 512^3. */
     const int n2 = 1024;
-    kcase kb = {K_ACOUSTIC, 8, n2, n2, n2, FDWK_TILE_AUTO, 0, 0, 0};
+    kcase kb = {K_ACOUSTIC, 8, n2, n2, n2, g_tuning.cuda_config, g_tuning.cuda_zchunk, 0, 0, 0, 0};
     const double bare2 = run_case(&kb, "bare-for-job");
     double wall;
     const double m = run_job(n2, g_quick ? 100 : 300, 1, 1, bnd[1], &wall);
@@ -697,32 +700,125 @@ static void bench_huge(int ngpu)
     free(v);
 }
 
+static void usage(FILE *f, const char *argv0)
+{
+    fprintf(f,
+            "usage: %s [options] [--only SECTION[,SECTION...]]\n"
+            "       %s [options] --case KIND,ORDER,NX,NY,NZ[,AXIS] [--case ...]\n"
+            "  --json FILE        write every measurement as a JSON record\n"
+            "  --quick            fewer repetitions, only the default configurations\n"
+            "  --gpus N           the multi and huge sections use up to N GPUs\n"
+            "  --only LIST        sections, in this order: tune seed acoustic stencil\n"
+            "                     derivative job multi huge largest (default: all)\n"
+            "  --case SPEC        one kernel measurement instead of the sections (repeatable;\n"
+            "                     KIND: acoustic, stencil, derivative or seed; AXIS x|y|z)\n"
+            "  --config N         2.5D configuration 1..%d (0: the tuned default)\n"
+            "  --zchunk N         planes per block along z (0: automatic)\n"
+            "  --deriv V          derivative version: 0 default, 1 scalar, 2 walk, 3 tile\n"
+            "  --deriv-chunk N    derivative planes per walk chunk (0: automatic)\n"
+            "The last four apply to each --case given after them and to the job section's\n"
+            "fdw_run (fdw_tuning) and its bare kernel.\n",
+            argv0, argv0, fdwk_fd_config_count());
+}
+
+/* One --case SPEC with the settings in force: the kernel case, its record's variant. */
+static int parse_case(const char *spec, kcase *kc, char *variant, size_t vlen)
+{
+    char kind[32] = "", axis[8] = "x";
+    memset(kc, 0, sizeof *kc);
+    const int n = sscanf(spec, "%31[^,],%d,%d,%d,%d,%7s", kind, &kc->order, &kc->nx, &kc->ny,
+                         &kc->nz, axis);
+    if (n < 5 || kc->order < 2 || kc->order > 2 * FDWK_MAX_RADIUS || kc->order % 2 ||
+        kc->nx < 1 || kc->ny < 1 || kc->nz < 1)
+        return -1;
+    if (!strcmp(kind, "acoustic"))
+        kc->kind = K_ACOUSTIC;
+    else if (!strcmp(kind, "stencil"))
+        kc->kind = K_STENCIL;
+    else if (!strcmp(kind, "derivative"))
+        kc->kind = K_DERIV;
+    else if (!strcmp(kind, "seed"))
+        kc->kind = K_SEED16;
+    else
+        return -1;
+    const char *ax = strchr("xyz012", axis[0]);
+    if (!ax || axis[1])
+        return -1;
+    kc->axis = (int)(ax - "xyz012") % 3;
+    kc->sponge = kc->kind == K_ACOUSTIC;
+    kc->config = g_tuning.cuda_config;
+    kc->zchunk = g_tuning.cuda_zchunk;
+    kc->deriv = g_tuning.cuda_deriv;
+    kc->deriv_chunk = g_tuning.cuda_deriv_chunk;
+    if (kc->kind == K_DERIV)
+        snprintf(variant, vlen, "case deriv=%d deriv-chunk=%d", kc->deriv, kc->deriv_chunk);
+    else
+        snprintf(variant, vlen, "case config=%d zchunk=%d", kc->config, kc->zchunk);
+    return 0;
+}
+
+/* A non-negative integer option value no larger than max, or exit 2. */
+static int int_arg(const char *opt, const char *v, int max)
+{
+    char *end;
+    const long x = strtol(v, &end, 10);
+    if (*v == '\0' || *end != '\0' || x < 0 || x > max) {
+        fprintf(stderr, "fdwave-bench: %s: '%s' is not an integer in 0..%d\n", opt, v, max);
+        exit(2);
+    }
+    return (int)x;
+}
+
 int main(int argc, char **argv)
 {
-    const char *json_path = NULL, *only = NULL, *cases[256];
+    const char *json_path = NULL, *only = NULL;
+    static kcase cases[256];
+    static char variants[256][96];
     int ncases = 0;
     int gpus = 1;
     setvbuf(stdout, NULL, _IOLBF, 0); /* progress shows through tee, line by line */
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json") && i + 1 < argc)
-            json_path = argv[++i];
-        else if (!strcmp(argv[i], "--quick"))
-            g_quick = 1;
-        else if (!strcmp(argv[i], "--gpus") && i + 1 < argc)
-            gpus = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
-            only = argv[++i];
-        else if (!strcmp(argv[i], "--case") && i + 1 < argc && ncases < 256)
-            cases[ncases++] = argv[++i];
-        else {
-            fprintf(stderr,
-                    "usage: %s [--json FILE] [--quick] [--gpus N] [--only s1,s2]\n"
-                    "       %s [--json FILE] --case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS]"
-                    "[@NAME=VALUE...] [--case ...]\n"
-                    "sections: tune acoustic seed stencil derivative job largest multi huge\n",
-                    argv[0], argv[0]);
-            return 2;
+    for (int i = 0, len = 0; i < argc && len < (int)sizeof g_command - 1; i++)
+        len += snprintf(g_command + len, sizeof g_command - (size_t)len, "%s%s", i ? " " : "",
+                        i ? argv[i] : "fdwave-bench");
+    enum { O_CONFIG = 256, O_ZCHUNK, O_DERIV, O_DERIV_CHUNK };
+    static const struct option OPTS[] = {
+        {"json", required_argument, NULL, 'j'},   {"quick", no_argument, NULL, 'q'},
+        {"gpus", required_argument, NULL, 'g'},   {"only", required_argument, NULL, 'o'},
+        {"case", required_argument, NULL, 'c'},   {"config", required_argument, NULL, O_CONFIG},
+        {"zchunk", required_argument, NULL, O_ZCHUNK}, {"deriv", required_argument, NULL, O_DERIV},
+        {"deriv-chunk", required_argument, NULL, O_DERIV_CHUNK},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    int opt;
+    while ((opt = getopt_long(argc, argv, "", OPTS, NULL)) != -1) {
+        switch (opt) {
+        case 'j': json_path = optarg; break;
+        case 'q': g_quick = 1; break;
+        case 'g': gpus = int_arg("--gpus", optarg, 1024); break;
+        case 'o': only = optarg; break;
+        case 'c':
+            if (ncases == 256 || parse_case(optarg, &cases[ncases], variants[ncases],
+                                            sizeof variants[0]) != 0) {
+                fprintf(stderr, "fdwave-bench: --case %s: expected KIND,ORDER,NX,NY,NZ[,AXIS] "
+                                "(at most 256 cases)\n", optarg);
+                return 2;
+            }
+            ncases++;
+            break;
+        case O_CONFIG:
+            g_tuning.cuda_config = int_arg("--config", optarg, fdwk_fd_config_count());
+            break;
+        case O_ZCHUNK: g_tuning.cuda_zchunk = int_arg("--zchunk", optarg, 1 << 20); break;
+        case O_DERIV: g_tuning.cuda_deriv = int_arg("--deriv", optarg, FDWK_DERIV_TILE); break;
+        case O_DERIV_CHUNK:
+            g_tuning.cuda_deriv_chunk = int_arg("--deriv-chunk", optarg, 1 << 20);
+            break;
+        case 'h': usage(stdout, argv[0]); return 0;
+        default: usage(stderr, argv[0]); return 2;
         }
+    }
+    if (optind < argc) {
+        usage(stderr, argv[0]);
+        return 2;
     }
     if (fdw_gpu_count() == 0) {
         fprintf(stderr, "fdwave-bench: no CUDA device\n");
@@ -735,50 +831,10 @@ int main(int argc, char **argv)
     g_records = json_array();
     printf("fdwave-bench on %s, %s\n", g_device, g_date);
     bench_copy();
+    /* --case: single measurements (for profilers and sweeps) instead of the sections. */
     for (int c = 0; c < ncases; c++) {
-        /* --case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS][@NAME=VALUE...]: one measurement
-         * (for profilers and sweeps), with the environment variables given set for it
-         * alone (the kernels read FDW_CUDA_TILE, FDW_CUDA_DERIV and FDW_CUDA_DERIV_CHUNK at
-         * each launch); the record's variant names them. */
-        char spec[256], kind[32] = "", variant[256] = "case";
-        snprintf(spec, sizeof spec, "%s", cases[c]);
-        char *env = strchr(spec, '@');
-        if (env)
-            *env++ = '\0';
-        kcase kc = {K_ACOUSTIC, 8, 512, 512, 512, FDWK_TILE_AUTO, 0, 0, 1};
-        int tile = 0;
-        if (sscanf(spec, "%31[^,],%d,%d,%d,%d,%d,%d,%d", kind, &kc.order, &kc.nx, &kc.ny,
-                   &kc.nz, &tile, &kc.zchunk, &kc.axis) < 7) {
-            fprintf(stderr, "--case KIND,ORDER,NX,NY,NZ,TILE,ZCHUNK[,AXIS][@NAME=VALUE...]\n");
-            return 2;
-        }
-        kc.tile = (fdwk_tile)tile;
-        kc.kind = !strcmp(kind, "stencil") ? K_STENCIL : !strcmp(kind, "derivative") ? K_DERIV
-                  : !strcmp(kind, "seed") ? K_SEED16 : K_ACOUSTIC;
-        kc.sponge = kc.kind == K_ACOUSTIC;
-        char *names[16];
-        int nenv = 0;
-        for (char *e = env; e && *e && nenv < 16;) {
-            char *next = strchr(e, '@');
-            if (next)
-                *next++ = '\0';
-            char *eq = strchr(e, '=');
-            if (!eq || eq == e) {
-                fprintf(stderr, "--case: %s: environment settings are NAME=VALUE\n", cases[c]);
-                return 2;
-            }
-            *eq = '\0';
-            setenv(e, eq + 1, 1);
-            names[nenv++] = e;
-            size_t len = strlen(variant);
-            snprintf(variant + len, sizeof variant - len, " %s=%s", e, eq + 1);
-            e = next;
-        }
-        if (nenv)
-            printf("  [%s]\n", variant + 5);
-        run_case(&kc, variant);
-        for (int q = 0; q < nenv; q++)
-            unsetenv(names[q]);
+        printf("  [%s]\n", variants[c]);
+        run_case(&cases[c], variants[c]);
         only = "none";
     }
     /* Sections in the order given by --only (all, in this order, without it); the records

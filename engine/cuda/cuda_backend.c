@@ -1,7 +1,8 @@
 /* cuda_backend.c — the CUDA backend (host side, C11): one slab of the plan per GPU, the
  * time step issued asynchronously on CUDA streams, ghost planes pushed to the neighbours
  * with peer copies, snapshots copied back through pinned buffers, receivers recorded on
- * the device. Talks to the GPU only through kernels/kernels.h.
+ * the device. Talks to the GPU only through the kernels' C headers (kernels/common,
+ * kernels/<kind>).
  *
  * Per step and device (DESIGN.md's multi-device plan): the planes next to a neighbour
  * ("edge" planes, r deep) are updated first on a high-priority stream, their sources
@@ -24,7 +25,10 @@
 #include "kinds/acoustic/cpml.h"
 #include "cuda/cuda_mpi.h"
 #include "core/error.h"
-#include "kernels.h"
+#include "acoustic/fdwk_acoustic.h"
+#include "common/fdwk_runtime.h"
+#include "derivative/fdwk_derivative.h"
+#include "stencil/fdwk_stencil.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -62,7 +66,7 @@ typedef struct gpu_slab {
     float *v;                  /* (v dt)^2 origin */
     float *qx, *qy, *qz;       /* sponge, or NULL */
     /* CPML per axis (NULL: no layer on that axis): coefficients by global index, psi and
-     * zeta on this slab's layer points (kernels.h gives the compact layout); for z, pw0/pw1
+     * zeta on this slab's layer points (acoustic/fdwk_acoustic.h gives the compact layout); for z, pw0/pw1
      * are the layer planes this slab holds. */
     float *pa[3], *pb[3], *psi[3], *zeta[3];
     int pw0[3], pw1[3];
@@ -125,6 +129,8 @@ int fdw_gpu_count(void)
         return 0;
     return n;
 }
+
+const char *fdw_cuda_config_name(int n) { return fdwk_fd_config_name(n); }
 
 fdw_status fdw_gpu_info(int id, fdw_device_info *info, fdw_error *err)
 {
@@ -349,7 +355,7 @@ static void cuda_destroy(void *vctx)
 
 /* CPML layer points of axis a held by a slab of nz planes starting at global z0
  * (fdw_cpml_slab_points); sets *w0, *w1 to the layer widths this slab's compact psi/zeta
- * layout uses (kernels.h): for z, the layers lie whole in the top and bottom slabs
+ * layout uses (acoustic/fdwk_acoustic.h): for z, the layers lie whole in the top and bottom slabs
  * (engine/backend.h), so a slab holds the top layer if it starts at 0, the bottom one if
  * it ends at nz. */
 static uint64_t pml_points(const fdw_problem *p, int a, int z0, int nz, int *w0, int *w1)
@@ -539,7 +545,7 @@ static void fill_args(const cuda_ctx *c, const gpu_slab *g, int cur, fdwk_fd_arg
     a->kglob = g->z0;
     a->pitch = g->L.pitch;
     a->plane = g->L.plane;
-    a->tile = FDWK_TILE_AUTO;
+    a->config = 0;
     if (p->kind == FDW_KIND_ACOUSTIC) {
         a->mode = FDWK_ACOUSTIC;
         a->vdt2 = g->v;
@@ -567,12 +573,13 @@ static int update_planes(gpu_slab *g, fdwk_fd_args *a, int k0, int k1, fdwk_stre
         return 0;
     a->k0 = k0;
     a->k1 = k1;
-    return note(g, fdwk_fd_step(a, s), "stencil kernel");
+    return note(g, a->mode == FDWK_ACOUSTIC ? fdwk_acoustic_step(a, s) : fdwk_stencil_step(a, s),
+                "stencil kernel");
 }
 
 /* The update of local planes [k0, k1) with the CPML (engine/backend.h): psi of every
  * axis first (fdwk_pml_psi; a no-op for y and z, whose psi the zeta call updates), then the
- * stencil update, after which fdwk_fd_step runs each axis's zeta pass (fdwk_pml_zeta). */
+ * stencil update, after which fdwk_acoustic_step runs each axis's zeta pass (fdwk_pml_zeta). */
 static void update_part(const cuda_ctx *c, gpu_slab *g, fdwk_fd_args *a, int cur, int k0, int k1,
                         fdwk_stream s)
 {
@@ -663,7 +670,7 @@ static void issue_step(cuda_ctx *c, int d, long it)
 
     if (p->kind == FDW_KIND_DERIVATIVE) {
         note(g, fdwk_derivative(g->f[nw], g->f[cur], p->nx, p->ny, p->nz, g->L.pitch,
-                                g->L.plane, (int)p->deriv_axis, p->dc, g->se),
+                                g->L.plane, (int)p->deriv_axis, p->dc, 0, 0, g->se),
              "derivative kernel");
         return;
     }

@@ -4,13 +4,13 @@
  * issuing the interior (receive, which blocks in the exchange while the interior runs on
  * the GPU). With a CUDA-aware MPI (fdw_comm.device_buffers) the ranks send from and
  * receive into the device planes; otherwise the planes go through pinned host buffers.
- * Talks to the GPU only through kernels/kernels.h. */
+ * Talks to the GPU only through kernels/common/fdwk_runtime.h. */
 #ifndef FDW_CUDA_MPI_H
 #define FDW_CUDA_MPI_H
 
 #include "run/backend.h"
 #include "fdwave/comm.h"
-#include "kernels.h"
+#include "common/fdwk_runtime.h"
 
 #include <stddef.h>
 #include <stdint.h>

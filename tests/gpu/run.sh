@@ -80,12 +80,13 @@ cmake --build "$BUILD" -j"$(nproc)" --target $TARGETS >>"$LOG" 2>&1 \
 say "built $TARGETS"
 
 if has sass; then
-  say "SASS of the order-8 kernels, configuration A (32x16 tile) and T1 (TMA 32x16)"
-  OBJ=$(find "$BUILD/kernels" -name 'fd_step.cu.o' | head -1)
-  cuobjdump -sass "$OBJ" > "$OUT/sass_fd_step.txt" 2>&1
-  # SASS_KERNELS: substrings of the mangled names to histogram (default: order-8 A and T1,
-  # the order-8 acoustic V1 default, the stencil defaults at orders 6 and 12).
-  python3 - "$OUT/sass_fd_step.txt" "${SASS_KERNELS:-fd25d_kernelILi4ELi32ELi8ELi2ELi1ELb fd25t_kernelILi4ELi32ELi8ELi2ELi2ELb fd25v_kernelILi4ELi16ELi16ELi1ELb1ELi1E fd25v_kernelILi3ELi32ELi16ELi1ELb0ELi1E fd25v_kernelILi6ELi16ELi16ELi2ELb0ELi2E}" <<'EOF' | tee -a "$LOG"
+  say "SASS of the 2.5D kernel's defaults: acoustic order 8, stencil orders 6 and 12"
+  for o in acoustic_step stencil_step; do
+    cuobjdump -sass "$(find "$BUILD/kernels" -name "$o.cu.o" | head -1)" 2>&1
+  done > "$OUT/sass_fd25.txt"
+  # SASS_KERNELS: substrings of the mangled names to histogram (fd25_kernel<R, TXV, BY, L,
+  # acoustic, NB>; default: the acoustic order-8 default V1, the stencil's at orders 6 and 12).
+  python3 - "$OUT/sass_fd25.txt" "${SASS_KERNELS:-fd25_kernelILi4ELi16ELi16ELi1ELb1ELi1E fd25_kernelILi3ELi32ELi16ELi1ELb0ELi1E fd25_kernelILi6ELi16ELi16ELi2ELb0ELi2E}" <<'EOF' | tee -a "$LOG"
 import re, sys
 txt = open(sys.argv[1]).read()
 funcs = re.split(r"\n\s+Function : ", txt)
@@ -120,11 +121,15 @@ fi
 
 if has ncu; then
   say "Nsight Compute on single kernels"
-  for c in ${NCU_CASES:-acoustic,8,512,512,512,1,0 acoustic,8,512,512,512,3,0 stencil,8,512,512,512,2,0 derivative,8,512,512,512,0,0,2}; do
+  # NCU_CASES: fdwave-bench arguments of each profile, profiles separated by ';'
+  # (e.g. NCU_CASES="--config 3 --case acoustic,8,512,512,512;--case stencil,8,512,512,512").
+  IFS=';' read -ra CASES <<<"${NCU_CASES:---case acoustic,8,512,512,512;--case stencil,8,512,512,512;--case stencil,12,512,512,512;--case derivative,8,512,512,512,z}"
+  for c in "${CASES[@]}"; do
     echo "--- $c" >> "$OUT/ncu.txt"
+    # shellcheck disable=SC2086
     timeout 120 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \
-      --section WarpStateStats --section LaunchStats -k 'regex:fd25d|fd25t|fd25v|dwalk|dx' -s 3 -c 1 \
-      "$BUILD/bench/fdwave-bench" --case $c >> "$OUT/ncu.txt" 2>&1
+      --section WarpStateStats --section LaunchStats -k 'regex:fd25|dwalk|dtile|dx' -s 3 -c 1 \
+      "$BUILD/bench/fdwave-bench" $c >> "$OUT/ncu.txt" 2>&1
   done
   grep -E "^---|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Issued Ipc|Achieved Occupancy|Registers Per|L2 Hit|Duration|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -80 | tee -a "$LOG"
 fi
@@ -141,9 +146,9 @@ if printf '%s\n' "${STAGES[@]}" | grep -qx nsys; then
 JSON
   # Nsight Systems is not on the lent machines: Nsight Compute times one step's kernels
   # (the update and the CPML passes) after 20 steps.
-  (cd "$OUT" && timeout 240 ncu --section SpeedOfLight -k 'regex:psi_kernel|zeta_kernel|walk_kernel|fd25v' -s 100 -c 5 \
+  (cd "$OUT" && timeout 240 ncu --section SpeedOfLight -k 'regex:psi_kernel|zeta_kernel|walk_kernel|fd25_kernel' -s 100 -c 5 \
      "$BUILD/engine/fdwave-run" nsys_job.json --backend cuda --quiet --out pml_out > "pml_ncu_${N}_${W}.txt" 2>&1)
-  grep -E "psi_kernel|zeta_kernel|walk_kernel|fd25v|Duration|DRAM Throughput" "$OUT/pml_ncu_${N}_${W}.txt" | sed 's/(fdwk_fd_args.*//; s/(<unnamed>::Pml)//' | cut -c1-150 | tee -a "$LOG"
+  grep -E "psi_kernel|zeta_kernel|walk_kernel|fd25_kernel|Duration|DRAM Throughput" "$OUT/pml_ncu_${N}_${W}.txt" | sed 's/(fdwk_fd_args.*//; s/(<unnamed>::Pml)//' | cut -c1-150 | tee -a "$LOG"
   rm -rf "$OUT/pml_out"
 fi
 if has bench; then

@@ -3,8 +3,9 @@
  * surface, several sources and receivers; stencil; derivative along x, y and z), several
  * slabs against one (bit for bit; on a one-GPU machine the slabs share the GPU, which
  * still runs the exchange code), the analytic homogeneous solution through fdw_run, and
- * a job too large for the GPU failing with FDW_ERR_NOMEM. Exits 77 (ctest: skipped) when
- * no CUDA device is present. */
+ * a job too large for the GPU failing with FDW_ERR_NOMEM, and every kernel configuration and
+ * derivative version giving the default's bits. Exits 77 (ctest: skipped) when no CUDA
+ * device is present. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -15,7 +16,9 @@
 
 #include "run/backend.h"
 #include "core/fd_coeffs.h"
-#include "kernels.h" /* FDWK_TILE_* (the configurations test_configurations forces) */
+#include "acoustic/fdwk_acoustic.h" /* the kernels themselves: every configuration, version */
+#include "derivative/fdwk_derivative.h"
+#include "stencil/fdwk_stencil.h"
 #include "run/plan.h"
 #include "run/problem.h"
 #include "spec/spec.h"
@@ -385,56 +388,222 @@ START_TEST(test_first_difference)
 }
 END_TEST
 
-/* Every kernel configuration (FDW_CUDA_TILE forces one) gives the CPU's bits: order 8
- * acoustic and stencil with all of them, orders 2..6 with the TMA ones built for every
- * radius (T3, T5, V1..V8). */
+/* Read a whole file; *n its size in bytes. */
+static char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    const long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc(len > 0 ? (size_t)len : 1);
+    *n = b ? fread(b, 1, (size_t)len, f) : 0;
+    fclose(f);
+    return b;
+}
+
+/* Whether file `name` is the same, byte for byte and non-empty, in directories a and b. */
+static int same_file(const char *a, const char *b, const char *name)
+{
+    char pa[300], pb[300];
+    snprintf(pa, sizeof pa, "%s/%s", a, name);
+    snprintf(pb, sizeof pb, "%s/%s", b, name);
+    size_t na = 0, nb = 0;
+    char *fa = slurp(pa, &na), *fb = slurp(pb, &nb);
+    ck_assert_msg(fa && fb, "missing %s or %s", pa, pb);
+    const int same = na == nb && na > 0 && memcmp(fa, fb, na) == 0;
+    free(fa);
+    free(fb);
+    return same;
+}
+
+/* fdw_run of spec on backend with tuning into a new directory made from template dir. */
+static void run_job(const fdw_spec *spec, fdw_backend_kind backend, const fdw_tuning *tuning,
+                    char *dir)
+{
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    fdw_run_opts o = {.out_dir = dir, .backend = backend, .tuning = tuning};
+    fdw_result res;
+    fdw_error err;
+    ck_assert_msg(fdw_run(spec, &o, NULL, &res, &err) == FDW_OK, "%s run: %s",
+                  backend == FDW_BACKEND_CUDA ? "GPU" : "CPU", err.message);
+}
+
+static void remove_dir(const char *dir)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Every configuration of the 2.5D kernel (fdw_tuning.cuda_config 1..fdwk_fd_config_count())
+ * gives, through fdw_run, the bits of the default configuration and of the CPU backend's
+ * portable kernel: acoustic (sponge, free surface; receivers and the final volume) and
+ * stencil (the final field), orders 2..16. */
 START_TEST(test_configurations)
 {
-    char json[2048], what[96];
-    int identical = 1, nconf = 0;
-    for (int order = 2; order <= 8; order += 2) {
+    const int nconf = fdwk_fd_config_count();
+    ck_assert_int_gt(nconf, 0);
+    ck_assert_ptr_null(fdwk_fd_config_name(0));
+    ck_assert_ptr_null(fdwk_fd_config_name(nconf + 1));
+    ck_assert_ptr_null(fdw_cuda_config_name(nconf + 1));
+    static const char *const AC_FILES[] = {"gather.f32", "snap_000060_volume.f32", NULL};
+    static const char *const ST_FILES[] = {"field.f32", NULL};
+    int runs = 0;
+    for (int order = 2; order <= 16; order += 2) {
         for (int kind = 0; kind < 2; kind++) {
-            if (kind == 0)
+            char json[2300];
+            if (kind == 0) {
                 acoustic_json(json, sizeof json, order, 60, GAUSSIAN, SPONGE);
-            else
+                const size_t len = strlen(json); /* and the final volume */
+                snprintf(json + len - 1, sizeof json - (len - 1),
+                         ",\"snapshots\":{\"every\":60,\"volume\":true,\"raw\":true,"
+                         "\"png\":false}}");
+            } else {
                 snprintf(json, sizeof json,
                          "{\"kind\":\"stencil\",\"grid\":{\"nx\":203,\"ny\":157,\"nz\":131,"
                          "\"dx\":1,\"dy\":1,\"dz\":1},\"order\":%d,\"iterations\":20,\"seed\":5}",
                          order);
-            fdw_spec *spec;
-            fdw_problem prob;
-            problem_from(json, &spec, &prob);
-            int id0 = 0;
-            outcome c; /* the CPU reference, once per order and kind */
-            run_backend(fdw_cpu_backend(), &prob, 1, &id0, kind ? 20 : 60, &c);
-            for (int tile = 1; tile < FDWK_TILE_COUNT; tile++) {
-                if (order != 8 && tile != FDWK_TILE_T3 && tile != FDWK_TILE_T5 &&
-                    tile < FDWK_TILE_V1)
-                    continue;
-                char env[8];
-                snprintf(env, sizeof env, "%d", tile);
-                outcome g;
-                setenv("FDW_CUDA_TILE", env, 1);
-                run_backend(fdw_cuda_backend(), &prob, 1, &id0, kind ? 20 : 60, &g);
-                unsetenv("FDW_CUDA_TILE");
-                nconf++;
-                int same = memcmp(g.vol, c.vol, c.nvol * sizeof(float)) == 0;
-                snprintf(what, sizeof what, "%s order %d, configuration %d (%s)",
-                         kind ? "stencil" : "acoustic", order, tile, fdwk_tile_name(tile));
-                /* The contract is 1e-5; identity holds while both sum in the same order. */
-                if (!same) {
-                    identical = 0;
-                    compare(what, &g, &c, 1e-5);
-                }
-                outcome_free(&g);
             }
-            outcome_free(&c);
-            fdw_problem_free(&prob);
+            const char *const *files = kind ? ST_FILES : AC_FILES;
+            fdw_spec *spec = parse(json);
+            const fdw_tuning portable = {.cpu_portable = 1};
+            char cdir[] = "/tmp/fdw-conf-cpu-XXXXXX", ddir[] = "/tmp/fdw-conf-def-XXXXXX";
+            run_job(spec, FDW_BACKEND_CPU, &portable, cdir);
+            run_job(spec, FDW_BACKEND_CUDA, NULL, ddir);
+            for (int f = 0; files[f]; f++)
+                ck_assert_msg(same_file(ddir, cdir, files[f]),
+                              "%s order %d, default configuration: %s differs from the CPU's "
+                              "portable kernel", kind ? "stencil" : "acoustic", order, files[f]);
+            for (int n = 1; n <= nconf; n++) {
+                const fdw_tuning t = {.cuda_config = n};
+                char gdir[] = "/tmp/fdw-conf-gpu-XXXXXX";
+                run_job(spec, FDW_BACKEND_CUDA, &t, gdir);
+                for (int f = 0; files[f]; f++)
+                    ck_assert_msg(same_file(gdir, ddir, files[f]) && same_file(gdir, cdir, files[f]),
+                                  "%s order %d, configuration %d (%s): %s differs from the "
+                                  "default or the CPU", kind ? "stencil" : "acoustic", order, n,
+                                  fdwk_fd_config_name(n), files[f]);
+                remove_dir(gdir);
+                runs++;
+            }
+            remove_dir(cdir);
+            remove_dir(ddir);
             fdw_spec_free(spec);
         }
     }
-    printf("all %d kernel configuration runs %s the CPU\n", nconf,
-           identical ? "bit-identical to" : "within 1e-5 (rel L2) of");
+    printf("all %d configuration runs (%d configurations) bit-identical to the default and to "
+           "the CPU's portable kernel\n", runs, nconf);
+}
+END_TEST
+
+/* One update of a random 203x157x131 slab (sponge on every face, free surface, a z range
+ * starting mid-slab) by configuration n of the kernel, into out. */
+static void kernel_update(int acoustic, int radius, int n, const fdwk_layout *L, float *const f[3],
+                          const float *const q[3], float *out, const float *init)
+{
+    const size_t bytes = L->total * sizeof(float);
+    const long org = fdwk_origin(L);
+    ck_assert_int_eq(fdwk_d2d_async(out - org, init - org, bytes, NULL), 0);
+    fdwk_fd_args a;
+    memset(&a, 0, sizeof a);
+    a.mode = acoustic ? FDWK_ACOUSTIC : FDWK_STENCIL;
+    a.radius = radius;
+    a.out = out;
+    a.u = f[0];
+    a.vdt2 = acoustic ? f[2] : NULL;
+    if (acoustic) {
+        a.qx = q[0];
+        a.qy = q[1];
+        a.qz = q[2];
+        a.free_surface = 1;
+    }
+    a.nx = L->nx;
+    a.ny = L->ny;
+    a.k0 = 0;
+    a.k1 = L->nz;
+    a.kglob = 0;
+    a.pitch = L->pitch;
+    a.plane = L->plane;
+    a.config = n;
+    double c2[FDW_MAX_RADIUS + 1];
+    fdw_fd2_coeffs(2 * radius, c2);
+    for (int m = 0; m <= radius; m++)
+        a.cx[m] = a.cy[m] = a.cz[m] = (float)c2[m];
+    a.c0 = acoustic ? (float)(3 * c2[0]) : (float)(1.0 + 0.1 * c2[0]);
+    const int rc = acoustic ? fdwk_acoustic_step(&a, NULL) : fdwk_stencil_step(&a, NULL);
+    ck_assert_msg(rc == 0, "radius %d configuration %d: %s", radius, n, fdwk_strerror(rc));
+    ck_assert_int_eq(fdwk_device_sync(), 0);
+}
+
+/* The kernels themselves, every radius 1..8 and configuration, acoustic and stencil, on
+ * random fields: one update equals the default configuration's bit for bit (fdw_run above
+ * covers the tuning path; this one does not depend on it). */
+START_TEST(test_kernel_configurations)
+{
+    const int nconf = fdwk_fd_config_count();
+    fdwk_layout L;
+    fdwk_layout_init(&L, 203, 157, 131, FDWK_MAX_RADIUS);
+    const size_t bytes = L.total * sizeof(float);
+    const long org = fdwk_origin(&L);
+    float *raw[5];
+    for (int b = 0; b < 5; b++) {
+        ck_assert_int_eq(fdwk_malloc((void **)&raw[b], bytes), 0);
+        ck_assert_int_eq(fdwk_memset_async(raw[b], 0, bytes, NULL), 0);
+    }
+    float *f[3] = {raw[0] + org, raw[1] + org, raw[2] + org}; /* u, u_prev, (v dt)^2 */
+    float *ref = raw[3] + org, *out = raw[4] + org;
+    ck_assert_int_eq(fdwk_fill_random(f[0], &L, 11, 1e-3f, 0.f, NULL), 0);
+    ck_assert_int_eq(fdwk_fill_random(f[1], &L, 12, 1e-3f, 0.f, NULL), 0);
+    ck_assert_int_eq(fdwk_fill_random(f[2], &L, 13, 0.02f, 0.08f, NULL), 0);
+    float *q[3];
+    const int n[3] = {L.nx, L.ny, L.nz};
+    for (int ax = 0; ax < 3; ax++) {
+        float *h = calloc((size_t)n[ax], sizeof(float));
+        for (int i = 0; i < 12; i++)
+            h[i] = h[n[ax] - 1 - i] = 0.01f * (float)((12 - i) * (12 - i)) / 144.f;
+        ck_assert_int_eq(fdwk_malloc((void **)&q[ax], (size_t)n[ax] * sizeof(float)), 0);
+        ck_assert_int_eq(fdwk_h2d(q[ax], h, (size_t)n[ax] * sizeof(float)), 0);
+        free(h);
+    }
+    const size_t npts = L.total;
+    float *hr = malloc(npts * sizeof(float)), *ho = malloc(npts * sizeof(float));
+    int runs = 0;
+    for (int acoustic = 0; acoustic < 2; acoustic++)
+        for (int r = 1; r <= FDWK_MAX_RADIUS; r++) {
+            kernel_update(acoustic, r, 0, &L, f, (const float *const *)q, ref, f[1]);
+            ck_assert_int_eq(fdwk_d2h(hr, ref - org, bytes), 0);
+            for (int c = 1; c <= nconf; c++) {
+                kernel_update(acoustic, r, c, &L, f, (const float *const *)q, out, f[1]);
+                ck_assert_int_eq(fdwk_d2h(ho, out - org, bytes), 0);
+                ck_assert_msg(memcmp(hr, ho, bytes) == 0,
+                              "%s radius %d: configuration %d (%s) differs from the default",
+                              acoustic ? "acoustic" : "stencil", r, c, fdwk_fd_config_name(c));
+                runs++;
+            }
+        }
+    /* A configuration or radius that does not exist is an error, not a launch. */
+    fdwk_fd_args bad;
+    memset(&bad, 0, sizeof bad);
+    bad.mode = FDWK_STENCIL;
+    bad.radius = 4;
+    bad.config = nconf + 1;
+    ck_assert_int_ne(fdwk_stencil_step(&bad, NULL), 0);
+    bad.config = 0;
+    bad.radius = FDWK_MAX_RADIUS + 1;
+    ck_assert_int_ne(fdwk_stencil_step(&bad, NULL), 0);
+    bad.radius = 4;
+    ck_assert_int_ne(fdwk_acoustic_step(&bad, NULL), 0); /* mode says stencil */
+    fdwk_last_error();
+    printf("kernel configurations: %d updates (radius 1..8, %d configurations, both kinds) "
+           "bit-identical to the default\n", runs, nconf);
+    free(hr);
+    free(ho);
+    for (int b = 0; b < 5; b++)
+        fdwk_free(raw[b]);
+    for (int ax = 0; ax < 3; ax++)
+        fdwk_free(q[ax]);
 }
 END_TEST
 
@@ -472,6 +641,51 @@ START_TEST(test_stencil_vs_cpu)
 }
 END_TEST
 
+/* The derivative of prob's initial field along axis by every kernel version and two walk
+ * chunks, called directly on a copy of the field in the backend's layout: each equals the
+ * default version bit for bit. */
+static void deriv_versions_same(const fdw_problem *prob, int axis)
+{
+    fdwk_layout L;
+    fdwk_layout_init(&L, prob->nx, prob->ny, prob->nz, 0);
+    const size_t bytes = L.total * sizeof(float);
+    const long org = fdwk_origin(&L);
+    float *in, *ref, *out;
+    ck_assert_int_eq(fdwk_malloc((void **)&in, bytes), 0);
+    ck_assert_int_eq(fdwk_malloc((void **)&ref, bytes), 0);
+    ck_assert_int_eq(fdwk_malloc((void **)&out, bytes), 0);
+    ck_assert_int_eq(fdwk_memset_async(in, 0, bytes, NULL), 0);
+    ck_assert_int_eq(fdwk_fill_random(in + org, &L, 7, 1.f, 0.f, NULL), 0);
+    float dc[5];
+    for (int m = 0; m < 5; m++)
+        dc[m] = prob->dc[m];
+    const size_t npts = L.total;
+    float *hr = malloc(bytes), *ho = malloc(bytes);
+    ck_assert_int_eq(fdwk_memset_async(ref, 0, bytes, NULL), 0);
+    ck_assert_int_eq(fdwk_derivative(ref + org, in + org, L.nx, L.ny, L.nz, L.pitch, L.plane,
+                                     axis, dc, FDWK_DERIV_DEFAULT, 0, NULL), 0);
+    ck_assert_int_eq(fdwk_d2h(hr, ref, bytes), 0);
+    static const struct { int version, chunk; } V[] = {
+        {FDWK_DERIV_SCALAR, 0}, {FDWK_DERIV_WALK, 0}, {FDWK_DERIV_TILE, 0},
+        {FDWK_DERIV_WALK, 37}, {FDWK_DERIV_SCALAR, 50}};
+    for (size_t v = 0; v < sizeof V / sizeof V[0]; v++) {
+        ck_assert_int_eq(fdwk_memset_async(out, 0, bytes, NULL), 0);
+        ck_assert_int_eq(fdwk_derivative(out + org, in + org, L.nx, L.ny, L.nz, L.pitch, L.plane,
+                                         axis, dc, V[v].version, V[v].chunk, NULL), 0);
+        ck_assert_int_eq(fdwk_d2h(ho, out, bytes), 0);
+        ck_assert_msg(memcmp(hr, ho, npts * sizeof(float)) == 0,
+                      "derivative along %c: version %d, chunk %d differs from the default",
+                      "xyz"[axis], V[v].version, V[v].chunk);
+    }
+    ck_assert_int_ne(fdwk_derivative(out + org, in + org, L.nx, L.ny, L.nz, L.pitch, L.plane,
+                                     axis, dc, FDWK_DERIV_TILE + 1, 0, NULL), 0);
+    free(hr);
+    free(ho);
+    fdwk_free(in);
+    fdwk_free(ref);
+    fdwk_free(out);
+}
+
 START_TEST(test_derivative_vs_cpu)
 {
     static const char *AX[] = {"x", "y", "z"};
@@ -489,21 +703,9 @@ START_TEST(test_derivative_vs_cpu)
     run_backend(fdw_cpu_backend(), &prob, 1, &id0, 1, &c);
     snprintf(what, sizeof what, "derivative along %s", AX[_i]);
     compare(what, &g, &c, 1e-6);
-    /* Every kernel version (FDW_CUDA_DERIV, derivative.cu: 0 scalar, 3 the walk, 10 the
-     * tile) evaluates the same operations in the same order: the same bits as the default. */
-    static const int VERSIONS[] = {0, 3, 10};
-    for (int vi = 0; vi < 3; vi++) {
-        const int v = VERSIONS[vi];
-        char num[8];
-        snprintf(num, sizeof num, "%d", v);
-        setenv("FDW_CUDA_DERIV", num, 1);
-        outcome gv;
-        run_backend(fdw_cuda_backend(), &prob, 1, &id0, 1, &gv);
-        unsetenv("FDW_CUDA_DERIV");
-        ck_assert_msg(gv.nvol == g.nvol && memcmp(gv.vol, g.vol, g.nvol * sizeof(float)) == 0,
-                      "derivative along %s: version %d differs from the default", AX[_i], v);
-        outcome_free(&gv);
-    }
+    /* Every kernel version (fdwk_derivative's version: scalar, walk, tile) and a walk chunk
+     * evaluate the same operations in the same order: the same bits as the default. */
+    deriv_versions_same(&prob, _i);
     /* and against the exact derivative */
     double maxerr = fdw_derivative_max_error(spec, g.vol);
     double scale = 0;
@@ -614,21 +816,6 @@ START_TEST(test_analytic_gpu)
 }
 END_TEST
 
-/* Read a whole file; *n its size in bytes. */
-static char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    const long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc(len > 0 ? (size_t)len : 1);
-    *n = b ? fread(b, 1, (size_t)len, f) : 0;
-    fclose(f);
-    return b;
-}
-
 /* Snapshots through fdw_run: the loop issues the next steps while a snapshot's slices
  * travel to the host (cuda_backend's extract_done, engine/run.c settle_snapshot), the last
  * one still under way when the loop ends. Every raw slice file of the GPU run (1 and 2
@@ -652,14 +839,14 @@ START_TEST(test_run_snapshots_vs_cpu)
     const int ids[2] = {0, fdw_gpu_count() > 1 ? 1 : 0};
     fdw_run_opts go = {.out_dir = gdir, .backend = FDW_BACKEND_CUDA, .device_ids = ids,
                        .ndevice_ids = _i ? 2 : 1};
-    fdw_run_opts co = {.out_dir = cdir, .backend = FDW_BACKEND_CPU, .threads = 2};
+    const fdw_tuning portable = {.cpu_portable = 1};
+    fdw_run_opts co = {.out_dir = cdir, .backend = FDW_BACKEND_CPU, .threads = 2,
+                       .tuning = &portable};
     fdw_result res;
     fdw_error err;
     ck_assert_msg(fdw_run(spec, &go, NULL, &res, &err) == FDW_OK, "GPU run: %s", err.message);
     ck_assert_str_eq(res.backend, "cuda");
-    setenv("FDW_CPU_KERNEL", "portable", 1);
     const fdw_status cst = fdw_run(spec, &co, NULL, &res, &err);
-    unsetenv("FDW_CPU_KERNEL");
     ck_assert_msg(cst == FDW_OK, "CPU run: %s", err.message);
     static const char *const SL[3] = {"xy_k15", "xz_j23", "yz_i26"};
     int same = 0;
@@ -700,6 +887,7 @@ int main(void)
     tcase_add_loop_test(tc, test_acoustic_vs_cpu, 0, 6);
     tcase_add_test(tc, test_first_difference);
     tcase_add_test(tc, test_configurations);
+    tcase_add_test(tc, test_kernel_configurations);
     tcase_add_loop_test(tc, test_slabs_bitwise, 0, 2);
     tcase_add_loop_test(tc, test_cpml_bitwise, 0, 3);
     tcase_add_loop_test(tc, test_cpml_paths_bitwise, 0, 4);

@@ -2,7 +2,7 @@
 // A, here order 8): 16x16 threads, one output each, a register queue along z and the
 // current plane in a 24x24 shared tile, no prefetching, no sponge. It exists only so the
 // benchmark can measure our kernel against the seed's in the same run.
-#include "kernels.h"
+#include "bench_kernels.h"
 #include <cuda_runtime.h>
 
 namespace {

@@ -1,6 +1,7 @@
 // runtime.cu — thin C wrappers over the CUDA runtime (devices, memory, streams, events,
-// copies) so that the C11 host code of the backend never includes a CUDA header.
-#include "kernels.h"
+// copies) and the grid layout (fdwk_runtime.h), so that the C11 host code of the backend
+// never includes a CUDA header.
+#include "common/fdwk_runtime.h"
 #include <cuda_runtime.h>
 
 extern "C" {
@@ -160,11 +161,9 @@ int fdwk_last_error(void) { return (int)cudaGetLastError(); }
 
 // Layout: xoff 32 floats (>= any radius), and rows padded to a multiple of 32 floats, so
 // every interior row starts on a 128-byte boundary: a warp's row pieces and the tiles'
-// stores then cover whole cache lines. (With xoff 8, i.e. rows 32 bytes past a line, the
-// H100 ran the z derivative at 84.6-84.9% of the copy rate instead of 85.9-86.3% and the
-// acoustic order-8 kernel on 1024x1024x512 at 86.0% instead of 87.9%: tests/bench/RESULTS.md,
-// 2026-11-23T06:47Z.) ypad and zpad equal the radius. Slack at the end covers the widest
-// tile's guarded reads.
+// stores then cover whole cache lines (rows 32 bytes past a line cost 1-2 points of the
+// copy rate: docs/gpu.md, decisions). ypad and zpad equal the radius. Slack at the end
+// covers the widest tile's guarded reads.
 void fdwk_layout_init(fdwk_layout *L, int nx, int ny, int nz, int radius)
 {
     L->nx = nx;

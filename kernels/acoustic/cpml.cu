@@ -1,4 +1,4 @@
-// cpml.cu — the CPML absorbing layer's two passes (engine/backend.h states the recursion):
+// cpml.cu — the CPML absorbing layer's two passes (engine/run/backend.h states the recursion):
 // psi_A = b psi_A + a D1_A u on every layer point of axis A, then zeta_A = b zeta_A +
 // a (D2_A u + D1_A psi_A) and u' += (v dt)^2 (D1_A psi_A + zeta_A). They run one axis after
 // the other (x, y, z) with the CPU reference's operations in its order, so the two backends
@@ -8,7 +8,7 @@
 // thread per column walking its layers (walk_kernel). Where the two layers of an axis are
 // closer than the stencil radius (or x layers are wider than XW_MAX), one thread per layer
 // point does psi before the update (psi_kernel) and zeta after it (zeta_kernel).
-#include "kernels.h"
+#include "acoustic/fdwk_acoustic.h"
 #include <cuda_runtime.h>
 
 namespace {

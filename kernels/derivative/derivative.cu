@@ -3,13 +3,12 @@
 // tile of rows (along y) of a 128-point x segment in shared memory, all its loads in flight
 // at once. z: threads walk the axis with a register window. The scalar kernels (one point
 // per thread and load; also the path for layouts without 16-byte aligned rows), the walk
-// and the tile stay selectable on y and z by FDW_CUDA_DERIV (deriv_version) for the
-// benchmark; every version evaluates the same operations in the same order, so all give
-// the same bits (tests/gpu).
-#include "kernels.h"
+// and the tile stay selectable on y and z (fdwk_derivative's version) for the benchmark
+// and tests; every version evaluates the same operations in the same order, so all give
+// the same bits.
+#include "derivative/fdwk_derivative.h"
 #include <cuda_runtime.h>
 #include <cstdint>
-#include <cstdlib>
 
 namespace {
 
@@ -256,38 +255,34 @@ __global__ void __launch_bounds__(32 * TB) dtile_kernel(float *__restrict__ out,
     }
 }
 
-// Which version along axis: 0 the scalar kernels (one point per thread and load), 3 the
-// vector walk, 10 the vector tile; FDW_CUDA_DERIV forces one (benchmark, tests). Defaults,
-// from the H100 runs of 2026-11-23T03:27Z and 03:30Z at 512^3 and 1024x1024x512
-// (tests/bench/RESULTS.md): y the tile (88-89% / 91-92% of the copy rate; the walk 81-82% /
-// 85%: a plane's rows are contiguous, so the tile's 40 rows are one stream), z the walk
-// (85% / 85.5%; the tile's rows lie in 40 planes: 83% / 86%). The other versions measured
-// then (deeper walks, more or fewer blocks per SM, streaming stores, L2 bulk prefetch,
-// other tile shapes and block orders; all slower or equal) are in the commits before
-// this file's pruning and in tests/bench/results/2026-11-23-03*.json.
-int deriv_version(int axis)
+// The default version along each axis: y the tile (a plane's rows are contiguous, so the
+// tile's 40 rows are one stream: 88-92% of the copy rate, the walk 81-85%), z the walk (the
+// tile's rows lie in 40 planes; bench/RESULTS.md, docs/gpu.md decisions).
+int default_version(int axis) { return axis == 1 ? FDWK_DERIV_TILE : FDWK_DERIV_WALK; }
+
+// Planes per walk chunk: the caller's (at most the axis), else the whole axis below 256
+// planes and 128 above (enough blocks to fill the GPU, few halo re-reads).
+int walk_chunk(int chunk, int n)
 {
-    const char *e = getenv("FDW_CUDA_DERIV");
-    if (e && *e) {
-        const int v = atoi(e);
-        if (v == 0 || v == 3 || v == 10) return v;
-    }
-    return axis == 1 ? 10 : 3;
+    if (chunk > 0) return chunk < n ? chunk : n;
+    return n < 256 ? n : 128;
 }
 
 } // namespace
 
 extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int nz,
                                long pitch, long plane, int axis, const float dc[5],
-                               fdwk_stream s)
+                               int version, int chunk, fdwk_stream s)
 {
     Coef c;
     for (int m = 0; m < 5; ++m) c.c[m] = dc[m];
     cudaStream_t st = (cudaStream_t)s;
-    if (nx < 1 || ny < 1 || nz < 1) return (int)cudaErrorInvalidValue;
-    const int ver = deriv_version(axis);
+    if (nx < 1 || ny < 1 || nz < 1 || axis < 0 || axis > 2 || version < FDWK_DERIV_DEFAULT ||
+        version > FDWK_DERIV_TILE || chunk < 0)
+        return (int)cudaErrorInvalidValue;
+    const int ver = version == FDWK_DERIV_DEFAULT ? default_version(axis) : version;
     // The vector kernels need 16-byte aligned rows (the layout's rows are 32-byte aligned).
-    const bool vec = ver > 0 && pitch % 4 == 0 && plane % 4 == 0 &&
+    const bool vec = ver != FDWK_DERIV_SCALAR && pitch % 4 == 0 && plane % 4 == 0 &&
                      (reinterpret_cast<uintptr_t>(in) & 15) == 0 &&
                      (reinterpret_cast<uintptr_t>(out) & 15) == 0;
     if (axis == 0 && vec) {
@@ -296,7 +291,7 @@ extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int 
     } else if (axis == 0) {
         dim3 grid((nx + XSEG - 1) / XSEG, ny, nz);
         dx_kernel<<<grid, 128, 0, st>>>(out, in, nx, pitch, plane, c);
-    } else if (vec && ver == 10 && (axis == 1 ? nz : ny) <= 65535) {
+    } else if (vec && ver == FDWK_DERIV_TILE && (axis == 1 ? nz : ny) <= 65535) {
         const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
         const dim3 grid((nx + 127) / 128, (n + 31) / 32, no), block(32, 8);
         if (axis == 1)
@@ -306,22 +301,20 @@ extern "C" int fdwk_derivative(float *out, const float *in, int nx, int ny, int 
     } else if (vec) {
         const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
         constexpr int by = 4;
-        int chunk = n < 256 ? n : 128;
-        const char *e = getenv("FDW_CUDA_DERIV_CHUNK"); // benchmark sweeps
-        if (e && atoi(e) >= 16) chunk = min(atoi(e), n);
-        const dim3 block(32, by), grid((nx + 127) / 128, (no + by - 1) / by, (n + chunk - 1) / chunk);
+        const int ch = walk_chunk(chunk, n);
+        const dim3 block(32, by), grid((nx + 127) / 128, (no + by - 1) / by, (n + ch - 1) / ch);
         if (axis == 1)
-            dwalk4_kernel<1><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
+            dwalk4_kernel<1><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, ch, c);
         else
-            dwalk4_kernel<2><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
+            dwalk4_kernel<2><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, ch, c);
     } else {
         const int n = axis == 1 ? ny : nz, no = axis == 1 ? nz : ny;
-        const int chunk = n < 256 ? n : 128;
-        dim3 block(32, 8), grid((nx + 31) / 32, (no + 7) / 8, (n + chunk - 1) / chunk);
+        const int ch = walk_chunk(chunk, n);
+        dim3 block(32, 8), grid((nx + 31) / 32, (no + 7) / 8, (n + ch - 1) / ch);
         if (axis == 1)
-            dwalk_kernel<1><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
+            dwalk_kernel<1><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, ch, c);
         else
-            dwalk_kernel<2><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, chunk, c);
+            dwalk_kernel<2><<<grid, block, 0, st>>>(out, in, nx, ny, nz, pitch, plane, ch, c);
     }
     return (int)cudaGetLastError();
 }

@@ -1,17 +1,17 @@
-// fd25v.cuh — the TMA 2.5D kernel (fd25t.cuh's data path: bulk tensor copies into a ring
-// of shared-memory stages) with each thread owning 4 consecutive x points instead of one,
-// so a plane's neighbours come out of shared memory as 16-byte vectors: per 4 outputs,
-// 1 + XL/2 float4 loads cover the x neighbours and 2R float4 loads the y neighbours,
-// where the one-point kernels issue 4R scalar loads per output. Shared-memory
-// instructions per point drop 3-5x, which is what bounds the high-order stencil kinds
-// (8 B/point leaves little time per point). Same operations in the same order as the CPU
-// reference, so results stay bit-identical; stores are 16-byte vectors where the 4
-// points lie inside the grid. With NB > 1 a thread updates NB consecutive planes per
-// iteration (one barrier per NB planes, and the z register queue shifts by NB, so its
-// register moves per point drop from 2R to 2R/NB: at high orders those moves are about a
-// fifth of the instructions).
+// fd25.cuh — the 2.5D finite-difference kernel of the acoustic and stencil kinds (Micikevicius
+// 2009's design on Hopper). A block owns a 4 TXV x BY tile of an xy plane and walks a chunk
+// of z: a ring of shared-memory stages, filled L planes ahead by bulk tensor copies
+// (tma.cuh), holds each plane's tile with its x/y halo, and every thread keeps its column's
+// z neighbours in a register queue. A thread owns 4 consecutive x points, so a plane's
+// neighbours come out of shared memory as 16-byte vectors (shared-memory instructions, not
+// DRAM, bound the high orders); with NB > 1 it updates NB planes per iteration, halving
+// barriers and queue moves. The operations and their order are the CPU reference's, so
+// results are bit-identical; stores are 16-byte vectors where the 4 points lie in the grid.
 #pragma once
-#include "fd25t.cuh"
+#include "common/fd_point.cuh"
+#include "common/fdwk_fd.h"
+#include "common/tma.cuh"
+#include <cstdint>
 
 namespace fdwk {
 
@@ -19,11 +19,11 @@ namespace fdwk {
 // beyond the ring's R + NB, NB planes per iteration.
 template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1>
 __global__ void __launch_bounds__(TXV * BY)
-fd25v_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
+fd25_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
              const __grid_constant__ CUtensorMap mo, const __grid_constant__ CUtensorMap mv)
 {
     constexpr int TX = 4 * TXV, TY = BY;
-    using G = tma_geom<R, TX, TY, L + NB - 1, 0, ACOUSTIC>; // S = R + NB + L stages
+    using G = tma_geom<R, TX, TY, L + NB - 1, ACOUSTIC>; // S = R + NB + L stages
     constexpr int SW = G::SW, XL = G::XL, S = G::S;
     constexpr int NXS = 4 + 2 * XL; // x window of a thread: columns [xq, xq + 4 + 2 XL)
 

@@ -2,7 +2,7 @@
 // the free-surface mirror, extraction of slices/volumes into compact arrays, and a
 // pseudo-random fill for benchmarks. Each touches few points, so each is a plain
 // one-thread-per-item kernel; all sums run in a fixed order so results are deterministic.
-#include "kernels.h"
+#include "common/fdwk_runtime.h"
 #include <cuda_runtime.h>
 
 namespace {

@@ -1,0 +1,18 @@
+// fd_point.cuh — the acoustic update of one point, shared by the 2.5D kernel (fd25.cuh) and
+// written once so its operations and their order stay the CPU reference's
+// (engine/kinds/acoustic/cpu_acoustic.c). The library is built with -fmad=false, so
+// nothing is contracted and the GPU stays bit-identical to the portable CPU kernel.
+#pragma once
+
+namespace fdwk {
+
+// u' = (2u - (1 - q) u_prev + vdt2 lap) / (1 + q) with the sponge's damping q, the undamped
+// form where q = 0.
+__device__ __forceinline__ float fd_acoustic_update(float uc, float up, float vdt2, float lap,
+                                                    float qq)
+{
+    if (qq != 0.f) return ((2.f * uc - (1.f - qq) * up) + vdt2 * lap) / (1.f + qq);
+    return (2.f * uc - up) + vdt2 * lap;
+}
+
+} // namespace fdwk
