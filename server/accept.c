@@ -1,14 +1,14 @@
 /* accept.c — the group-commit thread for job submissions (see accept.h). Each job gets
  * its own SAVEPOINT inside the shared transaction, so one failing insert does not undo
  * the others; jobs with the same idempotency key in one batch see each other because
- * they share the transaction. After the commit, one call wakes the event streams of the
+ * they share the transaction. After the commit, one call tells the notifier about the
  * new jobs and one tells the scheduler (which stays asleep when none of them can start:
  * sched_submitted), before the connections are resumed. */
 #include "accept.h"
 #include "db.h"
 #include "log.h"
+#include "notify.h"
 #include "scheduler.h"
-#include "sse.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -77,7 +77,7 @@ static void commit_batch(accept_req *batch)
     log_debug("accept: %d job(s) stored in %lld ms", count, (long long)(now_ms() - t0));
 }
 
-/* Wake the new jobs' event streams and tell the scheduler, once for the batch. */
+/* Notify about the new jobs and tell the scheduler, once for the batch. */
 static void announce(accept_req *batch)
 {
     int64_t ids[64];
@@ -90,12 +90,12 @@ static void announce(accept_req *batch)
             top = a->job.priority;
         ids[n++] = a->stored.id;
         if (n == (int)(sizeof ids / sizeof ids[0])) {
-            sse_notify_jobs(ids, n);
+            notify_jobs(ids, n);
             n = 0;
         }
     }
     if (n > 0)
-        sse_notify_jobs(ids, n);
+        notify_jobs(ids, n);
     if (any)
         sched_submitted(top);
 }

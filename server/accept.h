@@ -4,7 +4,8 @@
  * jobs), then resumes each connection, whose handler answers 201/200 from the result.
  * HTTP threads never wait on the disk, and throughput does not fall to one job per
  * fsync under concurrent submits. The thread does only the database work: the answer
- * is written by the resumed handler (jobs_new_text), not read back. */
+ * is rendered by the resumed handler from what was stored (jobs_new_record), not read
+ * back. */
 #ifndef FDWD_ACCEPT_H
 #define FDWD_ACCEPT_H
 

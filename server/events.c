@@ -1,11 +1,12 @@
 /* events.c — event storage (see events.h). The writer thread takes everything queued,
  * commits it in one transaction (synchronous=NORMAL: losing the last progress events
  * in a power cut is harmless, the state events that matter are written by jobs.c with
- * FULL sync), then wakes the SSE watchers of the affected jobs. */
+ * FULL sync), then tells the notifier (notify.h) which jobs have new events. */
 #include "events.h"
 #include "db.h"
 #include "log.h"
-#include "sse.h"
+#include "notify.h"
+#include "outputs.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -91,39 +92,18 @@ void events_post(int64_t job_id, const char *type, json_t *data, int droppable)
 /* Side effects of one event beyond the events row. */
 static void side_effects(sqlite3 *c, const ev *e)
 {
-    sqlite3_stmt *st;
     if (strcmp(e->type, "progress") == 0) {
-        char *text = json_dumps(e->data, JSON_COMPACT);
-        if (text && sqlite3_prepare_v2(c, "UPDATE jobs SET progress = ?1 WHERE id = ?2", -1,
-                                       &st, NULL) == SQLITE_OK) {
+        sqlite3_stmt *st = db_stmt(c, "UPDATE jobs SET progress = ?1 WHERE id = ?2");
+        char *text = st ? json_dumps(e->data, JSON_COMPACT) : NULL;
+        if (text) {
             sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
             sqlite3_bind_int64(st, 2, e->job_id);
             sqlite3_step(st);
-            sqlite3_finalize(st);
         }
+        db_stmt_done(st);
         free(text);
     } else if (strcmp(e->type, "snapshot") == 0) {
-        json_t *files = json_object_get(e->data, "files");
-        size_t i;
-        json_t *f;
-        if (sqlite3_prepare_v2(c,
-                               "INSERT OR REPLACE INTO outputs (job_id, name, format, bytes, "
-                               "created_at) VALUES (?1, ?2, ?3, NULL, ?4)",
-                               -1, &st, NULL) != SQLITE_OK)
-            return;
-        json_array_foreach(files, i, f) {
-            const char *name = json_string_value(json_object_get(f, "name"));
-            const char *fmt = json_string_value(json_object_get(f, "format"));
-            if (!name)
-                continue;
-            sqlite3_bind_int64(st, 1, e->job_id);
-            sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(st, 3, fmt ? fmt : "unknown", -1, SQLITE_TRANSIENT);
-            sqlite3_bind_int64(st, 4, now_ms());
-            sqlite3_step(st);
-            sqlite3_reset(st);
-        }
-        sqlite3_finalize(st);
+        outputs_record_tx(c, e->job_id, json_object_get(e->data, "files"));
     }
 }
 
@@ -153,14 +133,14 @@ static void *writer_main(void *arg)
         }
         if (!ok)
             log_error("events: lost %d events: database write failed", n);
-        /* Wake watchers once per job in the batch. */
+        /* Notify once per job in the batch. */
         for (ev *e = batch; e; e = e->next) {
             int seen = 0;
             for (ev *p = batch; p != e; p = p->next)
                 if (p->job_id == e->job_id)
                     seen = 1;
             if (!seen && ok)
-                sse_notify(e->job_id);
+                notify_job(e->job_id);
         }
         while (batch) {
             ev *next = batch->next;

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 /* Insert one event inside the caller's open transaction. data is not stolen. Returns the
- * event id, or -1. The caller calls sse_notify(job_id) after its COMMIT. */
+ * event id, or -1. The caller calls notify_job(job_id) after its COMMIT. */
 int64_t events_append(sqlite3 *c, int64_t job_id, const char *type, json_t *data);
 /* The same with data already as compact JSON text. */
 int64_t events_append_text(sqlite3 *c, int64_t job_id, const char *type, const char *text);

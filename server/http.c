@@ -1,4 +1,5 @@
-/* http.c — the libmicrohttpd daemon and the request life cycle (see http.h).
+/* http.c — the libmicrohttpd daemon, the request life cycle and the router (see
+ * http.h); the answers themselves are reply.c's.
  * A request is routed on its first callback, before any body is read: unknown path
  * (404), wrong method (405), missing auth (401), wrong Content-Type (415) and a
  * Content-Length over the limit (413) are answered at once, so an oversized body is
@@ -8,6 +9,7 @@
 #include "jobcache.h"
 #include "log.h"
 #include "metrics.h"
+#include "reply.h"
 #include "routes.h"
 
 #include <arpa/inet.h>
@@ -28,64 +30,7 @@ enum {
 static struct MHD_Daemon *g_daemon;
 static int g_port;
 
-/* ---- replies --------------------------------------------------------------------- */
-
-enum MHD_Result reply_response(request *r, unsigned status, struct MHD_Response *resp)
-{
-    if (!resp)
-        return MHD_NO;
-    metrics_count_status(status);
-    enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
-    MHD_destroy_response(resp);
-    return ret;
-}
-
-struct MHD_Response *json_response(json_t *body)
-{
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
-    json_decref(body);
-    if (!text)
-        return NULL;
-    size_t n = strlen(text);
-    text[n] = '\0';
-    char *withnl = realloc(text, n + 2);
-    if (withnl) {
-        text = withnl;
-        text[n++] = '\n';
-        text[n] = '\0';
-    }
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(n, text, MHD_RESPMEM_MUST_FREE);
-    if (!resp) {
-        free(text);
-        return NULL;
-    }
-    MHD_add_response_header(resp, "Content-Type", "application/json");
-    MHD_add_response_header(resp, "Cache-Control", "no-store");
-    return resp;
-}
-
-enum MHD_Result reply_json(request *r, unsigned status, json_t *body)
-{
-    return reply_response(r, status, json_response(body));
-}
-
-enum MHD_Result reply_error(request *r, unsigned status, const char *code, const char *field,
-                            const char *fmt, ...)
-{
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (status >= 500)
-        log_error("%s %s -> %u %s: %s", r->method, r->path, status, code, msg);
-    else
-        log_debug("%s %s -> %u %s: %s", r->method, r->path, status, code, msg);
-    json_t *err = json_pack("{s:{s:s, s:s, s:s?}}", "error", "code", code, "message", msg,
-                            "field", field && *field ? field : NULL);
-    return reply_json(r, status, err);
-}
+/* ---- request accessors ----------------------------------------------------------- */
 
 const char *http_query(request *r, const char *key)
 {
@@ -246,19 +191,12 @@ static enum MHD_Result first_call(request *r)
     if (r->route == R_BAD_JOB)
         return reply_error(r, 404, "not_found", NULL, "no job \"%s\"", r->name);
     if (!method_ok(r->route, r->method)) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "%s", allowed(r->route));
-        json_t *err = json_pack("{s:{s:s, s:s, s:n}}", "error", "code", "method_not_allowed",
-                                "message", "method not allowed here; allowed:", "field");
-        json_object_set_new(json_object_get(err, "error"), "message",
-                            json_sprintf("%s is not allowed on %s; allowed: %s", r->method,
-                                         r->path, msg));
-        char *text = json_dumps(err, JSON_COMPACT);
-        json_decref(err);
-        struct MHD_Response *resp =
-            MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-        MHD_add_response_header(resp, "Content-Type", "application/json");
-        MHD_add_response_header(resp, "Allow", msg);
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s is not allowed on %s; allowed: %s", r->method, r->path,
+                 allowed(r->route));
+        struct MHD_Response *resp = error_response("method_not_allowed", NULL, msg);
+        if (resp)
+            MHD_add_response_header(resp, "Allow", allowed(r->route));
         return reply_response(r, 405, resp);
     }
     if (!is_public(r->route)) {
@@ -285,14 +223,10 @@ static enum MHD_Result first_call(request *r)
             return reply_error(r, 413, "payload_too_large", NULL,
                                "the model is %llu bytes; the limit is %llu", clen,
                                (unsigned long long)g_app.cfg.max_model_bytes);
-        int status = 500;
-        char err[512];
-        r->upload = models_upload_begin(&r->who, r->name, &status, err, sizeof err);
+        model_error e;
+        r->upload = models_upload_begin(&r->who, r->name, &e);
         if (!r->upload)
-            return reply_error(r, (unsigned)status,
-                               status == 400 ? "bad_request"
-                               : status == 409 ? "conflict" : "internal",
-                               status == 400 ? "name" : NULL, "%s", err);
+            return reply_error(r, (unsigned)e.status, e.code, e.field, "%s", e.message);
     }
     return MHD_YES;
 }

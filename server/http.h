@@ -1,7 +1,7 @@
 /* http.h — the HTTP front: the libmicrohttpd daemon (thread pool, epoll, suspend/resume
- * for SSE, connection limits and timeouts), request routing, body handling (limits
- * checked before reading), auth, and the helpers every route uses to answer with JSON
- * or with the API's error object {"error":{"code","message","field"}}. */
+ * for SSE, connection limits and timeouts), the request every route is handed, routing,
+ * body handling (limits checked before reading) and auth. How a route answers is in
+ * reply.h. */
 #ifndef FDWD_HTTP_H
 #define FDWD_HTTP_H
 
@@ -41,16 +41,6 @@ void http_stop(void);
 /* The port actually bound. */
 int http_port(void);
 
-/* A JSON response (body stolen; text ends with a newline; Content-Type and
- * Cache-Control: no-store set), or NULL. */
-struct MHD_Response *json_response(json_t *body);
-/* Answer with JSON (body stolen). */
-enum MHD_Result reply_json(request *r, unsigned status, json_t *body);
-/* Answer with the error object; field may be NULL. */
-enum MHD_Result reply_error(request *r, unsigned status, const char *code, const char *field,
-                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* Queue a prepared response and release it. */
-enum MHD_Result reply_response(request *r, unsigned status, struct MHD_Response *resp);
 /* Query parameter or NULL. */
 const char *http_query(request *r, const char *key);
 /* Request header or NULL. */

@@ -1,11 +1,13 @@
-/* jobs.c — the durable queue (see jobs.h). All writes use BEGIN IMMEDIATE; the accept
- * and finish transactions commit with synchronous=FULL, so a job that got its 201 (or
- * its final state) survives a crash or power cut. */
+/* jobs.c — the job store (see jobs.h). All writes use BEGIN IMMEDIATE; the accept and
+ * finish transactions commit with synchronous=FULL, so a job that got its 201 (or its
+ * final state) survives a crash or power cut. Rows go out as job_record visits; what a
+ * client sees of them is job_json.c's business. */
 #include "jobs.h"
 #include "db.h"
 #include "events.h"
 #include "log.h"
-#include "sse.h"
+#include "notify.h"
+#include "outputs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,26 +25,6 @@ static const char *state_static(const char *s)
         if (s && strcmp(s, jobs_states[i]) == 0)
             return jobs_states[i];
     return "unknown";
-}
-
-static json_t *time_or_null(sqlite3_stmt *st, int col)
-{
-    if (sqlite3_column_type(st, col) == SQLITE_NULL)
-        return json_null();
-    char buf[32];
-    fmt_time(sqlite3_column_int64(st, col), buf);
-    return json_string(buf);
-}
-
-static json_t *parsed_or(sqlite3_stmt *st, int col, json_t *fallback)
-{
-    const char *text = (const char *)sqlite3_column_text(st, col);
-    json_t *v = text ? json_loads(text, 0, NULL) : NULL;
-    if (v) {
-        json_decref(fallback);
-        return v;
-    }
-    return fallback;
 }
 
 /* One integer from a query with up to three integer parameters; -1 on error. sql must
@@ -69,7 +51,7 @@ static int64_t query_int3(sqlite3 *c, const char *sql, int64_t a, int64_t b, int
  * Higher priorities come from the trigger-kept queue_counts table; within the job's own
  * priority, the newest queued job (the usual case: a submit) is "all the others", and
  * only a job in the middle of its level needs an index range count. */
-static json_t *queue_position(sqlite3 *c, int64_t id, int priority)
+static int64_t queue_position(sqlite3 *c, int64_t id, int priority)
 {
     int64_t higher = query_int3(
         c, "SELECT coalesce(sum(n), 0) FROM queue_counts WHERE priority > ?1", priority, 0, 0);
@@ -85,121 +67,60 @@ static json_t *queue_position(sqlite3 *c, int64_t id, int priority)
                           "SELECT count(*) FROM jobs WHERE state = 'queued' AND "
                           "priority = ?1 AND id < ?2",
                           priority, id, 0);
-    if (higher < 0 || same < 0)
-        return json_null();
-    return json_integer(higher + same);
+    return higher < 0 || same < 0 ? -1 : higher + same;
 }
 
-static json_t *links(int64_t id)
+/* Column c of st as a time in ms, -1 when NULL. */
+static int64_t time_or_unset(sqlite3_stmt *st, int col)
 {
-    char self[64], ev[80], out[80], cancel[80];
-    snprintf(self, sizeof self, "/v1/jobs/%lld", (long long)id);
-    snprintf(ev, sizeof ev, "%s/events", self);
-    snprintf(out, sizeof out, "%s/outputs", self);
-    snprintf(cancel, sizeof cancel, "%s/cancel", self);
-    return json_pack("{s:s, s:s, s:s, s:s}", "self", self, "events", ev, "outputs", out,
-                     "cancel", cancel);
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, col);
 }
 
-/* One row of JOB_COLS as the API's job object. */
-static json_t *row_to_json(sqlite3 *c, sqlite3_stmt *st, int with_spec)
+/* Visit one row of JOB_COLS. */
+static void visit_row(sqlite3 *c, sqlite3_stmt *st, job_visitor fn, void *user)
 {
-    int64_t id = sqlite3_column_int64(st, 0);
-    const char *state = state_static((const char *)sqlite3_column_text(st, 4));
-    int priority = sqlite3_column_int(st, 6);
-    json_t *j = json_object();
-    json_object_set_new(j, "id", json_integer(id));
-    json_object_set_new(j, "name", json_string((const char *)sqlite3_column_text(st, 2)));
-    json_object_set_new(j, "owner", json_string((const char *)sqlite3_column_text(st, 1)));
-    json_object_set_new(j, "kind", json_string((const char *)sqlite3_column_text(st, 3)));
-    json_object_set_new(j, "state", json_string(state));
-    const char *reason = (const char *)sqlite3_column_text(st, 5);
-    json_object_set_new(j, "reason", reason ? json_string(reason) : json_null());
-    json_object_set_new(j, "priority", json_integer(priority));
-    json_object_set_new(j, "attempts", json_integer(sqlite3_column_int(st, 7)));
-    json_object_set_new(j, "devices_requested", json_integer(sqlite3_column_int(st, 8)));
-    json_object_set_new(j, "devices", parsed_or(st, 9, json_array()));
-    json_object_set_new(j, "created_at", time_or_null(st, 10));
-    json_object_set_new(j, "started_at", time_or_null(st, 11));
-    json_object_set_new(j, "finished_at", time_or_null(st, 12));
-    json_object_set_new(j, "queue_position", strcmp(state, "queued") == 0
-                                                  ? queue_position(c, id, priority)
-                                                  : json_null());
-    json_object_set_new(j, "progress", parsed_or(st, 13, json_null()));
-    json_object_set_new(j, "warnings", parsed_or(st, 14, json_array()));
-    json_object_set_new(j, "cancel_requested", json_boolean(sqlite3_column_int(st, 16)));
-    json_object_set_new(j, "links", links(id));
-    if (with_spec)
-        json_object_set_new(j, "spec", parsed_or(st, 15, json_null()));
-    return j;
+    job_record r;
+    r.id = sqlite3_column_int64(st, 0);
+    r.owner = (const char *)sqlite3_column_text(st, 1);
+    r.name = (const char *)sqlite3_column_text(st, 2);
+    r.kind = (const char *)sqlite3_column_text(st, 3);
+    r.state = state_static((const char *)sqlite3_column_text(st, 4));
+    r.reason = (const char *)sqlite3_column_text(st, 5);
+    r.priority = sqlite3_column_int(st, 6);
+    r.attempts = sqlite3_column_int(st, 7);
+    r.devices_requested = sqlite3_column_int(st, 8);
+    r.devices = (const char *)sqlite3_column_text(st, 9);
+    r.created_at = sqlite3_column_int64(st, 10);
+    r.started_at = time_or_unset(st, 11);
+    r.finished_at = time_or_unset(st, 12);
+    r.progress = (const char *)sqlite3_column_text(st, 13);
+    r.warnings = (const char *)sqlite3_column_text(st, 14);
+    r.spec_json = (const char *)sqlite3_column_text(st, 15);
+    r.cancel_requested = sqlite3_column_int(st, 16);
+    r.queue_position = strcmp(r.state, "queued") == 0 ? queue_position(c, r.id, r.priority) : -1;
+    fn(user, &r);
 }
 
-/* s as a JSON string, exactly as json_dumps writes it (the text must equal the read-back
- * answer byte for byte): as it is between quotes when nothing in it needs escaping (names,
- * owners and kinds nearly always), else through jansson. Returns 0, or -1 when jansson
- * cannot write it (not UTF-8, out of memory). */
-static int put_str(FILE *f, const char *s)
+void jobs_new_record(const job_new *j, const job_stored *st, job_record *out)
 {
-    const char *c = s;
-    while (*c && (unsigned char)*c >= 0x20 && *c != '"' && *c != '\\')
-        c++;
-    if (!*c) {
-        fprintf(f, "\"%s\"", s);
-        return 0;
-    }
-    json_t *v = json_string(s);
-    char *text = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-    const int rc = text ? 0 : -1;
-    if (text)
-        fputs(text, f);
-    free(text);
-    json_decref(v);
-    return rc;
-}
-
-char *jobs_new_text(const job_new *j, const job_stored *st)
-{
-    char *text = NULL, created[32];
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f)
-        return NULL;
-    const long long id = (long long)st->id;
-    fmt_time(st->created_at, created);
-    fprintf(f, "{\"id\":%lld,\"name\":", id);
-    int bad = put_str(f, j->name ? j->name : "");
-    fputs(",\"owner\":", f);
-    bad |= put_str(f, j->owner);
-    fputs(",\"kind\":", f);
-    bad |= put_str(f, j->kind);
-    fprintf(f,
-            ",\"state\":\"queued\",\"reason\":null,\"priority\":%d,\"attempts\":0,"
-            "\"devices_requested\":%d,\"devices\":[],\"created_at\":\"%s\","
-            "\"started_at\":null,\"finished_at\":null,\"queue_position\":",
-            j->priority, j->devices_requested, created);
-    if (st->queue_position >= 0)
-        fprintf(f, "%lld", (long long)st->queue_position);
-    else
-        fputs("null", f);
-    fputs(",\"progress\":null,\"warnings\":[", f);
-    size_t i;
-    json_t *w;
-    json_array_foreach(j->warnings, i, w) {
-        if (i)
-            fputc(',', f);
-        bad |= put_str(f, json_string_value(w) ? json_string_value(w) : "");
-    }
-    fprintf(f,
-            "],\"cancel_requested\":false,\"links\":{\"self\":\"/v1/jobs/%lld\","
-            "\"events\":\"/v1/jobs/%lld/events\",\"outputs\":\"/v1/jobs/%lld/outputs\","
-            "\"cancel\":\"/v1/jobs/%lld/cancel\"}}",
-            id, id, id, id);
-    bad |= ferror(f);
-    if (fclose(f) != 0 || bad) {
-        free(text);
-        return NULL;
-    }
-    return text;
+    *out = (job_record){.id = st->id,
+                        .owner = j->owner,
+                        .name = j->name ? j->name : "",
+                        .kind = j->kind,
+                        .state = jobs_states[0],
+                        .reason = NULL,
+                        .priority = j->priority,
+                        .attempts = 0,
+                        .devices_requested = j->devices_requested,
+                        .devices = "[]",
+                        .created_at = st->created_at,
+                        .started_at = -1,
+                        .finished_at = -1,
+                        .queue_position = st->queue_position,
+                        .progress = NULL,
+                        .warnings = j->warnings ? j->warnings : "[]",
+                        .spec_json = j->spec_json,
+                        .cancel_requested = 0};
 }
 
 static json_t *state_data(const char *state, const char *reason)
@@ -237,15 +158,12 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
         if (out->existed)
             return 0;
     }
-    char *warnings = j->warnings ? json_dumps(j->warnings, JSON_COMPACT) : NULL;
     st = db_stmt(c, "INSERT INTO jobs (owner, name, kind, state, priority, "
                     "devices_requested, devices_wanted, idempotency_key, spec_body, "
                     "spec_json, warnings, created_at) VALUES (?1, ?2, ?3, 'queued', "
                     "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
-    if (!st) {
-        free(warnings);
+    if (!st)
         goto fail;
-    }
     sqlite3_bind_text(st, 1, j->owner, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, j->name ? j->name : "", -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, j->kind, -1, SQLITE_STATIC);
@@ -257,12 +175,11 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
         sqlite3_bind_text(st, 7, j->idempotency_key, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 8, j->spec_body, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 9, j->spec_json, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 10, warnings ? warnings : "[]", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 10, j->warnings ? j->warnings : "[]", -1, SQLITE_STATIC);
     out->created_at = now_ms();
     sqlite3_bind_int64(st, 11, out->created_at);
     int rc = sqlite3_step(st);
     db_stmt_done(st);
-    free(warnings);
     if (rc != SQLITE_DONE)
         goto fail;
     out->id = sqlite3_last_insert_rowid(c);
@@ -274,36 +191,45 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
     out->queue_position =
         query_int3(c, "SELECT coalesce(sum(n), 0) - 1 FROM queue_counts WHERE priority >= ?1",
                    j->priority, 0, 0);
+    /* Each warning is also an event, so a watcher sees it in order. */
+    json_t *warnings = j->warnings ? json_loads(j->warnings, 0, NULL) : NULL;
     size_t i;
     json_t *w;
-    json_array_foreach(j->warnings, i, w) {
+    int bad = 0;
+    json_array_foreach(warnings, i, w) {
         json_t *d = json_pack("{s:O}", "message", w);
-        int64_t e = events_append(c, out->id, "warning", d);
+        bad |= events_append(c, out->id, "warning", d) < 0;
         json_decref(d);
-        if (e < 0)
-            goto fail;
     }
+    json_decref(warnings);
+    if (bad)
+        goto fail;
     return 0;
 fail:
     log_error("jobs: submit failed: %s", sqlite3_errmsg(c));
     return -1;
 }
 
-json_t *jobs_get(int64_t id, const identity *who) { return jobs_get_ex(id, who, 1); }
+/* May who see a job owned by owner? */
+static int may_see(const identity *who, const char *owner)
+{
+    return who->admin || (owner && strcmp(owner, who->user) == 0);
+}
 
-json_t *jobs_get_ex(int64_t id, const identity *who, int with_spec)
+int jobs_read(int64_t id, const identity *who, job_visitor fn, void *user)
 {
     sqlite3 *c = db();
     sqlite3_stmt *st = c ? db_stmt(c, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1") : NULL;
     if (!st)
-        return NULL;
+        return -1;
     sqlite3_bind_int64(st, 1, id);
-    json_t *j = NULL;
-    if (sqlite3_step(st) == SQLITE_ROW &&
-        (who->admin || strcmp((const char *)sqlite3_column_text(st, 1), who->user) == 0))
-        j = row_to_json(c, st, with_spec);
+    int found = 0;
+    if (sqlite3_step(st) == SQLITE_ROW && may_see(who, (const char *)sqlite3_column_text(st, 1))) {
+        visit_row(c, st, fn, user);
+        found = 1;
+    }
     db_stmt_done(st);
-    return j;
+    return found;
 }
 
 int jobs_visible(int64_t id, const identity *who, const char **state)
@@ -315,8 +241,7 @@ int jobs_visible(int64_t id, const identity *who, const char **state)
                                  NULL) != SQLITE_OK)
         return 0;
     sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW &&
-        (who->admin || strcmp((const char *)sqlite3_column_text(st, 0), who->user) == 0)) {
+    if (sqlite3_step(st) == SQLITE_ROW && may_see(who, (const char *)sqlite3_column_text(st, 0))) {
         ok = 1;
         if (state)
             *state = state_static((const char *)sqlite3_column_text(st, 1));
@@ -325,51 +250,40 @@ int jobs_visible(int64_t id, const identity *who, const char **state)
     return ok;
 }
 
-json_t *jobs_list(const identity *who, const char *state, int limit, int64_t before)
+int jobs_page(const identity *who, const char *state, int limit, int64_t before,
+              job_visitor fn, void *user, int *more)
 {
     sqlite3 *c = db();
     sqlite3_stmt *st;
+    *more = 0;
     if (!c || sqlite3_prepare_v2(c,
                                  "SELECT " JOB_COLS " FROM jobs WHERE (?1 OR owner = ?2) AND "
                                  "(?3 IS NULL OR state = ?3) AND (?4 <= 0 OR id < ?4) "
                                  "ORDER BY id DESC LIMIT ?5",
                                  -1, &st, NULL) != SQLITE_OK)
-        return NULL;
+        return -1;
     sqlite3_bind_int(st, 1, who->admin);
     sqlite3_bind_text(st, 2, who->user, -1, SQLITE_STATIC);
     if (state)
         sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, before);
     sqlite3_bind_int(st, 5, limit + 1);
-    json_t *jobs = json_array();
     int n = 0;
-    int64_t last = 0;
-    int more = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (n == limit) {
-            more = 1;
+            *more = 1;
             break;
         }
-        last = sqlite3_column_int64(st, 0);
-        json_array_append_new(jobs, row_to_json(c, st, 1));
+        visit_row(c, st, fn, user);
         n++;
     }
     sqlite3_finalize(st);
-    json_t *next = json_null();
-    if (more) {
-        char buf[160];
-        snprintf(buf, sizeof buf, "/v1/jobs?%s%s%slimit=%d&before=%lld", state ? "state=" : "",
-                 state ? state : "", state ? "&" : "", limit, (long long)last);
-        json_decref(next);
-        next = json_string(buf);
-    }
-    return json_pack("{s:o, s:o}", "jobs", jobs, "next", next);
+    return n;
 }
 
-int jobs_cancel(int64_t id, const identity *who, json_t **job)
+int jobs_cancel(int64_t id, const identity *who)
 {
     sqlite3 *c = db();
-    *job = NULL;
     if (!c || db_begin(c, 1) != SQLITE_OK)
         return 500;
     const char *state = NULL;
@@ -409,9 +323,8 @@ int jobs_cancel(int64_t id, const identity *who, json_t **job)
     }
     if (db_commit(c) != SQLITE_OK)
         return 500;
-    sse_notify(id);
-    *job = jobs_get(id, who);
-    return *job ? status : 500;
+    notify_job(id);
+    return status;
 fail:
     log_error("jobs: cancel %lld failed: %s", (long long)id, sqlite3_errmsg(c));
     db_rollback(c);
@@ -489,69 +402,30 @@ int jobs_claim(int64_t id, const int *devices, int ndevices)
     }
     if (db_commit(c) != SQLITE_OK)
         return -1;
-    sse_notify(id);
+    notify_job(id);
     return 0;
 }
 
-int jobs_load_for_run(int64_t id, char **owner, char **spec_body)
+int jobs_load_for_run(int64_t id, char **owner, char **spec_json)
 {
     sqlite3 *c = db();
     sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c, "SELECT owner, spec_body FROM jobs WHERE id = ?1", -1, &st,
+    if (!c || sqlite3_prepare_v2(c, "SELECT owner, spec_json FROM jobs WHERE id = ?1", -1, &st,
                                  NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     int rc = -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
         *owner = strdup((const char *)sqlite3_column_text(st, 0));
-        *spec_body = strdup((const char *)sqlite3_column_text(st, 1));
-        rc = *owner && *spec_body ? 0 : -1;
+        *spec_json = strdup((const char *)sqlite3_column_text(st, 1));
+        rc = *owner && *spec_json ? 0 : -1;
     }
     sqlite3_finalize(st);
     return rc;
 }
 
-/* Record the files the manifest lists (inside the caller's transaction). */
-static void record_outputs(sqlite3 *c, int64_t id, const char *out_dir)
-{
-    if (!out_dir)
-        return;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/manifest.json", out_dir);
-    json_t *m = json_load_file(path, 0, NULL);
-    if (!m)
-        return;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(c,
-                           "INSERT OR REPLACE INTO outputs (job_id, name, format, bytes, "
-                           "created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-                           -1, &st, NULL) == SQLITE_OK) {
-        size_t i;
-        json_t *f;
-        json_array_foreach(json_object_get(m, "files"), i, f) {
-            const char *name = json_string_value(json_object_get(f, "name"));
-            const char *fmt = json_string_value(json_object_get(f, "format"));
-            if (!name)
-                continue;
-            json_t *b = json_object_get(f, "bytes");
-            sqlite3_bind_int64(st, 1, id);
-            sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
-            sqlite3_bind_text(st, 3, fmt ? fmt : "unknown", -1, SQLITE_TRANSIENT);
-            if (json_is_integer(b))
-                sqlite3_bind_int64(st, 4, json_integer_value(b));
-            else
-                sqlite3_bind_null(st, 4);
-            sqlite3_bind_int64(st, 5, now_ms());
-            sqlite3_step(st);
-            sqlite3_reset(st);
-        }
-        sqlite3_finalize(st);
-    }
-    json_decref(m);
-}
-
 int jobs_finish(int64_t id, const char *state, const char *reason, int requeue,
-                const char *out_dir)
+                const json_t *files)
 {
     sqlite3 *c = db();
     if (!c || db_begin(c, 1) != SQLITE_OK)
@@ -578,12 +452,12 @@ int jobs_finish(int64_t id, const char *state, const char *reason, int requeue,
     if (sqlite3_changes(c) == 1) {
         if (append_state(c, id, requeue ? "queued" : state, reason))
             goto fail;
-        if (!requeue)
-            record_outputs(c, id, out_dir);
+        if (!requeue && files) /* a missing row only hides a file from the index */
+            outputs_record_tx(c, id, files);
     }
     if (db_commit(c) != SQLITE_OK)
         return -1;
-    sse_notify(id);
+    notify_job(id);
     return 0;
 fail:
     log_error("jobs: finishing %lld failed: %s", (long long)id, sqlite3_errmsg(c));
@@ -615,7 +489,7 @@ int jobs_fail_queued(int64_t id, const char *reason)
     }
     if (db_commit(c) != SQLITE_OK)
         return -1;
-    sse_notify(id);
+    notify_job(id);
     return 0;
 }
 

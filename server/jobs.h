@@ -1,7 +1,9 @@
-/* jobs.h — the durable job queue in SQLite (table jobs): accepting a job (with the
- * idempotency key check), reading and listing jobs as the API's JSON, cancelling,
- * claiming for a run, finishing, and recovery after a crash. Every state change writes
- * its "state" event (and "end" on terminal states) in the same transaction. */
+/* jobs.h — the job store: the jobs table in SQLite and nothing else. Accepting a job
+ * (with the idempotency key check), reading one job or a page of them as rows,
+ * cancelling, the scheduler's head of the queue and its claim, finishing, and recovery
+ * after a crash. Every state change writes its "state" event (and "end" on terminal
+ * states) in the same transaction, then tells the notifier (notify.h). The API's JSON
+ * of a job is made from these rows by job_json.c. */
 #ifndef FDWD_JOBS_H
 #define FDWD_JOBS_H
 
@@ -22,7 +24,7 @@ typedef struct job_new {
     const char *idempotency_key; /* or NULL */
     const char *spec_body;
     const char *spec_json;
-    json_t *warnings;          /* list of strings (not stolen) */
+    const char *warnings;      /* JSON list of strings as compact text; NULL: none */
 } job_new;
 
 /* What jobs_insert_tx stored. */
@@ -33,28 +35,48 @@ typedef struct job_stored {
     int64_t queue_position;    /* new job: jobs queued ahead of it at insert; -1 unknown */
 } job_stored;
 
+/* One job as stored. The text fields point into the row being read (or into the job_new
+ * a record was made from) and live as long as the visit (job_visitor) that sees them. */
+typedef struct job_record {
+    int64_t id;
+    const char *owner, *name, *kind;
+    const char *state;         /* one of jobs_states */
+    const char *reason;        /* NULL when none */
+    int priority, attempts, devices_requested;
+    const char *devices;       /* JSON list text: devices of the current or last run */
+    int64_t created_at;        /* ms since the epoch */
+    int64_t started_at, finished_at; /* ms since the epoch; -1 when not set */
+    int64_t queue_position;    /* queued: jobs that run before it; -1 otherwise or unknown */
+    const char *progress;      /* JSON text of the latest progress event, or NULL */
+    const char *warnings;      /* JSON list text */
+    const char *spec_json;     /* the engine's normalised spec (JSON text) */
+    int cancel_requested;
+} job_record;
+
+/* Called once per job read; job and its text are valid during the call only. */
+typedef void (*job_visitor)(void *user, const job_record *job);
+
 /* Store a new queued job inside the caller's open transaction (see accept.c, which
- * commits many at once with synchronous=FULL and then calls sse_notify_jobs).
- * out->existed = 1 and out->id = the first job when the owner already used this
- * idempotency key. Returns 0, or -1 (the caller rolls back to its savepoint). */
+ * commits many at once with synchronous=FULL and then notifies). out->existed = 1 and
+ * out->id = the first job when the owner already used this idempotency key. Returns 0,
+ * or -1 (the caller rolls back to its savepoint). */
 int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out);
-/* The API object of a job jobs_insert_tx just stored (not existed) as compact JSON
- * text (caller frees): byte for byte what json_dumps(jobs_get_ex(id, ..., 0),
- * JSON_COMPACT) gives inside that transaction, written without a read or a jansson tree
- * (the POST /v1/jobs answer). NULL when out of memory. */
-char *jobs_new_text(const job_new *j, const job_stored *st);
+/* The record of a job jobs_insert_tx just stored (not existed), as a read inside that
+ * transaction would give it, made without a read (the POST /v1/jobs answer). */
+void jobs_new_record(const job_new *j, const job_stored *st, job_record *out);
 
-/* The job as API JSON, or NULL when it does not exist or who may not see it. */
-json_t *jobs_get(int64_t id, const identity *who);
-/* The same; with_spec 0 leaves out "spec" (the POST /v1/jobs answer). */
-json_t *jobs_get_ex(int64_t id, const identity *who, int with_spec);
-
-/* GET /v1/jobs: state may be NULL; newest first; ids < before when before > 0. */
-json_t *jobs_list(const identity *who, const char *state, int limit, int64_t before);
+/* Visit job id if it exists and who may see it. Returns 1 (visited), 0 (no such job for
+ * who) or -1 (database error). */
+int jobs_read(int64_t id, const identity *who, job_visitor fn, void *user);
+/* Visit the jobs who may see, newest first: state may be NULL; ids < before when
+ * before > 0; at most limit. Returns how many were visited (and *more = 1 when further
+ * jobs match), or -1. */
+int jobs_page(const identity *who, const char *state, int limit, int64_t before,
+              job_visitor fn, void *user, int *more);
 
 /* Cancel: returns 200 (was queued, now cancelled), 202 (running: stop requested),
- * 404 (not visible), 409 (already finished) or 500; *job gets the job JSON on 200/202. */
-int jobs_cancel(int64_t id, const identity *who, json_t **job);
+ * 404 (not visible), 409 (already finished) or 500. */
+int jobs_cancel(int64_t id, const identity *who);
 
 /* Scheduler side. The head of the queue: highest priority first, with aging (one
  * priority level per aging_ms waited), then oldest. Returns 1 and fills the fields, 0 if
@@ -65,13 +87,14 @@ int jobs_head(int64_t aging_ms, int64_t *id, int *devices_requested, int *wanted
               int *nwanted, int maxwanted, int64_t *rank);
 /* queued -> running on devices; 0 on success, -1 when the job is no longer queued. */
 int jobs_claim(int64_t id, const int *devices, int ndevices);
-/* Read what a worker needs: the owner and the spec as submitted (caller frees). */
-int jobs_load_for_run(int64_t id, char **owner, char **spec_body);
+/* Read what a worker needs: the owner and the engine's normalised spec (caller frees). */
+int jobs_load_for_run(int64_t id, char **owner, char **spec_json);
 /* running -> succeeded | failed | cancelled with a reason (synchronous=FULL), or, when
- * requeue is set, back to queued with the attempt given back. out_dir's manifest.json
- * (if any) is recorded in the outputs table. */
+ * requeue is set, back to queued with the attempt given back. files (a manifest's
+ * "files" list, may be NULL) are recorded in the outputs table in the same
+ * transaction. */
 int jobs_finish(int64_t id, const char *state, const char *reason, int requeue,
-                const char *out_dir);
+                const json_t *files);
 /* queued -> failed with a reason (a job this server can never run, e.g. it asks for
  * more devices than a restarted daemon has). */
 int jobs_fail_queued(int64_t id, const char *reason);

@@ -10,6 +10,7 @@
 #include "http.h"
 #include "jobs.h"
 #include "log.h"
+#include "notify.h"
 #include "scheduler.h"
 #include "sse.h"
 
@@ -188,6 +189,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     err[0] = '\0';
+    notify_install(sse_notify_jobs); /* committed events wake the jobs' event streams */
     if (events_start() || accept_start() ||
         sse_start(app->cfg.sse_keepalive * 1000, app->cfg.sse_wake_rate) || sched_start() ||
         http_start(err, sizeof err)) {

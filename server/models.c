@@ -1,7 +1,9 @@
 /* models.c — model uploads and lookup (see models.h). A model's bytes go to
- * data/models/.upload-<random>, are fsync'd, then renamed over data/models/<name> and
- * the directory fsync'd, so a crash leaves either the old file or the complete new one,
- * never a partial model under its real name. */
+ * data/models/.upload-<random> (hashed as they arrive), are fsync'd and inspected by the
+ * engine, then renamed over data/models/<name> and the directory fsync'd, so a crash
+ * leaves either the old file or the complete new one, never a partial or invalid model
+ * under its real name. Facts of models stored before migration 002 are filled in on
+ * their first use (models_resolve). */
 #include "models.h"
 #include "app.h"
 #include "db.h"
@@ -10,11 +12,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct model_upload {
@@ -26,6 +30,19 @@ struct model_upload {
     uint64_t bytes;
     struct sha256_ctx sha;
 };
+
+/* One row of the models table; has_facts 0 when its facts are not recorded yet. */
+typedef struct model_row {
+    const char *name, *owner, *format, *sha256;
+    uint64_t bytes;
+    int64_t created_at;
+    int has_facts;
+    fdw_model_info info;
+} model_row;
+
+#define MODEL_COLS                                                                         \
+    "name, owner, format, bytes, sha256, created_at, nvalues, nx, ny, nz, dx, dy, dz, vmin, " \
+    "vmax"
 
 const char *models_format_of(const char *name, const char **why)
 {
@@ -63,47 +80,116 @@ const char *models_format_of(const char *name, const char **why)
     return NULL;
 }
 
+/* Column i.. of st (MODEL_COLS order) as a model_row; text points into the row. */
+static void read_row(sqlite3_stmt *st, model_row *m)
+{
+    memset(m, 0, sizeof *m);
+    m->name = (const char *)sqlite3_column_text(st, 0);
+    m->owner = (const char *)sqlite3_column_text(st, 1);
+    m->format = (const char *)sqlite3_column_text(st, 2);
+    m->bytes = (uint64_t)sqlite3_column_int64(st, 3);
+    m->sha256 = (const char *)sqlite3_column_text(st, 4);
+    m->created_at = sqlite3_column_int64(st, 5);
+    m->has_facts = sqlite3_column_type(st, 6) != SQLITE_NULL;
+    fdw_model_info *f = &m->info;
+    snprintf(f->format, sizeof f->format, "%s", m->format ? m->format : "");
+    snprintf(f->sha256, sizeof f->sha256, "%s", m->sha256 ? m->sha256 : "");
+    if (!m->has_facts)
+        return;
+    f->nvalues = (uint64_t)sqlite3_column_int64(st, 6);
+    f->nx = sqlite3_column_int(st, 7);
+    f->ny = sqlite3_column_int(st, 8);
+    f->nz = sqlite3_column_int(st, 9);
+    f->dx = sqlite3_column_double(st, 10);
+    f->dy = sqlite3_column_double(st, 11);
+    f->dz = sqlite3_column_double(st, 12);
+    f->vmin = sqlite3_column_double(st, 13);
+    f->vmax = sqlite3_column_double(st, 14);
+}
+
+/* The API's object of a model: the upload answer and each entry of GET /v1/models. The
+ * facts are null for a model stored before they were recorded and not used since. */
+static json_t *model_json(const model_row *m)
+{
+    char when[32];
+    fmt_time(m->created_at, when);
+    json_t *j = json_pack("{s:s, s:I, s:s, s:s, s:s, s:s}", "name", m->name, "bytes",
+                          (json_int_t)m->bytes, "sha256", m->sha256, "format", m->format,
+                          "owner", m->owner, "created_at", when);
+    if (!j)
+        return NULL;
+    const fdw_model_info *f = &m->info;
+    if (!m->has_facts) {
+        json_object_set_new(j, "nvalues", json_null());
+        json_object_set_new(j, "dims", json_null());
+        json_object_set_new(j, "spacing", json_null());
+        json_object_set_new(j, "vmin", json_null());
+        json_object_set_new(j, "vmax", json_null());
+        return j;
+    }
+    json_object_set_new(j, "nvalues", json_integer((json_int_t)f->nvalues));
+    /* Geometry and spacing as the file records them (raw-f32 records none: null). */
+    json_object_set_new(j, "dims", f->nx > 0 ? json_pack("[i, i, i]", f->nx, f->ny, f->nz)
+                                             : json_null());
+    json_object_set_new(j, "spacing", f->dx > 0 || f->dy > 0 || f->dz > 0
+                                          ? json_pack("[f, f, f]", f->dx, f->dy, f->dz)
+                                          : json_null());
+    json_object_set_new(j, "vmin", json_real(f->vmin));
+    json_object_set_new(j, "vmax", json_real(f->vmax));
+    return j;
+}
+
 /* Owner of an existing model, or "" if none. Returns -1 on error. */
 static int model_owner(const char *name, char *owner, size_t cap)
 {
     sqlite3 *c = db();
-    sqlite3_stmt *st;
+    sqlite3_stmt *st = c ? db_stmt(c, "SELECT owner FROM models WHERE name = ?1") : NULL;
     owner[0] = '\0';
-    if (!c || sqlite3_prepare_v2(c, "SELECT owner FROM models WHERE name = ?1", -1, &st,
-                                 NULL) != SQLITE_OK)
+    if (!st)
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW)
         snprintf(owner, cap, "%s", sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     return 0;
 }
 
-model_upload *models_upload_begin(const identity *who, const char *name, int *status,
-                                  char *err, size_t errlen)
+static void set_error(model_error *e, int status, const char *code, const char *field,
+                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void set_error(model_error *e, int status, const char *code, const char *field,
+                      const char *fmt, ...)
+{
+    e->status = status;
+    e->code = code;
+    e->field = field;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    va_end(ap);
+}
+
+model_upload *models_upload_begin(const identity *who, const char *name, model_error *e)
 {
     const char *why = NULL;
     const char *fmt = models_format_of(name, &why);
     if (!fmt) {
-        *status = 400;
-        snprintf(err, errlen, "%s", why);
+        set_error(e, 400, "bad_request", "name", "%s", why);
         return NULL;
     }
     char owner[128];
     if (model_owner(name, owner, sizeof owner)) {
-        *status = 500;
-        snprintf(err, errlen, "database error");
+        set_error(e, 500, "internal", NULL, "database error");
         return NULL;
     }
     if (owner[0] && strcmp(owner, who->user) != 0 && !who->admin) {
-        *status = 409;
-        snprintf(err, errlen, "a model named \"%s\" already belongs to another user", name);
+        set_error(e, 409, "conflict", NULL,
+                  "a model named \"%s\" already belongs to another user", name);
         return NULL;
     }
     model_upload *u = calloc(1, sizeof *u);
     if (!u) {
-        *status = 500;
-        snprintf(err, errlen, "out of memory");
+        set_error(e, 500, "internal", NULL, "out of memory");
         return NULL;
     }
     u->who = *who;
@@ -115,8 +201,7 @@ model_upload *models_upload_begin(const identity *who, const char *name, int *st
     snprintf(u->tmp, sizeof u->tmp, "%s/.upload-%016llx", g_app.models_dir, r);
     u->fd = open(u->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
     if (u->fd < 0) {
-        *status = 500;
-        snprintf(err, errlen, "cannot create %s: %s", u->tmp, strerror(errno));
+        set_error(e, 500, "internal", NULL, "cannot create %s: %s", u->tmp, strerror(errno));
         free(u);
         return NULL;
     }
@@ -154,21 +239,103 @@ void models_upload_abort(model_upload *u)
     free(u);
 }
 
-json_t *models_upload_finish(model_upload *u, char *err, size_t errlen)
+/* msg with every mention of the temporary file replaced by the model's name, so an
+ * answer never shows the server's paths. */
+static void name_the_model(char *msg, size_t cap, const char *tmp, const char *name)
+{
+    char out[sizeof ((model_error *)0)->message];
+    size_t n = 0, tl = strlen(tmp), nl = strlen(name);
+    for (const char *p = msg; *p && n + 1 < sizeof out;) {
+        if (strncmp(p, tmp, tl) == 0 && n + nl + 1 < sizeof out) {
+            memcpy(out + n, name, nl);
+            n += nl;
+            p += tl;
+        } else {
+            out[n++] = *p++;
+        }
+    }
+    out[n] = '\0';
+    snprintf(msg, cap, "%s", out);
+}
+
+/* Insert or replace the row of a model and its facts. */
+static int record_model(const model_row *m)
+{
+    sqlite3 *c = db();
+    sqlite3_stmt *st =
+        c ? db_stmt(c, "INSERT OR REPLACE INTO models (" MODEL_COLS ") VALUES (?1, ?2, ?3, ?4, "
+                       "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")
+          : NULL;
+    if (!st)
+        return -1;
+    const fdw_model_info *f = &m->info;
+    sqlite3_bind_text(st, 1, m->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, m->owner, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, m->format, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)m->bytes);
+    sqlite3_bind_text(st, 5, m->sha256, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 6, m->created_at);
+    sqlite3_bind_int64(st, 7, (sqlite3_int64)f->nvalues);
+    sqlite3_bind_int(st, 8, f->nx);
+    sqlite3_bind_int(st, 9, f->ny);
+    sqlite3_bind_int(st, 10, f->nz);
+    sqlite3_bind_double(st, 11, f->dx);
+    sqlite3_bind_double(st, 12, f->dy);
+    sqlite3_bind_double(st, 13, f->dz);
+    sqlite3_bind_double(st, 14, f->vmin);
+    sqlite3_bind_double(st, 15, f->vmax);
+    int ok = sqlite3_step(st) == SQLITE_DONE;
+    db_stmt_done(st);
+    return ok ? 0 : -1;
+}
+
+json_t *models_upload_finish(model_upload *u, model_error *e)
 {
     char hex[DIGEST_HEX_LEN + 1];
     digest_sha256_finish(&u->sha, hex);
-    char final[CFG_PATH + 200];
-    snprintf(final, sizeof final, "%s/%s", g_app.models_dir, u->name);
     if (fsync(u->fd) != 0 || close(u->fd) != 0) {
-        snprintf(err, errlen, "cannot write the model to disk: %s", strerror(errno));
+        set_error(e, 500, "internal", NULL, "cannot write the model to disk: %s",
+                  strerror(errno));
         u->fd = -1;
         models_upload_abort(u);
         return NULL;
     }
     u->fd = -1;
+    /* The one read of the file: is it a model of its format, and what does it hold? */
+    model_row m = {.name = u->name, .owner = u->who.user, .format = u->format, .sha256 = hex,
+                   .bytes = u->bytes, .created_at = now_ms(), .has_facts = 1};
+    fdw_error fe = {0};
+    fdw_status st = fdw_model_inspect(u->tmp, u->format, "body", &m.info, &fe);
+    if (st != FDW_OK) {
+        name_the_model(fe.message, sizeof fe.message, u->tmp, u->name);
+        if (st == FDW_ERR_SPEC)
+            set_error(e, 400, "invalid_model", "body", "%s is not a valid %s model: %s",
+                      u->name, u->format, fe.message);
+        else
+            set_error(e, 500, "internal", NULL, "cannot check the model %s: %s", u->name,
+                      fe.message);
+        models_upload_abort(u);
+        return NULL;
+    }
+    if (m.info.nvalues == 0) {
+        set_error(e, 400, "invalid_model", "body", "%s is not a valid %s model: it is empty",
+                  u->name, u->format);
+        models_upload_abort(u);
+        return NULL;
+    }
+    if (m.info.sha256[0] && strcmp(m.info.sha256, hex) != 0) {
+        set_error(e, 500, "internal", NULL,
+                  "the stored model %s changed while it was checked (sha256 %s, then %s)",
+                  u->name, hex, m.info.sha256);
+        models_upload_abort(u);
+        return NULL;
+    }
+    snprintf(m.info.sha256, sizeof m.info.sha256, "%s", hex);
+    snprintf(m.info.format, sizeof m.info.format, "%s", u->format);
+    char final[CFG_PATH + 200];
+    snprintf(final, sizeof final, "%s/%s", g_app.models_dir, u->name);
     if (rename(u->tmp, final) != 0) {
-        snprintf(err, errlen, "cannot store the model: %s", strerror(errno));
+        set_error(e, 500, "internal", NULL, "cannot store the model: %s", strerror(errno));
         models_upload_abort(u);
         return NULL;
     }
@@ -177,37 +344,19 @@ json_t *models_upload_finish(model_upload *u, char *err, size_t errlen)
         fsync(dfd);
         close(dfd);
     }
-    int64_t now = now_ms();
-    sqlite3 *c = db();
-    sqlite3_stmt *st;
-    int ok = 0;
-    if (c && sqlite3_prepare_v2(c,
-                                "INSERT OR REPLACE INTO models (name, owner, format, bytes, "
-                                "sha256, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                                -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, u->name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, u->who.user, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, u->format, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 4, (sqlite3_int64)u->bytes);
-        sqlite3_bind_text(st, 5, hex, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 6, now);
-        ok = sqlite3_step(st) == SQLITE_DONE;
-        sqlite3_finalize(st);
-    }
-    if (!ok) {
-        snprintf(err, errlen, "cannot record the model in the database");
+    if (record_model(&m)) {
+        set_error(e, 500, "internal", NULL, "cannot record the model in the database");
         unlink(final);
         free(u);
         return NULL;
     }
-    char when[32];
-    fmt_time(now, when);
-    json_t *j = json_pack("{s:s, s:I, s:s, s:s, s:s, s:s}", "name", u->name, "bytes",
-                          (json_int_t)u->bytes, "sha256", hex, "format", u->format, "owner",
-                          u->who.user, "created_at", when);
-    log_info("model %s uploaded by %s: %llu bytes, sha256 %s", u->name, u->who.user,
-             (unsigned long long)u->bytes, hex);
+    log_info("model %s uploaded by %s: %llu bytes, %llu values %g..%g m/s, sha256 %s",
+             u->name, u->who.user, (unsigned long long)u->bytes,
+             (unsigned long long)m.info.nvalues, m.info.vmin, m.info.vmax, hex);
+    json_t *j = model_json(&m);
     free(u);
+    if (!j)
+        set_error(e, 500, "internal", NULL, "out of memory");
     return j;
 }
 
@@ -217,38 +366,95 @@ json_t *models_list(const identity *who)
     sqlite3_stmt *st;
     json_t *arr = json_array();
     if (c && sqlite3_prepare_v2(c,
-                                "SELECT name, bytes, sha256, format, owner, created_at FROM "
-                                "models WHERE ?1 OR owner = ?2 ORDER BY name",
+                                "SELECT " MODEL_COLS " FROM models WHERE ?1 OR owner = ?2 "
+                                "ORDER BY name",
                                 -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int(st, 1, who->admin);
         sqlite3_bind_text(st, 2, who->user, -1, SQLITE_STATIC);
         while (sqlite3_step(st) == SQLITE_ROW) {
-            char when[32];
-            fmt_time(sqlite3_column_int64(st, 5), when);
-            json_array_append_new(
-                arr, json_pack("{s:s, s:I, s:s, s:s, s:s, s:s}", "name",
-                               (const char *)sqlite3_column_text(st, 0), "bytes",
-                               (json_int_t)sqlite3_column_int64(st, 1), "sha256",
-                               (const char *)sqlite3_column_text(st, 2), "format",
-                               (const char *)sqlite3_column_text(st, 3), "owner",
-                               (const char *)sqlite3_column_text(st, 4), "created_at", when));
+            model_row m;
+            read_row(st, &m);
+            json_array_append_new(arr, model_json(&m));
         }
         sqlite3_finalize(st);
     }
     return json_pack("{s:o}", "models", arr);
 }
 
-int models_resolve(void *user, const char *name, char *path, size_t pathlen)
+/* Facts of a model stored before they were recorded: inspect its file now and keep them,
+ * unless the model was replaced meanwhile (its created_at moved). */
+static void learn_facts(const char *path, const char *name, const char *format,
+                        int64_t created_at, fdw_model_info *info)
+{
+    fdw_error fe = {0};
+    fdw_model_info found = {0};
+    if (fdw_model_inspect(path, format, "velocity.name", &found, &fe) != FDW_OK) {
+        log_warn("model %s: cannot record its facts: %s", name, fe.message);
+        return; /* info->nvalues stays 0: the engine reads the file and says why */
+    }
+    snprintf(found.format, sizeof found.format, "%s", format);
+    snprintf(found.sha256, sizeof found.sha256, "%s", info->sha256);
+    sqlite3 *c = db();
+    sqlite3_stmt *st =
+        c ? db_stmt(c, "UPDATE models SET nvalues = ?1, nx = ?2, ny = ?3, nz = ?4, dx = ?5, "
+                       "dy = ?6, dz = ?7, vmin = ?8, vmax = ?9 WHERE name = ?10 AND "
+                       "created_at = ?11")
+          : NULL;
+    if (st) {
+        sqlite3_bind_int64(st, 1, (sqlite3_int64)found.nvalues);
+        sqlite3_bind_int(st, 2, found.nx);
+        sqlite3_bind_int(st, 3, found.ny);
+        sqlite3_bind_int(st, 4, found.nz);
+        sqlite3_bind_double(st, 5, found.dx);
+        sqlite3_bind_double(st, 6, found.dy);
+        sqlite3_bind_double(st, 7, found.dz);
+        sqlite3_bind_double(st, 8, found.vmin);
+        sqlite3_bind_double(st, 9, found.vmax);
+        sqlite3_bind_text(st, 10, name, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 11, created_at);
+        if (sqlite3_step(st) == SQLITE_DONE)
+            log_info("model %s: recorded its facts (%llu values, %g..%g m/s)", name,
+                     (unsigned long long)found.nvalues, found.vmin, found.vmax);
+        db_stmt_done(st);
+    }
+    *info = found;
+}
+
+int models_resolve(void *user, const char *name, char *path, size_t pathlen,
+                   fdw_model_info *info)
 {
     const identity *who = user;
     const char *why;
+    memset(info, 0, sizeof *info);
     if (!models_format_of(name, &why))
         return -1;
-    char owner[128];
-    if (model_owner(name, owner, sizeof owner) || !owner[0])
+    sqlite3 *c = db();
+    sqlite3_stmt *st =
+        c ? db_stmt(c, "SELECT " MODEL_COLS " FROM models WHERE name = ?1") : NULL;
+    if (!st)
         return -1;
-    if (strcmp(owner, who->user) != 0 && !who->admin)
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int found = 0, has_facts = 0;
+    int64_t created_at = 0;
+    char format[16] = "";
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        model_row m;
+        read_row(st, &m);
+        found = m.owner && (who->admin || strcmp(m.owner, who->user) == 0);
+        if (found) {
+            *info = m.info;
+            has_facts = m.has_facts;
+            created_at = m.created_at;
+            snprintf(format, sizeof format, "%s", m.format);
+        }
+    }
+    db_stmt_done(st);
+    if (!found)
         return -1;
     int n = snprintf(path, pathlen, "%s/%s", g_app.models_dir, name);
-    return n > 0 && (size_t)n < pathlen ? 0 : -1;
+    if (n <= 0 || (size_t)n >= pathlen)
+        return -1;
+    if (!has_facts)
+        learn_facts(path, name, format, created_at, info);
+    return 0;
 }

@@ -5,6 +5,7 @@
 #define FDWD_ROUTES_H
 
 #include "http.h"
+#include "reply.h"
 
 enum MHD_Result route_jobs_submit(request *r);   /* POST /v1/jobs */
 enum MHD_Result route_jobs_list(request *r);     /* GET /v1/jobs */

@@ -2,9 +2,9 @@
  * keys), GET /v1/jobs (filter + pagination), GET /v1/jobs/{id} (cached), and cancellation
  * (POST /v1/jobs/{id}/cancel, DELETE /v1/jobs/{id}). */
 #include "accept.h"
-#include "app.h"
 #include "db.h"
 #include "jobcache.h"
+#include "job_json.h"
 #include "jobs.h"
 #include "log.h"
 #include "metrics.h"
@@ -36,11 +36,11 @@ static int query_int(request *r, const char *key, long long lo, long long hi, lo
 }
 
 /* Device ids the spec names ("devices": {"ids": [...]}) as compact JSON text ("[3,1]"),
- * or NULL when it names none. Sets *bad to the first id this server does not have. */
-static char *wanted_devices(const fdw_spec *spec, int *bad)
+ * or NULL when it names none (or out of memory). The engine checked them against this
+ * server's devices (specs_parse). */
+static char *wanted_devices(const fdw_spec *spec)
 {
     const int n = fdw_spec_device_ids(spec, NULL, 0);
-    *bad = -1;
     if (n <= 0)
         return NULL;
     int *ids = malloc((size_t)n * sizeof *ids);
@@ -52,42 +52,29 @@ static char *wanted_devices(const fdw_spec *spec, int *bad)
     }
     fdw_spec_device_ids(spec, ids, n);
     *w++ = '[';
-    for (int i = 0; i < n; i++) {
-        int found = 0;
-        for (int k = 0; k < g_app.ndevices; k++)
-            if (g_app.devices[k].id == ids[i])
-                found = 1;
-        if (!found && *bad < 0)
-            *bad = ids[i];
+    for (int i = 0; i < n; i++)
         w += sprintf(w, i ? ",%d" : "%d", ids[i]);
-    }
     *w++ = ']';
     *w = '\0';
     free(ids);
     return text;
 }
 
-/* Answer with a job's JSON text (stolen), Location naming the job on 200/201. */
-static enum MHD_Result reply_job_text(request *r, unsigned status, int64_t id, char *text)
+/* The spec's warnings as a compact JSON list, or NULL (out of memory). */
+static char *warnings_text(const fdw_spec *spec)
 {
-    char loc[64];
-    snprintf(loc, sizeof loc, "/v1/jobs/%lld", (long long)id);
-    if (!text)
-        return MHD_NO;
-    struct MHD_Response *resp =
-        MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-    MHD_add_response_header(resp, "Content-Type", "application/json");
-    MHD_add_response_header(resp, "Cache-Control", "no-store");
-    if (status == 201 || status == 200)
-        MHD_add_response_header(resp, "Location", loc);
-    return reply_response(r, status, resp);
+    json_t *list = json_array();
+    for (int i = 0; i < fdw_spec_warning_count(spec); i++)
+        json_array_append_new(list, json_string(fdw_spec_warning(spec, i)));
+    char *text = list ? json_dumps(list, JSON_COMPACT) : NULL;
+    json_decref(list);
+    return text;
 }
 
 /* What POST /v1/jobs keeps while its connection waits for the group commit. */
 typedef struct submit_state {
     accept_req a;
-    char *name, *kind, *norm_text, *wanted;
-    json_t *warnings;
+    char *name, *kind, *norm_text, *wanted, *warnings;
 } submit_state;
 
 static void submit_state_free(void *p)
@@ -99,7 +86,7 @@ static void submit_state_free(void *p)
     free(ss->kind);
     free(ss->norm_text);
     free(ss->wanted);
-    json_decref(ss->warnings);
+    free(ss->warnings);
     free(ss);
 }
 
@@ -128,7 +115,7 @@ enum MHD_Result route_jobs_submit(request *r)
                            "empty body: POST the job spec as JSON");
     fdw_spec *spec = NULL;
     fdw_error err = {0};
-    fdw_status st = specs_parse(&r->who, r->body, r->len, &spec, &err);
+    fdw_status st = specs_parse(&r->who, r->body, r->len, 0, &spec, &err);
     if (st != FDW_OK) {
         /* Only now tell malformed JSON (bad_request) from a spec the engine refused: the
          * engine parses with the same strictness, so a spec it accepted needs no second
@@ -143,55 +130,32 @@ enum MHD_Result route_jobs_submit(request *r)
         json_decref(probe);
         if (!is_obj)
             return reply_error(r, 400, "invalid_spec", "", "the job spec must be a JSON object");
+        if (st == FDW_ERR_DEVICE) /* more devices, or an id, than this server has */
+            return reply_error(r, 400, "too_many_devices", err.field, "%s", err.message);
         if (st == FDW_ERR_SPEC || st == FDW_ERR_IO || st == FDW_ERR_UNSUPPORTED ||
             st == FDW_ERR_NOMEM)
             return reply_error(r, 400, "invalid_spec", err.field, "%s", err.message);
         return reply_error(r, 500, "internal", err.field, "%s", err.message);
     }
-    int ndev = fdw_spec_devices(spec);
-    if (ndev > g_app.ndevices) {
-        fdw_spec_free(spec);
-        return reply_error(r, 400, "too_many_devices", "devices",
-                           "the job asks for %d devices; this server has %d", ndev,
-                           g_app.ndevices);
-    }
-    /* The normalised spec is stored as text; the name and device ids come from the
-     * parsed spec itself. */
-    char *norm_text = fdw_spec_to_json(spec);
-    char *name = strdup(fdw_spec_name(spec));
-    if (!norm_text || !name) {
-        free(norm_text);
-        free(name);
-        fdw_spec_free(spec);
-        return reply_error(r, 500, "internal", NULL, "the engine gave no normalised spec");
-    }
-    int bad;
-    char *wanted = wanted_devices(spec, &bad);
-    if (bad >= 0) {
-        free(wanted);
-        free(name);
-        free(norm_text);
-        fdw_spec_free(spec);
-        return reply_error(r, 400, "too_many_devices", "devices.ids",
-                           "device %d does not exist on this server (it has %d devices)", bad,
-                           g_app.ndevices);
-    }
+    /* The normalised spec is stored as text (the worker runs it); the name, kind, device
+     * ids and warnings come from the parsed spec itself. */
+    const int ndev = fdw_spec_devices(spec);
     submit_state *ss = calloc(1, sizeof *ss);
-    if (!ss) {
-        free(wanted);
-        free(name);
-        free(norm_text);
-        fdw_spec_free(spec);
-        return reply_error(r, 500, "internal", NULL, "out of memory");
+    if (ss) {
+        ss->norm_text = fdw_spec_to_json(spec);
+        ss->name = strdup(fdw_spec_name(spec));
+        ss->kind = strdup(fdw_spec_kind(spec));
+        ss->wanted = wanted_devices(spec);
+        ss->warnings = warnings_text(spec);
     }
-    ss->warnings = json_array();
-    for (int i = 0; i < fdw_spec_warning_count(spec); i++)
-        json_array_append_new(ss->warnings, json_string(fdw_spec_warning(spec, i)));
-    ss->name = name;
-    ss->kind = strdup(fdw_spec_kind(spec));
-    ss->norm_text = norm_text;
-    ss->wanted = wanted;
+    const int named_ids = fdw_spec_device_ids(spec, NULL, 0) > 0;
     fdw_spec_free(spec);
+    if (!ss || !ss->norm_text || !ss->name || !ss->kind || !ss->warnings ||
+        (named_ids && !ss->wanted)) {
+        submit_state_free(ss);
+        return reply_error(r, 500, "internal", NULL,
+                           "out of memory writing the job's normalised spec");
+    }
     ss->a.job = (job_new){.owner = r->who.user,
                           .name = ss->name,
                           .kind = ss->kind,
@@ -211,27 +175,29 @@ enum MHD_Result route_jobs_submit(request *r)
 }
 
 /* Second half of POST /v1/jobs: the accept thread stored the job (or failed). A new
- * job's answer is written from what was submitted and stored (jobs_new_text); a
- * repeated Idempotency-Key answers with the first job as it is now. */
+ * job's answer is rendered from what was submitted and stored (jobs_new_record, no read
+ * back); a repeated Idempotency-Key answers with the first job as it is now. */
 static enum MHD_Result submit_done(request *r)
 {
     submit_state *ss = r->route_state;
     if (ss->a.rc)
         return reply_error(r, 500, "internal", NULL, "could not store the job");
-    char *text;
+    json_t *job;
     if (ss->a.stored.existed) {
         identity owner = {.admin = 1};
         snprintf(owner.user, sizeof owner.user, "%s", ss->a.job.owner);
-        json_t *job = jobs_get_ex(ss->a.stored.id, &owner, 0);
-        text = job ? json_dumps(job, JSON_COMPACT) : NULL;
-        json_decref(job);
+        job = job_json_get(ss->a.stored.id, &owner, 0);
     } else {
-        text = jobs_new_text(&ss->a.job, &ss->a.stored);
+        job_record rec;
+        jobs_new_record(&ss->a.job, &ss->a.stored, &rec);
+        job = job_json_of(&rec, 0);
         log_debug("job %lld accepted from %s", (long long)ss->a.stored.id, r->who.user);
     }
-    if (!text)
+    if (!job)
         return reply_error(r, 500, "internal", NULL, "could not write the job's answer");
-    return reply_job_text(r, ss->a.stored.existed ? 200 : 201, ss->a.stored.id, text);
+    char loc[64];
+    snprintf(loc, sizeof loc, "/v1/jobs/%lld", (long long)ss->a.stored.id);
+    return reply_json_at(r, ss->a.stored.existed ? 200 : 201, job, loc);
 }
 
 enum MHD_Result route_jobs_list(request *r)
@@ -251,7 +217,7 @@ enum MHD_Result route_jobs_list(request *r)
     if (query_int(r, "before", 1, INT64_MAX, 0, &before))
         return reply_error(r, 400, "bad_request", "before",
                            "before must be a positive job id");
-    json_t *list = jobs_list(&r->who, state, (int)limit, before);
+    json_t *list = job_json_page(&r->who, state, (int)limit, before);
     if (!list)
         return reply_error(r, 500, "internal", NULL, "database error");
     return reply_json(r, 200, list);
@@ -265,7 +231,7 @@ enum MHD_Result route_job_get(request *r)
     if (jobcache_reply(r->job_id, &r->who, r->conn, &ret))
         return ret;
     uint64_t gen = db_generation(); /* before reading: see db_generation */
-    json_t *job = jobs_get(r->job_id, &r->who);
+    json_t *job = job_json_get(r->job_id, &r->who, 1);
     if (!job)
         return reply_error(r, 404, "not_found", NULL, "no job %lld", (long long)r->job_id);
     char owner[128];
@@ -281,15 +247,19 @@ enum MHD_Result route_job_get(request *r)
 
 enum MHD_Result route_job_cancel(request *r)
 {
-    json_t *job = NULL;
-    int status = jobs_cancel(r->job_id, &r->who, &job);
+    int status = jobs_cancel(r->job_id, &r->who);
+    /* The answer shows the job as the cancel left it, before the scheduler acts. */
+    json_t *job = status == 200 || status == 202 ? job_json_get(r->job_id, &r->who, 1) : NULL;
+    if (status == 200)
+        sched_kick();
+    else if (status == 202)
+        sched_cancel(r->job_id);
     switch (status) {
     case 200:
-        sched_kick();
-        return reply_json(r, 200, job);
     case 202:
-        sched_cancel(r->job_id);
-        return reply_json(r, 202, job);
+        if (job)
+            return reply_json(r, (unsigned)status, job);
+        return reply_error(r, 500, "internal", NULL, "database error");
     case 404:
         return reply_error(r, 404, "not_found", NULL, "no job %lld", (long long)r->job_id);
     case 409: {
@@ -302,7 +272,6 @@ enum MHD_Result route_job_cancel(request *r)
                                                        : "been cancelled");
     }
     default:
-        json_decref(job);
         return reply_error(r, 500, "internal", NULL, "database error");
     }
 }

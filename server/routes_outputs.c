@@ -120,13 +120,10 @@ enum MHD_Result serve_fd(request *r, int fd, const char *ctype)
     if (rg < 0) {
         close(fd);
         snprintf(cr, sizeof cr, "bytes */%" PRIu64, size);
-        json_t *err = json_pack("{s:{s:s, s:s, s:n}}", "error", "code", "range_not_satisfiable",
-                                "message", "the requested range lies outside the file", "field");
-        char *text = json_dumps(err, JSON_COMPACT);
-        json_decref(err);
-        struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-        MHD_add_response_header(resp, "Content-Type", "application/json");
-        MHD_add_response_header(resp, "Content-Range", cr);
+        struct MHD_Response *resp = error_response(
+            "range_not_satisfiable", NULL, "the requested range lies outside the file");
+        if (resp)
+            MHD_add_response_header(resp, "Content-Range", cr);
         return reply_response(r, 416, resp);
     }
     uint64_t len = size == 0 ? 0 : b - a + 1;

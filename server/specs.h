@@ -1,15 +1,18 @@
 /* specs.h — parsing a job spec the daemon's way: files only under the models directory
  * and --allow-dir directories, relative paths against the models directory, model names
- * resolved among the submitter's uploads, and the device count checked separately so it
- * can be reported as too_many_devices. */
+ * resolved among the submitter's uploads (with the facts recorded at upload, so the
+ * model file is not read), and the devices checked by the engine against this server's
+ * (FDW_ERR_DEVICE, answered as too_many_devices). */
 #ifndef FDWD_SPECS_H
 #define FDWD_SPECS_H
 
 #include "auth.h"
 #include "fdwave/fdwave.h"
 
-/* Parse and validate body for who. Returns the engine's status; *out on FDW_OK. */
-fdw_status specs_parse(const identity *who, const char *body, size_t len, fdw_spec **out,
-                       fdw_error *err);
+/* Parse and validate body for who. normalised: body is the engine's normalised spec
+ * stored at submission (the worker's re-parse), whose recorded facts stand for the
+ * files it names. Returns the engine's status; *out on FDW_OK. */
+fdw_status specs_parse(const identity *who, const char *body, size_t len, int normalised,
+                       fdw_spec **out, fdw_error *err);
 
 #endif

@@ -327,7 +327,7 @@ struct MHD_Response *sse_response(struct MHD_Connection *conn, int64_t job_id, i
     return r;
 }
 
-/* sse_notify's work for one job; g_lock held. Returns 1 if it deferred a wake-up. */
+/* sse_notify_jobs's work for one job; g_lock held. Returns 1 if it deferred a wake-up. */
 static int notify_locked(int64_t job_id)
 {
     int b = bucket(job_id), woken = 0, deferred = 0;
@@ -346,8 +346,6 @@ static int notify_locked(int64_t job_id)
         }
     return deferred;
 }
-
-void sse_notify(int64_t job_id) { sse_notify_jobs(&job_id, 1); }
 
 void sse_notify_jobs(const int64_t *job_ids, int n)
 {

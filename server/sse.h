@@ -1,7 +1,7 @@
 /* sse.h — Server-Sent Event streams of a job's events (GET /v1/jobs/{id}/events).
  * A stream never holds an HTTP thread while it waits: when it has nothing to send it
- * suspends its connection, and sse_notify() (called after each event commit) resumes
- * the connections watching that job. A timer resumes idle streams every 15 s for a
+ * suspends its connection, and sse_notify_jobs() (installed as the notifier, notify.h,
+ * so it runs after each event commit) resumes the connections watching those jobs. A timer resumes idle streams every 15 s for a
  * keep-alive comment. sse_shutdown() ends every stream before the HTTP daemon stops. */
 #ifndef FDWD_SSE_H
 #define FDWD_SSE_H
@@ -15,10 +15,9 @@
 int sse_start(int keepalive_ms, int wake_rate);
 /* A response streaming job_id's events with ids > since, ending after the "end" event. */
 struct MHD_Response *sse_response(struct MHD_Connection *conn, int64_t job_id, int64_t since);
-/* New events for job_id are committed: wake its watchers (the first 8 at once, the
- * others paced by the timer thread at the wake rate; see sse.c). */
-void sse_notify(int64_t job_id);
-/* The same for n jobs at once (one lock round; the accept thread's batch of new jobs). */
+/* New events for n jobs are committed: wake their watchers (per job the first 8 at
+ * once, the others paced by the timer thread at the wake rate; see sse.c), in one lock
+ * round. A job_notifier (notify.h). */
 void sse_notify_jobs(const int64_t *job_ids, int n);
 /* End all streams (resuming every suspended connection) and stop the timer. */
 void sse_shutdown(void);

@@ -4,7 +4,9 @@
  * every progress/snapshot event is stored, so "end" is always a job's last event.
  * A CPU-backend simulation runs on a thread of its own at low priority (--cpu-job-sched)
  * so the HTTP side stays responsive; the job's database work stays on the worker thread
- * at normal priority, so a starved simulation never sits on SQLite's write lock. */
+ * at normal priority, so a starved simulation never sits on SQLite's write lock.
+ * The spec is the normalised one stored at submission, re-parsed with its recorded
+ * facts, so a model file is read once per job: by the run itself. */
 #include "worker.h"
 #include "app.h"
 #include "db.h"
@@ -131,6 +133,15 @@ static int prepare_out_dir(const char *job_dir, const char *out_dir)
     return 0;
 }
 
+/* The run's manifest.json (its "files" are recorded as the job's outputs), or NULL when
+ * the run wrote none. */
+static json_t *manifest_files(const char *out_dir)
+{
+    char path[CFG_PATH + 64];
+    snprintf(path, sizeof path, "%s/manifest.json", out_dir);
+    return json_load_file(path, 0, NULL);
+}
+
 /* One fdw_run call, made on its own thread by run_low. */
 typedef struct sim_call {
     const fdw_spec *spec;
@@ -179,19 +190,21 @@ void worker_run(worker_job *w)
     char job_dir[CFG_PATH + 32], out_dir[CFG_PATH + 40], reason[1200];
     snprintf(job_dir, sizeof job_dir, "%s/%lld", g_app.jobs_dir, (long long)w->job_id);
     snprintf(out_dir, sizeof out_dir, "%s/out", job_dir);
-    char *owner = NULL, *body = NULL;
+    char *owner = NULL, *spec_json = NULL;
     fdw_spec *spec = NULL;
     fdw_error err = {0};
     const char *state = "failed";
     int requeue = 0;
 
-    if (jobs_load_for_run(w->job_id, &owner, &body)) {
+    if (jobs_load_for_run(w->job_id, &owner, &spec_json)) {
         snprintf(reason, sizeof reason, "internal: cannot read the job from the database");
         goto done;
     }
     identity who = {.admin = 0};
     snprintf(who.user, sizeof who.user, "%s", owner);
-    if (specs_parse(&who, body, strlen(body), &spec, &err) != FDW_OK) {
+    /* The normalised spec stored at submission: its recorded facts stand for the model
+     * file, so the run's load is the only read of it. */
+    if (specs_parse(&who, spec_json, strlen(spec_json), 1, &spec, &err) != FDW_OK) {
         snprintf(reason, sizeof reason, "the spec is no longer valid: %s%s%s", err.field,
                  err.field[0] ? ": " : "", err.message);
         goto done;
@@ -241,11 +254,15 @@ void worker_run(worker_job *w)
     }
 done:
     events_flush();
-    if (jobs_finish(w->job_id, state, reason, requeue, out_dir))
+    json_t *manifest = requeue ? NULL : manifest_files(out_dir);
+    int finished = jobs_finish(w->job_id, state, reason, requeue,
+                               json_object_get(manifest, "files"));
+    json_decref(manifest);
+    if (finished)
         log_error("job %lld: could not record its end (%s)", (long long)w->job_id, reason);
     else
         log_info("job %lld: %s: %s", (long long)w->job_id, requeue ? "queued" : state, reason);
     fdw_spec_free(spec);
     free(owner);
-    free(body);
+    free(spec_json);
 }

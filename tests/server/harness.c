@@ -43,8 +43,10 @@ int harness_start(daemon_proc *d, const char *const *extra)
     if (logfd < 0)
         return -1;
     off_t start = lseek(logfd, 0, SEEK_END);
-    const char *argv[64];
+    const char *argv[96];
     int n = 0;
+    for (int i = 0; d->wrapper && d->wrapper[i] && n < 32; i++)
+        argv[n++] = d->wrapper[i];
     argv[n++] = FDWAVED;
     argv[n++] = "--listen";
     argv[n++] = "127.0.0.1:0";
@@ -52,7 +54,7 @@ int harness_start(daemon_proc *d, const char *const *extra)
     argv[n++] = d->data;
     argv[n++] = "--devices";
     argv[n++] = "cpu:4";
-    for (int i = 0; extra && extra[i] && n < 62; i++)
+    for (int i = 0; extra && extra[i] && n < 94; i++)
         argv[n++] = extra[i];
     argv[n] = NULL;
     pid_t pid = fork();
@@ -63,7 +65,7 @@ int harness_start(daemon_proc *d, const char *const *extra)
         int devnull = open("/dev/null", O_RDWR);
         dup2(devnull, 0);
         dup2(devnull, 1);
-        execv(FDWAVED, (char *const *)argv);
+        execvp(argv[0], (char *const *)argv);
         _exit(127);
     }
     close(logfd);

@@ -14,6 +14,9 @@ typedef struct daemon_proc {
     char data[512];            /* --data directory */
     char log[600];             /* its stderr */
     char base[64];             /* http://127.0.0.1:PORT */
+    /* Optional command the daemon runs under (NULL-terminated, e.g. strace and its
+     * options, found on PATH); pid is then the wrapper's. */
+    const char *const *wrapper;
 } daemon_proc;
 
 typedef struct http_resp {
@@ -28,7 +31,8 @@ void harness_tmpdir(char *out, size_t cap);
 /* Remove a directory tree. */
 void harness_rmtree(const char *dir);
 /* Start fdwaved --listen 127.0.0.1:0 --data d->data --devices cpu:4 plus extra args
- * (NULL-terminated). Returns 0 once it listens (10 s limit), -1 otherwise. */
+ * (NULL-terminated), under d->wrapper when set. Returns 0 once it listens (10 s limit),
+ * -1 otherwise. */
 int harness_start(daemon_proc *d, const char *const *extra);
 /* SIGTERM and wait; returns the exit status (or -1). */
 int harness_stop(daemon_proc *d);

@@ -1,9 +1,11 @@
 /* test_accept.c — the piece of POST /v1/jobs that replaced a read-back, tested directly
- * (linked against fdwd_core): the 201 answer written by jobs_new_text is byte for byte
- * the job read back inside the accepting transaction (jobs_get_ex, json_dumps), queue
- * positions, idempotency repeats and strings that need escaping included. */
+ * (linked against fdwd_core): the 201 answer, rendered from what was stored
+ * (jobs_new_record, job_json_of), is byte for byte the job read back inside the
+ * accepting transaction (job_json_get, json_dumps), queue positions, idempotency
+ * repeats and strings that need escaping included. */
 #include "db.h"
 #include "fdwave/fdwave.h"
+#include "job_json.h"
 #include "jobs.h"
 
 #include <check.h>
@@ -34,9 +36,10 @@ START_TEST(new_json_equals_read_back)
 {
     sqlite3 *c = db();
     ck_assert_ptr_nonnull(c);
-    json_t *warn = json_pack("[s, s, s]", "quote \" and \\ and \u00e9 and /",
-                             "controls \b\f\n\r\t \x01 \x1f \x7f end", "second");
-    json_t *none = json_array();
+    json_t *wl = json_pack("[s, s, s]", "quote \" and \\ and \u00e9 and /",
+                           "controls \b\f\n\r\t \x01 \x1f \x7f end", "second");
+    char *warn = json_dumps(wl, JSON_COMPACT);
+    const char *none = "[]";
     const job_new jobs[] = {
         {.owner = "alice", .name = "first", .kind = "acoustic", .priority = 0,
          .devices_requested = 1, .spec_body = "{}", .spec_json = "{}", .warnings = warn},
@@ -60,7 +63,7 @@ START_TEST(new_json_equals_read_back)
         job_stored st;
         ck_assert_int_eq(jobs_insert_tx(c, &jobs[i], &st), 0);
         identity admin = {.admin = 1};
-        json_t *read = jobs_get_ex(st.id, &admin, 0);
+        json_t *read = job_json_get(st.id, &admin, 0);
         ck_assert_ptr_nonnull(read);
         if (i == 4) { /* the repeated key names bob's first job */
             ck_assert_int_eq(st.existed, 1);
@@ -73,15 +76,19 @@ START_TEST(new_json_equals_read_back)
         if (i == 1)
             first_bob = st.id;
         ck_assert_int_eq(st.queue_position, want_pos[i]);
-        char *a = jobs_new_text(&jobs[i], &st), *b = json_dumps(read, JSON_COMPACT);
+        job_record rec;
+        jobs_new_record(&jobs[i], &st, &rec);
+        json_t *built = job_json_of(&rec, 0);
+        char *a = json_dumps(built, JSON_COMPACT), *b = json_dumps(read, JSON_COMPACT);
+        json_decref(built);
         ck_assert_msg(strcmp(a, b) == 0, "job %zu:\nbuilt %s\nread  %s", i, a, b);
         free(a);
         free(b);
         json_decref(read);
     }
     ck_assert_int_eq(db_commit(c), SQLITE_OK);
-    json_decref(warn);
-    json_decref(none);
+    free(warn);
+    json_decref(wl);
 }
 END_TEST
 

@@ -1,6 +1,7 @@
 /* test_api.c — the HTTP API end to end against a real fdwaved (CPU backend, 4 virtual
  * devices): submit -> follow the SSE stream to its end -> manifest, PNG, SEG-Y gather;
- * Last-Event-ID replay; cancelling queued and running jobs; model uploads; every kind of
+ * Last-Event-ID replay; cancelling queued and running jobs; model uploads (with the
+ * facts recorded at upload, and invalid models refused); every kind of
  * bad request with its status and JSON error; Range requests; system endpoints; the
  * POST answer against the job read back; many watchers of one job under a slow paced
  * fan-out (--sse-wake-rate) each getting the whole event sequence. */
@@ -8,6 +9,7 @@
 
 #include <check.h>
 #include <curl/curl.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -556,12 +558,53 @@ START_TEST(model_upload_and_use)
     ck_assert_int_eq(json_integer_value(json_object_get(j, "bytes")), (json_int_t)bytes);
     ck_assert_str_eq(json_string_value(json_object_get(j, "format")), "raw-f32");
     ck_assert_int_eq(json_string_length(json_object_get(j, "sha256")), 64);
+    /* The facts the one read at upload established. */
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "nvalues")), n * n * n);
+    ck_assert(json_real_value(json_object_get(j, "vmin")) == 1800.0);
+    ck_assert(json_real_value(json_object_get(j, "vmax")) == 1806.0);
+    ck_assert(json_is_null(json_object_get(j, "dims"))); /* raw-f32 records none */
+    char sha[65];
+    snprintf(sha, sizeof sha, "%s", json_string_value(json_object_get(j, "sha256")));
     json_decref(j);
     http_free(&r);
-    free(v);
     ck_assert_int_eq(http(&D, "GET", "/v1/models", NULL, NULL, 0, &r), 0);
     ck_assert(strstr(r.body, "\"test-model.f32\""));
+    ck_assert_ptr_nonnull(strstr(r.body, sha));
+    ck_assert_ptr_nonnull(strstr(r.body, "\"vmax\":1806"));
     http_free(&r);
+    /* A file that is not a valid model of its format is refused, naming the problem, and
+     * nothing of it is kept: a negative velocity, a NaN, bytes that are no whole float32
+     * samples, an empty file. */
+    v[5] = -1.0f;
+    ck_assert_int_eq(http(&D, "PUT", "/v1/models/bad-model.f32", NULL, (const char *)v, bytes,
+                          &r), 0);
+    expect_error(&r, 400, "invalid_model", "body");
+    ck_assert_msg(strstr(r.body, "bad-model.f32") && !strstr(r.body, ".upload-"), "%s", r.body);
+    http_free(&r);
+    v[5] = 0.0f / 0.0f;
+    ck_assert_int_eq(http(&D, "PUT", "/v1/models/bad-model.f32", NULL, (const char *)v, bytes,
+                          &r), 0);
+    expect_error(&r, 400, "invalid_model", "body");
+    http_free(&r);
+    ck_assert_int_eq(http(&D, "PUT", "/v1/models/bad-model.f32", NULL, "abcdef", 6, &r), 0);
+    expect_error(&r, 400, "invalid_model", "body");
+    http_free(&r);
+    ck_assert_int_eq(http(&D, "PUT", "/v1/models/bad-model.f32", NULL, "", 0, &r), 0);
+    expect_error(&r, 400, "invalid_model", "body");
+    http_free(&r);
+    ck_assert_int_eq(http(&D, "GET", "/v1/models", NULL, NULL, 0, &r), 0);
+    ck_assert_ptr_null(strstr(r.body, "bad-model"));
+    http_free(&r);
+    char mdir[700];
+    snprintf(mdir, sizeof mdir, "%s/models", D.data);
+    DIR *dir = opendir(mdir);
+    ck_assert_ptr_nonnull(dir);
+    struct dirent *de;
+    while ((de = readdir(dir)))
+        ck_assert_msg(!strstr(de->d_name, "bad-model") && !strstr(de->d_name, ".upload-"),
+                      "left behind: %s", de->d_name);
+    closedir(dir);
+    free(v);
     const char *spec =
         "{\"grid\":{\"nx\":16,\"ny\":16,\"nz\":16,\"dx\":10,\"dy\":10,\"dz\":10},"
         "\"order\":4,\"velocity\":{\"type\":\"model\",\"name\":\"test-model.f32\"},"
