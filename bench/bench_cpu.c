@@ -18,6 +18,10 @@
 #include <time.h>
 
 #include "run/backend.h"
+#include "kinds/acoustic/acoustic.h"
+#include "kinds/derivative/derivative.h"
+#include "kinds/kind.h"
+#include "kinds/stencil/stencil.h"
 #include "core/error.h"
 #include "core/fd_coeffs.h"
 #include "run/plan.h"
@@ -25,7 +29,7 @@
 typedef struct bench_opts {
     int nx, ny, nz, order, steps, reps, slabs, sponge;
     long copy_mib;
-    fdw_kind kind;
+    const fdw_kind_ops *kind;
     const char *json;
 } bench_opts;
 
@@ -128,7 +132,8 @@ static double load_average(void)
 
 static int parse_args(int argc, char **argv, bench_opts *o)
 {
-    *o = (bench_opts){256, 256, 256, 8, 10, 5, 1, 0, 256, FDW_KIND_ACOUSTIC, NULL};
+    *o = (bench_opts){256, 256, 256, 8, 10, 5, 1, 0, 256, NULL, NULL};
+    o->kind = fdw_kind_find("acoustic");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -162,13 +167,8 @@ static int parse_args(int argc, char **argv, bench_opts *o)
         else if (!strcmp(a, "--json"))
             o->json = v;
         else if (!strcmp(a, "--kind")) {
-            if (!strcmp(v, "acoustic"))
-                o->kind = FDW_KIND_ACOUSTIC;
-            else if (!strcmp(v, "stencil"))
-                o->kind = FDW_KIND_STENCIL;
-            else if (!strcmp(v, "derivative"))
-                o->kind = FDW_KIND_DERIVATIVE;
-            else {
+            o->kind = fdw_kind_find(v);
+            if (!o->kind) {
                 fprintf(stderr, "fdwave-bench-cpu: unknown kind '%s'\n", v);
                 return -1;
             }
@@ -177,7 +177,7 @@ static int parse_args(int argc, char **argv, bench_opts *o)
             return -1;
         }
     }
-    if (o->kind == FDW_KIND_DERIVATIVE)
+    if (!strcmp(o->kind->name, "derivative"))
         o->order = 8;
     if (o->nx < 1 || o->ny < 1 || o->nz < 1 || o->order < 2 || o->order > 16 || o->order % 2 ||
         o->steps < 1 || o->reps < 1 || o->slabs < 1 || o->copy_mib < 1) {
@@ -192,6 +192,9 @@ static int parse_args(int argc, char **argv, bench_opts *o)
  * one source at the centre (acoustic), a random field (stencil), sines (derivative). */
 typedef struct bench_problem {
     fdw_problem p;
+    fdw_acoustic_data ad;
+    fdw_stencil_data sd;
+    fdw_derivative_data dd;
     float *vdt2, *field, *wavelet, *qx, *qy, *qz;
     fdw_tap src;
 } bench_problem;
@@ -200,7 +203,9 @@ static int make_problem(const bench_opts *o, bench_problem *b)
 {
     memset(b, 0, sizeof *b);
     fdw_problem *p = &b->p;
+    static const fdw_tuning automatic;
     p->kind = o->kind;
+    p->tuning = &automatic;
     p->nx = o->nx;
     p->ny = o->ny;
     p->nz = o->nz;
@@ -208,17 +213,18 @@ static int make_problem(const bench_opts *o, bench_problem *b)
     const double h = 10.0;
     size_t n = (size_t)o->nx * o->ny * o->nz;
     double c[FDW_MAX_RADIUS + 1] = {0};
-    if (o->kind == FDW_KIND_ACOUSTIC) {
+    if (o->kind->wave) {
+        p->kdata = &b->ad;
         fdw_fd2_coeffs(o->order, c);
         for (int m = 0; m <= p->radius; m++)
-            p->cx[m] = p->cy[m] = p->cz[m] = (float)(c[m] / (h * h));
+            b->ad.cx[m] = b->ad.cy[m] = b->ad.cz[m] = (float)(c[m] / (h * h));
         double dt = 0.8 * fdw_dt_max(o->order, h, h, h, 3000.0);
         b->vdt2 = malloc(n * sizeof(float));
         if (!b->vdt2)
             return -1;
         for (size_t i = 0; i < n; i++)
             b->vdt2[i] = (float)(3000.0 * 3000.0 * dt * dt);
-        p->vdt2 = b->vdt2;
+        b->ad.vdt2 = b->vdt2;
         p->nt = (long)o->steps * (o->reps + 1) + 16;
         b->wavelet = calloc((size_t)p->nt, sizeof(float));
         if (!b->wavelet)
@@ -257,16 +263,18 @@ static int make_problem(const bench_opts *o, bench_problem *b)
         for (size_t i = 0; i < n; i++)
             b->field[i] = (float)sin(0.001 * (double)(i % 100003));
         p->init = b->field;
-        if (o->kind == FDW_KIND_STENCIL) {
+        if (!strcmp(o->kind->name, "stencil")) {
+            p->kdata = &b->sd;
             fdw_fd2_coeffs(o->order, c);
             for (int m = 1; m <= p->radius; m++)
-                p->sc[m] = (float)(0.05 * c[m] / fdw_fd2_lambda(o->order));
-            p->sc[0] = (float)(1.0 + 3 * 0.05 * c[0] / fdw_fd2_lambda(o->order));
+                b->sd.sc[m] = (float)(0.05 * c[m] / fdw_fd2_lambda(o->order));
+            b->sd.sc[0] = (float)(1.0 + 3 * 0.05 * c[0] / fdw_fd2_lambda(o->order));
         } else {
+            p->kdata = &b->dd;
             fdw_fd1_coeffs(8, c);
             for (int m = 1; m <= 4; m++)
-                p->dc[m] = (float)(c[m] / h);
-            p->deriv_axis = FDW_AXIS_X;
+                b->dd.dc[m] = (float)(c[m] / h);
+            b->dd.axis = FDW_AXIS_X;
         }
     }
     return 0;
@@ -287,10 +295,8 @@ int main(int argc, char **argv)
     bench_opts o;
     if (parse_args(argc, argv, &o))
         return 2;
-    const char *kind = o.kind == FDW_KIND_ACOUSTIC ? "acoustic"
-                     : o.kind == FDW_KIND_STENCIL  ? "stencil"
-                                                   : "derivative";
-    const double bytes_per_point = o.kind == FDW_KIND_ACOUSTIC ? 16.0 : 8.0;
+    const char *kind = o.kind->name;
+    const double bytes_per_point = o.kind->wave ? 16.0 : 8.0;
     int threads = omp_get_max_threads();
     char model[256], device[320];
     cpu_model(model, sizeof model);

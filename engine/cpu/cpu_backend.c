@@ -1,13 +1,13 @@
 /* cpu_backend.c — the CPU reference backend (C + OpenMP): the fdw_backend table, slab
  * allocation for each virtual device, and the step that follows the multi-device plan of
  * DESIGN.md: update the planes next to internal slab boundaries first, exchange ghost
- * planes, then update the interior. The kernels live in cpu_acoustic.c, cpu_stencil.c and
- * cpu_derivative.c, the CPML correction in cpu_cpml.c; ghost planes and padding in
- * halo_cpu.c. In a distributed run (prob->comm set) the context holds the process's own
+ * planes, then update the interior. Each kind's update and per-slab state come through its
+ * hooks (cpu_kind.h; the kernels live in engine/kinds/<kind>/cpu_*.c); what wave kinds
+ * share (free surface, sponge arrays, sources, receivers) is here; ghost planes and
+ * padding in halo_cpu.c. In a distributed run (prob->comm set) the context holds the process's own
  * slab only and exchanges ghost planes with the other ranks through the communicator. */
-#include "kinds/acoustic/cpml.h"
-#include "cpu/cpu_backend_impl.h"
-#include "kinds/acoustic/cpu_cpml.h"
+#include "cpu/cpu_kind.h"
+#include "kinds/kind.h"
 #include "run/distrib.h"
 #include "core/error.h"
 
@@ -32,11 +32,11 @@ static void cpu_destroy(void *vctx)
     if (!c)
         return;
     for (int d = 0; d < c->ndev; d++) {
+        if (c->ops && c->ops->slab_destroy)
+            c->ops->slab_destroy(&c->slab[d]);
         free(c->slab[d].buf[0]);
         free(c->slab[d].buf[1]);
-        free(c->slab[d].vdt2);
         free(c->slab[d].src);
-        cpu_cpml_destroy(c->slab[d].cpml);
     }
     free(c->qx);
     free(c->qy);
@@ -50,7 +50,7 @@ static void cpu_destroy(void *vctx)
  * (y block, plane) pairs with the kernels' schedule, so pages are first touched by the
  * threads that update them (the schedule is dynamic, so this holds on average; on one
  * NUMA node it mainly spreads the page faults over the threads). */
-static void first_touch(const cpu_ctx *c, float *buf, int nplanes)
+void cpu_first_touch(const cpu_ctx *c, float *buf, int nplanes)
 {
     const int yb = c->yblock, nb = (c->ny + yb - 1) / yb;
     const int chunk = cpu_chunk(nb, nplanes);
@@ -64,9 +64,7 @@ static void first_touch(const cpu_ctx *c, float *buf, int nplanes)
         }
 }
 
-/* Copy a grid array (nx*ny*nz, x fastest) into the owned planes of a slab buffer whose
- * point (0,0) of local plane 0 is at dst. */
-static void upload(const cpu_ctx *c, const cpu_slab *s, float *dst, const float *src)
+void cpu_upload(const cpu_ctx *c, const cpu_slab *s, float *dst, const float *src)
 {
     const int nx = c->nx, ny = c->ny;
 #pragma omp parallel for schedule(static)
@@ -85,14 +83,11 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
     if (p->radius < 1 || p->radius > FDW_MAX_RADIUS)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: radius %d outside 1..%d",
                         p->radius, FDW_MAX_RADIUS);
-    if (p->kind == FDW_KIND_DERIVATIVE && p->radius < 4)
-        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
-                        "cpu backend: the derivative kind needs radius 4 (got %d)", p->radius);
-    if (p->kind == FDW_KIND_ACOUSTIC && !p->vdt2)
-        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: acoustic problem without vdt2");
-    if (p->kind != FDW_KIND_ACOUSTIC && !p->init)
+    if (!p->kind || !p->kind->cpu || !p->kind->cpu->planes)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: the problem has no kind");
+    if (!p->kind->wave && !p->init)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: no initial field");
-    if (p->kind == FDW_KIND_ACOUSTIC && p->nsrc_taps > 0 && (!p->src_taps || !p->wavelets))
+    if (p->kind->wave && p->nsrc_taps > 0 && (!p->src_taps || !p->wavelets))
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: source taps without data");
     if (p->nrec_taps > 0 && (!p->rec_taps || p->rec_interval < 1 || p->nreceivers < 1))
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: bad receiver set-up");
@@ -115,37 +110,18 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                         "cpu backend: rank %d of %d does not match a plan of %d slabs",
                         p->comm->rank, p->comm->size, plan->ndev);
-    if (cpu_cpml_wanted(p)) {
-        const int n[3] = {p->nx, p->ny, p->nz};
-        for (int a = 0; a < 3; a++) {
-            const int wl = p->pml_w[a][0], wh = p->pml_w[a][1];
-            if (p->pml_a[a] && (!p->pml_b[a] || wl < 0 || wh < 0 || wl + wh > n[a]))
-                return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
-                                "cpu backend: CPML layers %d + %d on axis %c of %d points",
-                                wl, wh, "xyz"[a], n[a]);
-        }
-        if (p->qx || p->qy || p->qz)
-            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
-                            "cpu backend: a problem has both a sponge and a CPML");
-        const int wz[2] = {p->pml_a[2] ? p->pml_w[2][0] : 0, p->pml_a[2] ? p->pml_w[2][1] : 0};
-        const int bad = fdw_cpml_bad_slab_boundary(wz, p->nz, p->radius, plan);
-        if (bad >= 0)
-            return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
-                            "cpu backend: the slab boundary at plane %d lies within the CPML "
-                            "z layers (%d, %d) plus the radius %d", bad, wz[0], wz[1],
-                            p->radius);
-    }
+    if (p->kind->check)
+        return p->kind->check(p, plan, err);
     return FDW_OK;
 }
 
-/* Rows per y block: as many as keep 2r+1 planes of the block in FDW_CPU_BLOCK_BYTES. */
-static int choose_yblock(int px, int ny, int r)
+int cpu_yblock_rows(const cpu_ctx *c, long bytes)
 {
-    long rows = FDW_CPU_BLOCK_BYTES / ((long)px * (long)sizeof(float) * (2 * r + 1)) - 2 * r;
+    long rows = bytes / ((long)c->px * (long)sizeof(float) * (2 * c->r + 1)) - 2 * c->r;
     if (rows < 8)
         rows = 8;
-    if (rows > ny)
-        rows = ny;
+    if (rows > c->ny)
+        rows = c->ny;
     return (int)rows;
 }
 
@@ -172,8 +148,8 @@ static fdw_status nomem(cpu_ctx *c, fdw_error *err, int d, uint64_t need, uint64
 static uint64_t slab_bytes(const fdw_problem *p, int z0, int nzd, uint64_t plane_bytes)
 {
     uint64_t b = 2 * (uint64_t)(nzd + 2 * p->radius) * plane_bytes;
-    if (p->kind == FDW_KIND_ACOUSTIC)
-        b += (uint64_t)nzd * plane_bytes + cpu_cpml_bytes(p, z0, nzd);
+    if (p->kind->cpu->slab_bytes)
+        b += p->kind->cpu->slab_bytes(p, z0, nzd, plane_bytes);
     return b;
 }
 
@@ -196,7 +172,8 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
     c->py = prob->ny + 2 * c->r;
     c->plane = (ptrdiff_t)c->px * c->py;
     c->origin = (ptrdiff_t)c->r * c->plane + (ptrdiff_t)c->r * c->px + FDW_CPU_XOFF;
-    c->yblock = choose_yblock(c->px, c->ny, c->r);
+    c->yblock = cpu_yblock_rows(c, FDW_CPU_BLOCK_BYTES);
+    c->ops = prob->kind->cpu;
     c->plan = *plan;
     c->comm = prob->comm;
     c->ndev = c->comm ? 1 : plan->ndev;      /* slabs held by this process */
@@ -218,27 +195,17 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
             s->buf[b] = alloc64((size_t)nplanes * plane_bytes);
             if (!s->buf[b])
                 return nomem(c, err, d, s->bytes, total);
-            first_touch(c, s->buf[b], nplanes);
+            cpu_first_touch(c, s->buf[b], nplanes);
         }
-        if (prob->kind == FDW_KIND_ACOUSTIC) {
-            s->vdt2 = alloc64((size_t)s->nz * plane_bytes);
-            if (!s->vdt2)
-                return nomem(c, err, d, s->bytes, total);
-            first_touch(c, s->vdt2, s->nz);
-            upload(c, s, s->vdt2 + (c->origin - (ptrdiff_t)c->r * c->plane), prob->vdt2);
-            if (cpu_cpml_wanted(prob)) {
-                s->cpml = cpu_cpml_create(c, s);
-                if (!s->cpml)
-                    return nomem(c, err, d, s->bytes, total);
-            }
-        } else {
-            upload(c, s, cpu_base(c, s, 0), prob->init);
-        }
+        if (c->ops->slab_create && c->ops->slab_create(c, s) != 0)
+            return nomem(c, err, d, s->bytes, total);
+        if (!prob->kind->wave)
+            cpu_upload(c, s, cpu_base(c, s, 0), prob->init);
     }
     c->cur = 0;
 
     const uint64_t npts = (uint64_t)c->nx * c->ny * c->nz;
-    if (prob->kind == FDW_KIND_ACOUSTIC) {
+    if (prob->kind->wave) {
         /* Source taps go to the slab that owns their point, in the problem's order. */
         for (int t = 0; t < prob->nsrc_taps; t++) {
             const fdw_tap *tp = &prob->src_taps[t];
@@ -343,11 +310,9 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
     /* The initial field's ghost planes (stencil, derivative along z). Distributed: at the
      * first step, so that create never waits on a rank that failed to create. */
     if (c->comm)
-        c->ghosts_stale = prob->kind != FDW_KIND_ACOUSTIC;
-    else if (prob->kind == FDW_KIND_STENCIL)
-        cpu_exchange_ghosts(c, c->cur, 0);
-    else if (prob->kind == FDW_KIND_DERIVATIVE)
-        cpu_exchange_ghosts(c, c->cur, 1);
+        c->ghosts_stale = !prob->kind->wave;
+    else if (!prob->kind->wave)
+        cpu_exchange_ghosts(c, c->cur, prob->kind->periodic);
     *out = c;
     return FDW_OK;
 }
@@ -363,14 +328,18 @@ static void slab_ranges(const cpu_ctx *c, int d, int periodic, int *top, int *bo
     *bot = has_bot ? (s->nz - c->r > *top ? s->nz - c->r : *top) : s->nz;
 }
 
-/* Acoustic follow-up of updating local planes [ka, kb) of slab d in step it: the CPML
- * correction, then hold the free surface at zero, then add the sources whose taps lie in
- * those planes. */
-static void acoustic_finish(const cpu_ctx *c, int d, int ka, int kb, long it)
+/* Update local planes [ka, kb) of slab d in step it: the kind's update and its follow-up
+ * (the acoustic CPML), then for wave kinds hold the free surface at zero and add the
+ * sources whose taps lie in those planes. */
+static void update_planes(const cpu_ctx *c, int d, int ka, int kb, long it)
 {
     const cpu_slab *s = &c->slab[d];
+    c->ops->planes(c, s, ka, kb);
+    if (c->ops->after_planes)
+        c->ops->after_planes(c, s, ka, kb);
+    if (!c->prob.kind->wave)
+        return;
     float *u = cpu_base(c, s, 1 - c->cur);
-    cpu_cpml_planes(c, s, ka, kb);
     if (c->prob.free_surface && s->z0 == 0 && ka == 0 && kb > 0)
         memset(s->buf[1 - c->cur] + (ptrdiff_t)c->r * c->plane, 0,
                (size_t)c->plane * sizeof(float));
@@ -403,30 +372,10 @@ static fdw_status cpu_step(void *vctx, long it, fdw_error *err)
 {
     cpu_ctx *c = vctx;
     const fdw_problem *p = &c->prob;
-    int periodic = 0, exchange = 1;
-    void (*planes)(const cpu_ctx *, const cpu_slab *, int, int);
-    switch (p->kind) {
-    case FDW_KIND_ACOUSTIC:
-        planes = cpu_acoustic_planes;
-        if (p->free_surface && c->slab[0].z0 == 0)
-            cpu_mirror_free_surface(c, c->cur);
-        break;
-    case FDW_KIND_STENCIL:
-        planes = cpu_stencil_planes;
-        break;
-    case FDW_KIND_DERIVATIVE:
-        planes = cpu_derivative_planes;
-        periodic = 1;
-        if (p->deriv_axis != FDW_AXIS_Z) {
-            cpu_fill_periodic_pad(c, c->cur, p->deriv_axis);
-            exchange = 0;
-        }
-        break;
-    default:
-        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: unknown kind %d",
-                        (int)p->kind);
-    }
-    const int acoustic = p->kind == FDW_KIND_ACOUSTIC;
+    const int periodic = p->kind->periodic, wave = p->kind->wave;
+    const int exchange = c->ops->begin_step ? c->ops->begin_step(c, it) : 1;
+    if (wave && p->free_surface && c->slab[0].z0 == 0)
+        cpu_mirror_free_surface(c, c->cur);
     int top[FDW_MAX_DEVICES], bot[FDW_MAX_DEVICES];
     if (c->ghosts_stale && exchange) {
         void *pending = NULL;
@@ -447,12 +396,8 @@ static fdw_status cpu_step(void *vctx, long it, fdw_error *err)
             continue;
         }
         slab_ranges(c, d, periodic, &top[d], &bot[d]);
-        planes(c, s, 0, top[d]);
-        planes(c, s, bot[d], s->nz);
-        if (acoustic) {
-            acoustic_finish(c, d, 0, top[d], it);
-            acoustic_finish(c, d, bot[d], s->nz, it);
-        }
+        update_planes(c, d, 0, top[d], it);
+        update_planes(c, d, bot[d], s->nz, it);
     }
     /* 2. ghost exchange of the new field (on a GPU and across MPI ranks it overlaps 3) */
     void *pending = NULL;
@@ -462,11 +407,8 @@ static fdw_status cpu_step(void *vctx, long it, fdw_error *err)
     else if (exchange)
         cpu_exchange_ghosts(c, 1 - c->cur, periodic);
     /* 3. interiors */
-    for (int d = 0; d < c->ndev; d++) {
-        planes(c, &c->slab[d], top[d], bot[d]);
-        if (acoustic)
-            acoustic_finish(c, d, top[d], bot[d], it);
-    }
+    for (int d = 0; d < c->ndev; d++)
+        update_planes(c, d, top[d], bot[d], it);
     if (c->comm)
         xrc |= cpu_exchange_remote_finish(c, pending);
     if (xrc != 0)
@@ -474,7 +416,7 @@ static fdw_status cpu_step(void *vctx, long it, fdw_error *err)
                         "cpu backend: ghost exchange of slab %d at step %ld failed", c->gslab,
                         it);
     c->cur = 1 - c->cur;
-    if (acoustic)
+    if (wave)
         record_receivers(c, it);
     return FDW_OK;
 }

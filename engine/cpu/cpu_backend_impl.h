@@ -39,16 +39,12 @@ typedef struct cpu_rec_tap {
     float weight;
 } cpu_rec_tap;
 
-/* CPML state of one slab (cpu_cpml.c); NULL when the problem has no CPML. */
-typedef struct cpu_cpml cpu_cpml;
-
 typedef struct cpu_slab {
     int z0, nz;                /* owned global planes [z0, z0+nz) */
-    float *buf[2];             /* wavefields (acoustic: u and u_prev; others: field and out) */
-    float *vdt2;               /* acoustic: nz planes, same xy layout as buf; else NULL */
+    float *buf[2];             /* fields (wave kinds: u and u_prev; others: field and out) */
+    void *kstate;              /* the kind's own state of this slab (cpu_kind.h) */
     int nsrc;
     cpu_tap *src;              /* taps in owned planes, in the problem's order */
-    cpu_cpml *cpml;            /* acoustic with a CPML: psi/zeta of the slab's layer points */
     uint64_t bytes;            /* memory held for this slab */
 } cpu_slab;
 
@@ -62,7 +58,8 @@ typedef struct cpu_ctx {
     int ndev;
     cpu_slab slab[FDW_MAX_DEVICES];
     int cur;                   /* buf[cur] holds the current field u(it*dt) */
-    int sponge;                /* acoustic: any of prob.qx/qy/qz given */
+    const struct fdw_cpu_ops *ops; /* the kind's hooks (cpu_kind.h) */
+    int sponge;                /* wave kinds: any of prob.qx/qy/qz given */
     float *qx, *qy, *qz;       /* sponge per axis (nx, ny, nz), zeros where prob's is NULL */
     int xlo, xhi;              /* qx is exactly 0 on [xlo, xhi): the undamped row part */
     int ntaps_rec;
@@ -74,7 +71,7 @@ typedef struct cpu_ctx {
     const fdw_comm *comm;
     int gslab, nslabs;
     fdw_plan plan;             /* copy of the plan (memory of every slab, for progress) */
-    int ghosts_stale;          /* stencil/derivative: the initial field's ghosts not filled */
+    int ghosts_stale;          /* field kinds: the initial field's ghosts not filled */
 } cpu_ctx;
 
 /* The kernels are compiled for AVX-512, AVX2 and baseline x86-64 and the best one is
@@ -86,7 +83,6 @@ typedef struct cpu_ctx {
 #define FDW_CPU_CLONES
 #endif
 
-/* Point (0,0) of local owned plane 0 of buffer b of slab s. */
 static inline float *cpu_base(const cpu_ctx *c, const cpu_slab *s, int b)
 {
     return s->buf[b] + c->origin;
@@ -102,13 +98,18 @@ static inline int cpu_chunk(int nb, int nk)
     return chunk < 1 ? 1 : (int)chunk;
 }
 
-/* Update owned local planes [ka, kb) of slab s; each parallelises over (y block, plane)
- * with OpenMP. Acoustic: buf[1-cur] (u_prev) is overwritten in place by u_next.
- * Stencil / derivative: buf[1-cur] receives the result computed from buf[cur]. */
-void cpu_acoustic_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb);
-void cpu_stencil_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb);
-void cpu_derivative_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb);
+/* Copy a grid array (nx*ny*nz, x fastest) into the owned planes of slab s's buffer whose
+ * point (0,0) of local plane 0 is at dst. */
+void cpu_upload(const cpu_ctx *c, const cpu_slab *s, float *dst, const float *src);
+/* Zero a buffer of nplanes padded planes in parallel, in the kernels' schedule, so pages
+ * are first touched by the threads that update them. */
+void cpu_first_touch(const cpu_ctx *c, float *buf, int nplanes);
 
+/* Rows of the y blocks a kernel walks z with: as many as keep 2r + 1 planes of the block
+ * (its halo rows included) within bytes, at least 8 and at most ny. */
+int cpu_yblock_rows(const cpu_ctx *c, long bytes);
+
+/* The first local plane of slab s's field buffer b, plane k's point (0, 0) at + k * plane. */
 /* halo_cpu.c: fill the r ghost planes above and below every slab's owned planes in
  * buffer b with copies of the neighbouring slabs' owned planes. periodic: the grid wraps
  * in z (first and last slab are neighbours, a single slab is its own neighbour);

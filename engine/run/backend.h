@@ -18,47 +18,25 @@ typedef struct fdw_tap {
     int owner;                 /* which source (in src_taps) or receiver (in rec_taps) */
 } fdw_tap;
 
-/* Everything a backend needs to set up and advance one job. Arrays are host memory
- * owned by the engine and valid until destroy(). */
-typedef struct fdw_problem {
-    fdw_kind kind;
-    int nx, ny, nz;
-    int radius;                /* order/2 */
+struct fdw_kind_ops; /* kinds/kind.h */
 
-    /* acoustic: lap(u) = sum_axis sum_{m=-r..r} cA[|m|] u(.. +m ..), cA = Fornberg / h_A^2.
-     * cx[0]+cy[0]+cz[0] is the centre weight. */
-    float cx[FDW_MAX_RADIUS + 1], cy[FDW_MAX_RADIUS + 1], cz[FDW_MAX_RADIUS + 1];
-    /* (v*dt)^2 per point, nx*ny*nz, x fastest (acoustic only). */
-    const float *vdt2;
-    /* sponge: per-axis damping sigma*dt (dimensionless), length nx / ny / nz; zero in the
-     * interior. Total damping at a point: q = qx[i] + qy[j] + qz[k]; the update is
-     * u' = (2u - (1 - q) u_prev + vdt2 * lap(u) + src) / (1 + q). NULL: no sponge. */
+/* Everything a backend needs to set up and advance one job. Arrays are host memory
+ * owned by the engine and valid until destroy(). The shared parts are described here; the
+ * kind's own coefficients and arrays are in kdata, whose type its folder declares
+ * (kinds/<kind>/<kind>.h), read only by the kind's backend hooks. */
+typedef struct fdw_problem {
+    const struct fdw_kind_ops *kind;
+    int nx, ny, nz;
+    int radius;                /* order/2: the ghost depth */
+    const void *kdata;         /* the kind's own problem data */
+
+    /* ---- wave kinds (kind->wave) ----
+     * Sponge: per-axis damping sigma*dt (dimensionless), length nx / ny / nz; zero in the
+     * interior. Total damping at a point: q = qx[i] + qy[j] + qz[k]; how q enters the
+     * update is the kind's (acoustic: u' = (2u - (1 - q) u_prev + vdt2 lap(u)) / (1 + q)).
+     * NULL: no sponge. */
     const float *qx, *qy, *qz;
     int free_surface;          /* plane k = 0 is held at u = 0, ghosts above mirror -u */
-
-    /* CPML (boundary type "cpml"; then qx/qy/qz are NULL). Axis A (0 x, 1 y, 2 z) has a
-     * layer of pml_w[A][0] points at its low end and pml_w[A][1] at its high end (0: no
-     * layer there); pml_a[A], pml_b[A] hold the recursive-convolution coefficients per
-     * global index along A (axis length; meaningful inside the layers only), pml_d1[A][m]
-     * (m = 1..radius) the central first-derivative weights of the same radius, already
-     * divided by h_A. NULL pml_a[A]: no layer on axis A. Each step, after the plain update
-     * u' = (2u - u_prev) + vdt2 lap(u) and before the sources, for A = x, y, z in turn:
-     *   1. for every point p of A's layers: psi_A(p) = b(p) psi_A(p) + a(p) D1_A u(p)
-     *   2. then for every point p of A's layers, with g = D1_A psi_A (p) (psi_A is 0
-     *      outside A's layers and outside the grid):
-     *        zeta_A(p) = b(p) zeta_A(p) + a(p) (D2_A u(p) + g)
-     *        u'(p) = u'(p) + vdt2(p) (g + zeta_A(p))
-     * where D1_A f(p) = sum_m pml_d1[A][m] (f(p + m e_A) - f(p - m e_A)), D2_A u the
-     * Laplacian's second difference along A (cA[0] u + sum_m cA[m] (u(+m) + u(-m))), u the
-     * field at time it, a/b taken at p's index along A; psi and zeta start at zero. So a
-     * point in two or three layers (edges, corners) gets the x, then y, then z term. A slab
-     * boundary never lies within pml_w[2][0] + radius planes of the top or pml_w[2][1] +
-     * radius of the bottom (the engine rejects such a plan), so psi_z never crosses one.
- * With a free surface there is no z layer at the top, and global plane 0 keeps u' = 0:
- * its x and y terms update psi and zeta but are not added to u'. */
-    int pml_w[3][2];
-    const float *pml_a[3], *pml_b[3];
-    float pml_d1[3][FDW_MAX_RADIUS + 1];
 
     /* Time convention: step(it) turns u(it*dt) into u((it+1)*dt).
      * Sources: after the update of step it, every tap adds wavelets[owner*nt + it] *
@@ -80,14 +58,12 @@ typedef struct fdw_problem {
     int rec_interval;
     long nrec_slots;
 
-    /* stencil kind: D' = sc[0] D + sum_{i=1..r} sc[i] * (6 neighbours at distance i),
-     * with zero outside the grid. Initial field init (nx*ny*nz). */
-    float sc[FDW_MAX_RADIUS + 1];
-    /* derivative kind: periodic d/d(axis) with coefficients dc[1..4] (already / h):
-     * f'(i) = sum_m dc[m] (f(i+m) - f(i-m)). */
-    fdw_axis deriv_axis;
-    float dc[5];
-    const float *init;         /* stencil / derivative initial field; NULL for acoustic */
+    /* ---- field kinds (!kind->wave): the initial field (nx*ny*nz), uploaded into the
+     * current buffer at create. Each step writes the other buffer from it. ---- */
+    const float *init;
+
+    /* Choices forced for benchmarks and tests (fdw_run_opts.tuning); never NULL. */
+    const fdw_tuning *tuning;
 
     /* Distributed run: NULL for one process. Otherwise this process holds only slab
      * comm->rank of the plan (the plan has comm->size slabs); the ghost planes shared with
@@ -142,8 +118,8 @@ struct fdw_backend {
      * job far too large fails at once instead of after filling tens of GiB of host
      * memory (create still makes the exact check). NULL where device memory is not a
      * separate limit (the CPU backend). */
-    fdw_status (*precheck)(fdw_kind kind, int nx, int ny, int radius, const fdw_plan *plan,
-                           fdw_error *err);
+    fdw_status (*precheck)(const struct fdw_kind_ops *kind, int nx, int ny, int radius,
+                           const fdw_plan *plan, fdw_error *err);
 };
 
 /* The CPU backend; always present. */

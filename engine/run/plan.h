@@ -3,7 +3,8 @@
 #ifndef FDW_PLAN_H
 #define FDW_PLAN_H
 
-#include "spec/spec.h"
+#include "fdwave/fdwave.h"
+#include "core/limits.h"
 
 typedef struct fdw_plan {
     int ndev;

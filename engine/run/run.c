@@ -13,15 +13,14 @@
  * host buffer set, waits for the copy only, hands the set to the writer thread and goes on
  * issuing steps; each step it checks (one atomic read) for snapshots the writer finished
  * and delivers them (manifest, snapshot callback) on this thread, in order. */
-#include "run/backend.h"
-#include "fdwave/comm.h"
-#include "kinds/acoustic/cpml.h"
-#include "run/distrib.h"
+#include "run/run_state.h"
 #include "core/error.h"
-#include "output/outputs.h"
+#include "kinds/kind.h"
+#include "run/cpml.h"
+#include "run/distrib.h"
 #include "run/problem.h"
-#include "run/progress.h"
-#include "run/run_snapshots.h"
+
+typedef fdw_run_state run;
 
 #include <errno.h>
 #include <limits.h>
@@ -34,32 +33,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Everything one run holds; released by run_release. */
-typedef struct run {
-    const fdw_spec *spec;
-    const fdw_run_opts *opts;
-    const fdw_callbacks *cb;
-    const fdw_backend *be;
-    void *ctx;
-    fdw_plan plan;
-    fdw_problem prob;
-    int have_prob;
-    fdw_manifest *manifest;
-    fdw_snapshots *snaps;      /* NULL when the spec asks for no snapshots */
-    int snap_inflight;         /* a snapshot's copy is under way; not yet with the writer */
-    fdw_meter meter;
-    fdw_device_progress devs[FDW_MAX_DEVICES];
-    long steps_done;
-    double loop_s;             /* wall time of the time loop, including its final wait */
-    float *volume;             /* stencil/derivative: host copy of the whole field */
-    double max_abs_error;      /* derivative kind, after iteration 1 */
-    const fdw_comm *comm;      /* distributed run, else NULL */
-    int root;                  /* this process writes files and calls the callbacks */
-} run;
-
-/* printf-style log line through cb->log. */
-__attribute__((format(printf, 3, 4))) static void run_log(const run *r, int level,
-                                                          const char *fmt, ...)
+void fdw_run_log(const run *r, int level, const char *fmt, ...)
 {
     if (!r->cb || !r->cb->log || !r->root)
         return;
@@ -175,13 +149,13 @@ static fdw_status pick_rank_gpus(run *r, const int *list, int nlist, fdw_error *
                       "rank %d: gathering the ranks' GPUs on rank 0 failed", c->rank);
     r->plan.device_ids[c->rank] = mine.id;
     if (r->root && gathered) {
-        run_log(r, FDW_LOG_INFO, "backend cuda, %d MPI ranks (ghost planes %s)", c->size,
+        fdw_run_log(r, FDW_LOG_INFO, "backend cuda, %d MPI ranks (ghost planes %s)", c->size,
                 c->device_buffers ? "passed to a CUDA-aware MPI from device memory"
                                   : "staged through pinned host memory");
         for (int d = 0; d < r->plan.ndev; d++) {
             r->plan.device_ids[d] = all[d].id;
             if (all[d].id >= 0)
-                run_log(r, FDW_LOG_INFO, "slab %d: rank %d on %s, GPU %d (%s), z planes "
+                fdw_run_log(r, FDW_LOG_INFO, "slab %d: rank %d on %s, GPU %d (%s), z planes "
                         "[%d, %d)", d, d, all[d].host, all[d].id, all[d].name,
                         r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
         }
@@ -201,7 +175,7 @@ static fdw_status choose_backend(run *r, fdw_error *err)
             return fdw_fail(err, FDW_ERR_DEVICE, "devices", "%d device ids given; at most %d",
                             o->ndevice_ids, FDW_MAX_DEVICES);
         if (o->ndevice_ids != ndev)
-            run_log(r, FDW_LOG_INFO, "running on %d devices as given by the caller (spec asks "
+            fdw_run_log(r, FDW_LOG_INFO, "running on %d devices as given by the caller (spec asks "
                     "for %d)", o->ndevice_ids, ndev);
         ndev = o->ndevice_ids;
         memcpy(ids, o->device_ids, (size_t)ndev * sizeof(int));
@@ -222,11 +196,11 @@ static fdw_status choose_backend(run *r, fdw_error *err)
                             "%d MPI ranks; a run is split into at most %d slabs",
                             r->comm->size, FDW_MAX_DEVICES);
         if (ndev != r->comm->size)
-            run_log(r, FDW_LOG_INFO, "MPI: %d ranks, one slab each (the spec asks for %d "
+            fdw_run_log(r, FDW_LOG_INFO, "MPI: %d ranks, one slab each (the spec asks for %d "
                     "device%s)", r->comm->size, ndev, ndev == 1 ? "" : "s");
-        st = fdw_plan_slabs(spec->nz, spec->order / 2, r->comm->size, NULL, &r->plan, err);
+        st = fdw_plan_slabs(spec->nz, spec->radius, r->comm->size, NULL, &r->plan, err);
         if (st == FDW_ERR_SPEC && strcmp(err->field, "devices") == 0) {
-            const int radius = spec->order / 2 > 1 ? spec->order / 2 : 1;
+            const int radius = spec->radius > 1 ? spec->radius : 1;
             const int most = spec->nz / radius;
             return fdw_fail(err, FDW_ERR_SPEC, "grid.nz",
                             "%d MPI ranks would give slabs thinner than %d planes (the "
@@ -244,9 +218,9 @@ static fdw_status choose_backend(run *r, fdw_error *err)
                                       ? ndev
                                       : 0,
                                   err);
-        run_log(r, FDW_LOG_INFO, "backend cpu, %d MPI ranks", r->comm->size);
+        fdw_run_log(r, FDW_LOG_INFO, "backend cpu, %d MPI ranks", r->comm->size);
         for (int d = 0; d < r->plan.ndev; d++)
-            run_log(r, FDW_LOG_INFO, "slab %d: rank %d, z planes [%d, %d)", d, d,
+            fdw_run_log(r, FDW_LOG_INFO, "slab %d: rank %d, z planes [%d, %d)", d, d,
                     r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
         return FDW_OK;
     }
@@ -273,14 +247,22 @@ static fdw_status choose_backend(run *r, fdw_error *err)
     }
     if (!r->be)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "no backend available");
-    fdw_status st = fdw_plan_slabs(spec->nz, spec->order / 2, ndev, ids, &r->plan, err);
-    if (st == FDW_OK) /* every backend: the CPML's z layers stay inside one slab */
-        st = fdw_cpml_check_plan(spec, &r->plan, 0, err);
+    /* The spec's plan, checked at parse, unless the caller runs on another device count
+     * (then this one is checked the same way: the CPML's z layers stay inside a slab). */
+    fdw_status st = FDW_OK;
+    if (ndev == spec->plan.ndev) {
+        r->plan = spec->plan;
+        memcpy(r->plan.device_ids, ids, (size_t)ndev * sizeof(int));
+    } else {
+        st = fdw_plan_slabs(spec->nz, spec->radius, ndev, ids, &r->plan, err);
+        if (st == FDW_OK)
+            st = fdw_cpml_check_plan(spec, &r->plan, 0, err);
+    }
     if (st != FDW_OK)
         return st;
-    run_log(r, FDW_LOG_INFO, "backend %s, %d device%s", r->be->name, ndev, ndev == 1 ? "" : "s");
+    fdw_run_log(r, FDW_LOG_INFO, "backend %s, %d device%s", r->be->name, ndev, ndev == 1 ? "" : "s");
     for (int d = 0; d < r->plan.ndev; d++)
-        run_log(r, FDW_LOG_INFO, "slab %d: device %d, z planes [%d, %d)", d,
+        fdw_run_log(r, FDW_LOG_INFO, "slab %d: device %d, z planes [%d, %d)", d,
                 r->plan.device_ids[d], r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
     return FDW_OK;
 }
@@ -360,8 +342,7 @@ static fdw_status gather_region(run *r, const fdw_slice *rg, float *buf, fdw_err
     return FDW_OK;
 }
 
-/* Copy the whole field to r->volume (on rank 0 of a distributed run). Collective. */
-static fdw_status fetch_volume(run *r, fdw_error *err)
+fdw_status fdw_run_fetch_volume(run *r, fdw_error *err)
 {
     fdw_slice vol = {.plane = FDW_PLANE_VOLUME, .index = 0};
     float *bufs[1] = {r->volume};
@@ -371,18 +352,6 @@ static fdw_status fetch_volume(run *r, fdw_error *err)
     if (st == FDW_OK && r->comm)
         st = gather_region(r, &vol, r->volume, err);
     return st;
-}
-
-/* Derivative kind: after iteration 1 (field in r->volume) compare with the exact
- * derivative. */
-static fdw_status check_derivative(run *r, fdw_error *err)
-{
-    r->max_abs_error = fdw_derivative_max_error(r->spec, r->volume);
-    if (r->max_abs_error < 0.0)
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory checking the derivative");
-    run_log(r, FDW_LOG_INFO, "derivative after iteration 1: max |error| = %.3e",
-            r->max_abs_error);
-    return FDW_OK;
 }
 
 /* Snapshot of the state after `done` steps: start copying the slices into a free buffer
@@ -417,8 +386,8 @@ static fdw_status take_snapshot(run *r, long done, fdw_error *err)
     return st;
 }
 
-/* One step of the loop and what follows it: the derivative check, a snapshot, progress.
- * The collective parts come first, then what rank 0 does alone. */
+/* One step of the loop and what follows it: a snapshot, the kind's check, progress. The
+ * collective parts come first, then what rank 0 does alone. */
 static fdw_status step_once(run *r, long it, fdw_error *err)
 {
     const fdw_spec *spec = r->spec;
@@ -430,17 +399,15 @@ static fdw_status step_once(run *r, long it, fdw_error *err)
     const long done = it + 1;
     r->steps_done = done;
     fdw_snapshots_note_steps(r->snaps, done);
-    const int check = done == 1 && spec->kind == FDW_KIND_DERIVATIVE;
-    const int snap = r->snaps && done % spec->snapshot_every == 0;
-    if (check && (st = fetch_volume(r, err)) != FDW_OK)
+    if (r->snaps && done % spec->snapshot_every == 0 &&
+        (st = take_snapshot(r, done, err)) != FDW_OK)
         return st;
-    if (snap && (st = take_snapshot(r, done, err)) != FDW_OK)
+    /* the kind's collective part first, then its rank-0 part (after which nothing here is
+     * collective: a failure reaches the other ranks at the next agreement) */
+    if (spec->kind->after_step && (st = spec->kind->after_step(r, done, err)) != FDW_OK)
         return st;
-    /* rank 0 alone from here; a failure reaches the other ranks at the next agreement */
     if (!r->root)
         return FDW_OK;
-    if (check && (st = check_derivative(r, err)) != FDW_OK)
-        return st;
     if ((st = fdw_snapshots_poll(r->snaps, r->cb, err)) != FDW_OK)
         return st;
     if (done < r->prob.nt && fdw_meter_due(&r->meter, fdw_now()))
@@ -472,172 +439,6 @@ static fdw_status time_loop(run *r, fdw_error *err)
     return st;
 }
 
-/* Distributed run: the traces (trace-major, zero for receivers other ranks record) of
- * every rank assembled on rank 0, each receiver from the rank that recorded it.
- * Collective. */
-static fdw_status gather_traces(run *r, float *traces, fdw_status st, fdw_error *err)
-{
-    const int nrec = r->prob.nreceivers, n = r->comm->size;
-    const size_t ns = (size_t)r->prob.nrec_slots, tb = ns * sizeof(float);
-    size_t bytes[FDW_MAX_DEVICES] = {0}, total = 0;
-    int *slab_of = malloc((size_t)nrec * sizeof(int));
-    if (slab_of) {
-        fdw_receiver_slabs(&r->prob, &r->plan, slab_of);
-        for (int q = 0; q < nrec; q++)
-            if (slab_of[q] >= 0 && slab_of[q] < n)
-                bytes[slab_of[q]] += tb;
-        for (int q = 0; q < n; q++)
-            total += bytes[q];
-    }
-    const size_t mine = bytes[r->comm->rank];
-    char *packed = malloc(mine ? mine : 1);
-    char *all = r->root ? malloc(total ? total : 1) : NULL;
-    if (st == FDW_OK && (!slab_of || !packed || (r->root && !all)))
-        st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the gather");
-    /* every rank learns whether all can take part before the gather */
-    st = fdw_comm_agree(r->comm, st, err);
-    if (st != FDW_OK) {
-        free(slab_of);
-        free(packed);
-        free(all);
-        return st;
-    }
-    size_t at = 0;
-    for (int q = 0; q < nrec; q++)
-        if (slab_of[q] == r->comm->rank) {
-            memcpy(packed + at, traces + (size_t)q * ns, tb);
-            at += tb;
-        }
-    if (r->comm->gather(r->comm, packed, all, bytes) != 0)
-        st = fdw_fail(err, FDW_ERR_INTERNAL, NULL, "rank %d: gathering the receiver traces "
-                      "on rank 0 failed", r->comm->rank);
-    if (st == FDW_OK && r->root) {
-        /* rank q's part holds its receivers in receiver order, parts in rank order */
-        at = 0;
-        for (int q = 0; q < n; q++)
-            for (int v = 0; v < nrec; v++)
-                if (slab_of[v] == q) {
-                    memcpy(traces + (size_t)v * ns, all + at, tb);
-                    at += tb;
-                }
-    }
-    free(slab_of);
-    free(packed);
-    free(all);
-    return st;
-}
-
-/* Acoustic: fetch every receiver slot, write gather.segy and gather.f32 ([receiver][sample]). */
-static fdw_status write_gathers(run *r, fdw_error *err)
-{
-    const fdw_spec *spec = r->spec;
-    const int nrec = r->prob.nreceivers;
-    const long ns = r->prob.nrec_slots;
-    if (nrec <= 0 || ns <= 0)
-        return FDW_OK;
-    const size_t total = (size_t)nrec * (size_t)ns;
-    float *traces = malloc(total * sizeof(float));
-    const long chunk = 64;
-    float *slots = malloc((size_t)chunk * (size_t)nrec * sizeof(float));
-    fdw_status st = FDW_OK;
-    if (!traces || !slots)
-        st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the gather (%.1f MiB)",
-                      (double)total * 4.0 / (1024.0 * 1024.0));
-    /* Slot-major from the backend, transposed in chunks into trace-major. */
-    for (long s0 = 0; s0 < ns && st == FDW_OK; s0 += chunk) {
-        const long cnt = ns - s0 < chunk ? ns - s0 : chunk;
-        st = r->be->fetch_receivers(r->ctx, s0, cnt, slots, err);
-        for (long s = 0; s < cnt && st == FDW_OK; s++)
-            for (int rc = 0; rc < nrec; rc++)
-                traces[(size_t)rc * ns + s0 + s] = slots[(size_t)s * nrec + rc];
-    }
-    if (r->comm) /* collective: called by every rank, whatever its status */
-        st = gather_traces(r, traces, st, err);
-    if (st != FDW_OK || !r->root)
-        goto out;
-    const double sdt = spec->dt * r->prob.rec_interval;
-    char path[FDW_PATH_MAX + 32];
-    const long dims[2] = {ns, nrec};
-    char desc[256];
-    snprintf(path, sizeof path, "%s/gather.f32", r->opts->out_dir);
-    st = fdw_write_raw_f32(path, traces, total, err);
-    if (st != FDW_OK)
-        goto out;
-    snprintf(desc, sizeof desc,
-             "receiver gather, float32 little-endian [receiver][sample], %d x %ld, sample "
-             "interval %g s (sample 0 is t = 0)",
-             nrec, ns, sdt);
-    fdw_manifest_add(r->manifest, "gather.f32", "gather", "raw-f32", desc, 2, dims,
-                     "wavefield amplitude (arbitrary)", -1, -1.0);
-    snprintf(path, sizeof path, "%s/gather.segy", r->opts->out_dir);
-    st = fdw_write_segy_gather(path, traces, nrec, (int)(ns < INT_MAX ? ns : INT_MAX), sdt,
-                               spec->receivers, spec->nsources > 0 ? &spec->sources[0] : NULL,
-                               err);
-    if (st == FDW_ERR_UNSUPPORTED) {
-        /* SEG-Y cannot hold this gather (sample count or interval); the raw one has it. */
-        run_log(r, FDW_LOG_WARN, "no gather.segy: %s; gather.f32 holds the traces",
-                err->message);
-        fdw_error_clear(err);
-        st = FDW_OK;
-        goto out;
-    }
-    if (st != FDW_OK)
-        goto out;
-    snprintf(desc, sizeof desc,
-             "receiver gather, %d traces of %ld samples every %g s (sample 0 is t = 0); "
-             "SEG-Y rev1, IEEE float",
-             nrec, ns, sdt);
-    fdw_manifest_add(r->manifest, "gather.segy", "gather", "segy", desc, 2, dims,
-                     "wavefield amplitude (arbitrary)", -1, -1.0);
-out:
-    free(traces);
-    free(slots);
-    return st;
-}
-
-/* 64-bit FNV-1a of the field's bytes: equal hashes mean bit-identical fields. */
-static uint64_t fnv1a64(const float *v, size_t n)
-{
-    const unsigned char *b = (const unsigned char *)v;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n * sizeof(float); i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-/* Stencil/derivative: copy the final field, write field.f32; fill the result JSON extras. */
-static fdw_status write_field(run *r, char *extra, size_t len, fdw_error *err)
-{
-    const fdw_spec *spec = r->spec;
-    const size_t n = (size_t)spec->nx * spec->ny * spec->nz;
-    fdw_status st = fetch_volume(r, err);
-    if (st != FDW_OK || !r->root)
-        return st;
-    double sum = 0.0, sq = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        sum += r->volume[i];
-        sq += (double)r->volume[i] * r->volume[i];
-    }
-    char path[FDW_PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/field.f32", r->opts->out_dir);
-    st = fdw_write_raw_f32(path, r->volume, n, err);
-    if (st != FDW_OK)
-        return st;
-    const long dims[3] = {spec->nx, spec->ny, spec->nz};
-    char desc[160];
-    snprintf(desc, sizeof desc, "final field after %ld iterations, float32 little-endian, x "
-             "fastest", r->steps_done);
-    fdw_manifest_add(r->manifest, "field.f32", "field", "raw-f32", desc, 3, dims,
-                     "field value (dimensionless)", r->steps_done, -1.0);
-    int w = snprintf(extra, len, ", \"checksum\": %.17g, \"l2_norm\": %.17g, \"fnv1a64\": "
-                     "\"%016llx\"", sum, sqrt(sq), (unsigned long long)fnv1a64(r->volume, n));
-    if (spec->kind == FDW_KIND_DERIVATIVE && w > 0 && (size_t)w < len)
-        snprintf(extra + w, len - (size_t)w, ", \"max_abs_error\": %.17g", r->max_abs_error);
-    return FDW_OK;
-}
-
 /* The manifest's "result" object, then manifest.json. */
 static fdw_status write_result(run *r, int completed, const char *extra, fdw_error *err)
 {
@@ -663,7 +464,7 @@ static void log_snapshot_stats(const run *r)
         return;
     fdw_snapshot_stats ss;
     fdw_snapshots_stats(r->snaps, &ss);
-    run_log(r, FDW_LOG_DEBUG,
+    fdw_run_log(r, FDW_LOG_DEBUG,
             "snapshot writer: %ld of %ld snapshots written, %d buffer sets; %ld steps issued "
             "while writing (%ld snapshots overlapped steps); the loop waited %ld times, "
             "%.6f s; writing took %.6f s, %.6f s at most",
@@ -698,13 +499,13 @@ static fdw_status run_setup(run *r, fdw_error *err)
             return st;
     }
     for (int w = 0; w < fdw_spec_warning_count(spec); w++)
-        run_log(r, FDW_LOG_WARN, "%s", fdw_spec_warning(spec, w));
+        fdw_run_log(r, FDW_LOG_WARN, "%s", fdw_spec_warning(spec, w));
     if (r->be->precheck && !r->comm) { /* (a rank's own slab is checked by create) */
-        st = r->be->precheck(spec->kind, spec->nx, spec->ny, spec->order / 2, &r->plan, err);
+        st = r->be->precheck(spec->kind, spec->nx, spec->ny, spec->radius, &r->plan, err);
         if (st != FDW_OK)
             return st;
     }
-    st = fdw_problem_build(spec, &r->prob, err);
+    st = fdw_problem_build(spec, r->opts->tuning, &r->prob, err);
     if (st != FDW_OK)
         return st;
     r->have_prob = 1;
@@ -712,7 +513,7 @@ static fdw_status run_setup(run *r, fdw_error *err)
     r->manifest = fdw_manifest_new(spec, r->opts->out_dir);
     if (!r->manifest)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the manifest");
-    if (spec->kind != FDW_KIND_ACOUSTIC) {
+    if (!spec->kind->wave) {
         const size_t n = (size_t)spec->nx * spec->ny * spec->nz;
         r->volume = malloc(n * sizeof(float));
         if (!r->volume)
@@ -732,15 +533,15 @@ static fdw_status run_setup(run *r, fdw_error *err)
         /* The backend has copied this rank's planes of the whole-grid model (or initial
          * field) and never reads them again: for the rest of the run a rank holds only
          * its slab. */
-        free((void *)r->prob.vdt2);
+        if (spec->kind->shed)
+            spec->kind->shed(&r->prob);
         free((void *)r->prob.init);
-        r->prob.vdt2 = NULL;
         r->prob.init = NULL;
     }
     uint64_t total = 0;
     for (int d = 0; d < r->plan.ndev; d++)
         total += r->be->device_bytes ? r->be->device_bytes(r->ctx, d) : 0;
-    run_log(r, FDW_LOG_INFO, "memory: %.1f MiB on %d device%s; %ld steps of %dx%dx%d, order %d",
+    fdw_run_log(r, FDW_LOG_INFO, "memory: %.1f MiB on %d device%s; %ld steps of %dx%dx%d, order %d",
             (double)total / (1024.0 * 1024.0), r->plan.ndev, r->plan.ndev == 1 ? "" : "s",
             r->prob.nt, spec->nx, spec->ny, spec->nz, spec->order);
     return FDW_OK;
@@ -774,10 +575,7 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
 
     if (st == FDW_OK) {
         char extra[512] = "";
-        if (spec->kind == FDW_KIND_ACOUSTIC)
-            st = write_gathers(&r, err);
-        else
-            st = write_field(&r, extra, sizeof extra, err);
+        st = spec->kind->finish(&r, extra, sizeof extra, err);
         if (st == FDW_OK)
             st = write_result(&r, 1, extra, err);
         st = fdw_comm_agree(r.comm, st, err);
@@ -789,7 +587,7 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
             settle_snapshot(&r, 0, &ignored) == FDW_OK &&
             fdw_snapshots_drain(r.snaps, r.cb, &ignored) == FDW_OK)
             write_result(&r, 0, NULL, &ignored);
-        run_log(&r, FDW_LOG_INFO, "%s", err->message);
+        fdw_run_log(&r, FDW_LOG_INFO, "%s", err->message);
     }
 
     if (result && r.be) {
@@ -801,7 +599,7 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
         result->max_abs_error = r.max_abs_error;
     }
     if (st != FDW_OK && st != FDW_ERR_CANCELLED)
-        run_log(&r, FDW_LOG_ERROR, "run failed: %s%s%s", err->field[0] ? err->field : "",
+        fdw_run_log(&r, FDW_LOG_ERROR, "run failed: %s%s%s", err->field[0] ? err->field : "",
                 err->field[0] ? ": " : "", err->message);
     log_snapshot_stats(&r);
     run_release(&r);

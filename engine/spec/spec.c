@@ -3,6 +3,7 @@
  * devices), hand each section to its parser (spec_*.c), collect warnings, and keep the
  * normalised JSON that fdw_spec_to_json returns. */
 #include "spec/spec_parse.h"
+#include "kinds/kind.h"
 #include "output/segy_common.h"
 
 #include <errno.h>
@@ -15,7 +16,6 @@
 
 #include "core/fd_coeffs.h"
 
-static const char *const KIND_NAMES[] = {"acoustic", "stencil", "derivative", NULL};
 
 /* ---- helpers shared by the section parsers ---- */
 
@@ -88,12 +88,17 @@ static int parse_order(spec_ctx *c, const json_t *root)
             return sp_fail(c, "order", "order is %lld but must be an even number from 2 to %d",
                            order, FDW_MAX_ORDER);
     }
-    if (s->kind == FDW_KIND_DERIVATIVE && order != 8)
-        return sp_fail(c, "order",
-                       "the derivative kind computes the 8th-order first derivative only: "
-                       "order must be 8 (or absent), not %lld",
-                       order);
+    if (s->kind->fixed_order && order != s->kind->fixed_order) {
+        if (!v) /* absent: the kind's own order */
+            order = s->kind->fixed_order;
+        else
+            return sp_fail(c, "order",
+                           "the %s kind computes order %d only: order must be %d (or absent), "
+                           "not %lld",
+                           s->kind->name, s->kind->fixed_order, s->kind->fixed_order, order);
+    }
     s->order = (int)order;
+    s->radius = s->order / 2;
     json_object_set_new(c->norm, "order", json_integer(order));
     return 0;
 }
@@ -148,6 +153,22 @@ static int parse_grid(spec_ctx *c, const json_t *root)
     return 0;
 }
 
+/* A request for devices this host does not have (opts->max_devices): FDW_ERR_DEVICE, so
+ * a caller can tell it from an invalid spec (the daemon answers too_many_devices). */
+__attribute__((format(printf, 3, 4))) static int no_such_devices(spec_ctx *c,
+                                                                 const char *field,
+                                                                 const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sp_fail(c, field, "%s", msg);
+    c->err->code = FDW_ERR_DEVICE;
+    return -1;
+}
+
 static int parse_devices(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
@@ -188,9 +209,9 @@ static int parse_devices(spec_ctx *c, const json_t *root)
                     if (s->device_ids[j] == id)
                         return sp_fail(c, field, "device id %lld is listed twice", id);
                 if (c->opts && c->opts->max_devices > 0 && id >= c->opts->max_devices)
-                    return sp_fail(c, field,
-                                   "there is no device %lld: the devices are 0 to %d", id,
-                                   c->opts->max_devices - 1);
+                    return no_such_devices(c, field,
+                                           "there is no device %lld: the devices are 0 to %d",
+                                           id, c->opts->max_devices - 1);
                 s->device_ids[i] = (int)id;
             }
             s->device_ids_given = 1;
@@ -208,9 +229,10 @@ static int parse_devices(spec_ctx *c, const json_t *root)
         return sp_fail(c, cfield, "%s is %lld but must be between 1 and %d", cfield, count,
                        FDW_MAX_DEVICES);
     if (c->opts && c->opts->max_devices > 0 && count > c->opts->max_devices)
-        return sp_fail(c, cfield, "%lld devices requested but only %d %s available", count,
-                       c->opts->max_devices, c->opts->max_devices == 1 ? "is" : "are");
-    int radius = s->order / 2;
+        return no_such_devices(c, cfield, "%lld devices requested but only %d %s available",
+                               count, c->opts->max_devices,
+                               c->opts->max_devices == 1 ? "is" : "are");
+    const int radius = s->radius;
     if (s->nz / count < radius)
         return sp_fail(c, cfield,
                        "splitting nz = %d planes over %lld devices gives slabs of %lld planes, "
@@ -220,6 +242,9 @@ static int parse_devices(spec_ctx *c, const json_t *root)
     if (!s->device_ids_given)
         for (int i = 0; i < s->ndevices; i++)
             s->device_ids[i] = i;
+    fdw_error e;
+    if (fdw_plan_slabs(s->nz, radius, s->ndevices, s->device_ids, &s->plan, &e) != FDW_OK)
+        return sp_fail(c, cfield, "%s", e.message);
     json_t *nd = json_pack("{si}", "count", s->ndevices);
     if (s->device_ids_given) {
         json_t *arr = json_array();
@@ -231,27 +256,23 @@ static int parse_devices(spec_ctx *c, const json_t *root)
     return 0;
 }
 
-/* Members allowed at the top level, per kind; a known member of another kind gets a
- * message saying it does not apply. */
+/* Members allowed at the top level: the common ones and the kind's own; a member another
+ * kind owns gets a message saying it does not apply. */
 static int check_top_keys(spec_ctx *c, const json_t *root)
 {
     static const char *const common[] = {"kind", "name", "grid", "order", "devices",
                                          "snapshots", NULL};
-    static const char *const acoustic[] = {"velocity", "time", "sources", "receivers",
-                                           "boundary", NULL};
-    static const char *const stencil[] = {"iterations", "coefficients", "seed", NULL};
-    static const char *const derivative[] = {"iterations", "axis", "periods", NULL};
-    static const char *const *const per_kind[] = {acoustic, stencil, derivative};
+    const fdw_kind_ops *kind = c->spec->kind;
     const char *key;
     json_t *val;
     json_object_foreach((json_t *)root, key, val) {
         int ok = 0, other = 0;
         for (int i = 0; common[i]; i++)
             ok |= strcmp(key, common[i]) == 0;
-        for (int k = 0; k < 3; k++)
-            for (int i = 0; per_kind[k][i]; i++)
-                if (strcmp(key, per_kind[k][i]) == 0) {
-                    if (k == (int)c->spec->kind)
+        for (int k = 0; fdw_kind_at(k); k++)
+            for (int i = 0; fdw_kind_at(k)->keys[i]; i++)
+                if (strcmp(key, fdw_kind_at(k)->keys[i]) == 0) {
+                    if (fdw_kind_at(k) == kind)
                         ok = 1;
                     else
                         other = 1;
@@ -259,69 +280,43 @@ static int check_top_keys(spec_ctx *c, const json_t *root)
         if (ok)
             continue;
         if (other)
-            return sp_fail(c, key, "\"%s\" does not apply to kind \"%s\"", key,
-                           KIND_NAMES[c->spec->kind]);
+            return sp_fail(c, key, "\"%s\" does not apply to kind \"%s\"", key, kind->name);
+        char own[256] = "";
+        size_t at = 0;
+        for (int i = 0; kind->keys[i] && at < sizeof own; i++)
+            at += (size_t)snprintf(own + at, sizeof own - at, "%s%s", i ? ", " : "",
+                                   kind->keys[i]);
         return sp_fail(c, key,
                        "unknown field \"%s\" in the spec (known fields for kind \"%s\": kind, "
                        "name, grid, order, devices, snapshots, %s)",
-                       key, KIND_NAMES[c->spec->kind],
-                       c->spec->kind == FDW_KIND_ACOUSTIC
-                           ? "velocity, time, sources, receivers, boundary"
-                           : c->spec->kind == FDW_KIND_STENCIL ? "iterations, coefficients, seed"
-                                                               : "iterations, axis, periods");
+                       key, kind->name, own);
     }
     return 0;
 }
 
-/* Warnings that need the whole spec: dispersion, sources/receivers inside the absorbing
- * layer, very large snapshot volumes. */
+/* The spec's "kind" (default "acoustic"): one of the kind table's names. */
+static int parse_kind(spec_ctx *c, const json_t *root)
+{
+    const char *names[32];
+    int n = 0, k = 0;
+    while (n < 31 && fdw_kind_at(n)) {
+        names[n] = fdw_kind_at(n)->name;
+        n++;
+    }
+    names[n] = NULL;
+    if (sp_enum(c, root, "", "kind", 0, names, &k))
+        return -1;
+    c->spec->kind = fdw_kind_at(k);
+    json_object_set_new(c->norm, "kind", json_string(names[k]));
+    return 0;
+}
+
+/* Warnings that need the whole spec: the kind's own, then very large snapshot volumes. */
 static void collect_warnings(spec_ctx *c)
 {
     fdw_spec *s = c->spec;
-    double hmax = fmax(s->dx, fmax(s->dy, s->dz));
-    if (s->kind == FDW_KIND_ACOUSTIC && c->f0max > 0) {
-        double wavelength = s->vmin / (2.5 * c->f0max);
-        double ppw = wavelength / hmax;
-        if (ppw < SP_MIN_PPW)
-            sp_warn(c,
-                    "only %.2f grid points per shortest wavelength (vmin %g m/s, f0 %g Hz, "
-                    "h %g m): expect numerical dispersion; f0 <= %.3g Hz gives %g points",
-                    ppw, s->vmin, c->f0max, hmax, s->vmin / (2.5 * SP_MIN_PPW * hmax),
-                    SP_MIN_PPW);
-    }
-    for (int i = 0; i < s->nsources; i++)
-        if (sp_in_sponge(s, s->sources[i].pos))
-            sp_warn(c, "source %d at (%g, %g, %g) m lies inside the absorbing layer", i,
-                    s->sources[i].pos[0], s->sources[i].pos[1], s->sources[i].pos[2]);
-    int inside = 0, first = -1;
-    for (int i = 0; i < s->nreceivers; i++)
-        if (sp_in_sponge(s, s->receivers[i].pos)) {
-            if (first < 0)
-                first = i;
-            inside++;
-        }
-    if (inside)
-        sp_warn(c,
-                "%d of %d receivers lie inside the absorbing layer (the first is receiver %d "
-                "at (%g, %g, %g) m); their recordings are damped",
-                inside, s->nreceivers, first, s->receivers[first].pos[0],
-                s->receivers[first].pos[1], s->receivers[first].pos[2]);
-    if (s->kind == FDW_KIND_ACOUSTIC && s->nreceivers > 0) {
-        /* Said now rather than discovered at the end of a long run: SEG-Y rev 1 cannot hold
-         * this gather, so the run writes gather.f32 only. */
-        long ns = s->nt / s->receiver_interval + 1;
-        double us = nearbyint(s->dt * s->receiver_interval * 1e6);
-        if (ns > FDW_SEGY_MAX_SAMPLES)
-            sp_warn(c,
-                    "the gather has %ld samples per trace but SEG-Y holds at most %d: only "
-                    "gather.f32 will be written (raise receivers.interval to %ld for SEG-Y)",
-                    ns, FDW_SEGY_MAX_SAMPLES, s->nt / (FDW_SEGY_MAX_SAMPLES - 1) + 1);
-        else if (us < 1 || us > 65535)
-            sp_warn(c,
-                    "the gather's sample interval %g s is outside the 1 to 65535 microseconds "
-                    "SEG-Y can record: only gather.f32 will be written",
-                    s->dt * s->receiver_interval);
-    }
+    if (s->kind->warnings)
+        s->kind->warnings(c);
     for (int i = 0; i < s->nslices; i++)
         if (s->slices[i].plane == FDW_PLANE_VOLUME && s->snapshot_every > 0) {
             double gib = (double)fdw_spec_points(s) * 4.0 / (1024.0 * 1024.0 * 1024.0);
@@ -335,27 +330,16 @@ static void collect_warnings(spec_ctx *c)
 static fdw_status parse_root(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
-    int kind = FDW_KIND_ACOUSTIC;
-    if (sp_enum(c, root, "", "kind", 0, KIND_NAMES, &kind))
+    if (parse_kind(c, root))
         return FDW_ERR_SPEC;
-    s->kind = (fdw_kind)kind;
-    json_object_set_new(c->norm, "kind", json_string(KIND_NAMES[kind]));
     if (check_top_keys(c, root) || sp_string(c, root, "", "name", 0, s->name, sizeof s->name))
         return FDW_ERR_SPEC;
     json_object_set_new(c->norm, "name", json_string(s->name));
-    if (parse_order(c, root) || parse_grid(c, root) || parse_devices(c, root))
+    if (parse_order(c, root) || parse_grid(c, root))
         return FDW_ERR_SPEC;
-    int rc = 0;
-    switch (s->kind) {
-    case FDW_KIND_ACOUSTIC:
-        rc = sp_parse_velocity(c, root) || sp_parse_time(c, root) ||
-             sp_parse_boundary(c, root) || sp_parse_sources(c, root) ||
-             sp_finish_boundary(c) || sp_parse_receivers(c, root);
-        break;
-    case FDW_KIND_STENCIL: rc = sp_parse_stencil(c, root); break;
-    case FDW_KIND_DERIVATIVE: rc = sp_parse_derivative(c, root); break;
-    }
-    if (rc || sp_parse_snapshots(c, root))
+    if (parse_devices(c, root))
+        return c->err->code;
+    if (s->kind->parse(c, root) || sp_parse_snapshots(c, root))
         return FDW_ERR_SPEC;
     collect_warnings(c);
     /* Keep the normalised form; its reals read back as the same doubles. */
@@ -497,12 +481,14 @@ void fdw_spec_free(fdw_spec *spec)
         free(spec->warnings[i]);
     free(spec->warnings);
     free(spec->json);
+    if (spec->kind && spec->kind->free_spec)
+        spec->kind->free_spec(spec);
     free(spec);
 }
 
 const char *fdw_spec_kind(const fdw_spec *spec)
 {
-    return spec ? KIND_NAMES[spec->kind] : NULL;
+    return spec && spec->kind ? spec->kind->name : NULL;
 }
 
 int fdw_spec_devices(const fdw_spec *spec)
@@ -536,37 +522,13 @@ long fdw_spec_steps(const fdw_spec *spec)
 
 double fdw_spec_dt(const fdw_spec *spec)
 {
-    return spec && spec->kind == FDW_KIND_ACOUSTIC ? spec->dt : 0.0;
+    return spec && spec->kind && spec->kind->wave ? spec->dt : 0.0;
 }
 
-/* Acoustic: u, u_prev and (v dt)^2 (12 B/point), the ghost planes of the three arrays at
- * each boundary between two devices' slabs, the receiver recordings, and with a CPML its
- * psi and zeta (8 B) per layer point of each axis. Stencil and derivative: input and output
- * fields (8 B/point) and their ghost planes. */
+/* What the kind says its slabs, ghost planes and recordings need on all devices. */
 uint64_t fdw_spec_device_bytes(const fdw_spec *spec)
 {
-    if (!spec)
-        return 0;
-    uint64_t pts = fdw_spec_points(spec);
-    uint64_t plane = (uint64_t)spec->nx * (uint64_t)spec->ny;
-    uint64_t radius = (uint64_t)(spec->order / 2);
-    uint64_t bounds = spec->ndevices > 1 ? (uint64_t)(spec->ndevices - 1) : 0;
-    if (spec->kind == FDW_KIND_ACOUSTIC) {
-        uint64_t slots = (uint64_t)(spec->nt / spec->receiver_interval) + 1;
-        uint64_t cpml = 0;
-        if (spec->boundary.type == FDW_BOUNDARY_CPML) {
-            const fdw_boundary *b = &spec->boundary;
-            const uint64_t nx = (uint64_t)spec->nx, ny = (uint64_t)spec->ny,
-                           nz = (uint64_t)spec->nz;
-            const uint64_t wz = (uint64_t)(b->free_surface ? 0 : b->width[4]) +
-                                (uint64_t)b->width[5];
-            cpml = 8 * ((uint64_t)(b->width[0] + b->width[1]) * ny * nz +
-                        (uint64_t)(b->width[2] + b->width[3]) * nx * nz + wz * nx * ny);
-        }
-        return 12 * pts + bounds * 2 * radius * plane * 4 * 3 +
-               (uint64_t)spec->nreceivers * slots * 4 + cpml;
-    }
-    return 8 * pts + bounds * 2 * radius * plane * 4 * 2;
+    return spec && spec->kind ? spec->kind->device_bytes(spec) : 0;
 }
 
 int fdw_spec_warning_count(const fdw_spec *spec)

@@ -5,14 +5,10 @@
 #define FDW_SPEC_H
 
 #include "fdwave/fdwave.h"
+#include "core/limits.h"
+#include "run/plan.h"
 #include <limits.h>
 
-#define FDW_MAX_ORDER 16
-#define FDW_MAX_RADIUS (FDW_MAX_ORDER / 2)
-#define FDW_MAX_DEVICES 64
-#define FDW_PATH_MAX 4096
-
-typedef enum { FDW_KIND_ACOUSTIC = 0, FDW_KIND_STENCIL, FDW_KIND_DERIVATIVE } fdw_kind;
 
 typedef enum { FDW_VEL_CONSTANT = 0, FDW_VEL_LAYERED, FDW_VEL_GAUSSIAN, FDW_VEL_FILE } fdw_vel_type;
 typedef enum { FDW_FMT_RAW_F32 = 0, FDW_FMT_SEGY, FDW_FMT_RSF } fdw_file_format;
@@ -75,8 +71,11 @@ typedef struct fdw_boundary {
 
 typedef enum { FDW_AXIS_X = 0, FDW_AXIS_Y, FDW_AXIS_Z } fdw_axis;
 
+struct fdw_kind_ops; /* kinds/kind.h */
+
 struct fdw_spec {
-    fdw_kind kind;
+    const struct fdw_kind_ops *kind;
+    void *kspec;               /* the kind's own members (kinds/<kind>/), kind->free_spec */
     char name[128];            /* optional free-text job name */
 
     /* grid */
@@ -84,9 +83,10 @@ struct fdw_spec {
     double dx, dy, dz;
     double origin[3];
 
-    int order;                 /* even, 2..16; radius = order/2 */
+    int order;                 /* even, 2..16 */
+    int radius;                /* order/2: the stencil radius and the ghost depth */
 
-    /* time (acoustic) / iterations (stencil, derivative) */
+    /* time (wave kinds) / iterations (field kinds) */
     long nt;
     double dt;                 /* resolved (auto already applied) */
     int dt_auto;
@@ -114,19 +114,10 @@ struct fdw_spec {
     int ndevices;
     int device_ids[FDW_MAX_DEVICES];
     int device_ids_given;
-
-    /* stencil kind: D' = c0 D + sum_i ci (6 neighbours at distance i); coefficients given
-     * or defaults (the order's 3-D Laplacian scaled so the update is stable). */
-    double stencil_c[FDW_MAX_RADIUS + 1];
-    int stencil_c_given;
-    /* stencil kind: "seed" (default 1) of the pseudo-random initial field; the field is a
-     * hash of (seed, flat index), so it does not depend on the decomposition. */
-    long stencil_seed;
-
-    /* derivative kind: 8th-order first derivative along axis, periodic; field is
-     * sin(2 pi * periods[a] * x_a / L_a) products; output compared with analytic. */
-    fdw_axis deriv_axis;
-    int periods[3];
+    /* The slabs of ndevices devices, built and checked (radius, CPML layers) once, at
+     * parse; a run on another device count (a caller's device list, MPI ranks) plans its
+     * own and checks it the same way (fdw_spec_check_plan). */
+    fdw_plan plan;
 
     int nwarnings;
     char **warnings;

@@ -6,8 +6,7 @@
  * the sources are parsed: sp_finish_boundary fills it in then. */
 #include "spec/spec_parse.h"
 
-#include "kinds/acoustic/cpml.h"
-#include "run/plan.h"
+#include "run/cpml.h"
 
 #include <limits.h>
 #include <math.h>
@@ -118,15 +117,11 @@ int sp_parse_boundary(spec_ctx *c, const json_t *root)
                            "xyz"[a], n[a]);
         }
     }
-    /* The devices asked for must not split a CPML z layer (see cpml.h); checked again on
-     * the plan the run uses (device lists given to fdw_run, MPI ranks). */
-    if (b->type == FDW_BOUNDARY_CPML && s->ndevices > 1) {
-        fdw_plan plan;
-        fdw_error e;
-        if (fdw_plan_slabs(s->nz, s->order / 2, s->ndevices, NULL, &plan, &e) == FDW_OK &&
-            fdw_cpml_check_plan(s, &plan, 0, &e) != FDW_OK)
-            return sp_fail(c, e.field, "%s", e.message);
-    }
+    /* The devices asked for must not split a CPML z layer (see cpml.h); a run on another
+     * plan (a caller's device list, MPI ranks) checks its own the same way. */
+    fdw_error e;
+    if (fdw_cpml_check_plan(s, &s->plan, 0, &e) != FDW_OK)
+        return sp_fail(c, e.field, "%s", e.message);
     json_t *nw = json_object();
     for (int f = 0; f < 6; f++)
         json_object_set_new(nw, FACES[f], json_integer(b->width[f]));

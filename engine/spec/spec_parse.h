@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/error.h"
 #include "spec/spec.h"
@@ -112,7 +113,19 @@ int sp_parse_boundary(spec_ctx *c, const json_t *root);   /* spec_boundary.c */
  * at boundary.frequency when it is missing and no source has one (spec_boundary.c). */
 int sp_finish_boundary(spec_ctx *c);
 int sp_parse_snapshots(spec_ctx *c, const json_t *root);  /* spec_snapshots.c */
-int sp_parse_stencil(spec_ctx *c, const json_t *root);    /* spec_kinds.c */
-int sp_parse_derivative(spec_ctx *c, const json_t *root); /* spec_kinds.c */
+
+/* ---- what kinds share (kinds/<kind>/ call these from their fdw_kind_ops) ---- */
+
+/* Wave kinds (spec_wave.c): velocity, time, boundary, sources and receivers in order; the
+ * warnings that need them; device memory of bytes_per_point per point plus the ghost
+ * planes of exchanged_fields arrays per slab boundary and the receiver recordings. */
+int sp_parse_wave(spec_ctx *c, const json_t *root);
+void sp_wave_warnings(spec_ctx *c);
+uint64_t sp_wave_device_bytes(const fdw_spec *spec, unsigned bytes_per_point,
+                              unsigned exchanged_fields);
+/* Field kinds (spec_field.c): "iterations" and the unused wave settings; device memory of
+ * the two fields and their ghost planes. */
+int sp_parse_field(spec_ctx *c, const json_t *root);
+uint64_t sp_field_device_bytes(const fdw_spec *spec);
 
 #endif

@@ -13,7 +13,11 @@
 #include <unistd.h>
 
 #include "run/backend.h"
-#include "kinds/acoustic/cpml.h"
+#include "run/cpml.h"
+#include "kinds/kind.h"
+#include "kinds/acoustic/acoustic.h"
+#include "kinds/derivative/derivative.h"
+#include "kinds/stencil/stencil.h"
 #include "core/error.h"
 #include "core/fd_coeffs.h"
 #include "run/plan.h"
@@ -33,8 +37,14 @@ static int rng_int(int n) { return (int)(rng_unit() * n); }
 
 /* ---- building problems --------------------------------------------------- */
 
+/* Every choice automatic, as a run makes it. */
+static const fdw_tuning automatic;
+
 typedef struct test_case {
     fdw_problem p;
+    fdw_acoustic_data ad;      /* p.kdata of the acoustic cases */
+    fdw_stencil_data sd;       /* ... of the stencil cases */
+    fdw_derivative_data dd;    /* ... of the derivative cases */
     float *vdt2, *qx, *qy, *qz, *wavelets, *init;
     fdw_tap *src, *rec;
     float *pml[3][2];          /* CPML a and b per axis */
@@ -86,7 +96,9 @@ static void make_acoustic(test_case *t, int nx, int ny, int nz, int order, int w
     memset(t, 0, sizeof *t);
     rng_seed(seed);
     fdw_problem *p = &t->p;
-    p->kind = FDW_KIND_ACOUSTIC;
+    p->kind = fdw_kind_find("acoustic");
+    p->kdata = &t->ad;
+    p->tuning = &automatic;
     p->nx = nx;
     p->ny = ny;
     p->nz = nz;
@@ -95,16 +107,16 @@ static void make_acoustic(test_case *t, int nx, int ny, int nz, int order, int w
     ck_assert_int_eq(fdw_fd2_coeffs(order, c), 0);
     const double dx = 1.0, dy = 1.3, dz = 0.8;
     for (int m = 0; m <= p->radius; m++) {
-        p->cx[m] = (float)(c[m] / (dx * dx));
-        p->cy[m] = (float)(c[m] / (dy * dy));
-        p->cz[m] = (float)(c[m] / (dz * dz));
+        t->ad.cx[m] = (float)(c[m] / (dx * dx));
+        t->ad.cy[m] = (float)(c[m] / (dy * dy));
+        t->ad.cz[m] = (float)(c[m] / (dz * dz));
     }
     double vmax = 4.0 / (fdw_fd2_lambda(order) * (1 / (dx * dx) + 1 / (dy * dy) + 1 / (dz * dz)));
     size_t n = (size_t)nx * ny * nz;
     t->vdt2 = malloc(n * sizeof(float));
     for (size_t i = 0; i < n; i++)
         t->vdt2[i] = (float)(vmax * (0.3 + 0.6 * rng_unit()));
-    p->vdt2 = t->vdt2;
+    t->ad.vdt2 = t->vdt2;
     if (with_sponge) {
         t->qx = sponge(nx, 5, 0.15, 0);
         t->qy = sponge(ny, 4, 0.1, 0);
@@ -164,10 +176,10 @@ static void add_cpml_ab(test_case *t, int w[3][2], double dt, int random_ab)
         vmax2 = fmax(vmax2, t->vdt2[i]);
     const double vmax = sqrt(vmax2) / dt;
     for (int a = 0; a < 3; a++) {
-        p->pml_w[a][0] = w[a][0];
-        p->pml_w[a][1] = w[a][1];
+        t->ad.pml_w[a][0] = w[a][0];
+        t->ad.pml_w[a][1] = w[a][1];
         for (int m = 1; m <= p->radius; m++)
-            p->pml_d1[a][m] = (float)(c1[m] / h[a]);
+            t->ad.pml_d1[a][m] = (float)(c1[m] / h[a]);
         if (w[a][0] == 0 && w[a][1] == 0)
             continue;
         t->pml[a][0] = malloc((size_t)n[a] * sizeof(float));
@@ -180,8 +192,8 @@ static void add_cpml_ab(test_case *t, int w[3][2], double dt, int random_ab)
                 t->pml[a][0][i] = (float)(-0.1 - 0.3 * rng_unit());
                 t->pml[a][1][i] = (float)(0.6 + 0.35 * rng_unit());
             }
-        p->pml_a[a] = t->pml[a][0];
-        p->pml_b[a] = t->pml[a][1];
+        t->ad.pml_a[a] = t->pml[a][0];
+        t->ad.pml_b[a] = t->pml[a][1];
     }
     /* a source in the x-low / y-high edge of the layers, a receiver in a corner */
     t->src[0].index = gidx(p, 1, p->ny - 2, p->nz / 2);
@@ -257,54 +269,55 @@ static int ref_in_layer(const int w[2], int n, int i)
 static void ref_cpml(const fdw_problem *p, const double *u, double *up, double *psi[3],
                      double *zeta[3])
 {
+    const fdw_acoustic_data *A = p->kdata;
     const int n[3] = {p->nx, p->ny, p->nz}, r = p->radius;
-    const float *c2[3] = {p->cx, p->cy, p->cz};
+    const float *c2[3] = {A->cx, A->cy, A->cz};
     ref_field f = {p, u};
     for (int a = 0; a < 3; a++) {
-        if (!p->pml_a[a])
+        if (!A->pml_a[a])
             continue;
         /* pass 1 */
         for (int k = 0; k < p->nz; k++)
             for (int j = 0; j < p->ny; j++)
                 for (int i = 0; i < p->nx; i++) {
                     int idx[3] = {i, j, k};
-                    if (!ref_in_layer(p->pml_w[a], n[a], idx[a]))
+                    if (!ref_in_layer(A->pml_w[a], n[a], idx[a]))
                         continue;
                     double d1 = 0;
                     for (int m = 1; m <= r; m++) {
                         int ip[3] = {i, j, k}, im[3] = {i, j, k};
                         ip[a] += m;
                         im[a] -= m;
-                        d1 += p->pml_d1[a][m] * (ref_at(&f, ip[0], ip[1], ip[2]) -
+                        d1 += A->pml_d1[a][m] * (ref_at(&f, ip[0], ip[1], ip[2]) -
                                                  ref_at(&f, im[0], im[1], im[2]));
                     }
                     size_t g = gidx(p, i, j, k);
-                    psi[a][g] = p->pml_b[a][idx[a]] * psi[a][g] + p->pml_a[a][idx[a]] * d1;
+                    psi[a][g] = A->pml_b[a][idx[a]] * psi[a][g] + A->pml_a[a][idx[a]] * d1;
                 }
         /* pass 2 */
         for (int k = 0; k < p->nz; k++)
             for (int j = 0; j < p->ny; j++)
                 for (int i = 0; i < p->nx; i++) {
                     int idx[3] = {i, j, k};
-                    if (!ref_in_layer(p->pml_w[a], n[a], idx[a]))
+                    if (!ref_in_layer(A->pml_w[a], n[a], idx[a]))
                         continue;
                     double g1 = 0, d2 = c2[a][0] * ref_at(&f, i, j, k);
                     for (int m = 1; m <= r; m++) {
                         int ip[3] = {i, j, k}, im[3] = {i, j, k};
                         ip[a] += m;
                         im[a] -= m;
-                        double pp = ref_in_layer(p->pml_w[a], n[a], ip[a])
+                        double pp = ref_in_layer(A->pml_w[a], n[a], ip[a])
                                         ? psi[a][gidx(p, ip[0], ip[1], ip[2])] : 0.0;
-                        double pm = ref_in_layer(p->pml_w[a], n[a], im[a])
+                        double pm = ref_in_layer(A->pml_w[a], n[a], im[a])
                                         ? psi[a][gidx(p, im[0], im[1], im[2])] : 0.0;
-                        g1 += p->pml_d1[a][m] * (pp - pm);
+                        g1 += A->pml_d1[a][m] * (pp - pm);
                         d2 += c2[a][m] * (ref_at(&f, im[0], im[1], im[2]) +
                                           ref_at(&f, ip[0], ip[1], ip[2]));
                     }
                     size_t g = gidx(p, i, j, k);
-                    zeta[a][g] = p->pml_b[a][idx[a]] * zeta[a][g] +
-                                 p->pml_a[a][idx[a]] * (d2 + g1);
-                    up[g] += p->vdt2[g] * (g1 + zeta[a][g]);
+                    zeta[a][g] = A->pml_b[a][idx[a]] * zeta[a][g] +
+                                 A->pml_a[a][idx[a]] * (d2 + g1);
+                    up[g] += A->vdt2[g] * (g1 + zeta[a][g]);
                 }
     }
 }
@@ -312,6 +325,7 @@ static void ref_cpml(const fdw_problem *p, const double *u, double *up, double *
 /* nsteps of the acoustic scheme in double; returns the field (as float) and the traces. */
 static float *ref_acoustic(const fdw_problem *p, long nsteps, double **traces_out)
 {
+    const fdw_acoustic_data *A = p->kdata;
     size_t n = (size_t)p->nx * p->ny * p->nz;
     double *u = calloc(n, sizeof *u), *up = calloc(n, sizeof *up);
     double *psi[3], *zeta[3];
@@ -326,11 +340,11 @@ static float *ref_acoustic(const fdw_problem *p, long nsteps, double **traces_ou
         for (int k = 0; k < p->nz; k++)
             for (int j = 0; j < p->ny; j++)
                 for (int i = 0; i < p->nx; i++) {
-                    double lap = ((double)p->cx[0] + p->cy[0] + p->cz[0]) * ref_at(&f, i, j, k);
+                    double lap = ((double)A->cx[0] + A->cy[0] + A->cz[0]) * ref_at(&f, i, j, k);
                     for (int m = 1; m <= r; m++) {
-                        lap += p->cx[m] * (ref_at(&f, i + m, j, k) + ref_at(&f, i - m, j, k));
-                        lap += p->cy[m] * (ref_at(&f, i, j + m, k) + ref_at(&f, i, j - m, k));
-                        lap += p->cz[m] * (ref_at(&f, i, j, k + m) + ref_at(&f, i, j, k - m));
+                        lap += A->cx[m] * (ref_at(&f, i + m, j, k) + ref_at(&f, i - m, j, k));
+                        lap += A->cy[m] * (ref_at(&f, i, j + m, k) + ref_at(&f, i, j - m, k));
+                        lap += A->cz[m] * (ref_at(&f, i, j, k + m) + ref_at(&f, i, j, k - m));
                     }
                     double q = 0;
                     if (p->qx)
@@ -340,7 +354,7 @@ static float *ref_acoustic(const fdw_problem *p, long nsteps, double **traces_ou
                     if (p->qz)
                         q += p->qz[k];
                     size_t g = gidx(p, i, j, k);
-                    up[g] = (2 * u[g] - (1 - q) * up[g] + p->vdt2[g] * lap) / (1 + q);
+                    up[g] = (2 * u[g] - (1 - q) * up[g] + A->vdt2[g] * lap) / (1 + q);
                 }
         ref_cpml(p, u, up, psi, zeta);
         if (p->free_surface)
@@ -466,12 +480,12 @@ START_TEST(test_acoustic_textbook_step)
     float *vol = run_backend(&t.p, 1, 2, NULL);
     /* After step 0: u1 = delta. Step 1: u2 = 2 u1 - 0 + vdt2 * lap(u1). */
     size_t g = gidx(&t.p, 9, 8, 8);
-    float c0 = (t.p.cx[0] + t.p.cy[0]) + t.p.cz[0];
+    float c0 = (t.ad.cx[0] + t.ad.cy[0]) + t.ad.cz[0];
     float expect_c = (2.0f * 1.0f - 0.0f) + t.vdt2[g] * (c0 * 1.0f);
     ck_assert(vol[g] == expect_c);
     size_t gx = gidx(&t.p, 11, 8, 8); /* x neighbour at distance 2 */
     float lap = 0.0f * c0;
-    lap += t.p.cx[2] * (0.0f + 1.0f);
+    lap += t.ad.cx[2] * (0.0f + 1.0f);
     float expect_x = (2.0f * 0.0f - 0.0f) + t.vdt2[gx] * lap;
     ck_assert(vol[gx] == expect_x);
     free(vol);
@@ -485,16 +499,16 @@ static void check_slabs_identical(const fdw_problem *p, long nsteps, int maxdev)
 {
     size_t n = (size_t)p->nx * p->ny * p->nz;
     float *tr1 = NULL;
-    float *one = run_backend(p, 1, nsteps, p->kind == FDW_KIND_ACOUSTIC ? &tr1 : NULL);
+    float *one = run_backend(p, 1, nsteps, p->kind->wave ? &tr1 : NULL);
     double norm = 0;
     for (size_t i = 0; i < n; i++)
         norm += fabs(one[i]);
     ck_assert_msg(norm > 0 && isfinite(norm), "field is zero or not finite");
     for (int ndev = 2; ndev <= maxdev; ndev++) {
         float *trn = NULL;
-        float *many = run_backend(p, ndev, nsteps, p->kind == FDW_KIND_ACOUSTIC ? &trn : NULL);
+        float *many = run_backend(p, ndev, nsteps, p->kind->wave ? &trn : NULL);
         ck_assert_msg(memcmp(one, many, n * sizeof(float)) == 0,
-                      "kind %d order %d: %d slabs differ from 1 (rel %g)", (int)p->kind,
+                      "kind %s order %d: %d slabs differ from 1 (rel %g)", p->kind->name,
                       2 * p->radius, ndev, rel_diff_ff(many, one, n));
         if (tr1)
             ck_assert_msg(memcmp(tr1, trn, (size_t)p->nrec_slots * p->nreceivers *
@@ -562,7 +576,7 @@ START_TEST(test_cpml_vs_reference)
     make_acoustic(&plain, nx, ny, nz, order, 0, fs, nsteps, 3, 400 + (uint64_t)_i);
     add_cpml(&plain, w, CPML_DT);
     for (int a = 0; a < 3; a++)
-        plain.p.pml_a[a] = plain.p.pml_b[a] = NULL;
+        plain.ad.pml_a[a] = plain.ad.pml_b[a] = NULL;
     float *vol0 = run_backend(&plain.p, 1, nsteps, NULL);
     ck_assert_double_gt(rel_diff_ff(vol0, ref, n), 1e-3);
     free(vol0);
@@ -717,7 +731,9 @@ static void make_stencil(test_case *t, int nx, int ny, int nz, int order, uint64
     memset(t, 0, sizeof *t);
     rng_seed(seed);
     fdw_problem *p = &t->p;
-    p->kind = FDW_KIND_STENCIL;
+    p->kind = fdw_kind_find("stencil");
+    p->kdata = &t->sd;
+    p->tuning = &automatic;
     p->nx = nx;
     p->ny = ny;
     p->nz = nz;
@@ -725,10 +741,10 @@ static void make_stencil(test_case *t, int nx, int ny, int nz, int order, uint64
     /* c0 + 6 sum ci = 1 with alternating signs keeps the field bounded */
     double s = 0;
     for (int m = 1; m <= p->radius; m++) {
-        p->sc[m] = (float)((m % 2 ? 0.05 : -0.02) / m);
-        s += 6 * p->sc[m];
+        t->sd.sc[m] = (float)((m % 2 ? 0.05 : -0.02) / m);
+        s += 6 * t->sd.sc[m];
     }
-    p->sc[0] = (float)(0.5 - s);
+    t->sd.sc[0] = (float)(0.5 - s);
     size_t n = (size_t)nx * ny * nz;
     t->init = malloc(n * sizeof(float));
     for (size_t i = 0; i < n; i++)
@@ -739,6 +755,7 @@ static void make_stencil(test_case *t, int nx, int ny, int nz, int order, uint64
 /* The stencil in the backend's float order, with zero outside the grid. */
 static float *ref_stencil(const fdw_problem *p, int iters)
 {
+    const fdw_stencil_data *S = p->kdata;
     size_t n = (size_t)p->nx * p->ny * p->nz;
     float *d = malloc(n * sizeof(float)), *o = malloc(n * sizeof(float));
     memcpy(d, p->init, n * sizeof(float));
@@ -750,9 +767,9 @@ static float *ref_stencil(const fdw_problem *p, int iters)
     ((a) < 0 || (a) >= p->nx || (b) < 0 || (b) >= p->ny || (c) < 0 || (c) >= p->nz        \
          ? 0.0f                                                                             \
          : d[gidx(p, a, b, c)])
-                    float acc = p->sc[0] * d[gidx(p, i, j, k)];
+                    float acc = S->sc[0] * d[gidx(p, i, j, k)];
                     for (int m = 1; m <= p->radius; m++)
-                        acc += p->sc[m] * (((AT(i + m, j, k) + AT(i - m, j, k)) +
+                        acc += S->sc[m] * (((AT(i + m, j, k) + AT(i - m, j, k)) +
                                             (AT(i, j + m, k) + AT(i, j - m, k))) +
                                            (AT(i, j, k + m) + AT(i, j, k - m)));
 #undef AT
@@ -799,16 +816,18 @@ static void make_derivative(test_case *t, int nx, int ny, int nz, fdw_axis axis,
 {
     memset(t, 0, sizeof *t);
     fdw_problem *p = &t->p;
-    p->kind = FDW_KIND_DERIVATIVE;
+    p->kind = fdw_kind_find("derivative");
+    p->kdata = &t->dd;
+    p->tuning = &automatic;
     p->nx = nx;
     p->ny = ny;
     p->nz = nz;
     p->radius = 4;
-    p->deriv_axis = axis;
+    t->dd.axis = axis;
     double c[5];
     ck_assert_int_eq(fdw_fd1_coeffs(8, c), 0);
     for (int m = 0; m < 5; m++)
-        p->dc[m] = (float)(c[m] / h);
+        t->dd.dc[m] = (float)(c[m] / h);
     size_t n = (size_t)nx * ny * nz;
     t->init = malloc(n * sizeof(float));
     int dims[3] = {nx, ny, nz};
@@ -897,7 +916,7 @@ START_TEST(test_derivative_short_axis)
                 const float *f = t.init;
                 double acc = 0;
                 for (int m = 1; m <= 4; m++)
-                    acc += t.p.dc[m] * (f[gidx(&t.p, (i + m) % 3, j, k)] -
+                    acc += t.dd.dc[m] * (f[gidx(&t.p, (i + m) % 3, j, k)] -
                                         f[gidx(&t.p, ((i - m) % 3 + 3) % 3, j, k)]);
                 ck_assert(fabs(out[gidx(&t.p, i, j, k)] - acc) < 1e-5);
             }
@@ -1003,7 +1022,7 @@ START_TEST(test_create_errors)
     t.p.init = NULL;
     ck_assert_int_eq(be->create(&t.p, &plan, &ctx, &err), FDW_ERR_INTERNAL);
     t.p.init = t.init;
-    t.p.kind = FDW_KIND_ACOUSTIC; /* acoustic without vdt2 */
+    t.p.kind = NULL; /* no kind */
     ck_assert_int_eq(be->create(&t.p, &plan, &ctx, &err), FDW_ERR_INTERNAL);
     tc_free(&t);
 }
@@ -1015,11 +1034,15 @@ START_TEST(test_create_nomem)
 {
     fdw_problem p;
     memset(&p, 0, sizeof p);
-    p.kind = FDW_KIND_ACOUSTIC;
+    fdw_acoustic_data ad;
+    memset(&ad, 0, sizeof ad);
+    float dummy = 0;
+    ad.vdt2 = &dummy; /* never read: allocation fails first */
+    p.kind = fdw_kind_find("acoustic");
+    p.kdata = &ad;
+    p.tuning = &automatic;
     p.nx = p.ny = p.nz = 100000;
     p.radius = 4;
-    float dummy = 0;
-    p.vdt2 = &dummy; /* never read: allocation fails first */
     fdw_plan plan;
     fdw_error err;
     ck_assert_int_eq(fdw_plan_slabs(p.nz, 4, 2, NULL, &plan, &err), FDW_OK);

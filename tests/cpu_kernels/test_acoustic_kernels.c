@@ -1,6 +1,7 @@
 /* test_acoustic_kernels.c — the CPU backend's acoustic kernels against each other.
  * cpu_acoustic.c runs the AVX-512 kernel (cpu_acoustic_avx512.c) where the processor has
- * AVX-512F and the portable one otherwise, or when FDW_CPU_KERNEL=portable. Checked here:
+ * AVX-512F and the portable one otherwise, or when the tuning asks for it (cpu_portable).
+ * Checked here:
  *  - both give the same field within 1e-5 (relative to the largest value) for every order,
  *    row lengths below, at and across the vector width (the masked last vector) and past
  *    the kernel's 512-point row chunk, with no
@@ -18,12 +19,15 @@
 #include <string.h>
 
 #include "run/backend.h"
+#include "kinds/acoustic/acoustic.h"
+#include "kinds/kind.h"
 #include "core/error.h"
 #include "core/fd_coeffs.h"
 #include "run/plan.h"
 
 typedef struct kcase {
     fdw_problem p;
+    fdw_acoustic_data ad;      /* p.kdata */
     float *vdt2, *qx, *qy, *qz, *wavelets;
     fdw_tap src[4];
 } kcase;
@@ -55,7 +59,8 @@ static void make_case(kcase *t, int nx, int ny, int nz, int order, int sponge, i
     memset(t, 0, sizeof *t);
     rng = seed * 0x9E3779B97F4A7C15ull + 1;
     fdw_problem *p = &t->p;
-    p->kind = FDW_KIND_ACOUSTIC;
+    p->kind = fdw_kind_find("acoustic");
+    p->kdata = &t->ad;
     p->nx = nx;
     p->ny = ny;
     p->nz = nz;
@@ -64,9 +69,9 @@ static void make_case(kcase *t, int nx, int ny, int nz, int order, int sponge, i
     ck_assert_int_eq(fdw_fd2_coeffs(order, c), 0);
     const double h[3] = {1.0, 1.2, 0.9};
     for (int m = 0; m <= p->radius; m++) {
-        p->cx[m] = (float)(c[m] / (h[0] * h[0]));
-        p->cy[m] = (float)(c[m] / (h[1] * h[1]));
-        p->cz[m] = (float)(c[m] / (h[2] * h[2]));
+        t->ad.cx[m] = (float)(c[m] / (h[0] * h[0]));
+        t->ad.cy[m] = (float)(c[m] / (h[1] * h[1]));
+        t->ad.cz[m] = (float)(c[m] / (h[2] * h[2]));
     }
     double vmax = 4.0 / (fdw_fd2_lambda(order) *
                          (1 / (h[0] * h[0]) + 1 / (h[1] * h[1]) + 1 / (h[2] * h[2])));
@@ -79,7 +84,7 @@ static void make_case(kcase *t, int nx, int ny, int nz, int order, int sponge, i
         else
             t->vdt2[q] = (float)(vmax * (0.3 + 0.6 * unit()));
     }
-    p->vdt2 = t->vdt2;
+    t->ad.vdt2 = t->vdt2;
     if (sponge) {
         t->qx = profile(nx, nx / 4 < 6 ? nx / 4 : 6, 0.15);
         p->qx = t->qx;
@@ -118,12 +123,12 @@ static void kcase_free(kcase *t)
 }
 
 /* nsteps on ndev slabs with the kernel chosen by `portable`; the volume. */
-static float *run(const fdw_problem *p, int ndev, long nsteps, int portable)
+static float *run(const fdw_problem *prob, int ndev, long nsteps, int portable)
 {
-    if (portable)
-        ck_assert_int_eq(setenv("FDW_CPU_KERNEL", "portable", 1), 0);
-    else
-        ck_assert_int_eq(unsetenv("FDW_CPU_KERNEL"), 0);
+    const fdw_tuning tuning = {.cpu_portable = portable};
+    fdw_problem pp = *prob;
+    pp.tuning = &tuning;
+    const fdw_problem *p = &pp;
     const fdw_backend *be = fdw_cpu_backend();
     fdw_plan plan;
     fdw_error err;
@@ -140,7 +145,6 @@ static float *run(const fdw_problem *p, int ndev, long nsteps, int portable)
     ck_assert_int_eq(be->extract(ctx, 1, &all, &vol, &err), FDW_OK);
     ck_assert_int_eq(be->wait(ctx, &err), FDW_OK);
     be->destroy(ctx);
-    unsetenv("FDW_CPU_KERNEL");
     return vol;
 }
 

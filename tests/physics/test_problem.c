@@ -2,6 +2,8 @@
  * reproduce linear functions off the grid), the sponge profile, the wavelet scaling of the
  * built problem, and the stencil kind's decomposition-independent random field. */
 #include "run/problem.h"
+#include "kinds/acoustic/acoustic.h"
+#include "kinds/stencil/stencil.h"
 #include "run/wavelet.h"
 
 #include <check.h>
@@ -70,13 +72,14 @@ START_TEST(test_problem_build)
     fdw_spec *spec = parse(JOB);
     fdw_problem p;
     fdw_error err;
-    ck_assert_int_eq(fdw_problem_build(spec, &p, &err), FDW_OK);
+    ck_assert_int_eq(fdw_problem_build(spec, NULL, &p, &err), FDW_OK);
     ck_assert_int_eq(p.radius, 2);
     /* order 4: -5/2, 4/3, -1/12 over h^2 */
-    ck_assert_float_eq_tol(p.cx[0], -2.5f / 100.0f, 1e-9f);
-    ck_assert_float_eq_tol(p.cy[1], (4.0f / 3.0f) / 25.0f, 1e-8f);
-    ck_assert_float_eq_tol(p.cz[2], (-1.0f / 12.0f) / 16.0f, 1e-8f);
-    ck_assert_float_eq_tol(p.vdt2[17], 1.5f * 1.5f, 1e-6f);
+    const fdw_acoustic_data *ad = p.kdata;
+    ck_assert_float_eq_tol(ad->cx[0], -2.5f / 100.0f, 1e-9f);
+    ck_assert_float_eq_tol(ad->cy[1], (4.0f / 3.0f) / 25.0f, 1e-8f);
+    ck_assert_float_eq_tol(ad->cz[2], (-1.0f / 12.0f) / 16.0f, 1e-8f);
+    ck_assert_float_eq_tol(ad->vdt2[17], 1.5f * 1.5f, 1e-6f);
     /* wavelets are f(it dt) dt^2 / (dx dy dz) */
     const double scale = 1e-6 / (10.0 * 5.0 * 4.0);
     for (int it = 0; it < 50; it += 7) {

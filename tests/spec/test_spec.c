@@ -14,6 +14,9 @@
 #include "core/fd_coeffs.h"
 #include "fdwave/fdwave.h"
 #include "spec/spec.h"
+#include "kinds/kind.h"
+#include "kinds/derivative/derivative.h"
+#include "kinds/stencil/stencil.h"
 
 #ifndef FDW_SOURCE_DIR
 #error "FDW_SOURCE_DIR must name the source tree"
@@ -142,11 +145,15 @@ static void write_floats(const char *path, long n, float value, long nan_at)
     free(v);
 }
 
+/* The kind's own members of a parsed spec. */
+#define STN(s) ((const fdw_stencil_spec *)(s)->kspec)
+#define DRV(s) ((const fdw_derivative_spec *)(s)->kspec)
+
 /* Every value the engine reads from a spec, compared field by field. stencil_c_given is
  * left out on purpose: the normalised form always lists the coefficients in use. */
 static void assert_same_spec(const fdw_spec *a, const fdw_spec *b)
 {
-    ck_assert_int_eq(a->kind, b->kind);
+    ck_assert_ptr_eq(a->kind, b->kind);
     ck_assert_str_eq(a->name, b->name);
     ck_assert_int_eq(a->nx, b->nx);
     ck_assert_int_eq(a->ny, b->ny);
@@ -207,12 +214,22 @@ static void assert_same_spec(const fdw_spec *a, const fdw_spec *b)
     ck_assert_int_eq(a->device_ids_given, b->device_ids_given);
     for (int i = 0; i < a->ndevices; i++)
         ck_assert_int_eq(a->device_ids[i], b->device_ids[i]);
-    for (int i = 0; i <= a->order / 2; i++)
-        ck_assert(a->stencil_c[i] == b->stencil_c[i]);
-    ck_assert_int_eq(a->stencil_seed, b->stencil_seed);
-    ck_assert_int_eq(a->deriv_axis, b->deriv_axis);
-    for (int i = 0; i < 3; i++)
-        ck_assert_int_eq(a->periods[i], b->periods[i]);
+    ck_assert_int_eq(a->radius, b->radius);
+    ck_assert_int_eq(a->plan.ndev, b->plan.ndev);
+    for (int d = 0; d < a->plan.ndev; d++)
+        ck_assert(a->plan.z0[d] == b->plan.z0[d] && a->plan.nz[d] == b->plan.nz[d]);
+    if (strcmp(a->kind->name, "stencil") == 0) {
+        const fdw_stencil_spec *ka = a->kspec, *kb = b->kspec;
+        for (int i = 0; i <= a->radius; i++)
+            ck_assert(ka->c[i] == kb->c[i]);
+        ck_assert_int_eq(ka->seed, kb->seed);
+    }
+    if (strcmp(a->kind->name, "derivative") == 0) {
+        const fdw_derivative_spec *ka = a->kspec, *kb = b->kspec;
+        ck_assert_int_eq(ka->axis, kb->axis);
+        for (int i = 0; i < 3; i++)
+            ck_assert_int_eq(ka->periods[i], kb->periods[i]);
+    }
     ck_assert_int_eq(a->nwarnings, b->nwarnings);
 }
 
@@ -328,7 +345,7 @@ START_TEST(layered_free_surface)
         "                          \"zmin\": 9, \"zmax\": 10}, \"free_surface\": true},"
         " \"devices\": {\"count\": 2, \"ids\": [3, 1]}}";
     fdw_spec *s = parse_ok(text, NULL);
-    ck_assert_int_eq(s->kind, FDW_KIND_ACOUSTIC);
+    ck_assert_str_eq(s->kind->name, "acoustic");
     ck_assert_int_eq(s->velocity.type, FDW_VEL_LAYERED);
     ck_assert_int_eq(s->velocity.nlayers, 4);
     /* the 9000 m/s layer starts below the grid (z <= 245 m): not part of vmax */
@@ -387,27 +404,27 @@ START_TEST(stencil_kind)
     ck_assert_str_eq(fdw_spec_kind(s), "stencil");
     ck_assert_int_eq(fdw_spec_steps(s), 7);
     ck_assert(fdw_spec_dt(s) == 0);
-    ck_assert_int_eq(s->stencil_seed, 1);
-    ck_assert_int_eq(s->stencil_c_given, 0);
+    ck_assert_int_eq(STN(s)->seed, 1);
+    ck_assert_int_eq(STN(s)->c_given, 0);
     double w[FDW_MAX_RADIUS + 1];
     fdw_fd2_coeffs(6, w);
     double sc = 1.0 / (3.0 * fdw_fd2_lambda(6));
-    ck_assert_double_eq_tol(s->stencil_c[0], 1 + sc * 3 * w[0], 1e-15);
+    ck_assert_double_eq_tol(STN(s)->c[0], 1 + sc * 3 * w[0], 1e-15);
     for (int i = 1; i <= 3; i++)
-        ck_assert_double_eq_tol(s->stencil_c[i], sc * w[i], 1e-15);
+        ck_assert_double_eq_tol(STN(s)->c[i], sc * w[i], 1e-15);
     /* stable and non-trivial: the amplification c0 + sum_axes 2 sum_i ci cos(i theta_a)
      * stays in [-1, 1] for all wavenumbers, and is below 1 away from theta = 0 */
     double gmin = INFINITY, gmax = -INFINITY;
     for (int k = 0; k <= 1000; k++) {
         double th = M_PI * k / 1000, g = 0;
         for (int i = 1; i <= 3; i++)
-            g += 2 * s->stencil_c[i] * cos(i * th);
+            g += 2 * STN(s)->c[i] * cos(i * th);
         gmin = fmin(gmin, g);
         gmax = fmax(gmax, g);
     }
-    ck_assert(s->stencil_c[0] + 3 * gmax <= 1 + 1e-12);
-    ck_assert(s->stencil_c[0] + 3 * gmin >= -1 - 1e-12);
-    ck_assert(s->stencil_c[0] + 3 * gmin < 0.5);
+    ck_assert(STN(s)->c[0] + 3 * gmax <= 1 + 1e-12);
+    ck_assert(STN(s)->c[0] + 3 * gmin >= -1 - 1e-12);
+    ck_assert(STN(s)->c[0] + 3 * gmin < 0.5);
     ck_assert_uint_eq(fdw_spec_device_bytes(s), 8ull * 16 * 17 * 18 + 2ull * 3 * 16 * 17 * 4 * 2);
     assert_round_trip(s, NULL);
     fdw_spec_free(s);
@@ -417,9 +434,9 @@ START_TEST(stencil_kind)
                  " \"coefficients\": [0.5, 0.25], \"seed\": 42,"
                  " \"snapshots\": {\"every\": 1, \"volume\": true}}",
                  NULL);
-    ck_assert(s->stencil_c[0] == 0.5 && s->stencil_c[1] == 0.25);
-    ck_assert_int_eq(s->stencil_c_given, 1);
-    ck_assert_int_eq(s->stencil_seed, 42);
+    ck_assert(STN(s)->c[0] == 0.5 && STN(s)->c[1] == 0.25);
+    ck_assert_int_eq(STN(s)->c_given, 1);
+    ck_assert_int_eq(STN(s)->seed, 42);
     ck_assert_int_eq(s->nslices, 1);
     ck_assert_int_eq(s->slices[0].plane, FDW_PLANE_VOLUME);
     assert_round_trip(s, NULL);
@@ -442,14 +459,14 @@ START_TEST(stencil_default_stable_every_order)
     for (int k = 0; k <= 2000; k++) {
         double th = M_PI * k / 2000, g = 0;
         for (int i = 1; i <= order / 2; i++)
-            g += 2 * s->stencil_c[i] * cos(i * th);
+            g += 2 * STN(s)->c[i] * cos(i * th);
         gmin = fmin(gmin, g);
         gmax = fmax(gmax, g);
     }
-    ck_assert_msg(s->stencil_c[0] + 3 * gmax <= 1 + 1e-12, "order %d grows", order);
-    ck_assert_msg(s->stencil_c[0] + 3 * gmin >= -1e-12, "order %d: factor %g", order,
-                  s->stencil_c[0] + 3 * gmin);
-    ck_assert_msg(s->stencil_c[0] + 3 * gmin < 0.5, "order %d barely damps", order);
+    ck_assert_msg(STN(s)->c[0] + 3 * gmax <= 1 + 1e-12, "order %d grows", order);
+    ck_assert_msg(STN(s)->c[0] + 3 * gmin >= -1e-12, "order %d: factor %g", order,
+                  STN(s)->c[0] + 3 * gmin);
+    ck_assert_msg(STN(s)->c[0] + 3 * gmin < 0.5, "order %d barely damps", order);
     fdw_spec_free(s);
 }
 END_TEST
@@ -462,8 +479,8 @@ START_TEST(derivative_kind)
                            NULL);
     ck_assert_str_eq(fdw_spec_kind(s), "derivative");
     ck_assert_int_eq(s->order, 8);
-    ck_assert_int_eq(s->deriv_axis, FDW_AXIS_Y);
-    ck_assert(s->periods[0] == 1 && s->periods[1] == 1 && s->periods[2] == 1);
+    ck_assert_int_eq(DRV(s)->axis, FDW_AXIS_Y);
+    ck_assert(DRV(s)->periods[0] == 1 && DRV(s)->periods[1] == 1 && DRV(s)->periods[2] == 1);
     ck_assert_int_eq(fdw_spec_steps(s), 3);
     ck_assert_uint_eq(fdw_spec_device_bytes(s), 8ull * 64 * 32 * 16);
     assert_round_trip(s, NULL);
@@ -472,8 +489,8 @@ START_TEST(derivative_kind)
                  " \"dx\": 1, \"dy\": 2, \"dz\": 3}, \"order\": 8, \"axis\": \"z\","
                  " \"iterations\": 1, \"periods\": [32, 0, 8]}",
                  NULL);
-    ck_assert(s->periods[0] == 32 && s->periods[1] == 0 && s->periods[2] == 8);
-    ck_assert_int_eq(s->deriv_axis, FDW_AXIS_Z);
+    ck_assert(DRV(s)->periods[0] == 32 && DRV(s)->periods[1] == 0 && DRV(s)->periods[2] == 8);
+    ck_assert_int_eq(DRV(s)->axis, FDW_AXIS_Z);
     fdw_spec_free(s);
 }
 END_TEST
@@ -1203,14 +1220,15 @@ START_TEST(malformed_texts)
 END_TEST
 
 /* Cases that need files or options. */
-static void expect_bad(const char *text, const fdw_parse_opts *opts, const char *field,
-                       const char *needle)
+/* A refusal with status want, naming field, whose message holds needle. */
+static void expect_refused(const char *text, const fdw_parse_opts *opts, fdw_status want,
+                           const char *field, const char *needle)
 {
     fdw_spec *s = (fdw_spec *)1;
     fdw_error err;
     fdw_status st = parse_text(text, opts, &s, &err);
-    ck_assert_msg(st == FDW_ERR_SPEC, "status %s (%s: %s)", fdw_status_name(st), err.field,
-                  err.message);
+    ck_assert_msg(st == want && err.code == want, "status %s (%s: %s)", fdw_status_name(st),
+                  err.field, err.message);
     ck_assert_ptr_null(s);
     ck_assert_msg(strcmp(err.field, field) == 0, "field '%s', want '%s' (%s)", err.field, field,
                   err.message);
@@ -1218,6 +1236,12 @@ static void expect_bad(const char *text, const fdw_parse_opts *opts, const char 
     if (needle)
         ck_assert_msg(strstr(err.message, needle) != NULL, "message '%s' lacks '%s'",
                       err.message, needle);
+}
+
+static void expect_bad(const char *text, const fdw_parse_opts *opts, const char *field,
+                       const char *needle)
+{
+    expect_refused(text, opts, FDW_ERR_SPEC, field, needle);
 }
 
 START_TEST(bad_files)
@@ -1309,17 +1333,17 @@ START_TEST(option_limits)
     /* max_devices */
     fdw_parse_opts two = {.max_devices = 2};
     char *text = patched(BASE, "devices", "4");
-    expect_bad(text, &two, "devices", "only 2 are available");
+    expect_refused(text, &two, FDW_ERR_DEVICE, "devices", "only 2 are available");
     fdw_spec *s = parse_ok(text, NULL);
     ck_assert_int_eq(fdw_spec_devices(s), 4);
     ck_assert(s->device_ids[3] == 3 && !s->device_ids_given);
     fdw_spec_free(s);
     free(text);
     text = patched(BASE, "devices", "{\"count\": 3}");
-    expect_bad(text, &two, "devices.count", "only 2");
+    expect_refused(text, &two, FDW_ERR_DEVICE, "devices.count", "only 2");
     free(text);
     text = patched(BASE, "devices", "{\"ids\": [1, 2]}");
-    expect_bad(text, &two, "devices.ids[1]", "no device 2");
+    expect_refused(text, &two, FDW_ERR_DEVICE, "devices.ids[1]", "no device 2");
     free(text);
     text = patched(BASE, "devices", "{\"ids\": [1, 0]}");
     s = parse_ok(text, &two);

@@ -148,54 +148,38 @@ static cpu_acoustic_fn portable_kernel(int r)
     return NULL;
 }
 
-/* The kernel to run: AVX-512 where the processor has it, unless the environment variable
- * FDW_CPU_KERNEL=portable asks for the portable one (tests/cpu_kernels compares the two;
- * they agree within a few ulps, the AVX-512 one using fused multiply-adds). One kernel runs
- * for every plane of a step, so slabs stay bit for bit equal to one slab. */
-static cpu_acoustic_fn acoustic_kernel(int r)
+/* The kernel to run: AVX-512 where the processor has it, unless the run's tuning asks for
+ * the portable one (tests/cpu_kernels compares the two; they agree within a few ulps, the
+ * AVX-512 one using fused multiply-adds). One kernel runs for every plane of a step, so
+ * slabs stay bit for bit equal to one slab. */
+static cpu_acoustic_fn acoustic_kernel(const cpu_ctx *c)
 {
-    const char *want = getenv("FDW_CPU_KERNEL");
-    if (!want || strcmp(want, "portable") != 0) {
-        cpu_acoustic_fn fn = cpu_acoustic_avx512_kernel(r);
+    if (!c->prob.tuning->cpu_portable) {
+        cpu_acoustic_fn fn = cpu_acoustic_avx512_kernel(c->r);
         if (fn)
             return fn;
     }
-    return portable_kernel(r);
+    return portable_kernel(c->r);
 }
 
 /* Working set, in bytes, that a y block's 2r + 1 planes of u may take while the block
- * walks z: three quarters of the 1 MiB L2 of the AMD EPYC build VM, leaving room for the
- * u_prev and vdt2 streams (640-768 KiB measured 3% faster than 512 KiB at order 8 on
- * 256^3, 1 MiB slower; tests/bench/RESULTS.md). */
-#ifndef FDW_ACOUSTIC_BLOCK_BYTES
+ * walks z: three quarters of a 1 MiB L2, leaving room for the u_prev and vdt2 streams
+ * (640-768 KiB measured 3% faster than 512 KiB at order 8 on 256^3, 1 MiB slower). */
 #define FDW_ACOUSTIC_BLOCK_BYTES (768 * 1024)
-#endif
-
-/* Rows per y block: as many as keep 2r + 1 planes of the block (its halo rows included)
- * within FDW_ACOUSTIC_BLOCK_BYTES, at least 8 and at most ny. */
-static int acoustic_yblock(const cpu_ctx *c)
-{
-    long rows = FDW_ACOUSTIC_BLOCK_BYTES / ((long)c->px * (long)sizeof(float) * (2 * c->r + 1)) -
-                2 * c->r;
-    if (rows < 8)
-        rows = 8;
-    if (rows > c->ny)
-        rows = c->ny;
-    return (int)rows;
-}
 
 /* Planes per kernel call: the AVX-512 kernel updates pairs of planes together. */
 #define FDW_ACOUSTIC_GROUP 2
 
-void cpu_acoustic_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
+static void acoustic_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
 {
     if (kb <= ka)
         return;
-    const fdw_problem *p = &c->prob;
+    const fdw_acoustic_data *p = c->prob.kdata;
+    const acoustic_slab *as = s->kstate;
     cpu_acoustic_args a;
     a.up = cpu_base(c, s, 1 - c->cur);
     a.u = cpu_base(c, s, c->cur);
-    a.v = s->vdt2 + (c->origin - (ptrdiff_t)c->r * c->plane);
+    a.v = as->vdt2 + (c->origin - (ptrdiff_t)c->r * c->plane);
     a.sy = c->px;
     a.sz = c->plane;
     a.nx = c->nx;
@@ -211,8 +195,9 @@ void cpu_acoustic_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
     a.qz = c->sponge ? c->qz + s->z0 : NULL;
     a.xlo = c->xlo;
     a.xhi = c->xhi;
-    cpu_acoustic_fn fn = acoustic_kernel(c->r);
-    const int ny = c->ny, yb = acoustic_yblock(c), nb = (ny + yb - 1) / yb;
+    cpu_acoustic_fn fn = acoustic_kernel(c);
+    const int ny = c->ny, yb = cpu_yblock_rows(c, FDW_ACOUSTIC_BLOCK_BYTES);
+    const int nb = (ny + yb - 1) / yb;
     const int ng = (kb - ka + FDW_ACOUSTIC_GROUP - 1) / FDW_ACOUSTIC_GROUP;
     const int chunk = cpu_chunk(nb, ng);
 #pragma omp parallel for collapse(2) schedule(dynamic, chunk)
@@ -224,3 +209,54 @@ void cpu_acoustic_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
             fn(&a, k0, k1, j0, j1);
         }
 }
+
+/* The acoustic slab state: (v dt)^2 on the slab's planes (the field buffers' xy layout)
+ * and, with a CPML, psi and zeta of its layer points. */
+static uint64_t acoustic_slab_bytes(const fdw_problem *p, int z0, int nz, uint64_t plane_bytes)
+{
+    return (uint64_t)nz * plane_bytes + cpu_cpml_bytes(p, z0, nz);
+}
+
+static void acoustic_slab_destroy(cpu_slab *s)
+{
+    acoustic_slab *as = s->kstate;
+    if (!as)
+        return;
+    free(as->vdt2);
+    cpu_cpml_destroy(as->cpml);
+    free(as);
+    s->kstate = NULL;
+}
+
+static int acoustic_slab_create(const cpu_ctx *c, cpu_slab *s)
+{
+    const fdw_acoustic_data *p = c->prob.kdata;
+    acoustic_slab *as = calloc(1, sizeof *as);
+    if (!as)
+        return -1;
+    s->kstate = as;
+    const size_t bytes = (size_t)s->nz * (size_t)c->plane * sizeof(float);
+    as->vdt2 = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!as->vdt2)
+        return -1;
+    cpu_first_touch(c, as->vdt2, s->nz);
+    cpu_upload(c, s, as->vdt2 + (c->origin - (ptrdiff_t)c->r * c->plane), p->vdt2);
+    if (fdw_acoustic_has_cpml(p) && !(as->cpml = cpu_cpml_create(c, s)))
+        return -1;
+    return 0;
+}
+
+static void acoustic_after_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
+{
+    const acoustic_slab *as = s->kstate;
+    if (as->cpml)
+        cpu_cpml_planes(c, s, as->cpml, as->vdt2, ka, kb);
+}
+
+const fdw_cpu_ops fdw_acoustic_cpu = {
+    .slab_bytes = acoustic_slab_bytes,
+    .slab_create = acoustic_slab_create,
+    .slab_destroy = acoustic_slab_destroy,
+    .planes = acoustic_planes,
+    .after_planes = acoustic_after_planes,
+};

@@ -1,6 +1,6 @@
-/* cpu_acoustic_kernel.h — what the acoustic update's kernels share: the arguments of one
- * (planes, row range) call and the entry point of the hand-vectorised AVX-512 kernels in
- * cpu_acoustic_avx512.c. Internal to the CPU backend (cpu_acoustic.c is the only user).
+/* cpu_acoustic_kernel.h — the acoustic kind on the CPU: its slab state and hooks, the
+ * arguments of one (planes, row range) kernel call and the entry point of the
+ * hand-vectorised AVX-512 kernels in cpu_acoustic_avx512.c.
  *
  * Every kernel computes each point from u, u_prev, vdt2 and the sponge q as
  *     lap = c0 u + sum over axes and m = 1..r of c_axis[m] (u[+m] + u[-m])
@@ -13,7 +13,18 @@
 #ifndef FDW_CPU_ACOUSTIC_KERNEL_H
 #define FDW_CPU_ACOUSTIC_KERNEL_H
 
-#include "cpu/cpu_backend_impl.h"
+#include "cpu/cpu_kind.h"
+#include "kinds/acoustic/acoustic.h"
+#include "kinds/acoustic/cpu_cpml.h"
+
+/* The acoustic kind's state of one CPU slab (cpu_slab.kstate). */
+typedef struct acoustic_slab {
+    float *vdt2;               /* the slab's planes of (v dt)^2, the field buffers' layout */
+    cpu_cpml *cpml;            /* psi and zeta of the slab's layer points; NULL: no CPML */
+} acoustic_slab;
+
+/* The acoustic kind's CPU hooks (cpu_acoustic.c). */
+extern const fdw_cpu_ops fdw_acoustic_cpu;
 
 typedef struct cpu_acoustic_args {
     float *up;                 /* u_prev / u_next at (0,0) of local plane 0 */

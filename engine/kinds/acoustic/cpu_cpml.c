@@ -1,4 +1,4 @@
-/* cpu_cpml.c — the CPML correction of the CPU backend (the recursion of backend.h):
+/* cpu_cpml.c — the CPML correction of the CPU backend (the recursion of acoustic.h):
  *   psi_A  = b psi_A + a D1_A u                      (pass 1, every layer point of A)
  *   g      = D1_A psi_A                              (pass 2, psi_A = 0 off A's layers)
  *   zeta_A = b zeta_A + a (D2_A u + g),   u' = u' + vdt2 (g + zeta_A)
@@ -17,7 +17,7 @@
  * the same row only), then y (by plane, likewise), then z once psi_z of every layer plane
  * is new. */
 #include "kinds/acoustic/cpu_cpml.h"
-#include "kinds/acoustic/cpml.h"
+#include "kinds/acoustic/acoustic.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,30 +32,25 @@ struct cpu_cpml {
     float *zero;               /* nx zeros: psi rows off the layers */
 };
 
-int cpu_cpml_wanted(const fdw_problem *p)
-{
-    return p->kind == FDW_KIND_ACOUSTIC && (p->pml_a[0] || p->pml_a[1] || p->pml_a[2]);
-}
-
 /* Layer points along an axis of the problem; 0 when it has none. */
-static int axis_layers(const fdw_problem *p, int a)
+static int axis_layers(const fdw_acoustic_data *p, int a)
 {
     return p->pml_a[a] && p->pml_b[a] ? p->pml_w[a][0] + p->pml_w[a][1] : 0;
 }
 
-/* Global plane g lies in a z layer. */
-static int in_z_layer(const fdw_problem *p, int g)
+/* Global plane g of an nz-plane grid lies in a z layer. */
+static int in_z_layer(const fdw_acoustic_data *p, int nz, int g)
 {
-    return axis_layers(p, 2) > 0 && (g < p->pml_w[2][0] || g >= p->nz - p->pml_w[2][1]);
+    return axis_layers(p, 2) > 0 && (g < p->pml_w[2][0] || g >= nz - p->pml_w[2][1]);
 }
 
 uint64_t cpu_cpml_bytes(const fdw_problem *p, int z0, int nz)
 {
-    if (!cpu_cpml_wanted(p))
+    if (!fdw_acoustic_has_cpml(p->kdata))
         return 0;
     uint64_t pts = 0;
     for (int a = 0; a < 3; a++)
-        pts += fdw_cpml_slab_points(p, a, z0, nz);
+        pts += fdw_acoustic_cpml_points(p, a, z0, nz);
     return 2 * pts * sizeof(float) + (uint64_t)nz * sizeof(int);
 }
 
@@ -74,7 +69,7 @@ void cpu_cpml_destroy(cpu_cpml *m)
 
 cpu_cpml *cpu_cpml_create(const cpu_ctx *c, const cpu_slab *s)
 {
-    const fdw_problem *p = &c->prob;
+    const fdw_acoustic_data *p = c->prob.kdata;
     cpu_cpml *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
@@ -87,7 +82,7 @@ cpu_cpml *cpu_cpml_create(const cpu_ctx *c, const cpu_slab *s)
     if (!m->zslot || !m->zero)
         return cpu_cpml_destroy(m), NULL;
     for (int k = 0; k < s->nz; k++)
-        m->zslot[k] = in_z_layer(p, s->z0 + k) ? m->nzl++ : -1;
+        m->zslot[k] = in_z_layer(p, c->nz, s->z0 + k) ? m->nzl++ : -1;
     const size_t nx = (size_t)c->nx, ny = (size_t)c->ny, nz = (size_t)s->nz;
     const size_t count[3] = {(size_t)m->nl[0] * ny * nz, (size_t)m->nl[1] * nx * nz,
                              (size_t)m->nzl * nx * ny};
@@ -129,7 +124,7 @@ typedef struct cpml_w {
     float d1[FDW_MAX_RADIUS + 1], c2[FDW_MAX_RADIUS + 1];
 } cpml_w;
 
-static inline void axis_weights(const fdw_problem *p, int a, cpml_w *w)
+static inline void axis_weights(const fdw_acoustic_data *p, int a, cpml_w *w)
 {
     const float *c2 = a == 0 ? p->cx : a == 1 ? p->cy : p->cz;
     for (int m = 0; m <= FDW_MAX_RADIUS; m++) {
@@ -189,7 +184,7 @@ static inline __attribute__((always_inline)) void
 x_row(const cpu_ctx *c, const cpu_cpml *m, const float *u, float *up, const float *v, int k,
       int j, const int R)
 {
-    const fdw_problem *p = &c->prob;
+    const fdw_acoustic_data *p = c->prob.kdata;
     const int nx = c->nx, nl = m->nl[0];
     const float *a = p->pml_a[0], *b = p->pml_b[0];
     cpml_w w;
@@ -239,7 +234,7 @@ static inline __attribute__((always_inline)) void
 y_plane(const cpu_ctx *c, const cpu_cpml *m, const float *u, float *up, const float *v,
         int k, const int R)
 {
-    const fdw_problem *p = &c->prob;
+    const fdw_acoustic_data *p = c->prob.kdata;
     const int nx = c->nx, ny = c->ny, nl = m->nl[1];
     const ptrdiff_t sy = c->px;
     const float *a = p->pml_a[1], *b = p->pml_b[1];
@@ -277,7 +272,7 @@ static inline __attribute__((always_inline)) void
 z_row_pass1(const cpu_ctx *c, const cpu_slab *s, const cpu_cpml *m, const float *u, int k,
             int j, const int R)
 {
-    const fdw_problem *p = &c->prob;
+    const fdw_acoustic_data *p = c->prob.kdata;
     const int g = s->z0 + k;
     cpml_w w;
     axis_weights(p, 2, &w);
@@ -292,7 +287,7 @@ static inline __attribute__((always_inline)) void
 z_row_pass2(const cpu_ctx *c, const cpu_slab *s, const cpu_cpml *m, const float *u,
             float *up, const float *v, int k, int j, const int R)
 {
-    const fdw_problem *p = &c->prob;
+    const fdw_acoustic_data *p = c->prob.kdata;
     const int g = s->z0 + k;
     cpml_w w;
     axis_weights(p, 2, &w);
@@ -365,15 +360,15 @@ static const cpml_fns CPML_FNS[FDW_MAX_RADIUS + 1] = {
  * points, so it waits for both; z pass 2 adds after y and reads psi_z of other planes, so
  * it waits for y (the loop's barrier). Little work (thin ranges, small grids): one thread,
  * no fork and join. */
-void cpu_cpml_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
+void cpu_cpml_planes(const cpu_ctx *c, const cpu_slab *s, const cpu_cpml *m,
+                     const float *vdt2, int ka, int kb)
 {
-    const cpu_cpml *m = s->cpml;
     if (!m || ka >= kb || c->r < 1 || c->r > FDW_MAX_RADIUS)
         return;
     const cpml_fns *f = &CPML_FNS[c->r];
     const float *u = cpu_base(c, s, c->cur);
     float *up = cpu_base(c, s, 1 - c->cur);
-    const float *v = s->vdt2 + (c->origin - (ptrdiff_t)c->r * c->plane);
+    const float *v = vdt2 + (c->origin - (ptrdiff_t)c->r * c->plane);
     const int ny = c->ny;
     /* z: the range's layer planes (whole layers, see cpu_cpml.h) */
     int za = ka, zb = kb;

@@ -1,7 +1,7 @@
-/* cpu_cpml.h — the CPU backend's CPML: per slab, the auxiliary fields psi and zeta of each
- * axis over that axis's layer points only, and the two-pass correction of backend.h
- * applied to a range of freshly updated planes (before the sources are added). Internal
- * to the CPU backend (cpu_backend.c). */
+/* cpu_cpml.h — the acoustic kind's CPML on the CPU: per slab, the auxiliary fields psi and
+ * zeta of each axis over that axis's layer points only, and the two-pass correction of
+ * acoustic.h applied to a range of freshly updated planes (before the sources are added).
+ * vdt2 is the slab's (v dt)^2 buffer (its first owned plane at index 0). */
 #ifndef FDW_CPU_CPML_H
 #define FDW_CPU_CPML_H
 
@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-/* Whether the problem asks for a CPML (an acoustic problem with a layer on some axis). */
-int cpu_cpml_wanted(const fdw_problem *p);
+/* CPML state of one slab; NULL when the problem has no CPML. */
+typedef struct cpu_cpml cpu_cpml;
 
 /* Bytes of CPML state the slab of global planes [z0, z0 + nz) holds (0 without CPML). */
 uint64_t cpu_cpml_bytes(const fdw_problem *p, int z0, int nz);
@@ -25,6 +25,7 @@ void cpu_cpml_destroy(cpu_cpml *m);
  * u' += vdt2 (D1 psi + zeta) at every layer point (OpenMP inside). A z layer's planes in
  * the slab must lie all inside [ka, kb) or all outside it (the plan rule of backend.h
  * guarantees this for the ranges cpu_backend.c uses). */
-void cpu_cpml_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb);
+void cpu_cpml_planes(const cpu_ctx *c, const cpu_slab *s, const cpu_cpml *m,
+                     const float *vdt2, int ka, int kb);
 
 #endif

@@ -3,7 +3,8 @@
  *     out(p) = sum_{m=1..4} dc[m] * (f(p + m e) - f(p - m e))
  * The periodic neighbours come from the padding (x, y: filled by cpu_fill_periodic_pad)
  * or the ghost planes (z: the ring exchange), so the kernel never wraps an index. */
-#include "cpu/cpu_backend_impl.h"
+#include "kinds/derivative/cpu_derivative.h"
+#include "kinds/derivative/derivative.h"
 
 typedef struct derivative_args {
     float *out;                /* result at (0,0) of local plane 0 */
@@ -34,7 +35,7 @@ FDW_CPU_CLONES static void derivative_rows(const derivative_args *a, int k, int 
     }
 }
 
-void cpu_derivative_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
+static void derivative_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
 {
     if (kb <= ka)
         return;
@@ -43,12 +44,11 @@ void cpu_derivative_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
     a.in = cpu_base(c, s, c->cur);
     a.sy = c->px;
     a.sz = c->plane;
-    a.st = c->prob.deriv_axis == FDW_AXIS_X ? 1
-         : c->prob.deriv_axis == FDW_AXIS_Y ? (ptrdiff_t)c->px
-                                            : c->plane;
+    const fdw_derivative_data *d = c->prob.kdata;
+    a.st = d->axis == FDW_AXIS_X ? 1 : d->axis == FDW_AXIS_Y ? (ptrdiff_t)c->px : c->plane;
     a.nx = c->nx;
     for (int m = 0; m < 5; m++)
-        a.dc[m] = c->prob.dc[m];
+        a.dc[m] = d->dc[m];
     const int ny = c->ny, yb = c->yblock, nb = (ny + yb - 1) / yb;
     const int chunk = cpu_chunk(nb, kb - ka);
 #pragma omp parallel for collapse(2) schedule(dynamic, chunk)
@@ -58,3 +58,20 @@ void cpu_derivative_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
             derivative_rows(&a, k, j0, j1);
         }
 }
+
+/* Along x or y the periodic neighbours come from the row padding, filled here each step:
+ * no ghost exchange. Along z they come from the ring exchange of the ghost planes. */
+static int derivative_begin_step(const cpu_ctx *c, long it)
+{
+    (void)it;
+    const fdw_derivative_data *d = c->prob.kdata;
+    if (d->axis == FDW_AXIS_Z)
+        return 1;
+    cpu_fill_periodic_pad(c, c->cur, d->axis);
+    return 0;
+}
+
+const fdw_cpu_ops fdw_derivative_cpu = {
+    .begin_step = derivative_begin_step,
+    .planes = derivative_planes,
+};

@@ -2,7 +2,8 @@
  *     D'(p) = sc[0] D(p) + sum_{m=1..r} sc[m] * ((x+m + x-m) + (y+m + y-m) + (z+m + z-m))
  * with zero outside the grid (the zero padding and outer ghost planes). One kernel body per
  * radius, used for every point of every slab, so any decomposition gives the same bits. */
-#include "cpu/cpu_backend_impl.h"
+#include "kinds/stencil/cpu_stencil.h"
+#include "kinds/stencil/stencil.h"
 
 typedef struct stencil_args {
     float *out;                /* result at (0,0) of local plane 0 */
@@ -69,7 +70,7 @@ static stencil_fn stencil_kernel(int r)
     return NULL;
 }
 
-void cpu_stencil_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
+static void stencil_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
 {
     if (kb <= ka)
         return;
@@ -79,8 +80,9 @@ void cpu_stencil_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
     a.sy = c->px;
     a.sz = c->plane;
     a.nx = c->nx;
+    const fdw_stencil_data *d = c->prob.kdata;
     for (int m = 0; m <= FDW_MAX_RADIUS; m++)
-        a.sc[m] = c->prob.sc[m];
+        a.sc[m] = d->sc[m];
     stencil_fn fn = stencil_kernel(c->r);
     const int ny = c->ny, yb = c->yblock, nb = (ny + yb - 1) / yb;
     const int chunk = cpu_chunk(nb, kb - ka);
@@ -91,3 +93,5 @@ void cpu_stencil_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
             fn(&a, k, j0, j1);
         }
 }
+
+const fdw_cpu_ops fdw_stencil_cpu = {.planes = stencil_planes};

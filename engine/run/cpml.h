@@ -2,11 +2,10 @@
  * recursive-convolution coefficients a, b of a convolutional PML along one axis
  * (complex-frequency-shifted, kappa = 1), and the rule that slab boundaries keep clear of
  * the z layers, checked on a plan before any backend runs it. The per-step recursion the
- * backends apply is described in backend.h. */
+ * backends apply is described in kinds/acoustic/acoustic.h. */
 #ifndef FDW_CPML_H
 #define FDW_CPML_H
 
-#include "run/backend.h"
 #include "run/plan.h"
 #include "spec/spec.h"
 
@@ -18,11 +17,6 @@
  * computed in double and stored in a[n], b[n] as float; interior points get a = 0, b = 1. */
 void fdw_cpml_profile(int n, int wlo, int whi, double h, double vmax, double dt,
                       double reflection, double frequency, float *a, float *b);
-
-/* Layer points of axis a (0 x, 1 y, 2 z) held by a slab of nz planes starting at global
- * plane z0: the x and y layers on every plane, the z layer planes that fall in the slab;
- * 0 when the problem has no CPML layer on that axis. Both backends size psi and zeta by it. */
-uint64_t fdw_cpml_slab_points(const fdw_problem *p, int a, int z0, int nz);
 
 /* The z layer widths of a spec's CPML: w[0] at the top (0 with a free surface), w[1] at
  * the bottom; both 0 when the boundary is not a CPML. */

@@ -1,7 +1,7 @@
 /* cpml_profile.c — CPML coefficients along one axis (Collino & Tsogka 2001; Komatitsch &
  * Martin 2007, CFS with kappa = 1) and the check that a slab plan keeps its internal
  * boundaries out of the z layers (so that psi_z never needs a neighbour's values). */
-#include "kinds/acoustic/cpml.h"
+#include "run/cpml.h"
 
 #include "core/error.h"
 
@@ -38,7 +38,7 @@ void fdw_cpml_profile(int n, int wlo, int whi, double h, double vmax, double dt,
 void fdw_cpml_z_widths(const fdw_spec *spec, int w[2])
 {
     w[0] = w[1] = 0;
-    if (spec->kind != FDW_KIND_ACOUSTIC || spec->boundary.type != FDW_BOUNDARY_CPML)
+    if (spec->boundary.type != FDW_BOUNDARY_CPML)
         return;
     w[0] = spec->boundary.free_surface ? 0 : spec->boundary.width[4];
     w[1] = spec->boundary.width[5];
@@ -61,7 +61,7 @@ fdw_status fdw_cpml_check_plan(const fdw_spec *spec, const fdw_plan *plan, int m
 {
     int wz[2];
     fdw_cpml_z_widths(spec, wz);
-    const int r = spec->order / 2, nz = spec->nz;
+    const int r = spec->radius, nz = spec->nz;
     const int bad = fdw_cpml_bad_slab_boundary(wz, nz, r, plan);
     if (bad < 0)
         return FDW_OK;
@@ -98,17 +98,3 @@ fdw_status fdw_cpml_check_plan(const fdw_spec *spec, const fdw_plan *plan, int m
                     most == 1 ? "" : "s", fit);
 }
 
-uint64_t fdw_cpml_slab_points(const fdw_problem *p, int a, int z0, int nz)
-{
-    if (p->kind != FDW_KIND_ACOUSTIC || a < 0 || a > 2 || !p->pml_a[a] || !p->pml_b[a])
-        return 0;
-    const uint64_t w = (uint64_t)(p->pml_w[a][0] + p->pml_w[a][1]);
-    if (a == 0)
-        return w * (uint64_t)p->ny * (uint64_t)nz;
-    if (a == 1)
-        return w * (uint64_t)p->nx * (uint64_t)nz;
-    uint64_t planes = 0;
-    for (int k = z0; k < z0 + nz; k++)
-        planes += k < p->pml_w[2][0] || k >= p->nz - p->pml_w[2][1];
-    return planes * (uint64_t)p->nx * (uint64_t)p->ny;
-}

@@ -1,0 +1,89 @@
+/* kind.h — the job-kind module contract. A kind (acoustic, stencil, derivative, ...) is a
+ * folder engine/kinds/<kind>/ (and kernels/<kind>/ for its device code) that fills one
+ * fdw_kind_ops and adds it to the table in kinds.c. The engine's shared machinery (spec
+ * top level, grid, devices, plan, model I/O, slabs, ghost exchange, sources, receivers,
+ * snapshots, outputs, progress) calls a kind only through this table:
+ *
+ *   spec      keys + parse: the kind's members of the job spec (after kind, name, grid,
+ *             order, devices), their normalised form, its own data in spec->kspec;
+ *   problem   build: the kind's part of the fdw_problem a backend runs (its coefficients
+ *             and arrays in prob->kdata, and the shared wave / field parts it uses);
+ *   backends  cpu / cuda: the hooks each backend's shared slab engine calls per slab and
+ *             per step (engine/cpu/cpu_kind.h, engine/cuda/cuda_kind.h);
+ *   outputs   finish: what a completed run leaves besides snapshots (gathers, final field)
+ *             and the extra members of the manifest's "result".
+ * Internal to libfdwave. */
+#ifndef FDW_KIND_H
+#define FDW_KIND_H
+
+#include "fdwave/fdwave.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct spec_ctx;           /* spec/spec_parse.h */
+struct json_t;             /* jansson */
+struct fdw_spec;           /* spec/spec.h */
+struct fdw_problem;        /* run/backend.h */
+struct fdw_plan;           /* run/plan.h */
+struct fdw_cpu_ops;        /* cpu/cpu_kind.h */
+struct fdw_cuda_ops;       /* cuda/cuda_kind.h */
+struct fdw_run_state;      /* run/run_state.h */
+
+typedef struct fdw_kind_ops {
+    const char *name;                 /* the spec's "kind" */
+    /* Top-level members this kind owns (NULL-terminated), besides the common ones (kind,
+     * name, grid, order, devices, snapshots); listed in the unknown-field message. */
+    const char *const *keys;
+    /* 0: any even order 2..16; else the only order the kind computes (derivative: 8). */
+    int fixed_order;
+    /* 1: time stepping with sources, receivers and a dt ("time" section); 0: iterations
+     * of a field with an initial value (benchmark kinds). */
+    int wave;
+    /* 1: the field is periodic along z (ghost planes wrap around). */
+    int periodic;
+
+    /* Parse the kind's members of root into c->spec (its own data in spec->kspec) and add
+     * their normalised form to c->norm. Returns 0, or -1 with the error set (sp_fail). */
+    int (*parse)(struct spec_ctx *c, const struct json_t *root);
+    /* Warnings that need the whole parsed spec (may be NULL). */
+    void (*warnings)(struct spec_ctx *c);
+    /* Release spec->kspec (may be NULL when the kind keeps none). */
+    void (*free_spec)(struct fdw_spec *spec);
+
+    /* Fill the kind's part of prob (prob->kdata and the shared parts it uses); reads the
+     * velocity model where the kind has one. On failure prob holds nothing of the kind's
+     * to free. */
+    fdw_status (*build)(const struct fdw_spec *spec, struct fdw_problem *prob,
+                        fdw_error *err);
+    /* What every backend checks of a problem and plan before it allocates (may be NULL):
+     * FDW_ERR_INTERNAL when the kind's data cannot run on this plan (a CPML z layer split
+     * by a slab boundary: the engine refuses such plans earlier, with a spec error). */
+    fdw_status (*check)(const struct fdw_problem *prob, const struct fdw_plan *plan,
+                        fdw_error *err);
+    /* Release what build allocated (prob->kdata and the shared arrays it filled). */
+    void (*free_problem)(struct fdw_problem *prob);
+    /* Bytes of device memory the whole run needs on all devices together (admission
+     * estimate, fdw_spec_device_bytes; the backends make the exact check at create). */
+    uint64_t (*device_bytes)(const struct fdw_spec *spec);
+    /* Release the whole-grid host arrays of prob that the backends copy at create (a rank
+     * of a distributed run then keeps its slab only); may be NULL. */
+    void (*shed)(struct fdw_problem *prob);
+
+    const struct fdw_cpu_ops *cpu;    /* always present */
+    const struct fdw_cuda_ops *cuda;  /* NULL: the kind does not run on CUDA (or no CUDA) */
+
+    /* After a completed run, on every rank (collective parts inside): write the kind's
+     * final outputs and append ", \"key\": value" members for the manifest's result to
+     * extra (length len). */
+    fdw_status (*finish)(struct fdw_run_state *r, char *extra, size_t len, fdw_error *err);
+    /* After each step (may be NULL): e.g. the derivative kind checks iteration 1. */
+    fdw_status (*after_step)(struct fdw_run_state *r, long done, fdw_error *err);
+} fdw_kind_ops;
+
+/* The kind named name, or NULL. */
+const fdw_kind_ops *fdw_kind_find(const char *name);
+/* The i-th kind of the table (NULL past the end): for listings and messages. */
+const fdw_kind_ops *fdw_kind_at(int i);
+
+#endif

@@ -1,0 +1,79 @@
+/* spec_wave.c — what the wave kinds (acoustic, and every kind that steps a wavefield in
+ * time with sources and receivers) share in their spec: the sections velocity, time,
+ * boundary, sources and receivers in their order of dependence, the warnings that need
+ * them all, and the device memory their recordings and ghost planes take. */
+#include "spec/spec_parse.h"
+#include "output/segy_common.h"
+
+#include <math.h>
+
+int sp_parse_wave(spec_ctx *c, const json_t *root)
+{
+    return sp_parse_velocity(c, root) || sp_parse_time(c, root) ||
+           sp_parse_boundary(c, root) || sp_parse_sources(c, root) || sp_finish_boundary(c) ||
+           sp_parse_receivers(c, root)
+               ? -1
+               : 0;
+}
+
+/* Dispersion, sources and receivers inside the absorbing layer, gathers SEG-Y cannot hold. */
+void sp_wave_warnings(spec_ctx *c)
+{
+    fdw_spec *s = c->spec;
+    double hmax = fmax(s->dx, fmax(s->dy, s->dz));
+    if (c->f0max > 0) {
+        double wavelength = s->vmin / (2.5 * c->f0max);
+        double ppw = wavelength / hmax;
+        if (ppw < SP_MIN_PPW)
+            sp_warn(c,
+                    "only %.2f grid points per shortest wavelength (vmin %g m/s, f0 %g Hz, "
+                    "h %g m): expect numerical dispersion; f0 <= %.3g Hz gives %g points",
+                    ppw, s->vmin, c->f0max, hmax, s->vmin / (2.5 * SP_MIN_PPW * hmax),
+                    SP_MIN_PPW);
+    }
+    for (int i = 0; i < s->nsources; i++)
+        if (sp_in_sponge(s, s->sources[i].pos))
+            sp_warn(c, "source %d at (%g, %g, %g) m lies inside the absorbing layer", i,
+                    s->sources[i].pos[0], s->sources[i].pos[1], s->sources[i].pos[2]);
+    int inside = 0, first = -1;
+    for (int i = 0; i < s->nreceivers; i++)
+        if (sp_in_sponge(s, s->receivers[i].pos)) {
+            if (first < 0)
+                first = i;
+            inside++;
+        }
+    if (inside)
+        sp_warn(c,
+                "%d of %d receivers lie inside the absorbing layer (the first is receiver %d "
+                "at (%g, %g, %g) m); their recordings are damped",
+                inside, s->nreceivers, first, s->receivers[first].pos[0],
+                s->receivers[first].pos[1], s->receivers[first].pos[2]);
+    if (s->nreceivers > 0) {
+        /* Said now rather than discovered at the end of a long run: SEG-Y rev 1 cannot hold
+         * this gather, so the run writes gather.f32 only. */
+        long ns = s->nt / s->receiver_interval + 1;
+        double us = nearbyint(s->dt * s->receiver_interval * 1e6);
+        if (ns > FDW_SEGY_MAX_SAMPLES)
+            sp_warn(c,
+                    "the gather has %ld samples per trace but SEG-Y holds at most %d: only "
+                    "gather.f32 will be written (raise receivers.interval to %ld for SEG-Y)",
+                    ns, FDW_SEGY_MAX_SAMPLES, s->nt / (FDW_SEGY_MAX_SAMPLES - 1) + 1);
+        else if (us < 1 || us > 65535)
+            sp_warn(c,
+                    "the gather's sample interval %g s is outside the 1 to 65535 microseconds "
+                    "SEG-Y can record: only gather.f32 will be written",
+                    s->dt * s->receiver_interval);
+    }
+}
+
+uint64_t sp_wave_device_bytes(const fdw_spec *spec, unsigned bytes_per_point,
+                              unsigned exchanged_fields)
+{
+    const uint64_t pts = fdw_spec_points(spec);
+    const uint64_t plane = (uint64_t)spec->nx * (uint64_t)spec->ny;
+    const uint64_t radius = (uint64_t)spec->radius;
+    const uint64_t bounds = spec->ndevices > 1 ? (uint64_t)(spec->ndevices - 1) : 0;
+    const uint64_t slots = (uint64_t)(spec->nt / spec->receiver_interval) + 1;
+    return bytes_per_point * pts + bounds * 2 * radius * plane * 4 * exchanged_fields +
+           (uint64_t)spec->nreceivers * slots * 4;
+}
