@@ -45,6 +45,10 @@ typedef struct fdwk_fd_args {
  * flight); NULL when n is not a configuration (0, the tuned default, is none). */
 int fdwk_fd_config_count(void);
 const char *fdwk_fd_config_name(int n);
+/* 1 when configuration n exists for this kind and radius on the current device (its ring
+ * of shared-memory stages fits the device's per-block limit), else 0. A step forced onto
+ * one that does not fit fails with a CUDA error instead of launching. */
+int fdwk_fd_config_fits(fdwk_mode mode, int radius, int n);
 
 #ifdef __cplusplus
 }
