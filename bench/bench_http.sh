@@ -7,7 +7,8 @@
 # per endpoint (a row for bench/RESULTS.md) and the watchers still connected.
 #
 # usage: bench/bench_http.sh [BUILD_DIR]   (default: build)
-# env:   WATCHERS (200), CONNS (64), DURATION (10s), THREADS (wrk threads, 1)
+# env:   WATCHERS (200), CONNS (64), DURATION (10s), THREADS (wrk threads, 1),
+#        JSON (a file: one record per endpoint, for bench/results/ and bench/make_results.py)
 #
 # Setup, so that the POSTed jobs stay queued and the numbers measure the HTTP path and
 # the durable (fsync'd) accept, not simulations competing for the CPU: one long 1-device
@@ -84,6 +85,7 @@ cpu_ticks() { # http|sim
                        END {print s + 0}'
 }
 SUMMARY=()
+RECORDS=()
 run_wrk() { # label, wrk args...
     local label=$1 h0 h1 s0 s1 out n line
     shift
@@ -105,6 +107,21 @@ run_wrk() { # label, wrk args...
         END {printf "| %s | %s | %.0f | %s | %s | %s | %.0f us | %s | %s |", d, l, rps, p50, p90,
                     p99, (n > 0 ? 1e6 * h / hz / n : 0), (err == "" ? "none" : err), la}')
     SUMMARY+=("$line")
+    # The same as a JSON record (latencies in ms whatever unit wrk printed).
+    RECORDS+=("$(echo "$out" | awk -v h=$((h1 - h0)) -v hz="$(getconf CLK_TCK)" -v n="${n:-0}" \
+        -v l="$label" -v d="$(date -u +%Y-%m-%dT%H:%M:%SZ)" -v la="$(cut -d' ' -f1 /proc/loadavg)" \
+        -v c="$CONNS" -v w="$WATCHERS" -v dev="cpu ($(nproc) cores)" '
+        function ms(v) { return v ~ /us$/ ? v / 1000 : v ~ /ms$/ ? v + 0 : v ~ /s$/ ? v * 1000 : v + 0 }
+        /^ +50%/ {p50 = ms($2)} /^ +90%/ {p90 = ms($2)} /^ +99%/ {p99 = ms($2)}
+        /^Requests\/sec/ {rps = $2}
+        /Socket errors|Non-2xx/ {err = err $0 " "}
+        END {printf "{\"kind\": \"http\", \"endpoint\": \"%s\", \"conns\": %d, \"watchers\": %d, " \
+                    "\"req_s\": %.0f, \"p50_ms\": %.3f, \"p90_ms\": %.3f, \"p99_ms\": %.3f, " \
+                    "\"cpu_us_per_request\": %.0f, \"errors\": \"%s\", \"loadavg\": %s, " \
+                    "\"device\": \"%s\", \"gpus\": 0, \"date\": \"%s\", " \
+                    "\"command\": \"bench/bench_http.sh\"}",
+                    l, c, w, rps, p50, p90, p99, (n > 0 ? 1e6 * h / hz / n : 0),
+                    (err == "" ? "none" : err), la, dev, d}')")
 }
 
 echo "== GET /v1/jobs/$GATE: wrk -t$THREADS -c$CONNS -d$DURATION --latency"
@@ -116,3 +133,7 @@ curl -s "$BASE/metrics" | grep -E '^fdwave_(event_streams|queue_length|http_resp
 echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)  host: $(nproc) cores"
 echo "| date (UTC) | endpoint | req/s | p50 | p90 | p99 | daemon CPU/request | wrk errors | load avg |"
 printf '%s\n' "${SUMMARY[@]}"
+if [ -n "${JSON:-}" ]; then
+    { echo "["; (IFS=','; echo "${RECORDS[*]}"); echo "]"; } >"$JSON"
+    python3 -m json.tool "$JSON" >/dev/null && echo "records written to $JSON"
+fi
