@@ -32,6 +32,7 @@ struct cuda_mpi {
     fdwk_event t_int[2], t_ghost[2]; /* timing, by step parity */
     long steps;
     int failed;
+    int stats;                 /* print the exchange figures at destroy */
     fdw_tap *rec;              /* receiver taps this rank records */
     int nrec;
     uint64_t slab_bytes[FDW_MAX_DEVICES];
@@ -47,7 +48,7 @@ static double now_s(void)
 }
 
 int cuda_mpi_create(const fdw_problem *prob, const fdw_plan *plan, int gpu, size_t count,
-                    cuda_mpi **out)
+                    int stats, cuda_mpi **out)
 {
     *out = NULL;
     const fdw_comm *comm = prob->comm;
@@ -59,6 +60,7 @@ int cuda_mpi_create(const fdw_problem *prob, const fdw_plan *plan, int gpu, size
     m->prev = comm->rank > 0 ? comm->rank - 1 : -1;
     m->next = comm->rank < plan->ndev - 1 ? comm->rank + 1 : -1;
     m->gpu = gpu;
+    m->stats = stats;
     m->count = count;
     m->direct = comm->device_buffers != 0;
     int rc = 0;
@@ -107,7 +109,7 @@ void cuda_mpi_destroy(cuda_mpi *m)
 {
     if (!m)
         return;
-    if (getenv("FDW_CUDA_MPI_STATS") && m->steps > 0) {
+    if (m->stats && m->steps > 0) {
         const double n = (double)m->steps;
         fprintf(stderr,
                 "fdwave cuda-mpi: rank %d GPU %d: %ld steps, %s exchange of %.2f MiB each "

@@ -24,8 +24,8 @@ typedef struct cuda_mpi cuda_mpi;
  * problem's order. The current device must be the slab's GPU. Returns 0, -1 when host
  * memory runs out, or a CUDA error code. */
 int cuda_mpi_create(const fdw_problem *prob, const fdw_plan *plan, int gpu, size_t count,
-                    cuda_mpi **out);
-/* Releases everything. With the environment variable FDW_CUDA_MPI_STATS set, first prints
+                    int stats, cuda_mpi **out);
+/* Releases everything. With stats set at create (fdw_tuning.mpi_stats), first prints
  * one line on stderr with this rank's exchange figures per step: host time waiting for the
  * edge planes, time in the exchange, and the GPU time the step waited for ghost planes
  * after its interior was done (the exchange not hidden by the interior). */

@@ -175,6 +175,9 @@ typedef struct fdw_tuning {
      * (0: the default per axis); planes per walk chunk (0: automatic). */
     int cuda_deriv;
     int cuda_deriv_chunk;
+    /* CUDA under MPI: each rank prints its exchange figures per step on stderr when the
+     * run ends (host wait, exchange, the part not hidden by the interior). */
+    int mpi_stats;
 } fdw_tuning;
 
 typedef struct fdw_run_opts {
