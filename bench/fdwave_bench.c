@@ -17,6 +17,8 @@
 #include "common/fdwk_runtime.h"
 #include "derivative/fdwk_derivative.h"
 #include "stencil/fdwk_stencil.h"
+#include "kinds/acoustic/acoustic.h"
+#include "kinds/kind.h"
 #include "run/plan.h"
 
 #include <getopt.h>
@@ -509,20 +511,24 @@ static void bench_job(void)
  * at the centre (so the field is not all zeros). */
 static fdw_tap g_tap;
 static float g_wavelet[4096];
+static fdw_acoustic_data g_acoustic;
 static fdw_problem plain_problem(int nx, int ny, int nz, float *vdt2)
 {
     fdw_problem p;
     memset(&p, 0, sizeof p);
-    p.kind = FDW_KIND_ACOUSTIC;
+    p.kind = fdw_kind_find("acoustic");
+    p.kdata = &g_acoustic;
+    p.tuning = &g_tuning; /* --config, --zchunk: the backend's kernels too */
     p.nx = nx;
     p.ny = ny;
     p.nz = nz;
     p.radius = 4;
     double c[FDW_MAX_RADIUS + 1];
     fdw_fd2_coeffs(8, c);
+    memset(&g_acoustic, 0, sizeof g_acoustic);
     for (int m = 0; m <= 4; m++)
-        p.cx[m] = p.cy[m] = p.cz[m] = (float)c[m];
-    p.vdt2 = vdt2;
+        g_acoustic.cx[m] = g_acoustic.cy[m] = g_acoustic.cz[m] = (float)c[m];
+    g_acoustic.vdt2 = vdt2;
     p.nt = 4096;
     for (int i = 0; i < 4096; i++) {
         double t = (i - 60) / 25.0;
@@ -716,8 +722,8 @@ static void usage(FILE *f, const char *argv0)
             "  --zchunk N         planes per block along z (0: automatic)\n"
             "  --deriv V          derivative version: 0 default, 1 scalar, 2 walk, 3 tile\n"
             "  --deriv-chunk N    derivative planes per walk chunk (0: automatic)\n"
-            "The last four apply to each --case given after them and to the job section's\n"
-            "fdw_run (fdw_tuning) and its bare kernel.\n",
+            "The last four apply to each --case given after them, and to the job section's\n"
+            "fdw_run and bare kernel and the backend in largest, multi and huge (fdw_tuning).\n",
             argv0, argv0, fdwk_fd_config_count());
 }
 

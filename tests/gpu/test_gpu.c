@@ -19,6 +19,9 @@
 #include "acoustic/fdwk_acoustic.h" /* the kernels themselves: every configuration, version */
 #include "derivative/fdwk_derivative.h"
 #include "stencil/fdwk_stencil.h"
+#include "kinds/acoustic/acoustic.h"
+#include "kinds/derivative/derivative.h"
+#include "kinds/kind.h"
 #include "run/plan.h"
 #include "run/problem.h"
 #include "spec/spec.h"
@@ -169,7 +172,7 @@ static void problem_from(const char *json, fdw_spec **spec, fdw_problem *prob)
 {
     *spec = parse(json);
     fdw_error err;
-    fdw_status st = fdw_problem_build(*spec, prob, &err);
+    fdw_status st = fdw_problem_build(*spec, NULL, prob, &err);
     ck_assert_msg(st == FDW_OK, "problem: %s", err.message);
 }
 
@@ -237,9 +240,10 @@ static void cpml_bitwise(const char *json, int steps, const char *what)
     int id0 = 0;
     outcome g, c;
     run_backend(fdw_cuda_backend(), &prob, 1, &id0, steps, &g);
-    setenv("FDW_CPU_KERNEL", "portable", 1);
-    run_backend(fdw_cpu_backend(), &prob, 1, &id0, steps, &c);
-    unsetenv("FDW_CPU_KERNEL");
+    const fdw_tuning portable = {.cpu_portable = 1};
+    fdw_problem cprob = prob;
+    cprob.tuning = &portable;
+    run_backend(fdw_cpu_backend(), &cprob, 1, &id0, steps, &c);
     ck_assert_msg(norm2(c.vol, c.nvol) > 0, "%s: the reference field is zero", what);
     const int same = memcmp(g.vol, c.vol, c.nvol * sizeof(float)) == 0;
     const int tsame = memcmp(g.traces, c.traces, c.ntr * sizeof(float)) == 0;
@@ -675,7 +679,7 @@ static void deriv_versions_same(const fdw_problem *prob, int axis)
     ck_assert_int_eq(fdwk_fill_random(in + org, &L, 7, 1.f, 0.f, NULL), 0);
     float dc[5];
     for (int m = 0; m < 5; m++)
-        dc[m] = prob->dc[m];
+        dc[m] = ((const fdw_derivative_data *)prob->kdata)->dc[m];
     const size_t npts = L.total;
     float *hr = malloc(bytes), *ho = malloc(bytes);
     ck_assert_int_eq(fdwk_memset_async(ref, 0, bytes, NULL), 0);
@@ -741,16 +745,21 @@ END_TEST
  * needed and how much is free; nothing is uploaded (the check comes first). */
 START_TEST(test_too_large)
 {
+    static const fdw_tuning automatic;
+    float dummy[4] = {0};
+    fdw_acoustic_data ad;
+    memset(&ad, 0, sizeof ad);
+    ad.vdt2 = dummy;
+    ad.cx[0] = ad.cy[0] = ad.cz[0] = -1.0f;
     fdw_problem p;
     memset(&p, 0, sizeof p);
-    p.kind = FDW_KIND_ACOUSTIC;
+    p.kind = fdw_kind_find("acoustic");
+    p.kdata = &ad;
+    p.tuning = &automatic;
     p.nx = 4000;
     p.ny = 4000;
     p.nz = 3000; /* 48 Gpoints: 576 GB */
     p.radius = 4;
-    float dummy[4] = {0};
-    p.vdt2 = dummy;
-    p.cx[0] = p.cy[0] = p.cz[0] = -1.0f;
     fdw_plan plan;
     fdw_error err;
     int id0 = 0;
