@@ -421,18 +421,6 @@ static fdw_status cpu_step(void *vctx, long it, fdw_error *err)
     return FDW_OK;
 }
 
-/* Region geometry: its size in floats, or 0 when the index is outside the grid. */
-static size_t region_size(const cpu_ctx *c, const fdw_slice *rg)
-{
-    switch (rg->plane) {
-    case FDW_PLANE_XY: return rg->index >= 0 && rg->index < c->nz ? (size_t)c->nx * c->ny : 0;
-    case FDW_PLANE_XZ: return rg->index >= 0 && rg->index < c->ny ? (size_t)c->nx * c->nz : 0;
-    case FDW_PLANE_YZ: return rg->index >= 0 && rg->index < c->nx ? (size_t)c->ny * c->nz : 0;
-    case FDW_PLANE_VOLUME: return (size_t)c->nx * c->ny * c->nz;
-    }
-    return 0;
-}
-
 static fdw_status cpu_extract(void *vctx, int nregions, const fdw_slice *regions, float **host,
                               fdw_error *err)
 {
@@ -440,7 +428,7 @@ static fdw_status cpu_extract(void *vctx, int nregions, const fdw_slice *regions
     const int nx = c->nx, ny = c->ny;
     for (int q = 0; q < nregions; q++) {
         const fdw_slice *rg = &regions[q];
-        if (!region_size(c, rg) || !host[q])
+        if (!fdw_region_floats(&c->prob, rg) || !host[q])
             return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                             "cpu backend: extract region %d (plane %d, index %d) is outside "
                             "the %dx%dx%d grid",

@@ -9,17 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t region_floats(const fdw_problem *p, const fdw_slice *rg)
-{
-    switch (rg->plane) {
-    case FDW_PLANE_XY: return rg->index >= 0 && rg->index < p->nz ? (size_t)p->nx * p->ny : 0;
-    case FDW_PLANE_XZ: return rg->index >= 0 && rg->index < p->ny ? (size_t)p->nx * p->nz : 0;
-    case FDW_PLANE_YZ: return rg->index >= 0 && rg->index < p->nx ? (size_t)p->ny * p->nz : 0;
-    case FDW_PLANE_VOLUME: return (size_t)p->nx * p->ny * p->nz;
-    }
-    return 0;
-}
-
 static pending_copy *get_pending(cuda_ctx *c, size_t floats, int nregions)
 {
     pending_copy *pc = NULL;
@@ -110,7 +99,7 @@ fdw_status cuda_extract(void *vctx, int nregions, const fdw_slice *regions, floa
     const fdw_problem *p = &c->prob;
     size_t total = 0;
     for (int q = 0; q < nregions; q++) {
-        size_t n = region_floats(p, &regions[q]);
+        size_t n = fdw_region_floats(p, &regions[q]);
         if (!n || !host[q])
             return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                             "cuda backend: extract region %d (plane %d, index %d) is outside "
@@ -135,7 +124,7 @@ fdw_status cuda_extract(void *vctx, int nregions, const fdw_slice *regions, floa
         if (rg->plane != FDW_PLANE_VOLUME) {
             pc->dst[q] = host[q];
             pc->off[q] = off;
-            pc->n[q] = region_floats(p, rg);
+            pc->n[q] = fdw_region_floats(p, rg);
             dst = pc->pinned + off;
             off += pc->n[q];
         }

@@ -74,6 +74,19 @@ typedef struct fdw_problem {
     const struct fdw_comm *comm;
 } fdw_problem;
 
+/* Floats of region rg of the problem's grid (extract's host buffers are this size), or 0
+ * when its index is outside the grid. */
+static inline size_t fdw_region_floats(const fdw_problem *p, const fdw_slice *rg)
+{
+    switch (rg->plane) {
+    case FDW_PLANE_XY: return rg->index >= 0 && rg->index < p->nz ? (size_t)p->nx * p->ny : 0;
+    case FDW_PLANE_XZ: return rg->index >= 0 && rg->index < p->ny ? (size_t)p->nx * p->nz : 0;
+    case FDW_PLANE_YZ: return rg->index >= 0 && rg->index < p->nx ? (size_t)p->ny * p->nz : 0;
+    case FDW_PLANE_VOLUME: return (size_t)p->nx * p->ny * p->nz;
+    }
+    return 0;
+}
+
 typedef struct fdw_backend fdw_backend;
 
 struct fdw_backend {
