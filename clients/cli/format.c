@@ -5,29 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void fdc_fmt_rate(char *out, size_t cap, double mpts)
-{
-    if (mpts >= 1000.0)
-        snprintf(out, cap, "%.2f Gpt/s", mpts / 1000.0);
-    else
-        snprintf(out, cap, "%.1f Mpt/s", mpts);
-}
-
-void fdc_fmt_eta(char *out, size_t cap, double s)
-{
-    if (s < 0 || s != s) {
-        snprintf(out, cap, "-");
-        return;
-    }
-    long t = (long)(s + 0.5);
-    if (t < 60)
-        snprintf(out, cap, "%lds", t);
-    else if (t < 3600)
-        snprintf(out, cap, "%ldm%02lds", t / 60, t % 60);
-    else
-        snprintf(out, cap, "%ldh%02ldm", t / 3600, (t % 3600) / 60);
-}
-
 void fdc_fmt_bytes(char *out, size_t cap, double b)
 {
     static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -1,14 +1,11 @@
-/* format.h — small text formatters shared by the CLI's human-readable output. */
+/* format.h — small text formatters shared by the CLI's human-readable output (rates and
+ * times come from progress_bar.h, shared with fdwave-run). */
 #ifndef FDC_FORMAT_H
 #define FDC_FORMAT_H
 
 #include <stddef.h>
 #include <jansson.h>
 
-/* "123.4 Mpt/s" or "12.35 Gpt/s". */
-void fdc_fmt_rate(char *out, size_t cap, double mpts);
-/* "45s", "3m07s", "2h05m"; "-" when unknown (negative). */
-void fdc_fmt_eta(char *out, size_t cap, double seconds);
 /* "1.5 GiB" style. */
 void fdc_fmt_bytes(char *out, size_t cap, double bytes);
 /* A JSON value as short text: strings bare, null as "-", arrays/objects compact. */

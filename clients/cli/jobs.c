@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "format.h"
+#include "progress_bar.h"
 
 long fdc_parse_job_id(const char *s)
 {
@@ -287,9 +288,9 @@ int fdc_cmd_status(const fdc_client *c, const fdc_args *a)
     json_t *p = json_object_get(j, "progress");
     if (json_is_object(p)) {
         char rate[32], eta[32];
-        fdc_fmt_rate(rate, sizeof rate, json_number_value(json_object_get(p, "mpts")));
+        progress_fmt_rate(rate, sizeof rate, json_number_value(json_object_get(p, "mpts")));
         json_t *e = json_object_get(p, "eta_s");
-        fdc_fmt_eta(eta, sizeof eta, json_is_number(e) ? json_number_value(e) : -1);
+        progress_fmt_time(eta, sizeof eta, json_is_number(e) ? json_number_value(e) : -1);
         printf("  %-13s %.1f%% (step %lld/%lld, %s, ETA %s)\n", "progress:",
                json_number_value(json_object_get(p, "percent")),
                (long long)json_integer_value(json_object_get(p, "step")),

@@ -1,8 +1,10 @@
 /* main.c — the `fdwave` command-line client of fdwaved: parses global options (--url,
  * --token, --json; FDWAVE_URL / FDWAVE_TOKEN from the environment) and the command's own
- * options, then runs one command from commands.h. The process's exit status is the
+ * options with getopt_long (before or after the command), then runs one command from
+ * commands.h. The process's exit status is the
  * command's exit code (exit_codes.h), so scripts can tell failed, cancelled, bad request
  * and unreachable apart. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 
 #include "commands.h"
 #include "exit_codes.h"
+#include "option_refused.h"
 
 static const char usage_text[] =
     "usage: fdwave [--url URL] [--token TOKEN] [--json] COMMAND [ARGS]\n"
@@ -55,12 +58,6 @@ static const char usage_text[] =
     "  8  server error (HTTP 5xx or an answer that is not the API's)\n"
     "  9  a local file could not be read or written\n";
 
-/* Options that take a value, and where it goes. NULL slot: a global option. */
-typedef struct opt_spec {
-    const char *name;
-    int takes_value;
-} opt_spec;
-
 static int usage_error(const char *fmt, const char *arg)
 {
     fprintf(stderr, "fdwave: ");
@@ -69,74 +66,82 @@ static int usage_error(const char *fmt, const char *arg)
     return FDC_EXIT_USAGE;
 }
 
-/* Parses argv (options may come before or after the command). */
+enum {
+    OPT_URL = 256, OPT_TOKEN, OPT_JSON, OPT_WAIT, OPT_PRIORITY, OPT_IDEMPOTENCY_KEY, OPT_STATE,
+    OPT_LIMIT, OPT_SINCE, OPT_ALL, OPT_VERSION
+};
+
+/* The usage error for the option getopt_long refused (c: '?' or ':'). */
+static int bad_option(char **argv, int c)
+{
+    char name[128];
+    switch (option_refused(argv, c, name, sizeof name)) {
+    case OPTION_NEEDS_VALUE: return usage_error("option %s needs a value", name);
+    case OPTION_TAKES_NO_VALUE: return usage_error("option %s takes no value", name);
+    default: return usage_error("unknown option %s", name);
+    }
+}
+
+/* Parses argv: options may come before or after the command; the first other argument
+ * is the command, the rest its positional arguments ("-" included: stdin). */
 static int parse(int argc, char **argv, fdc_client *c, fdc_args *a, const char **cmd,
                  int *help, int *version)
 {
+    static const struct option longopts[] = {
+        {"url", required_argument, NULL, OPT_URL},
+        {"token", required_argument, NULL, OPT_TOKEN},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"wait", no_argument, NULL, OPT_WAIT},
+        {"priority", required_argument, NULL, OPT_PRIORITY},
+        {"idempotency-key", required_argument, NULL, OPT_IDEMPOTENCY_KEY},
+        {"state", required_argument, NULL, OPT_STATE},
+        {"limit", required_argument, NULL, OPT_LIMIT},
+        {"since", required_argument, NULL, OPT_SINCE},
+        {"out", required_argument, NULL, 'o'},
+        {"all", no_argument, NULL, OPT_ALL},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
     const char *url = getenv("FDWAVE_URL");
     c->token = getenv("FDWAVE_TOKEN");
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        const char *val = NULL;
-        if (s[0] == '-' && s[1] == '-' && s[2] != '\0') {
-            /* --name=value or --name value */
-            char name[64];
-            const char *eq = strchr(s, '=');
-            size_t nl = eq ? (size_t)(eq - s) : strlen(s);
-            if (nl >= sizeof name)
-                return usage_error("unknown option %s", s);
-            memcpy(name, s, nl);
-            name[nl] = '\0';
-            static const char *const flags[] = {"--json", "--wait", "--all", "--help",
-                                                "--version"};
-            static const char *const valued[] = {"--url", "--token", "--priority",
-                                                 "--idempotency-key", "--state", "--limit",
-                                                 "--since", "--out"};
-            int is_flag = 0, is_valued = 0;
-            for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++)
-                is_flag |= strcmp(name, flags[k]) == 0;
-            for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++)
-                is_valued |= strcmp(name, valued[k]) == 0;
-            if (!is_flag && !is_valued)
-                return usage_error("unknown option %s", name);
-            if (is_flag && eq)
-                return usage_error("option %s takes no value", name);
-            if (is_valued) {
-                if (eq)
-                    val = eq + 1;
-                else if (i + 1 < argc)
-                    val = argv[++i];
-                else
-                    return usage_error("option %s needs a value", name);
-            }
-            if (!strcmp(name, "--json")) c->json = 1;
-            else if (!strcmp(name, "--wait")) a->wait = 1;
-            else if (!strcmp(name, "--all")) a->all = 1;
-            else if (!strcmp(name, "--help")) *help = 1;
-            else if (!strcmp(name, "--version")) *version = 1;
-            else if (!strcmp(name, "--url")) url = val;
-            else if (!strcmp(name, "--token")) c->token = val;
-            else if (!strcmp(name, "--priority")) a->priority = val;
-            else if (!strcmp(name, "--idempotency-key")) a->idempotency_key = val;
-            else if (!strcmp(name, "--state")) a->state = val;
-            else if (!strcmp(name, "--limit")) a->limit = val;
-            else if (!strcmp(name, "--since")) a->since = val;
-            else if (!strcmp(name, "--out")) a->out_dir = val;
-        } else if (!strcmp(s, "-h")) {
-            *help = 1;
-        } else if (!strcmp(s, "-o")) {
-            if (i + 1 >= argc)
-                return usage_error("option %s needs a value", s);
-            a->out_dir = argv[++i];
-        } else if (s[0] == '-' && s[1] != '\0') {
-            return usage_error("unknown option %s", s);
-        } else if (!*cmd) {
-            *cmd = s;
-        } else if (a->npos < FDC_MAX_POS) {
-            a->pos[a->npos++] = s;
-        } else {
-            return usage_error("too many arguments (at %s)", s);
+    opterr = 0; /* our messages, not getopt's */
+    /* "-": arguments other than options come back in order, as option 1. */
+    int o;
+    while ((o = getopt_long(argc, argv, "-:ho:", longopts, NULL)) != -1) {
+        switch (o) {
+        case 1:
+            if (!*cmd)
+                *cmd = optarg;
+            else if (a->npos < FDC_MAX_POS)
+                a->pos[a->npos++] = optarg;
+            else
+                return usage_error("too many arguments (at %s)", optarg);
+            break;
+        case OPT_URL: url = optarg; break;
+        case OPT_TOKEN: c->token = optarg; break;
+        case OPT_JSON: c->json = 1; break;
+        case OPT_WAIT: a->wait = 1; break;
+        case OPT_PRIORITY: a->priority = optarg; break;
+        case OPT_IDEMPOTENCY_KEY: a->idempotency_key = optarg; break;
+        case OPT_STATE: a->state = optarg; break;
+        case OPT_LIMIT: a->limit = optarg; break;
+        case OPT_SINCE: a->since = optarg; break;
+        case 'o': a->out_dir = optarg; break;
+        case OPT_ALL: a->all = 1; break;
+        case 'h': *help = 1; break;
+        case OPT_VERSION: *version = 1; break;
+        default: /* '?' or ':' */
+            return bad_option(argv, o);
         }
+    }
+    for (int i = optind; i < argc; i++) { /* after "--" */
+        if (!*cmd)
+            *cmd = argv[i];
+        else if (a->npos < FDC_MAX_POS)
+            a->pos[a->npos++] = argv[i];
+        else
+            return usage_error("too many arguments (at %s)", argv[i]);
     }
     if (!url || !*url)
         url = "http://127.0.0.1:8080";

@@ -1,7 +1,7 @@
 /* watch.c — `fdwave watch ID` and the waiting part of `submit --wait`: follows a job's
- * Server-Sent Events stream, draws a progress bar on a terminal or prints one line per
- * event, and reconnects with Last-Event-ID when the connection drops, so no event is
- * shown twice or missed. */
+ * Server-Sent Events stream, draws a progress bar on a terminal (progress_bar.h, shared
+ * with fdwave-run) or prints one line per event, and reconnects with Last-Event-ID when
+ * the connection drops, so no event is shown twice or missed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "format.h"
+#include "progress_bar.h"
 #include "sse.h"
 
 typedef struct watch_state {
@@ -20,51 +21,26 @@ typedef struct watch_state {
     char end_state[32];
     int events_this_connection;
     long events_total;
-    char bar_line[256]; /* last bar drawn, redrawn after interleaved lines */
+    progress_bar pb;  /* a bar on a terminal, else plain progress lines */
 } watch_state;
 
-static void clear_bar(watch_state *w)
+/* A number of the event, or fallback when it is absent. */
+static double number_or(json_t *d, const char *key, double fallback)
 {
-    if (w->bar && w->bar_line[0])
-        fputs("\r\033[K", w->out);
-}
-
-static void redraw_bar(watch_state *w)
-{
-    if (w->bar && w->bar_line[0]) {
-        fputs(w->bar_line, w->out);
-        fflush(w->out);
-    }
+    json_t *v = json_object_get(d, key);
+    return json_is_number(v) ? json_number_value(v) : fallback;
 }
 
 static void show_progress(watch_state *w, json_t *d)
 {
-    double pct = json_number_value(json_object_get(d, "percent"));
-    long long step = json_integer_value(json_object_get(d, "step"));
-    long long nsteps = json_integer_value(json_object_get(d, "nsteps"));
-    json_t *e = json_object_get(d, "eta_s");
-    char rate[32], eta[32];
-    fdc_fmt_rate(rate, sizeof rate, json_number_value(json_object_get(d, "mpts")));
-    fdc_fmt_eta(eta, sizeof eta, json_is_number(e) ? json_number_value(e) : -1);
-    if (!w->bar) {
-        fprintf(w->out, "progress %5.1f%%  step %lld/%lld  %s  ETA %s\n", pct, step, nsteps,
-                rate, eta);
-        return;
-    }
-    enum { WIDTH = 30 };
-    int fill = (int)(pct / 100.0 * WIDTH + 0.5);
-    if (fill < 0)
-        fill = 0;
-    if (fill > WIDTH)
-        fill = WIDTH;
-    char bar[WIDTH + 1];
-    memset(bar, '#', (size_t)fill);
-    memset(bar + fill, '.', (size_t)(WIDTH - fill));
-    bar[WIDTH] = '\0';
-    clear_bar(w);
-    snprintf(w->bar_line, sizeof w->bar_line, "[%s] %5.1f%%  step %lld/%lld  %s  ETA %s", bar,
-             pct, step, nsteps, rate, eta);
-    redraw_bar(w);
+    const progress_report r = {
+        .percent = number_or(d, "percent", 0),
+        .step = (long)json_integer_value(json_object_get(d, "step")),
+        .nsteps = (long)json_integer_value(json_object_get(d, "nsteps")),
+        .mpts = number_or(d, "mpts", 0),
+        .elapsed_s = number_or(d, "elapsed_s", -1),
+        .eta_s = number_or(d, "eta_s", -1)};
+    progress_bar_show(&w->pb, &r);
 }
 
 /* One line of text for a non-progress event. */
@@ -103,9 +79,9 @@ static void show_line(watch_state *w, const char *type, json_t *d, const char *r
     } else {
         snprintf(line, sizeof line, "%s: %s", type, raw);
     }
-    clear_bar(w);
+    progress_bar_hide(&w->pb);
     fprintf(w->out, "%s\n", line);
-    redraw_bar(w);
+    progress_bar_redraw(&w->pb);
 }
 
 static int on_event(void *user, const char *id, const char *type, const char *data)
@@ -134,8 +110,7 @@ static int on_event(void *user, const char *id, const char *type, const char *da
             show_progress(w, d);
         else
             show_line(w, type, d, data);
-        if (!w->bar)
-            fflush(w->out);
+        fflush(w->out);
     }
     json_decref(d);
     return w->ended;
@@ -151,6 +126,8 @@ static size_t sink(void *user, const char *d, size_t n)
 int fdc_watch_job(const fdc_client *c, long id, FILE *out, int bar, int json, const char *since)
 {
     watch_state w = {.out = out, .bar = bar && !json, .json = json};
+    if (out)
+        progress_bar_init(&w.pb, out, w.bar);
     fdc_sse_init(&w.sse, on_event, &w);
     if (since)
         snprintf(w.sse.last_id, sizeof w.sse.last_id, "%s", since);
@@ -183,24 +160,21 @@ int fdc_watch_job(const fdc_client *c, long id, FILE *out, int bar, int json, co
         }
         failures = w.events_this_connection ? 1 : failures + 1;
         if (failures > 10) {
-            clear_bar(&w);
+            progress_bar_hide(&w.pb);
             fprintf(stderr, "cannot reach fdwaved at %s: event stream lost, gave up after "
                             "10 reconnects\n", c->url);
             rc = FDC_EXIT_UNREACHABLE;
             break;
         }
-        clear_bar(&w);
+        progress_bar_hide(&w.pb);
         fprintf(stderr, "connection lost; reconnecting (Last-Event-ID: %s)\n",
                 w.sse.last_id[0] ? w.sse.last_id : "none");
-        redraw_bar(&w);
+        progress_bar_redraw(&w.pb);
         fdc_sse_reset(&w.sse);
         sleep(failures < 5 ? (unsigned)failures : 5u);
     }
-    if (w.bar && w.bar_line[0] && out) {
-        clear_bar(&w);
-        fputs(w.bar_line, out);
-        fputc('\n', out);
-    }
+    if (out)
+        progress_bar_finish(&w.pb);
     int oom = w.sse.oom;
     fdc_sse_free(&w.sse);
     if (oom) {

@@ -140,6 +140,15 @@ START_TEST(usage_errors)
     fdt_run_free(&r);
     cli(&r, "list", "--bogus");
     ck_assert_int_eq(r.code, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "unknown option --bogus"));
+    fdt_run_free(&r);
+    cli(&r, "list", "--limit");
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "option --limit needs a value"));
+    fdt_run_free(&r);
+    cli(&r, "--json=yes", "list");
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_ptr_nonnull(strstr(r.err, "option --json takes no value"));
     fdt_run_free(&r);
     cli(&r, "status", "abc");
     ck_assert_int_eq(r.code, 2);
