@@ -2,7 +2,7 @@
  * daemon, through the same engine calls the daemon makes (fdw_spec_load, fdw_run).
  *
  *   fdwave-run job.json [--out DIR] [--backend auto|cpu|cuda] [--devices 0,1]
- *              [--threads N] [--quiet] [--json] [--mpi]
+ *              [--threads N] [--quiet] [--json] [--mpi] [--cuda-aware-mpi auto|on|off]
  *
  * Under mpirun (or with --mpi) every rank runs one slab of the job (docs/mpi.md): on the
  * CUDA backend with --backend cuda (or auto when every rank sees a GPU; a rank takes its
@@ -10,8 +10,9 @@
  * prints (including which GPU each rank uses) and writes the outputs, and every rank exits
  * with the same status.
  *
- * Progress goes to stderr: on a terminal one line redrawn in place (bar, percent,
- * step/nsteps, Mpoints/s, ETA); otherwise one plain line per progress report. SIGINT
+ * Options are read with getopt_long. Progress goes to stderr through progress_bar.h (the
+ * fdwave CLI's too): on a terminal one line redrawn in place (bar, percent, step/nsteps,
+ * Mpoints/s, ETA); otherwise one plain line per progress report. SIGINT
  * (or SIGTERM) cancels within a step; the outputs written so far stay. Exit status:
  * 0 done, 1 the run failed, 2 bad spec or usage, 130 cancelled (143 on SIGTERM). */
 #include "fdwave/comm.h"
@@ -19,8 +20,11 @@
 #ifdef FDW_HAVE_MPI
 #include "mpi_comm.h"
 #endif
+#include "option_refused.h"
+#include "progress_bar.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
@@ -40,9 +44,8 @@ static void on_stop_signal(int sig)
 
 /* State shared with the engine callbacks. */
 typedef struct run_ui {
-    int tty;          /* stderr is a terminal: redraw one progress line */
     int quiet;
-    int line_open;    /* a progress line is on screen without its newline */
+    progress_bar bar; /* on stderr; redrawn in place when it is a terminal */
 } run_ui;
 
 static void usage(FILE *to)
@@ -60,6 +63,10 @@ static void usage(FILE *to)
             "  -q, --quiet            no progress or snapshot lines (warnings still shown)\n"
             "      --json             print a JSON summary of the run on stdout\n"
             "      --mpi              run as one rank of an MPI job (automatic under mpirun)\n"
+            "      --cuda-aware-mpi WHEN  under MPI, GPU ranks hand GPU memory to MPI: auto\n"
+            "                         (when the MPI library is CUDA-aware; default), on\n"
+            "                         (insist: an error if it is not), off (stage the planes\n"
+            "                         through host memory)\n"
             "  -h, --help             this help\n"
             "  -V, --version          print the version\n"
             "\n"
@@ -68,53 +75,14 @@ static void usage(FILE *to)
             "manifest.json lists every file with its meaning, dimensions and units.\n");
 }
 
-/* Erase the in-place progress line before printing anything else on stderr. */
-static void end_progress_line(run_ui *ui)
-{
-    if (ui->line_open) {
-        fputs(ui->tty ? "\r\033[K" : "\n", stderr);
-        ui->line_open = 0;
-    }
-}
-
-static void format_duration(double s, char *buf, size_t len)
-{
-    if (!(s >= 0) || s > 359999 * 3600.0) {
-        snprintf(buf, len, "--:--");
-        return;
-    }
-    long t = (long)(s + 0.5);
-    if (t >= 3600)
-        snprintf(buf, len, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else
-        snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
-}
-
 static int on_progress(void *user, const fdw_progress *p)
 {
     run_ui *ui = user;
     if (!ui->quiet) {
-        char eta[32];
-        format_duration(p->eta_s, eta, sizeof eta);
-        if (ui->tty) {
-            enum { W = 28 };
-            int fill = (int)(p->percent / 100.0 * W + 0.5);
-            if (fill < 0)
-                fill = 0;
-            if (fill > W)
-                fill = W;
-            char bar[W + 1];
-            memset(bar, '#', (size_t)fill);
-            memset(bar + fill, '.', (size_t)(W - fill));
-            bar[W] = '\0';
-            fprintf(stderr, "\r\033[K[%s] %5.1f%%  step %ld/%ld  %.1f Mpts/s  ETA %s", bar,
-                    p->percent, p->step, p->nsteps, p->mpts, eta);
-            ui->line_open = 1;
-        } else {
-            fprintf(stderr, "progress %5.1f%% step %ld/%ld %.1f Mpts/s elapsed %.1f s eta %s\n",
-                    p->percent, p->step, p->nsteps, p->mpts, p->elapsed_s, eta);
-        }
-        fflush(stderr);
+        const progress_report r = {.percent = p->percent, .step = p->step, .nsteps = p->nsteps,
+                                   .mpts = p->mpts, .elapsed_s = p->elapsed_s,
+                                   .eta_s = p->eta_s};
+        progress_bar_show(&ui->bar, &r);
     }
     return stop_signal != 0;
 }
@@ -124,11 +92,12 @@ static void on_snapshot(void *user, const fdw_snapshot_info *s)
     run_ui *ui = user;
     if (ui->quiet)
         return;
-    end_progress_line(ui);
+    progress_bar_hide(&ui->bar);
     fprintf(stderr, "snapshot %d at step %ld (t = %.6g s):", s->index, s->step, s->time);
     for (int f = 0; f < s->nfiles; f++)
         fprintf(stderr, " %s", s->files[f]);
     fputc('\n', stderr);
+    progress_bar_redraw(&ui->bar);
     fflush(stderr);
 }
 
@@ -138,8 +107,9 @@ static void on_log(void *user, int level, const char *msg)
     if (level < FDW_LOG_INFO || (ui->quiet && level < FDW_LOG_WARN))
         return;
     static const char *const names[] = {"debug", "info", "warning", "error"};
-    end_progress_line(ui);
+    progress_bar_hide(&ui->bar);
     fprintf(stderr, "fdwave-run: %s: %s\n", names[level > 3 ? 3 : level], msg);
+    progress_bar_redraw(&ui->bar);
     fflush(stderr);
 }
 
@@ -236,6 +206,25 @@ static void print_error(const char *spec_path, const fdw_error *err)
         fprintf(stderr, "fdwave-run: %s: %s\n", spec_path, err->message);
 }
 
+/* Say what was wrong with the option getopt_long refused (c: '?' or ':'). */
+static int bad_option(char **argv, int c)
+{
+    char name[128];
+    switch (option_refused(argv, c, name, sizeof name)) {
+    case OPTION_NEEDS_VALUE:
+        fprintf(stderr, "fdwave-run: %s needs a value\n", name);
+        break;
+    case OPTION_TAKES_NO_VALUE:
+        fprintf(stderr, "fdwave-run: %s takes no value (see fdwave-run --help)\n", name);
+        break;
+    default:
+        fprintf(stderr, "fdwave-run: unknown option '%s' (see fdwave-run --help)\n", name);
+    }
+    return EXIT_USAGE;
+}
+
+enum { OPT_JSON = 256, OPT_MPI, OPT_CUDA_AWARE_MPI };
+
 int main(int argc, char **argv)
 {
     const char *spec_path = NULL, *out_dir = NULL;
@@ -243,90 +232,105 @@ int main(int argc, char **argv)
     memset(&ro, 0, sizeof ro);
     ro.backend = FDW_BACKEND_AUTO;
     int ids[64], nids = 0, json = 0, want_mpi = 0;
-    run_ui ui = {0, 0, 0};
+    int cuda_aware = 0; /* fdw_mpi_cuda_aware: 0 auto, 1 on, 2 off */
+    run_ui ui;
+    memset(&ui, 0, sizeof ui);
 
-    for (int a = 1; a < argc; a++) {
-        const char *arg = argv[a];
-        const char *val = NULL;
-        /* Options taking a value accept "--opt VALUE" and "--opt=VALUE". */
-        const char *const with_value[][2] = {{"--out", "-o"},
-                                             {"--backend", "-b"},
-                                             {"--devices", "-d"},
-                                             {"--threads", "-t"}};
-        int which = -1;
-        for (int q = 0; q < 4 && which < 0; q++) {
-            size_t ln = strlen(with_value[q][0]);
-            if (strcmp(arg, with_value[q][0]) == 0 || strcmp(arg, with_value[q][1]) == 0) {
-                if (a + 1 >= argc) {
-                    fprintf(stderr, "fdwave-run: %s needs a value\n", arg);
-                    return EXIT_USAGE;
-                }
-                val = argv[++a];
-                which = q;
-            } else if (strncmp(arg, with_value[q][0], ln) == 0 && arg[ln] == '=') {
-                val = arg + ln + 1;
-                which = q;
-            }
-        }
-        if (which == 0) {
-            if (!val[0]) {
+    static const struct option longopts[] = {
+        {"out", required_argument, NULL, 'o'},
+        {"backend", required_argument, NULL, 'b'},
+        {"devices", required_argument, NULL, 'd'},
+        {"threads", required_argument, NULL, 't'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"mpi", no_argument, NULL, OPT_MPI},
+        {"cuda-aware-mpi", required_argument, NULL, OPT_CUDA_AWARE_MPI},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    opterr = 0; /* our messages, not getopt's */
+    int c, bad = 0;
+    while (!bad && (c = getopt_long(argc, argv, ":o:b:d:t:qhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            if (!optarg[0]) {
                 fprintf(stderr, "fdwave-run: --out needs a directory\n");
-                return EXIT_USAGE;
+                bad = EXIT_USAGE;
             }
-            out_dir = val;
-        } else if (which == 1) {
-            if (strcmp(val, "auto") == 0)
+            out_dir = optarg;
+            break;
+        case 'b':
+            if (strcmp(optarg, "auto") == 0)
                 ro.backend = FDW_BACKEND_AUTO;
-            else if (strcmp(val, "cpu") == 0)
+            else if (strcmp(optarg, "cpu") == 0)
                 ro.backend = FDW_BACKEND_CPU;
-            else if (strcmp(val, "cuda") == 0)
+            else if (strcmp(optarg, "cuda") == 0)
                 ro.backend = FDW_BACKEND_CUDA;
             else {
                 fprintf(stderr, "fdwave-run: --backend must be auto, cpu or cuda, not '%s'\n",
-                        val);
-                return EXIT_USAGE;
+                        optarg);
+                bad = EXIT_USAGE;
             }
-        } else if (which == 2) {
-            nids = parse_devices(val, ids, 64);
+            break;
+        case 'd':
+            nids = parse_devices(optarg, ids, 64);
             if (nids <= 0) {
                 fprintf(stderr,
                         "fdwave-run: --devices takes a comma-separated list of device ids "
                         "(e.g. 0,1), not '%s'\n",
-                        val);
-                return EXIT_USAGE;
+                        optarg);
+                bad = EXIT_USAGE;
             }
-        } else if (which == 3) {
+            break;
+        case 't': {
             char *end;
             errno = 0;
-            long t = strtol(val, &end, 10);
-            if (end == val || *end || errno || t < 1 || t > 4096) {
+            long t = strtol(optarg, &end, 10);
+            if (end == optarg || *end || errno || t < 1 || t > 4096) {
                 fprintf(stderr, "fdwave-run: --threads takes a number from 1 to 4096, not '%s'\n",
-                        val);
-                return EXIT_USAGE;
+                        optarg);
+                bad = EXIT_USAGE;
             }
             ro.threads = (int)t;
-        } else if (strcmp(arg, "--quiet") == 0 || strcmp(arg, "-q") == 0) {
-            ui.quiet = 1;
-        } else if (strcmp(arg, "--json") == 0) {
-            json = 1;
-        } else if (strcmp(arg, "--mpi") == 0) {
-            want_mpi = 1;
-        } else if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            break;
+        }
+        case 'q': ui.quiet = 1; break;
+        case OPT_JSON: json = 1; break;
+        case OPT_MPI: want_mpi = 1; break;
+        case OPT_CUDA_AWARE_MPI:
+            if (strcmp(optarg, "auto") == 0)
+                cuda_aware = 0;
+            else if (strcmp(optarg, "on") == 0)
+                cuda_aware = 1;
+            else if (strcmp(optarg, "off") == 0)
+                cuda_aware = 2;
+            else {
+                fprintf(stderr, "fdwave-run: --cuda-aware-mpi must be auto, on or off, not '%s'\n",
+                        optarg);
+                bad = EXIT_USAGE;
+            }
+            break;
+        case 'h':
             usage(stdout);
             return 0;
-        } else if (strcmp(arg, "--version") == 0 || strcmp(arg, "-V") == 0) {
+        case 'V':
             printf("fdwave-run %s\n", FDW_VERSION);
             return 0;
-        } else if (arg[0] == '-' && arg[1] != '\0') {
-            fprintf(stderr, "fdwave-run: unknown option '%s' (see fdwave-run --help)\n", arg);
-            return EXIT_USAGE;
-        } else if (spec_path) {
-            fprintf(stderr, "fdwave-run: one job spec at a time ('%s' and '%s')\n", spec_path,
-                    arg);
-            return EXIT_USAGE;
-        } else {
-            spec_path = arg;
+        default: /* '?' or ':' */
+            bad = bad_option(argv, c);
+            break;
         }
+    }
+    if (bad)
+        return bad;
+    for (int a = optind; a < argc; a++) {
+        if (spec_path) {
+            fprintf(stderr, "fdwave-run: one job spec at a time ('%s' and '%s')\n", spec_path,
+                    argv[a]);
+            return EXIT_USAGE;
+        }
+        spec_path = argv[a];
     }
     if (!spec_path) {
         usage(stderr);
@@ -340,8 +344,13 @@ int main(int argc, char **argv)
 #ifdef FDW_HAVE_MPI
     if (want_mpi || fdw_mpi_launched()) {
         char msg[256];
-        if (fdw_mpi_init(&argc, &argv, &comm, msg, sizeof msg) != 0) {
-            fprintf(stderr, "fdwave-run: %s\n", msg);
+        const int init = fdw_mpi_init(&argc, &argv, (fdw_mpi_cuda_aware)cuda_aware, &comm,
+                                      msg, sizeof msg);
+        if (init != 0) {
+            if (comm.rank == 0) /* every rank fails alike; rank 0 says why */
+                fprintf(stderr, "fdwave-run: %s\n", msg);
+            if (init > 0) /* MPI is up: nobody leaves before rank 0 has said it */
+                fdw_mpi_finalize();
             return EXIT_RUN_FAILED;
         }
         mpi = 1;
@@ -353,6 +362,7 @@ int main(int argc, char **argv)
     }
 #else
     (void)mpi;
+    (void)cuda_aware;
     const char *np = getenv("OMPI_COMM_WORLD_SIZE");
     if (want_mpi || (np && atoi(np) > 1)) {
         fprintf(stderr, "fdwave-run: this fdwave-run was built without MPI support "
@@ -404,7 +414,8 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    ui.tty = isatty(STDERR_FILENO);
+    const int tty = isatty(STDERR_FILENO);
+    progress_bar_init(&ui.bar, stderr, tty);
     fdw_callbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.progress = on_progress;
@@ -412,7 +423,7 @@ int main(int argc, char **argv)
     cb.log = on_log;
     cb.cancelled = on_cancelled;
     cb.user = &ui;
-    cb.progress_interval_s = ui.tty ? 0.2 : 1.0;
+    cb.progress_interval_s = tty ? 0.2 : 1.0;
 
     if (!ui.quiet)
         fprintf(stderr, "fdwave-run: %s: %s job, %llu grid points, %ld steps, outputs in %s\n",
@@ -422,7 +433,7 @@ int main(int argc, char **argv)
     fdw_result res;
     memset(&res, 0, sizeof res);
     st = fdw_run(spec, &ro, &cb, &res, &err);
-    end_progress_line(&ui);
+    progress_bar_hide(&ui.bar);
 
     int code;
     const char *status;

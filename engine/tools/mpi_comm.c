@@ -148,13 +148,9 @@ int fdw_mpi_launched(void)
 }
 
 /* Whether the MPI library moves device (CUDA) buffers itself: compiled with CUDA support
- * (MPIX_CUDA_AWARE_SUPPORT) and, at run time, MPIX_Query_cuda_support() says so. The
- * environment variable FDW_MPI_CUDA_AWARE=0 turns it off (stage through host memory). */
-static int cuda_aware(void)
+ * (MPIX_CUDA_AWARE_SUPPORT) and, at run time, MPIX_Query_cuda_support() says so. */
+static int library_cuda_aware(void)
 {
-    const char *env = getenv("FDW_MPI_CUDA_AWARE");
-    if (env && strcmp(env, "0") == 0)
-        return 0;
 #if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
     return MPIX_Query_cuda_support() == 1;
 #else
@@ -176,7 +172,8 @@ static int host_local_rank(void)
     return local;
 }
 
-int fdw_mpi_init(int *argc, char ***argv, fdw_comm *comm, char *msg, size_t msglen)
+int fdw_mpi_init(int *argc, char ***argv, fdw_mpi_cuda_aware cuda_aware, fdw_comm *comm,
+                 char *msg, size_t msglen)
 {
     int provided = 0;
     memset(comm, 0, sizeof *comm);
@@ -191,7 +188,15 @@ int fdw_mpi_init(int *argc, char ***argv, fdw_comm *comm, char *msg, size_t msgl
         return -1;
     }
     comm->local_rank = host_local_rank();
-    comm->device_buffers = cuda_aware();
+    const int library = library_cuda_aware();
+    if (cuda_aware == FDW_MPI_CUDA_ON && !library) {
+        snprintf(msg, msglen,
+                 "--cuda-aware-mpi on: this MPI library is not CUDA-aware (it cannot send "
+                 "from GPU memory); use --cuda-aware-mpi auto or off to stage the planes "
+                 "through host memory");
+        return 1; /* MPI is up: the caller reports it, then fdw_mpi_finalize */
+    }
+    comm->device_buffers = cuda_aware != FDW_MPI_CUDA_OFF && library;
     comm->exchange_start = mpi_exchange_start;
     comm->exchange_finish = mpi_exchange_finish;
     comm->gather = mpi_gather;

@@ -4,8 +4,9 @@
  * with a CPML on every face; the stencil kind; the periodic derivative along z); a rank
  * count that splits a CPML z layer is refused; an error on one rank ends every rank
  * with the message printed once; --backend cuda and more ranks than slabs can hold are
- * refused clearly; Ctrl-C on mpirun cancels every rank and leaves a manifest saying
- * where it stopped.
+ * refused clearly; --cuda-aware-mpi off runs and on refuses a library that is not
+ * CUDA-aware; Ctrl-C on mpirun cancels every rank and leaves a manifest saying where it
+ * stopped.
  * Exits 77 (skipped) when mpirun or MPI support in fdwave-run is missing. */
 #include <check.h>
 #include <dirent.h>
@@ -68,13 +69,14 @@ static int run_logged(char *const argv[], const char *log, double sig_after, dou
     return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
 }
 
-/* mpirun -np N --oversubscribe fdwave-run SPEC --quiet --out OUT [extra] ; np 0: no mpirun. */
-static int run_job(int np, const char *spec, const char *out, const char *extra,
-                   const char *log, double sig_after)
+/* mpirun -np N --oversubscribe fdwave-run SPEC --quiet --out OUT [--backend BACKEND]
+ * [extra...] ; np 0: no mpirun. */
+static int run_job_with(int np, const char *spec, const char *out, const char *backend,
+                        const char *const *extra, const char *log, double sig_after)
 {
     char nps[16];
     snprintf(nps, sizeof nps, "%d", np);
-    char *argv[16];
+    char *argv[24];
     int a = 0;
     if (np > 0) {
         argv[a++] = (char *)MPIRUN;
@@ -87,12 +89,20 @@ static int run_job(int np, const char *spec, const char *out, const char *extra,
     argv[a++] = "--quiet";
     argv[a++] = "--out";
     argv[a++] = (char *)out;
-    if (extra) {
+    if (backend) {
         argv[a++] = "--backend";
-        argv[a++] = (char *)extra;
+        argv[a++] = (char *)backend;
     }
+    for (int i = 0; extra && extra[i] && a < 23; i++)
+        argv[a++] = (char *)extra[i];
     argv[a] = NULL;
     return run_logged(argv, log, sig_after, 50.0);
+}
+
+static int run_job(int np, const char *spec, const char *out, const char *backend,
+                   const char *log, double sig_after)
+{
+    return run_job_with(np, spec, out, backend, NULL, log, sig_after);
 }
 
 static char *read_all(const char *path, size_t *len)
@@ -363,6 +373,35 @@ START_TEST(cuda_backend_needs_gpus)
 }
 END_TEST
 
+/* --cuda-aware-mpi: "off" stages through host memory (a CPU run does not care); "on"
+ * insists on a CUDA-aware MPI library: with one (rc 0) it runs, with Debian's Open MPI,
+ * which is not, every rank stops at start with exit status 1 and rank 0 says why. */
+START_TEST(cuda_aware_mpi_flag)
+{
+    char spec[4096], log[4300], out[4300];
+    snprintf(spec, sizeof spec, "%s/stencil.json", SPEC_DIR);
+    snprintf(log, sizeof log, "%s/cuda-aware-off.log", work);
+    snprintf(out, sizeof out, "%s/cuda-aware-off", work);
+    const char *off[] = {"--cuda-aware-mpi", "off", NULL};
+    int rc = run_job_with(2, spec, out, NULL, off, log, 0);
+    ck_assert_msg(rc == 0, "--cuda-aware-mpi off: exit status %d (log %s)", rc, log);
+    snprintf(log, sizeof log, "%s/cuda-aware-on.log", work);
+    snprintf(out, sizeof out, "%s/cuda-aware-on", work);
+    const char *on[] = {"--cuda-aware-mpi=on", NULL};
+    rc = run_job_with(2, spec, out, NULL, on, log, 0);
+    size_t n;
+    char *text = read_all(log, &n);
+    ck_assert_ptr_nonnull(text);
+    if (rc != 0) {
+        ck_assert_msg(rc == 1, "exit status %d, expected 1; log:\n%s", rc, text);
+        ck_assert_msg(count_substr(text, "--cuda-aware-mpi on: this MPI library is not "
+                                         "CUDA-aware") == 1,
+                      "the refusal should be printed once, by rank 0:\n%s", text);
+    }
+    free(text);
+}
+END_TEST
+
 /* Ctrl-C on mpirun cancels every rank; rank 0 leaves a manifest with completed false. */
 START_TEST(sigint_cancels_all_ranks)
 {
@@ -423,6 +462,7 @@ int main(void)
     tcase_add_test(tc, error_on_one_rank_ends_all);
     tcase_add_test(tc, bad_spec_reported_once);
     tcase_add_test(tc, cuda_backend_needs_gpus);
+    tcase_add_test(tc, cuda_aware_mpi_flag);
     tcase_add_test(tc, too_many_ranks_refused);
     tcase_add_test(tc, sigint_cancels_all_ranks);
     suite_add_tcase(s, tc);

@@ -203,7 +203,7 @@ END_TEST
 START_TEST(usage_errors)
 {
     write_text(in_dir("tiny.json"), tiny_spec);
-    const char *cases[][4] = {
+    const char *cases[][5] = {
         {NULL},
         {"--frobnicate", "tiny.json", NULL},
         {"tiny.json", "--backend", "gpu", NULL},
@@ -211,10 +211,18 @@ START_TEST(usage_errors)
         {"tiny.json", "--threads", "0", NULL},
         {"tiny.json", "other.json", NULL},
         {"tiny.json", "--out", NULL},
+        {"tiny.json", "-o", NULL},
+        {"tiny.json", "--quiet=yes", NULL},
+        {"tiny.json", "-x", NULL},
+        {"tiny.json", "--cuda-aware-mpi", "maybe", NULL},
+        {"tiny.json", "--out=", NULL},
     };
     const char *expect[] = {"usage:", "unknown option '--frobnicate'", "--backend must be",
                             "--devices takes", "--threads takes", "one job spec at a time",
-                            "--out needs a value"};
+                            "--out needs a value", "-o needs a value",
+                            "--quiet takes no value", "unknown option '-x'",
+                            "--cuda-aware-mpi must be auto, on or off",
+                            "--out needs a directory"};
     for (size_t q = 0; q < sizeof cases / sizeof *cases; q++) {
         char *out, *err;
         ck_assert_int_eq(run(cases[q], &out, &err), 2);
@@ -287,7 +295,8 @@ END_TEST
 START_TEST(json_and_quiet)
 {
     write_text(in_dir("tiny.json"), tiny_spec);
-    const char *args[] = {"tiny.json", "--out", "elsewhere/run1", "--quiet", "--json", NULL};
+    /* options before the spec, short and long */
+    const char *args[] = {"--out", "elsewhere/run1", "-q", "--json", "tiny.json", NULL};
     char *out, *err;
     ck_assert_int_eq(run(args, &out, &err), 0);
     ck_assert_ptr_null(strstr(err, "progress"));
