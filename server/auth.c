@@ -154,30 +154,21 @@ static int token_remove(const char *name)
     return 0;
 }
 
-int auth_token_command(int argc, char **argv)
+int auth_token_command(int argc, char **argv, int admin)
 {
-    if (argc >= 1 && strcmp(argv[0], "list") == 0 && argc == 1)
+    if (argc == 1 && strcmp(argv[0], "list") == 0 && !admin)
         return token_list();
-    if (argc >= 2 && strcmp(argv[0], "add") == 0) {
-        int admin = 0;
-        const char *name = NULL;
-        for (int i = 1; i < argc; i++) {
-            if (strcmp(argv[i], "--admin") == 0)
-                admin = 1;
-            else if (!name)
-                name = argv[i];
-            else {
-                fprintf(stderr, "fdwaved token add: unexpected \"%s\"\n", argv[i]);
-                return 2;
-            }
-        }
-        if (!name) {
-            fprintf(stderr, "usage: fdwaved token add NAME [--admin]\n");
+    if (argc >= 1 && strcmp(argv[0], "add") == 0) {
+        if (argc != 2) {
+            if (argc > 2)
+                fprintf(stderr, "fdwaved token add: unexpected \"%s\"\n", argv[2]);
+            else
+                fprintf(stderr, "usage: fdwaved token add NAME [--admin]\n");
             return 2;
         }
-        return token_add(name, admin);
+        return token_add(argv[1], admin);
     }
-    if (argc == 2 && strcmp(argv[0], "remove") == 0)
+    if (argc == 2 && strcmp(argv[0], "remove") == 0 && !admin)
         return token_remove(argv[1]);
     fprintf(stderr, "usage: fdwaved token add NAME [--admin] | list | remove NAME "
                     "[--data DIR]\n");

@@ -18,9 +18,10 @@ int auth_check(const char *token, int loopback, identity *who);
 /* Number of tokens configured, or -1 on a database error. */
 int auth_token_count(void);
 
-/* `fdwaved token add|list|remove ...` with args after "token"; the database must be
- * open. Prints to stdout/stderr; returns the process exit status. */
-int auth_token_command(int argc, char **argv);
+/* `fdwaved token add|list|remove ...`: the words after "token" (flags already taken
+ * out by config_load) and whether --admin was given; the database must be open. Prints
+ * to stdout/stderr; returns the process exit status. */
+int auth_token_command(int argc, char **argv, int admin);
 
 /* True when name may own things: [A-Za-z0-9._@-]{1,64}. */
 int auth_valid_user_name(const char *name);

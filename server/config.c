@@ -1,12 +1,15 @@
 /* config.c — builds the daemon's settings from defaults < config file < environment <
  * flags. Every setting has one name used in all three places: flag "--max-body", env
  * "FDWAVE_MAX_BODY", config-file key "max-body" (or "max_body"). A list setting
- * (allow-dir) given by a higher-precedence source replaces the lower ones entirely. */
+ * (allow-dir) given by a higher-precedence source replaces the lower ones entirely.
+ * Flags are read with getopt_long from the table g_opts (the --help text comes from it
+ * too); the words that are not flags are handed back (`fdwaved token ...`). */
 #include "config.h"
 #include "log.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +56,7 @@ static const opt g_opts[] = {
     {"config", K_STR, "config file of \"key = value\" lines (keys are the flag names)"},
     {"help", K_FLAG, "print this help"},
     {"version", K_FLAG, "print the version"},
+    {"admin", K_FLAG, NULL}, /* `fdwaved token add NAME --admin` only; not in --help */
 };
 #define NOPTS (int)(sizeof g_opts / sizeof g_opts[0])
 
@@ -126,6 +130,8 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
     case K_FLAG:
         if (strcmp(name, "help") == 0)
             c->help = 1;
+        else if (strcmp(name, "admin") == 0)
+            c->admin = 1;
         else
             c->version = 1;
         return 0;
@@ -325,29 +331,104 @@ static const char *env_get(char **envp, const char *key)
     return NULL;
 }
 
+/* The flag that made getopt_long stop with '?' or ':' (as typed, without a value). */
+static void bad_flag(char **argv, int c, char *err, size_t errlen)
+{
+    const char *arg = argv[optind - 1];
+    char name[80];
+    if (strncmp(arg, "--", 2) == 0)
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+    else
+        snprintf(name, sizeof name, "%.60s", arg);
+    if (c == ':')
+        snprintf(err, errlen, "flag %s needs a value", name);
+    else if (optopt && strchr(arg, '='))
+        snprintf(err, errlen, "flag %s takes no value", name);
+    else
+        snprintf(err, errlen, "unknown flag %s (see --help)", name);
+}
+
+/* getopt_long's value for flag g_opts[i]: FLAG_VAL + i (1, '?' and ':' mean other things). */
+enum { FLAG_VAL = 256 };
+
+/* A flag as getopt_long found it, applied after the file and the environment. */
+typedef struct given_flag {
+    const opt *o;
+    const char *val;
+} given_flag;
+
+/* Read the flags in argv[first..argc) into given (in order) and the other words into
+ * c->args; *config gets the last --config. Returns the number of flags, or -1. */
+static int read_flags(fdwd_config *c, int argc, char **argv, int first, given_flag *given,
+                      const char **config, char *err, size_t errlen)
+{
+    static struct option longopts[NOPTS + 1];
+    for (int i = 0; i < NOPTS; i++)
+        longopts[i] = (struct option){g_opts[i].name,
+                                      g_opts[i].kind == K_FLAG ? no_argument : required_argument,
+                                      NULL, FLAG_VAL + i};
+    /* argv[first - 1] stands in for the program name; "-": words come back in order (as
+     * 1), so nothing is permuted; ":": a missing value is reported as ':'. */
+    int sub_argc = argc - first + 1;
+    char **sub_argv = argv + first - 1;
+    int n = 0, ch;
+    optind = 0; /* a fresh scan (config_load may run more than once) */
+    opterr = 0;
+    while ((ch = getopt_long(sub_argc, sub_argv, "-:", longopts, NULL)) != -1) {
+        if (ch == 1) {
+            if (c->nargs >= CFG_MAX_ARGS) {
+                snprintf(err, errlen, "too many arguments (at \"%.200s\")", optarg);
+                return -1;
+            }
+            c->args[c->nargs++] = optarg;
+        } else if (ch >= FLAG_VAL && ch < FLAG_VAL + NOPTS) {
+            const opt *o = &g_opts[ch - FLAG_VAL];
+            if (strcmp(o->name, "config") == 0)
+                *config = optarg;
+            given[n++] = (given_flag){o, optarg};
+        } else {
+            bad_flag(sub_argv, ch, err, errlen);
+            return -1;
+        }
+    }
+    for (int i = optind; i < sub_argc; i++) { /* the words after "--" */
+        if (c->nargs >= CFG_MAX_ARGS) {
+            snprintf(err, errlen, "too many arguments (at \"%.200s\")", sub_argv[i]);
+            return -1;
+        }
+        c->args[c->nargs++] = sub_argv[i];
+    }
+    return n;
+}
+
 int config_load(fdwd_config *c, int argc, char **argv, int first, char **envp, char *err,
                 size_t errlen)
 {
     defaults(c);
-    /* Which config file: flag, then environment. */
-    const char *cfgfile = env_get(envp, "FDWAVE_CONFIG");
-    for (int i = first; i < argc; i++) {
-        if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-            cfgfile = argv[i + 1];
-        else if (strncmp(argv[i], "--config=", 9) == 0)
-            cfgfile = argv[i] + 9;
+    given_flag *given = calloc((size_t)(argc > 0 ? argc : 1), sizeof *given);
+    if (!given) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
-    if (cfgfile && *cfgfile) {
+    /* Which config file: flag, then environment. */
+    const char *cfgfile = NULL;
+    int nflags = first >= 1 && first <= argc
+                     ? read_flags(c, argc, argv, first, given, &cfgfile, err, errlen)
+                     : 0;
+    int rc = nflags < 0 ? -1 : 0;
+    if (!rc && !cfgfile)
+        cfgfile = env_get(envp, "FDWAVE_CONFIG");
+    if (!rc && cfgfile && *cfgfile) {
         if (strlen(cfgfile) >= sizeof c->config_file) {
             snprintf(err, errlen, "config file path too long");
-            return -1;
+            rc = -1;
+        } else {
+            strcpy(c->config_file, cfgfile);
+            rc = load_file(c, cfgfile, err, errlen);
         }
-        strcpy(c->config_file, cfgfile);
-        if (load_file(c, cfgfile, err, errlen))
-            return -1;
     }
     int reset = 0;
-    for (int i = 0; i < NOPTS; i++) {
+    for (int i = 0; !rc && i < NOPTS; i++) {
         const opt *o = &g_opts[i];
         if (o->kind == K_FLAG || strcmp(o->name, "config") == 0)
             continue;
@@ -364,57 +445,22 @@ int config_load(fdwd_config *c, int argc, char **argv, int first, char **envp, c
             char *save = NULL;
             reset = 0;
             apply(c, o, "", src, &reset, err, errlen);
-            for (char *t = strtok_r(buf, ":", &save); t; t = strtok_r(NULL, ":", &save))
-                if (apply(c, o, t, src, &reset, err, errlen))
-                    return -1;
+            for (char *t = strtok_r(buf, ":", &save); t && !rc; t = strtok_r(NULL, ":", &save))
+                rc = apply(c, o, t, src, &reset, err, errlen);
             continue;
         }
-        if (apply(c, o, v, src, &reset, err, errlen))
-            return -1;
+        rc = apply(c, o, v, src, &reset, err, errlen);
     }
     reset = 0;
-    for (int i = first; i < argc; i++) {
-        const char *a = argv[i];
-        if (strncmp(a, "--", 2) != 0) {
-            snprintf(err, errlen, "unexpected argument \"%s\" (see --help)", a);
-            return -1;
-        }
-        char name[64];
-        const char *val = NULL;
-        const char *eq = strchr(a + 2, '=');
-        size_t nl = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-        if (nl >= sizeof name) {
-            snprintf(err, errlen, "unknown flag %s (see --help)", a);
-            return -1;
-        }
-        memcpy(name, a + 2, nl);
-        name[nl] = '\0';
-        const opt *o = find_opt(name);
-        if (!o || strchr(name, '_')) {
-            snprintf(err, errlen, "unknown flag --%s (see --help)", name);
-            return -1;
-        }
-        if (o->kind != K_FLAG) {
-            if (eq)
-                val = eq + 1;
-            else if (i + 1 < argc)
-                val = argv[++i];
-            else {
-                snprintf(err, errlen, "flag --%s needs a value", name);
-                return -1;
-            }
-        } else if (eq) {
-            snprintf(err, errlen, "flag --%s takes no value", name);
-            return -1;
-        }
-        if (strcmp(o->name, "config") == 0)
+    for (int i = 0; !rc && i < nflags; i++) {
+        if (strcmp(given[i].o->name, "config") == 0)
             continue;
         char src[80];
-        snprintf(src, sizeof src, "flag --%s:", o->name);
-        if (apply(c, o, val, src, &reset, err, errlen))
-            return -1;
+        snprintf(src, sizeof src, "flag --%s:", given[i].o->name);
+        rc = apply(c, given[i].o, given[i].val, src, &reset, err, errlen);
     }
-    return 0;
+    free(given);
+    return rc;
 }
 
 const char *config_usage(void)
@@ -431,6 +477,8 @@ const char *config_usage(void)
         "Flags (each also read from env FDWAVE_<FLAG> and from the --config file as\n"
         "\"flag = value\"; precedence: flags > environment > config file > defaults):\n");
     for (int i = 0; i < NOPTS && n < sizeof buf; i++) {
+        if (!g_opts[i].help)
+            continue;
         const char *arg = g_opts[i].kind == K_FLAG ? "" : " VALUE";
         n += (size_t)snprintf(buf + n, sizeof buf - n, "  --%s%s\n      %s\n", g_opts[i].name,
                               arg, g_opts[i].help);

@@ -9,6 +9,7 @@
 
 #define CFG_MAX_ALLOW_DIRS 16
 #define CFG_PATH 4096
+#define CFG_MAX_ARGS 16
 
 typedef struct fdwd_config {
     char listen_host[256];        /* --listen HOST:PORT */
@@ -32,11 +33,16 @@ typedef struct fdwd_config {
     int log_level;                /* --log-level */
     char config_file[CFG_PATH];   /* --config */
     int help, version;            /* --help, --version */
+    int admin;                    /* --admin (fdwaved token add only) */
+    int nargs;                    /* the words that are not flags, in order (pointers */
+    char *args[CFG_MAX_ARGS];     /* into argv): `token add NAME`; the daemon takes none */
 } fdwd_config;
 
 /* Fill cfg from defaults, the config file, envp (NULL-terminated "KEY=VALUE" strings,
- * may be NULL) and argv[first..argc). Unknown flags and bad values fail with a message
- * in err naming the flag and where it came from. Returns 0 or -1. */
+ * may be NULL) and the flags in argv[first..argc) (getopt_long: "--flag VALUE" or
+ * "--flag=VALUE", in any order with the other words, which go to cfg->args). Unknown
+ * flags and bad values fail with a message in err naming the flag and where it came
+ * from. Returns 0 or -1. */
 int config_load(fdwd_config *cfg, int argc, char **argv, int first, char **envp, char *err,
                 size_t errlen);
 

@@ -107,23 +107,12 @@ static int is_loopback(const char *host)
     return all;
 }
 
+/* `fdwaved token ...`: the settings' flags (--data, --config, ...) and --admin may stand
+ * anywhere among the command's words. */
 static int token_main(int argc, char **argv)
 {
-    /* Split: --data/--config/... go to the settings, the rest to the token command. */
-    char *cfg_args[64], *tok_args[64];
-    int ncfg = 0, ntok = 0;
-    cfg_args[ncfg++] = argv[0];
-    for (int i = 2; i < argc && ncfg < 63 && ntok < 63; i++) {
-        if (!strncmp(argv[i], "--", 2) && strcmp(argv[i], "--admin") != 0) {
-            cfg_args[ncfg++] = argv[i];
-            if (!strchr(argv[i], '=') && i + 1 < argc)
-                cfg_args[ncfg++] = argv[++i];
-        } else {
-            tok_args[ntok++] = argv[i];
-        }
-    }
     char err[1024];
-    if (config_load(&g_app.cfg, ncfg, cfg_args, 1, environ, err, sizeof err)) {
+    if (config_load(&g_app.cfg, argc, argv, 2, environ, err, sizeof err)) {
         fprintf(stderr, "fdwaved: %s\n", err);
         return 2;
     }
@@ -132,7 +121,7 @@ static int token_main(int argc, char **argv)
         fprintf(stderr, "fdwaved: %s\n", err);
         return 1;
     }
-    int rc = auth_token_command(ntok, tok_args);
+    int rc = auth_token_command(g_app.cfg.nargs, g_app.cfg.args, g_app.cfg.admin);
     db_close_all();
     return rc;
 }
@@ -154,6 +143,15 @@ int main(int argc, char **argv)
     if (app->cfg.version) {
         printf("fdwaved %s\n", FDW_VERSION);
         return 0;
+    }
+    if (app->cfg.nargs > 0) {
+        fprintf(stderr, "fdwaved: unexpected argument \"%s\" (see --help)\n",
+                app->cfg.args[0]);
+        return 2;
+    }
+    if (app->cfg.admin) {
+        fprintf(stderr, "fdwaved: --admin belongs to `fdwaved token add` (see --help)\n");
+        return 2;
     }
     log_set_level(app->cfg.log_level);
     app->started_ms = now_ms();

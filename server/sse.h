@@ -1,8 +1,9 @@
 /* sse.h — Server-Sent Event streams of a job's events (GET /v1/jobs/{id}/events).
  * A stream never holds an HTTP thread while it waits: when it has nothing to send it
  * suspends its connection, and sse_notify_jobs() (installed as the notifier, notify.h,
- * so it runs after each event commit) resumes the connections watching those jobs. A timer resumes idle streams every 15 s for a
- * keep-alive comment. sse_shutdown() ends every stream before the HTTP daemon stops. */
+ * so it runs after each event commit) resumes the connections watching those jobs. A
+ * timer resumes idle streams every 15 s for a keep-alive comment. sse_shutdown() ends
+ * every stream before the HTTP daemon stops. */
 #ifndef FDWD_SSE_H
 #define FDWD_SSE_H
 

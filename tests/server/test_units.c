@@ -1,6 +1,8 @@
 /* test_units.c — units of fdwaved tested directly: SHA-256 (nettle, through digest.h)
- * against the FIPS 180-4 known answers (including incremental feeding), and the settings' precedence
- * flags > environment > config file > defaults, with errors naming the bad setting. */
+ * against the FIPS 180-4 known answers (including incremental feeding), and the
+ * settings: precedence flags > environment > config file > defaults, errors naming the
+ * bad setting, and the flags read with getopt_long among other words (token commands).
+ */
 #include "config.h"
 #include "log.h"
 #include "digest.h"
@@ -143,6 +145,38 @@ START_TEST(config_errors)
     char *a7[] = {"fdwaved", "--cpu-job-sched", "realtime", NULL};
     ck_assert_int_eq(config_load(&c, 3, a7, 1, NULL, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "cpu-job-sched: expected idle|nice"));
+    char *a9[] = {"fdwaved", "--help=yes", NULL};
+    ck_assert_int_eq(config_load(&c, 2, a9, 1, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "flag --help takes no value"));
+    char *a10[] = {"fdwaved", "--max_body", "1M", NULL}; /* flags use dashes */
+    ck_assert_int_eq(config_load(&c, 3, a10, 1, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "unknown flag --max_body"));
+}
+END_TEST
+
+/* `fdwaved token add NAME --data DIR --admin`: the words that are not flags come back in
+ * order, wherever the flags stand; the same parse serves twice in a row. */
+START_TEST(config_words_and_flags)
+{
+    fdwd_config c;
+    char err[512];
+    char *a[] = {"fdwaved", "token", "--data", "/tmp/d", "add", "--admin", "alice", NULL};
+    for (int round = 0; round < 2; round++) {
+        ck_assert_int_eq(config_load(&c, 7, a, 2, NULL, err, sizeof err), 0);
+        ck_assert_str_eq(c.data_dir, "/tmp/d");
+        ck_assert_int_eq(c.admin, 1);
+        ck_assert_int_eq(c.nargs, 2);
+        ck_assert_str_eq(c.args[0], "add");
+        ck_assert_str_eq(c.args[1], "alice");
+    }
+    /* argv is left in order (nothing permuted) */
+    ck_assert_str_eq(a[4], "add");
+    char *b[] = {"fdwaved", "--workers=2", "stray", NULL};
+    ck_assert_int_eq(config_load(&c, 3, b, 1, NULL, err, sizeof err), 0);
+    ck_assert_int_eq(c.workers, 2);
+    ck_assert_int_eq(c.admin, 0);
+    ck_assert_int_eq(c.nargs, 1);
+    ck_assert_str_eq(c.args[0], "stray");
 }
 END_TEST
 
@@ -153,6 +187,7 @@ int main(void)
     tcase_add_test(tc, sha256_known_answers);
     tcase_add_test(tc, config_precedence);
     tcase_add_test(tc, config_errors);
+    tcase_add_test(tc, config_words_and_flags);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
