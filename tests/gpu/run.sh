@@ -69,6 +69,14 @@ if [ -d "$ROOT/.carry/debs" ]; then
   fi
 fi
 
+# Stage "compare" (only when named): an earlier tree carried in .carry/old is built in the
+# background meanwhile, and its kernels are timed against this tree's, interleaved.
+named() { printf '%s\n' "${STAGES[@]}" | grep -qx "$1"; }
+if named compare; then
+  bash "$ROOT/bench/compare_builds.sh" build "$ROOT/.carry/old" "$OUT" &
+  COMPARE_BUILD=$!
+fi
+
 BUILD=$ROOT/build-gpu
 say "build"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFDW_CUDA=ON \
@@ -155,6 +163,10 @@ if has bench; then
   say "benchmark ${BENCH_ARGS[*]}"
   (cd "$BUILD" && timeout ${BENCH_TIMEOUT:-560} ./bench/fdwave-bench --json "$OUT/bench.json" "${BENCH_ARGS[@]}") \
     2>&1 | tee "$OUT/bench.log" | tee -a "$LOG" | tail -80
+fi
+if named compare; then
+  say "compare: this tree's kernels against .carry/old's, interleaved"
+  wait "$COMPARE_BUILD" && bash "$ROOT/bench/compare_builds.sh" run "$ROOT/.carry/old" "$OUT" "${COMPARE_ROUNDS:-3}" 2>&1 | tee "$OUT/compare.log" | tee -a "$LOG"
 fi
 if has server; then
   say "server: fdwaved scheduling onto the GPU (tests/gpu/test_daemon_gpu.c)"
