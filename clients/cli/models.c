@@ -1,6 +1,7 @@
 /* models.c — `fdwave models upload FILE NAME` (streams a velocity model to the server,
- * which stores it under NAME for jobs to use as {"type":"model","name":NAME}) and
- * `fdwave models list`. */
+ * which checks it and stores it under NAME for jobs to use as
+ * {"type":"model","name":NAME}) and `fdwave models list`, each with what the server
+ * recorded of the file: samples, geometry, velocity range, SHA-256. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,31 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "format.h"
+
+/* "4096 values", "20x30x40" (the geometry a SEG-Y records) or "-" (not recorded yet). */
+static void fmt_dims(char *out, size_t cap, const json_t *m)
+{
+    const json_t *d = json_object_get(m, "dims");
+    const json_t *n = json_object_get(m, "nvalues");
+    if (json_array_size(d) == 3)
+        snprintf(out, cap, "%lldx%lldx%lld", (long long)json_integer_value(json_array_get(d, 0)),
+                 (long long)json_integer_value(json_array_get(d, 1)),
+                 (long long)json_integer_value(json_array_get(d, 2)));
+    else if (json_is_integer(n))
+        snprintf(out, cap, "%lld values", (long long)json_integer_value(n));
+    else
+        snprintf(out, cap, "-");
+}
+
+/* "1500-4500 m/s", or "-" when not recorded yet. */
+static void fmt_range(char *out, size_t cap, const json_t *m)
+{
+    const json_t *lo = json_object_get(m, "vmin"), *hi = json_object_get(m, "vmax");
+    if (json_is_number(lo) && json_is_number(hi))
+        snprintf(out, cap, "%.6g-%.6g m/s", json_number_value(lo), json_number_value(hi));
+    else
+        snprintf(out, cap, "-");
+}
 
 typedef struct buf_sink {
     char *p;
@@ -56,12 +82,14 @@ static int upload(const fdc_client *c, const char *file, const char *name)
         if (c->json && j) {
             fdc_print_json(j);
         } else if (j) {
-            char bytes[32];
+            char bytes[32], dims[64], range[64];
             fdc_fmt_bytes(bytes, sizeof bytes, json_number_value(json_object_get(j, "bytes")));
+            fmt_dims(dims, sizeof dims, j);
+            fmt_range(range, sizeof range, j);
             const char *sha = json_string_value(json_object_get(j, "sha256"));
             const char *fmt = json_string_value(json_object_get(j, "format"));
-            printf("model %s uploaded (%s, %s, sha256 %s)\n", name, bytes, fmt ? fmt : "?",
-                   sha ? sha : "?");
+            printf("model %s uploaded (%s, %s, %s, %s, sha256 %s)\n", name, bytes,
+                   fmt ? fmt : "?", dims, range, sha ? sha : "?");
         } else {
             fprintf(stderr, "error: unexpected answer from the server: %.200s\n",
                     b.p ? b.p : "");
@@ -84,20 +112,23 @@ static int list(const fdc_client *c)
         fdc_response_free(&r);
         return FDC_EXIT_OK;
     }
-    printf("%-32s %-8s %10s  %-12s %-20s  %s\n", "NAME", "FORMAT", "SIZE", "OWNER", "CREATED",
-           "SHA256");
+    printf("%-32s %-8s %10s  %-16s %-18s %-12s %-24s  %s\n", "NAME", "FORMAT", "SIZE", "DIMS",
+           "VELOCITY", "OWNER", "CREATED", "SHA256");
     size_t i;
     json_t *m;
     json_array_foreach(json_object_get(r.json, "models"), i, m)
     {
-        char name[160], fmt[32], size[32], owner[64], created[40], sha[80];
+        char name[160], fmt[32], size[32], dims[64], range[64], owner[64], created[40], sha[80];
         fdc_fmt_value(name, sizeof name, json_object_get(m, "name"));
         fdc_fmt_value(fmt, sizeof fmt, json_object_get(m, "format"));
         fdc_fmt_bytes(size, sizeof size, json_number_value(json_object_get(m, "bytes")));
         fdc_fmt_value(owner, sizeof owner, json_object_get(m, "owner"));
         fdc_fmt_value(created, sizeof created, json_object_get(m, "created_at"));
         fdc_fmt_value(sha, sizeof sha, json_object_get(m, "sha256"));
-        printf("%-32s %-8s %10s  %-12s %-20s  %s\n", name, fmt, size, owner, created, sha);
+        fmt_dims(dims, sizeof dims, m);
+        fmt_range(range, sizeof range, m);
+        printf("%-32s %-8s %10s  %-16s %-18s %-12s %-24s  %s\n", name, fmt, size, dims, range,
+               owner, created, sha);
     }
     fdc_response_free(&r);
     return FDC_EXIT_OK;

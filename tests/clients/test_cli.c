@@ -450,6 +450,8 @@ START_TEST(models_and_devices)
     cli(&r, "models", "list");
     ck_assert_int_eq(r.code, 0);
     ck_assert_ptr_nonnull(strstr(r.out, "two-layer.f32"));
+    ck_assert_ptr_nonnull(strstr(r.out, "32768 values")); /* what the server recorded */
+    ck_assert_ptr_nonnull(strstr(r.out, "1800-2400 m/s"));
     fdt_run_free(&r);
     cli(&r, "models", "upload", mpath, "..hidden.f32");
     ck_assert_int_eq(r.code, 4);
