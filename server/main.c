@@ -116,6 +116,8 @@ static int token_main(int argc, char **argv)
         fprintf(stderr, "fdwaved: %s\n", err);
         return 2;
     }
+    if (g_app.cfg.nargs == 0) /* just the usage: no data directory to create */
+        return auth_token_command(0, NULL, 0);
     log_set_level(LOG_WARN);
     if (open_data(&g_app, err, sizeof err)) {
         fprintf(stderr, "fdwaved: %s\n", err);
