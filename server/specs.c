@@ -3,18 +3,6 @@
 #include "app.h"
 #include "models.h"
 
-/* The count the engine checks "devices" against: this server's device count when its
- * devices are 0 .. n-1 (cpu:N, all GPUs), which is what the engine's check assumes.
- * A server on some of the GPUs (--devices gpu:2,3) has other ids: then 0, no check at
- * parse, and the scheduler fails a job that asks for devices it lacks, with the reason. */
-static int engine_device_limit(void)
-{
-    for (int i = 0; i < g_app.ndevices; i++)
-        if (g_app.devices[i].id != i)
-            return 0;
-    return g_app.ndevices;
-}
-
 fdw_status specs_parse(const identity *who, const char *body, size_t len, int normalised,
                        fdw_spec **out, fdw_error *err)
 {
@@ -24,7 +12,12 @@ fdw_status specs_parse(const identity *who, const char *body, size_t len, int no
     o.resolve_model = models_resolve;
     o.resolve_user = (void *)who;
     o.max_points = 0;
-    o.max_devices = engine_device_limit();
+    int ids[APP_MAX_DEVICES];
+    for (int i = 0; i < g_app.ndevices; i++)
+        ids[i] = g_app.devices[i].id;
+    o.max_devices = g_app.ndevices;
+    o.device_ids = ids;
+    o.ndevice_ids = g_app.ndevices;
     o.normalised = normalised;
     return fdw_spec_parse(body, len, &o, out, err);
 }

@@ -169,6 +169,37 @@ __attribute__((format(printf, 3, 4))) static int no_such_devices(spec_ctx *c,
     return -1;
 }
 
+/* How many devices the host has (0: unknown, no check), whether id is one of them, and
+ * their ids for a message ("0 to 3", "2, 3"). */
+static int available_devices(const fdw_parse_opts *o)
+{
+    return !o ? 0 : o->device_ids && o->ndevice_ids > 0 ? o->ndevice_ids : o->max_devices;
+}
+
+static int device_exists(const fdw_parse_opts *o, long long id)
+{
+    if (!o || available_devices(o) <= 0)
+        return 1;
+    if (!o->device_ids || o->ndevice_ids <= 0)
+        return id < o->max_devices;
+    for (int i = 0; i < o->ndevice_ids; i++)
+        if (o->device_ids[i] == id)
+            return 1;
+    return 0;
+}
+
+static void device_list(const fdw_parse_opts *o, char *out, size_t len)
+{
+    if (!o->device_ids || o->ndevice_ids <= 0) {
+        snprintf(out, len, "0 to %d", o->max_devices - 1);
+        return;
+    }
+    size_t at = 0;
+    out[0] = '\0';
+    for (int i = 0; i < o->ndevice_ids && at < len; i++)
+        at += (size_t)snprintf(out + at, len - at, "%s%d", i ? ", " : "", o->device_ids[i]);
+}
+
 static int parse_devices(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
@@ -208,10 +239,12 @@ static int parse_devices(spec_ctx *c, const json_t *root)
                 for (size_t j = 0; j < i; j++)
                     if (s->device_ids[j] == id)
                         return sp_fail(c, field, "device id %lld is listed twice", id);
-                if (c->opts && c->opts->max_devices > 0 && id >= c->opts->max_devices)
-                    return no_such_devices(c, field,
-                                           "there is no device %lld: the devices are 0 to %d",
-                                           id, c->opts->max_devices - 1);
+                if (!device_exists(c->opts, id)) {
+                    char list[256];
+                    device_list(c->opts, list, sizeof list);
+                    return no_such_devices(c, field, "there is no device %lld: the devices "
+                                           "are %s", id, list);
+                }
                 s->device_ids[i] = (int)id;
             }
             s->device_ids_given = 1;
@@ -228,10 +261,10 @@ static int parse_devices(spec_ctx *c, const json_t *root)
     if (count < 1 || count > FDW_MAX_DEVICES)
         return sp_fail(c, cfield, "%s is %lld but must be between 1 and %d", cfield, count,
                        FDW_MAX_DEVICES);
-    if (c->opts && c->opts->max_devices > 0 && count > c->opts->max_devices)
+    const int avail = available_devices(c->opts);
+    if (avail > 0 && count > avail)
         return no_such_devices(c, cfield, "%lld devices requested but only %d %s available",
-                               count, c->opts->max_devices,
-                               c->opts->max_devices == 1 ? "is" : "are");
+                               count, avail, avail == 1 ? "is" : "are");
     const int radius = s->radius;
     if (s->nz / count < radius)
         return sp_fail(c, cfield,

@@ -67,6 +67,10 @@ static void usage(FILE *to)
             "                         (when the MPI library is CUDA-aware; default), on\n"
             "                         (insist: an error if it is not), off (stage the planes\n"
             "                         through host memory)\n"
+            "      --cpu-portable     CPU backend: the portable acoustic kernel instead of\n"
+            "                         the AVX-512 one (bit-identical to the CUDA backend)\n"
+            "      --mpi-stats        CUDA under MPI: each rank prints its exchange figures\n"
+            "                         per step on stderr at the end\n"
             "  -h, --help             this help\n"
             "  -V, --version          print the version\n"
             "\n"
@@ -223,14 +227,17 @@ static int bad_option(char **argv, int c)
     return EXIT_USAGE;
 }
 
-enum { OPT_JSON = 256, OPT_MPI, OPT_CUDA_AWARE_MPI };
+enum { OPT_JSON = 256, OPT_MPI, OPT_CUDA_AWARE_MPI, OPT_CPU_PORTABLE, OPT_MPI_STATS };
 
 int main(int argc, char **argv)
 {
     const char *spec_path = NULL, *out_dir = NULL;
     fdw_run_opts ro;
+    fdw_tuning tuning;
     memset(&ro, 0, sizeof ro);
+    memset(&tuning, 0, sizeof tuning);
     ro.backend = FDW_BACKEND_AUTO;
+    ro.tuning = &tuning;
     int ids[64], nids = 0, json = 0, want_mpi = 0;
     int cuda_aware = 0; /* fdw_mpi_cuda_aware: 0 auto, 1 on, 2 off */
     run_ui ui;
@@ -245,6 +252,8 @@ int main(int argc, char **argv)
         {"json", no_argument, NULL, OPT_JSON},
         {"mpi", no_argument, NULL, OPT_MPI},
         {"cuda-aware-mpi", required_argument, NULL, OPT_CUDA_AWARE_MPI},
+        {"cpu-portable", no_argument, NULL, OPT_CPU_PORTABLE},
+        {"mpi-stats", no_argument, NULL, OPT_MPI_STATS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -298,6 +307,8 @@ int main(int argc, char **argv)
         case 'q': ui.quiet = 1; break;
         case OPT_JSON: json = 1; break;
         case OPT_MPI: want_mpi = 1; break;
+        case OPT_CPU_PORTABLE: tuning.cpu_portable = 1; break;
+        case OPT_MPI_STATS: tuning.mpi_stats = 1; break;
         case OPT_CUDA_AWARE_MPI:
             if (strcmp(optarg, "auto") == 0)
                 cuda_aware = 0;

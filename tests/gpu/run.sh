@@ -206,14 +206,14 @@ if printf '%s\n' "${STAGES[@]}" | grep -qx mpi; then
       # The CPU's portable kernel evaluates the GPU's operations in the GPU's order (the
       # default AVX-512 kernel fuses multiply-adds: within 1e-5, see test_gpu), so the two
       # backends must agree bit for bit.
-      FDW_CPU_KERNEL=portable timeout -k 5 120 "$run" "$ROOT/tests/mpi/$spec.json" --backend cpu \
+      timeout -k 5 120 "$run" "$ROOT/tests/mpi/$spec.json" --backend cpu --cpu-portable \
         --quiet --out "$o-cpu" >"$o-cpu.log" 2>&1
       verdict $? "$spec: one process, cpu backend (portable kernel)"
       python3 "$cmp" close "$o-gpu" "$o-cpu" 0
       verdict $? "$spec: cuda against the cpu backend's portable kernel, bit for bit"
       for np in 1 2 3; do
-        FDW_CUDA_MPI_STATS=1 timeout -k 5 120 mpirun -np $np --oversubscribe --allow-run-as-root "$run" \
-          "$ROOT/tests/mpi/$spec.json" --backend cuda --out "$o-np$np" >"$o-np$np.log" 2>&1
+        timeout -k 5 120 mpirun -np $np --oversubscribe --allow-run-as-root "$run" \
+          "$ROOT/tests/mpi/$spec.json" --backend cuda --mpi-stats --out "$o-np$np" >"$o-np$np.log" 2>&1
         verdict $? "$spec: mpirun -np $np fdwave-run --backend cuda"
         grep -E "backend cuda|slab [0-9]+: rank|cuda-mpi|error" "$o-np$np.log" | sed 's/^/    /'
         python3 "$cmp" exact "$o-np$np" "$o-gpu"
@@ -238,8 +238,8 @@ JSON
     timeout -k 5 120 "$run" "$MPIDIR/timing.json" --backend cuda --quiet --out "$MPIDIR/timing-one" >"$MPIDIR/timing-one.log" 2>&1
     verdict $? "timing: one process, one GPU: $(python3 "$cmp" steptime "$MPIDIR/timing-one" 2>/dev/null) ms per step"
     for np in 2 4; do
-      FDW_CUDA_MPI_STATS=1 timeout -k 5 150 mpirun -np $np --oversubscribe --allow-run-as-root "$run" \
-        "$MPIDIR/timing.json" --backend cuda --quiet --out "$MPIDIR/timing-np$np" >"$MPIDIR/timing-np$np.log" 2>&1
+      timeout -k 5 150 mpirun -np $np --oversubscribe --allow-run-as-root "$run" \
+        "$MPIDIR/timing.json" --backend cuda --mpi-stats --quiet --out "$MPIDIR/timing-np$np" >"$MPIDIR/timing-np$np.log" 2>&1
       verdict $? "timing: $np ranks on $((ngpu < np ? ngpu : np)) GPU(s): $(python3 "$cmp" steptime "$MPIDIR/timing-np$np" 2>/dev/null) ms per step"
       grep -E "cuda-mpi|error" "$MPIDIR/timing-np$np.log" | sed 's/^/    /'
       cmp -s "$MPIDIR/timing-np$np/gather.f32" "$MPIDIR/timing-one/gather.f32"

@@ -1349,6 +1349,19 @@ START_TEST(option_limits)
     s = parse_ok(text, &two);
     ck_assert(s->ndevices == 2 && s->device_ids[0] == 1 && s->device_ids_given);
     fdw_spec_free(s);
+    /* a host whose devices are GPUs 2 and 3 (a daemon given --devices gpu:2,3) */
+    const int ids23[2] = {2, 3};
+    fdw_parse_opts gpus23 = {.max_devices = 2, .device_ids = ids23, .ndevice_ids = 2};
+    expect_refused(text, &gpus23, FDW_ERR_DEVICE, "devices.ids[0]",
+                   "there is no device 1: the devices are 2, 3");
+    free(text);
+    text = patched(BASE, "devices", "{\"ids\": [3, 2]}");
+    s = parse_ok(text, &gpus23);
+    ck_assert(s->ndevices == 2 && s->device_ids[0] == 3 && s->plan.device_ids[1] == 2);
+    fdw_spec_free(s);
+    free(text);
+    text = patched(BASE, "devices", "3");
+    expect_refused(text, &gpus23, FDW_ERR_DEVICE, "devices", "only 2 are available");
     free(text);
 }
 END_TEST

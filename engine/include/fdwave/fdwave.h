@@ -53,12 +53,13 @@ typedef struct fdw_model_info {
      * 0 where it records none. */
     double dx, dy, dz;
     double vmin, vmax;         /* m/s, over every sample */
-    char sha256[65];           /* hex digest of the file's bytes */
+    char sha256[65];           /* hex digest of the file's bytes; filled by the caller
+                                  (the daemon hashes an upload as it arrives) */
 } fdw_model_info;
 
 /* Read a model file once: check that it is a readable file of format ("raw-f32", "segy",
- * "rsf") whose every sample is a positive finite velocity, and fill info (sha256
- * included). Errors name field (e.g. "model") and, for a bad sample, its index. */
+ * "rsf") whose every sample is a positive finite velocity, and fill info (all but sha256,
+ * left empty). Errors name field (e.g. "model") and, for a bad sample, its index. */
 fdw_status fdw_model_inspect(const char *path, const char *format, const char *field,
                              fdw_model_info *info, fdw_error *err);
 
@@ -79,9 +80,13 @@ typedef struct fdw_parse_opts {
     void *resolve_user;
     /* Largest grid accepted, in points (0: default 2^36). */
     uint64_t max_points;
-    /* Devices available to run on (0: do not check "devices"). A request for more, or for
-     * an id that does not exist, fails with FDW_ERR_DEVICE naming the devices field. */
+    /* Devices available to run on (0: do not check "devices"): their ids are 0 ..
+     * max_devices - 1, unless device_ids lists them (ndevice_ids of them; e.g. a daemon
+     * given GPUs 2 and 3). A request for more devices than there are, or for an id that is
+     * not one of them, fails with FDW_ERR_DEVICE naming the devices field. */
     int max_devices;
+    const int *device_ids;
+    int ndevice_ids;
     /* The JSON is a normalised spec this engine produced (fdw_spec_to_json), e.g. the
      * daemon's stored copy: the model facts recorded in it (velocity range) are used
      * instead of reading the model file again. Never set for text a user wrote. */
