@@ -20,8 +20,6 @@
 #include "run/distrib.h"
 #include "run/problem.h"
 
-typedef fdw_run_state run;
-
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -32,6 +30,8 @@ typedef fdw_run_state run;
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+typedef fdw_run_state run;
 
 void fdw_run_log(const run *r, int level, const char *fmt, ...)
 {
@@ -69,13 +69,29 @@ static fdw_status make_dirs(const char *dir, fdw_error *err)
     return FDW_OK;
 }
 
+/* The CUDA backend when this build has one and the spec's kind runs on it, else NULL. */
+static const fdw_backend *cuda_for_kind(const run *r)
+{
+    return r->spec->kind->cuda ? fdw_cuda_backend() : NULL;
+}
+
+/* Why --backend cuda cannot be had: no CUDA in this build, or none for this kind. */
+static fdw_status no_cuda(const run *r, fdw_error *err)
+{
+    if (!fdw_cuda_backend())
+        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL, "this build has no CUDA backend");
+    return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                    "the %s kind runs on the CPU backend only (no CUDA implementation)",
+                    r->spec->kind->name);
+}
+
 /* Distributed run: every rank on the same backend, CUDA when asked for (every rank must
  * see a GPU) or for auto when every rank sees one, else the CPU. Sets r->be. Collective:
  * every rank calls it at the same point. */
 static fdw_status distributed_backend(run *r, fdw_error *err)
 {
     const fdw_comm *c = r->comm;
-    const fdw_backend *cuda = fdw_cuda_backend();
+    const fdw_backend *cuda = cuda_for_kind(r);
     const int ngpu = cuda ? fdw_gpu_count() : 0;
     /* size - (lowest rank without a GPU), or 0 when every rank has one */
     int lacking = ngpu < 1 ? c->size - c->rank : 0;
@@ -88,7 +104,7 @@ static fdw_status distributed_backend(run *r, fdw_error *err)
     case FDW_BACKEND_CPU: break;
     case FDW_BACKEND_CUDA:
         if (!cuda)
-            return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL, "this build has no CUDA backend");
+            return no_cuda(r, err);
         if (lacking)
             return fdw_fail(err, FDW_ERR_DEVICE, NULL,
                             "--backend cuda: rank %d of the MPI run sees no GPU (each rank "
@@ -225,7 +241,7 @@ static fdw_status choose_backend(run *r, fdw_error *err)
         return FDW_OK;
     }
 
-    const fdw_backend *cuda = fdw_cuda_backend();
+    const fdw_backend *cuda = cuda_for_kind(r);
     const int ngpu = cuda ? fdw_gpu_count() : 0;
     int max_id = 0;
     for (int d = 0; d < ndev; d++)
@@ -235,7 +251,7 @@ static fdw_status choose_backend(run *r, fdw_error *err)
     case FDW_BACKEND_CPU: r->be = fdw_cpu_backend(); break;
     case FDW_BACKEND_CUDA:
         if (!cuda)
-            return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL, "this build has no CUDA backend");
+            return no_cuda(r, err);
         if (max_id >= ngpu)
             return fdw_fail(err, FDW_ERR_DEVICE, "devices",
                             "GPU %d requested but %d GPU%s found", max_id, ngpu,
