@@ -8,7 +8,8 @@
 #define FDW_KINDS(X) \
     X(acoustic)      \
     X(stencil)       \
-    X(derivative)
+    X(derivative)    \
+    X(ete)
 
 #define FDW_KIND_DECLARE(k) extern const fdw_kind_ops fdw_kind_##k;
 FDW_KINDS(FDW_KIND_DECLARE)

@@ -106,6 +106,15 @@ int sp_resolve_path(spec_ctx *c, const char *field, const char *path, int check_
  * form to c->norm ---- */
 int sp_parse_velocity(spec_ctx *c, const json_t *root);   /* spec_velocity.c */
 int sp_parse_time(spec_ctx *c, const json_t *root);       /* spec_time.c */
+/* The members of "time" without the finite-difference limit, for a kind that bounds dt by
+ * its own rule: nt, "dt" (number or "auto"), "safety" (default default_safety, only with
+ * auto), the normalised form's dt_auto/dt_max; sets s->nt, s->dt_auto, s->dt_safety and
+ * *dt_given (0 when auto). Adds nothing to c->norm: the kind writes "time" once dt is known. */
+int sp_parse_time_members(spec_ctx *c, const json_t *root, double default_safety,
+                          double *dt_given);
+/* x truncated (not rounded) to 4 significant digits, so a user who copies a printed limit
+ * ("largest stable dt") gets a value that keeps it (spec_time.c). */
+double sp_trunc4(double x);
 int sp_parse_sources(spec_ctx *c, const json_t *root);    /* spec_sources.c */
 int sp_parse_receivers(spec_ctx *c, const json_t *root);  /* spec_receivers.c */
 int sp_parse_boundary(spec_ctx *c, const json_t *root);   /* spec_boundary.c */

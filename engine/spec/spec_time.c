@@ -1,6 +1,7 @@
 /* spec_time.c — the "time" section of an acoustic spec: number of steps and the time step,
  * given or "auto" (a safety fraction of the stability limit). A dt above the limit is
- * rejected with a message giving the largest stable dt. */
+ * rejected with a message giving the largest stable dt. The members alone
+ * (sp_parse_time_members) serve kinds whose dt another rule bounds (ete). */
 #include "spec/spec_parse.h"
 
 #include <limits.h>
@@ -11,7 +12,7 @@
 
 /* x truncated (not rounded) to 4 significant digits, so a user who copies the printed
  * "largest stable dt" gets a dt that is indeed stable. */
-static double trunc4(double x)
+double sp_trunc4(double x)
 {
     if (!(x > 0))
         return x;
@@ -20,7 +21,8 @@ static double trunc4(double x)
     return t > x ? x : t;
 }
 
-int sp_parse_time(spec_ctx *c, const json_t *root)
+int sp_parse_time_members(spec_ctx *c, const json_t *root, double default_safety,
+                          double *dt_given)
 {
     static const char *const keys[] = {"nt", "dt", "safety", "dt_auto", "dt_max", NULL};
     fdw_spec *s = c->spec;
@@ -60,7 +62,7 @@ int sp_parse_time(spec_ctx *c, const json_t *root)
         return -1;
     if (flag)
         is_auto = 1;
-    s->dt_safety = SP_DEFAULT_SAFETY;
+    s->dt_safety = default_safety;
     if (json_object_get(t, "safety")) {
         if (!is_auto)
             return sp_fail(c, "time.safety",
@@ -72,11 +74,21 @@ int sp_parse_time(spec_ctx *c, const json_t *root)
                            "time.safety is %g but must be greater than 0 and at most 1",
                            s->dt_safety);
     }
+    s->dt_auto = is_auto;
+    *dt_given = is_auto ? 0.0 : dtval;
+    return 0;
+}
 
+int sp_parse_time(spec_ctx *c, const json_t *root)
+{
+    fdw_spec *s = c->spec;
+    double dtval = 0.0;
+    if (sp_parse_time_members(c, root, SP_DEFAULT_SAFETY, &dtval))
+        return -1;
+    const int is_auto = s->dt_auto;
     s->dt_max = fdw_dt_max(s->order, s->dx, s->dy, s->dz, s->vmax);
     if (!(s->dt_max > 0) || !isfinite(s->dt_max))
         return sp_fail(c, "time.dt", "cannot compute a stable dt for this grid and velocity");
-    s->dt_auto = is_auto;
     if (is_auto) {
         s->dt = s->dt_safety * s->dt_max;
     } else {
@@ -84,7 +96,8 @@ int sp_parse_time(spec_ctx *c, const json_t *root)
             return sp_fail(c, "time.dt",
                            "dt %g s is unstable for order %d with vmax %g m/s and spacing "
                            "(%g, %g, %g) m: largest stable dt is %.4g s",
-                           dtval, s->order, s->vmax, s->dx, s->dy, s->dz, trunc4(s->dt_max));
+                           dtval, s->order, s->vmax, s->dx, s->dy, s->dz,
+                           sp_trunc4(s->dt_max));
         s->dt = dtval;
     }
     json_t *norm = json_pack("{sIsf sbsf}", "nt", (json_int_t)s->nt, "dt", s->dt, "dt_auto",

@@ -1,0 +1,154 @@
+/* ete.c — the ETE kind (seed: Fang et al. 2015, after Liu et al. 2014): explicit time
+ * evolution p(t + dt) = 2 sum_j c_j(x) p(x + dx_j, t) - p(t - dt) with a 37-point stencil
+ * whose coefficients are fitted per velocity so that its symbol matches cos(v dt |k|)
+ * (ete_fit.h). Variable velocity, sources, receivers, sponge or no boundary, free surface,
+ * snapshots and gathers as the acoustic kind; CPML is refused at parse. Its spec is in
+ * ete_spec.c, its table in ete_table.c, its backends' hooks in cpu_ete.c and cuda_ete.c;
+ * its outputs are the gathers and the fit report (ete_fit.json and the manifest's result). */
+#include "kinds/ete/ete.h"
+#include "kinds/ete/cpu_ete.h"
+#include "kinds/ete/ete_spec.h"
+#include "kinds/kind.h"
+
+#include "core/error.h"
+#include "model/model_io.h"
+#include "output/atomic_file.h"
+#include "run/problem.h"
+#include "run/run_state.h"
+#include "spec/spec_parse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef FDW_HAVE_CUDA
+extern const struct fdw_cuda_ops fdw_ete_cuda;
+#endif
+
+static const char *const KEYS[] = {"velocity", "time", "sources", "receivers", "boundary",
+                                   "ete", NULL};
+
+/* p, p_prev (8 B/point) and the 2-byte bin index, ghost planes of the two fields and the
+ * index at each boundary between two devices' slabs, the receiver recordings, and the
+ * largest table (65,536 bins of 64 B) on every device. */
+static uint64_t ete_device_bytes(const fdw_spec *spec)
+{
+    const uint64_t table = (uint64_t)ETE_MAX_BINS * ETE_TABLE_STRIDE * sizeof(float);
+    return sp_wave_device_bytes(spec, 10, 3) + (uint64_t)spec->ndevices * table;
+}
+
+static void ete_free_problem(fdw_problem *prob)
+{
+    fdw_ete_data *d = (fdw_ete_data *)prob->kdata;
+    if (!d)
+        return;
+    free(d->table);
+    free((void *)d->idx);
+    free(d->bin_v);
+    free(d->bin_err);
+    free(d->bin_max);
+    free(d);
+    prob->kdata = NULL;
+}
+
+static void ete_shed(fdw_problem *prob)
+{
+    fdw_ete_data *d = (fdw_ete_data *)prob->kdata;
+    free((void *)d->idx);
+    d->idx = NULL;
+}
+
+static fdw_status ete_build(const fdw_spec *spec, fdw_problem *prob, fdw_error *err)
+{
+    fdw_ete_data *d = fdw_problem_alloc(1, sizeof *d, "the ETE operator table", err);
+    if (!d)
+        return FDW_ERR_NOMEM;
+    prob->kdata = d;
+    const size_t npts = (size_t)spec->nx * spec->ny * spec->nz;
+    float *v = fdw_problem_alloc(npts, sizeof(float), "the velocity model", err);
+    if (!v)
+        return FDW_ERR_NOMEM;
+    fdw_status st = fdw_model_load(spec, v, err);
+    if (st == FDW_OK)
+        st = fdw_ete_build_table(spec, v, npts, d, err);
+    free(v);
+    if (st == FDW_OK)
+        st = fdw_problem_wave(spec, prob, err);
+    return st;
+}
+
+static fdw_status ete_check(const fdw_problem *p, const fdw_plan *plan, fdw_error *err)
+{
+    (void)plan;
+    const fdw_ete_data *d = p->kdata;
+    if (!d || !d->table || d->nv < 1 || d->nv > ETE_MAX_BINS)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "ete problem without its operator table");
+    if (p->radius != 4)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "ete problem of radius %d (the 37-point "
+                        "stencil has radius 4)", p->radius);
+    return FDW_OK;
+}
+
+/* ete_fit.json: every bin's velocity, phase error and largest |S|. */
+static fdw_status write_report(const fdw_run_state *r, const fdw_ete_data *d, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    const fdw_ete_spec *k = spec->kspec;
+    char path[FDW_PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/ete_fit.json", r->opts->out_dir);
+    fdw_atomic_file af;
+    fdw_status st = fdw_atomic_open(&af, path, err);
+    if (st != FDW_OK)
+        return st;
+    fprintf(af.fp, "{\"dt\": %.17g, \"band\": {\"%s\": %.17g}, \"nodes\": %d, "
+            "\"binning_error\": %.6g, \"worst_phase_error\": %.6g, \"max_abs_symbol\": %.12g, "
+            "\"bins\": [", spec->dt, k->fmax > 0 ? "fmax" : "ppw",
+            k->fmax > 0 ? k->fmax : k->ppw, d->nodes, d->binning_error, d->worst_err,
+            d->worst_max);
+    for (int b = 0; b < d->nv; b++)
+        fprintf(af.fp, "%s\n {\"v\": %.9g, \"phase_error\": %.6g, \"max_abs_symbol\": %.12g}",
+                b ? "," : "", d->bin_v[b], d->bin_err[b], d->bin_max[b]);
+    fprintf(af.fp, "]}\n");
+    st = fdw_atomic_commit(&af, err);
+    if (st != FDW_OK)
+        return st;
+    const long dims[1] = {d->nv};
+    fdw_manifest_add(r->manifest, "ete_fit.json", "fit", "json",
+                     "ETE operator fit per velocity bin: v (m/s), worst relative phase-velocity "
+                     "error in the band, largest |S(k)| over the Nyquist cube", 1, dims, "", -1,
+                     -1.0);
+    return FDW_OK;
+}
+
+static fdw_status ete_finish(fdw_run_state *r, char *extra, size_t len, fdw_error *err)
+{
+    fdw_status st = fdw_run_write_gathers(r, extra, len, err);
+    const fdw_ete_data *d = r->prob.kdata;
+    if (st != FDW_OK || !r->root || !d)
+        return st;
+    st = write_report(r, d, err);
+    if (st == FDW_OK)
+        snprintf(extra, len, ", \"ete\": {\"bins\": %d, \"worst_phase_error\": %.4g, "
+                 "\"max_abs_symbol\": %.12g, \"binning_error\": %.3g, \"fit\": "
+                 "\"ete_fit.json\"}", d->nv, d->worst_err, d->worst_max, d->binning_error);
+    return st;
+}
+
+const fdw_kind_ops fdw_kind_ete = {
+    .name = "ete",
+    .keys = KEYS,
+    .fixed_order = 8,
+    .wave = 1,
+    .parse = fdw_ete_parse,
+    .warnings = fdw_ete_warnings,
+    .free_spec = fdw_ete_free_spec,
+    .build = ete_build,
+    .check = ete_check,
+    .free_problem = ete_free_problem,
+    .device_bytes = ete_device_bytes,
+    .shed = ete_shed,
+    .cpu = &fdw_ete_cpu,
+#ifdef FDW_HAVE_CUDA
+    .cuda = &fdw_ete_cuda,
+#endif
+    .finish = ete_finish,
+};

@@ -1,0 +1,68 @@
+/* ete.h — the ETE kind's data (seed: Fang et al. 2015): its spec members (fdw_spec.kspec),
+ * its problem data (fdw_problem.kdata) read by the CPU and CUDA hooks, and the update both
+ * backends compute, in one fixed order of operations so they agree bit for bit.
+ *
+ * Update (the seed's eq. 5, p+ = 2 sum_j c_j p_j - p-, written around the centre so the
+ * float weights of a constant field sum to zero): each point has a bin b = idx[point] and
+ * row w = table + b * ETE_TABLE_STRIDE, w = 2 c with w[0] = 2 (c0 - 1) (ete_fit.h's slots).
+ * With u = p(t), the neighbours u(dx, dy, dz) and p- = p(t - dt) (overwritten by p(t + dt)):
+ *     ax = w[1] (u(-1,0,0) + u(1,0,0));  ax = ax + w[m] (u(-m,0,0) + u(m,0,0)), m = 2..4
+ *     ay, az alike with w[4 + m], w[8 + m] along y and z
+ *     exy = w[13] ((u(-1,-1,0) + u(1,-1,0)) + (u(-1,1,0) + u(1,1,0)))
+ *     exz = w[14] ((u(-1,0,-1) + u(1,0,-1)) + (u(-1,0,1) + u(1,0,1)))
+ *     eyz = w[15] ((u(0,-1,-1) + u(0,1,-1)) + (u(0,-1,1) + u(0,1,1)))
+ *     L   = ((((w[0] u + ax) + ay) + az) + exy) + (exz + eyz)
+ *     p+  = (2u - p-) + L                              where q = 0
+ *     p+  = ((2u - (1 - q) p-) + L) / (1 + q)          where q != 0 (the sponge)
+ * with q = qx[i] + (qy[j] + qz[k]); every operation rounded (no fused multiply-add).
+ * A free surface holds global plane 0 at 0; the ghost planes above it mirror -p. */
+#ifndef FDW_ETE_H
+#define FDW_ETE_H
+
+#include "kinds/ete/ete_fit.h"
+#include "run/backend.h"
+
+#include <stdint.h>
+
+#define ETE_TABLE_STRIDE 16    /* floats per bin row (ETE_NCOEF) */
+#define ETE_MAX_BINS 65536     /* a bin index is 16 bits */
+
+/* Binning: without ete.nv, a model of at most ETE_MAX_BINS distinct velocities gets one bin
+ * per value (no binning error); otherwise log-spaced bins of relative width at most
+ * ETE_BIN_WIDTH (velocity error <= half of it), at most ETE_MAX_BINS of them. */
+#define ETE_BIN_WIDTH 5e-5
+
+typedef struct fdw_ete_spec {
+    int nv;                    /* ete.nv: bins asked for; 0 automatic */
+    double fmax;               /* band by frequency: |k| <= 2 pi fmax / v (Hz); or 0 */
+    double ppw;                /* band by points per wavelength: |k| <= 2 pi / (ppw h_max) */
+    double max_phase_error;    /* dt auto's target; 0: no worse than order-8 FD at dt / 5 */
+    double dt_fit_max;         /* largest dt a stable consistent operator exists for */
+    double phase_error;        /* worst phase error at the checked velocities, at dt */
+    double excess;             /* given dt: largest phase error minus its target */
+} fdw_ete_spec;
+
+/* The band of velocity v at time step dt: the phase limit of ete_band. */
+double fdw_ete_phimax(const fdw_spec *spec, double v, double dt);
+/* The fit problem of velocity v at time step dt. */
+void fdw_ete_band(const fdw_spec *spec, double v, double dt, ete_band *b);
+
+typedef struct fdw_ete_data {
+    int nv;                    /* bins */
+    float *table;              /* nv x ETE_TABLE_STRIDE weights (see above) */
+    const uint16_t *idx;       /* bin per point, nx*ny*nz, x fastest */
+    /* The fit report, per bin: velocity, worst phase error in its band, largest |S| over
+     * the Nyquist cube (a bin interpolated between two fitted nodes reports the convex
+     * bound of theirs); and over all bins. */
+    double *bin_v, *bin_err, *bin_max;
+    double worst_err, worst_max;
+    double binning_error;      /* largest |v - v_bin| / v over the model's points */
+    int nodes;                 /* operators fitted (the rest interpolated in v^2) */
+} fdw_ete_data;
+
+/* Fill d's bins, table and index from the velocity model v (npts values) for spec: sets
+ * every member. On failure d holds what was allocated for the caller to free. */
+fdw_status fdw_ete_build_table(const fdw_spec *spec, const float *v, size_t npts,
+                               fdw_ete_data *d, fdw_error *err);
+
+#endif

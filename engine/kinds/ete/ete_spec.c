@@ -1,0 +1,252 @@
+/* ete_spec.c — the ETE kind's spec: the wave sections the kinds share (velocity, time,
+ * boundary, sources, receivers) with the kind's own time-step rule, and its "ete" section
+ * (bins, band, accuracy target). dt is not bound by the finite-difference Courant limit:
+ * a dt is accepted when a stable consistent operator can be fitted at the model's largest
+ * velocity (ete_fit.h), and "auto" picks the largest dt whose fits at a few velocities of
+ * the model's range (its ends and three between, geometrically) meet the accuracy target:
+ * by default no worse than the order-8 acoustic scheme at a fifth of that dt over the same
+ * band, or ete.max_phase_error. The band defaults to |k| <= 2 pi fmax / v with fmax = 2.5
+ * times the largest Ricker f0 (the house's shortest-wavelength rule, spec_wave.c). */
+#include "kinds/ete/ete_spec.h"
+#include "kinds/ete/ete.h"
+#include "spec/spec_parse.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PI 3.14159265358979323846
+/* The band's edge may turn by at most this much phase per step (2.2 steps per period). */
+#define PHI_LIMIT (0.9 * PI)
+#define AUTO_SHRINK 0.85       /* dt auto's downward scan factor */
+#define AUTO_BISECT 9          /* then bisection steps (to 0.03 % of dt) */
+#define CHECK_VELOCITIES 5
+
+double fdw_ete_phimax(const fdw_spec *spec, double v, double dt)
+{
+    const fdw_ete_spec *k = spec->kspec;
+    if (k->fmax > 0)
+        return 2.0 * PI * k->fmax * dt;
+    const double hmax = fmax(spec->dx, fmax(spec->dy, spec->dz));
+    return v * dt * 2.0 * PI / (k->ppw * hmax);
+}
+
+void fdw_ete_band(const fdw_spec *spec, double v, double dt, ete_band *b)
+{
+    b->r[0] = v * dt / spec->dx;
+    b->r[1] = v * dt / spec->dy;
+    b->r[2] = v * dt / spec->dz;
+    b->phimax = fdw_ete_phimax(spec, v, dt);
+}
+
+/* The "ete" section. */
+static int parse_section(spec_ctx *c, const json_t *root, fdw_ete_spec *k)
+{
+    static const char *const keys[] = {"nv", "fmax", "ppw", "max_phase_error", "phase_error",
+                                       NULL};
+    json_t *o;
+    if (sp_object(c, root, "", "ete", 0, &o) || (o && sp_keys(c, o, "ete", keys)))
+        return -1;
+    long long nv = 0;
+    double ignored;
+    if (o && (sp_int(c, o, "ete", "nv", 0, 1, ETE_MAX_BINS, &nv) ||
+              sp_pos(c, o, "ete", "fmax", 0, &k->fmax) ||
+              sp_pos(c, o, "ete", "ppw", 0, &k->ppw) ||
+              sp_pos(c, o, "ete", "max_phase_error", 0, &k->max_phase_error) ||
+              sp_num(c, o, "ete", "phase_error", 0, &ignored)))
+        return -1;
+    k->nv = (int)nv;
+    if (k->fmax > 0 && k->ppw > 0)
+        return sp_fail(c, "ete.ppw", "give ete.fmax (Hz) or ete.ppw (points per wavelength) "
+                       "for the fitted band, not both");
+    if (k->ppw > 0 && k->ppw < 2.0)
+        return sp_fail(c, "ete.ppw", "ete.ppw is %g but a wave needs at least 2 points per "
+                       "wavelength", k->ppw);
+    if (k->max_phase_error >= 0.5)
+        return sp_fail(c, "ete.max_phase_error", "ete.max_phase_error is %g but must be below "
+                       "0.5 (a relative phase-velocity error)", k->max_phase_error);
+    if (!(k->fmax > 0) && !(k->ppw > 0)) {
+        if (!(c->f0max > 0))
+            return sp_fail(c, "ete.fmax", "ete.fmax (Hz) or ete.ppw is required: no source "
+                           "has a Ricker wavelet whose f0 would set the fitted band");
+        k->fmax = 2.5 * c->f0max;
+    }
+    return 0;
+}
+
+/* The velocities dt is checked at: the model's range, geometrically spaced. */
+static int check_velocities(const fdw_spec *s, double *v)
+{
+    if (!(s->vmax > s->vmin)) {
+        v[0] = s->vmax;
+        return 1;
+    }
+    for (int i = 0; i < CHECK_VELOCITIES; i++)
+        v[i] = s->vmin * pow(s->vmax / s->vmin, (double)i / (CHECK_VELOCITIES - 1));
+    return CHECK_VELOCITIES;
+}
+
+/* Fit at every check velocity for dt: *err the worst phase error, *excess the largest
+ * error minus its target. 0; 1 when some velocity has no stable fit; -1 on a failure
+ * (the error is set). */
+static int fits_at(spec_ctx *c, const fdw_ete_spec *k, double dt, double *err, double *excess)
+{
+    const fdw_spec *s = c->spec;
+    double v[CHECK_VELOCITIES];
+    const int n = check_velocities(s, v);
+    *err = 0.0;
+    *excess = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        ete_band b;
+        fdw_ete_band(s, v[i], dt, &b);
+        ete_op op;
+        ete_fit_status st = ete_fit(&b, &op);
+        if (st == ETE_FIT_UNSTABLE)
+            return 1;
+        if (st != ETE_FIT_OK)
+            return sp_fail(c, "time.dt", "the ETE operator fit failed at v = %g m/s, dt = %g s "
+                           "(%s)", v[i], dt, st == ETE_FIT_NOMEM ? "out of memory"
+                                                                 : "the LP solver stalled");
+        const double target =
+            k->max_phase_error > 0 ? k->max_phase_error : ete_fd8_phase_error(&b, 0.2);
+        *err = fmax(*err, op.phase_err);
+        *excess = fmax(*excess, op.phase_err - target);
+    }
+    return 0;
+}
+
+/* The largest dt with a stable fit at vmax, and the phase limit of the band. */
+static int fit_limit(spec_ctx *c, fdw_ete_spec *k, double *dt_phase)
+{
+    const fdw_spec *s = c->spec;
+    const double w[3] = {1.0 / s->dx, 1.0 / s->dy, 1.0 / s->dz};
+    const double smax = ete_stable_limit(w); /* v dt at the limit */
+    if (!(smax > 0))
+        return sp_fail(c, "time.dt", "cannot find a stable ETE operator for spacing (%g, %g, "
+                       "%g) m", s->dx, s->dy, s->dz);
+    *dt_phase = PHI_LIMIT / fdw_ete_phimax(s, s->vmax, 1.0);
+    k->dt_fit_max = fmin(smax / s->vmax, *dt_phase);
+    return 0;
+}
+
+/* dt auto's search: dt becomes *lo when its fits meet the target, else *hi. 0, or -1 on a
+ * failure. */
+static int narrow(spec_ctx *c, const fdw_ete_spec *k, double dt, double *lo, double *hi)
+{
+    double err, excess;
+    int rc = fits_at(c, k, dt, &err, &excess);
+    if (rc < 0)
+        return -1;
+    if (rc == 0 && excess <= 0)
+        *lo = dt;
+    else
+        *hi = dt;
+    return 0;
+}
+
+static int resolve_dt(spec_ctx *c, fdw_ete_spec *k, double dt_given)
+{
+    fdw_spec *s = c->spec;
+    double dt_phase = 0.0, err = 0.0, excess = 0.0;
+    if (fit_limit(c, k, &dt_phase))
+        return -1;
+    if (!s->dt_auto) {
+        if (dt_given > k->dt_fit_max) {
+            if (k->dt_fit_max == dt_phase)
+                return sp_fail(c, "time.dt", "dt %g s cannot be fitted: the band's edge (%s) "
+                               "would turn by more than 0.9 pi per step; the largest dt that "
+                               "can be fitted is %.4g s", dt_given,
+                               k->fmax > 0 ? "ete.fmax" : "ete.ppw at vmax",
+                               sp_trunc4(k->dt_fit_max));
+            return sp_fail(c, "time.dt", "dt %g s cannot be fitted by a stable ETE operator "
+                           "with vmax %g m/s and spacing (%g, %g, %g) m: the largest dt that "
+                           "can be fitted is %.4g s", dt_given, s->vmax, s->dx, s->dy, s->dz,
+                           sp_trunc4(k->dt_fit_max));
+        }
+        s->dt = dt_given;
+        int rc = fits_at(c, k, s->dt, &err, &excess);
+        if (rc > 0)
+            return sp_fail(c, "time.dt", "dt %g s cannot be fitted by a stable ETE operator "
+                           "at every velocity of the model; the largest dt that can be fitted "
+                           "is %.4g s", dt_given, sp_trunc4(k->dt_fit_max));
+        if (rc < 0)
+            return -1;
+        k->phase_error = err;
+        k->excess = excess;
+        return 0;
+    }
+    /* auto: scan down from the fit limit, then bisect */
+    double lo = 0.0, hi = k->dt_fit_max, d = hi;
+    for (int j = 0; j < 80 && lo == 0.0; j++, d *= AUTO_SHRINK)
+        if (narrow(c, k, d, &lo, &hi))
+            return -1;
+    if (lo == 0.0)
+        return sp_fail(c, k->max_phase_error > 0 ? "ete.max_phase_error" : "time.dt",
+                       "no time step meets the ETE accuracy target (%s) on this grid and band",
+                       k->max_phase_error > 0 ? "ete.max_phase_error"
+                                              : "order-8 FD at a fifth of dt");
+    for (int j = 0; j < AUTO_BISECT && hi > lo; j++)
+        if (narrow(c, k, 0.5 * (lo + hi), &lo, &hi))
+            return -1;
+    s->dt = s->dt_safety * lo;
+    if (fits_at(c, k, s->dt, &err, &excess) != 0)
+        return -1;
+    k->phase_error = err;
+    return 0;
+}
+
+int fdw_ete_parse(spec_ctx *c, const json_t *root)
+{
+    fdw_spec *s = c->spec;
+    fdw_ete_spec *k = calloc(1, sizeof *k);
+    if (!k)
+        return sp_fail(c, "", "out of memory parsing the spec");
+    s->kspec = k;
+    /* CPML is not defined for this kind: say so before the boundary's own checks. */
+    json_t *bo = json_object_get(root, "boundary");
+    json_t *bt = json_is_object(bo) ? json_object_get(bo, "type") : NULL;
+    if (json_is_string(bt) && strcmp(json_string_value(bt), "cpml") == 0)
+        return sp_fail(c, "boundary.type", "boundary.type \"cpml\" is not defined for kind "
+                       "\"ete\" (its auxiliary fields assume the finite-difference update): use "
+                       "\"sponge\" or \"none\"");
+    double dt_given = 0.0;
+    if (sp_parse_velocity(c, root) || sp_parse_time_members(c, root, 1.0, &dt_given) ||
+        sp_parse_boundary(c, root) || sp_parse_sources(c, root) || sp_finish_boundary(c) ||
+        sp_parse_receivers(c, root) || parse_section(c, root, k) ||
+        resolve_dt(c, k, dt_given))
+        return -1;
+    json_t *t = json_pack("{sIsf sbsf}", "nt", (json_int_t)s->nt, "dt", s->dt, "dt_auto",
+                          s->dt_auto, "dt_max", k->dt_fit_max);
+    if (s->dt_auto)
+        json_object_set_new(t, "safety", json_real(s->dt_safety));
+    json_object_set_new(c->norm, "time", t);
+    s->dt_max = k->dt_fit_max;
+    json_t *e = json_object();
+    if (k->nv > 0)
+        json_object_set_new(e, "nv", json_integer(k->nv));
+    json_object_set_new(e, k->fmax > 0 ? "fmax" : "ppw", json_real(k->fmax > 0 ? k->fmax
+                                                                               : k->ppw));
+    if (k->max_phase_error > 0)
+        json_object_set_new(e, "max_phase_error", json_real(k->max_phase_error));
+    json_object_set_new(e, "phase_error", json_real(k->phase_error));
+    json_object_set_new(c->norm, "ete", e);
+    return 0;
+}
+
+void fdw_ete_warnings(spec_ctx *c)
+{
+    sp_wave_warnings(c);
+    const fdw_spec *s = c->spec;
+    const fdw_ete_spec *k = s->kspec;
+    if (!s->dt_auto && k->excess > 0)
+        sp_warn(c, "ETE's worst phase error at dt %g s is %.3g, above its accuracy target "
+                "(%s): \"dt\": \"auto\" picks the largest dt that meets it",
+                s->dt, k->phase_error, k->max_phase_error > 0 ? "ete.max_phase_error"
+                                                              : "order-8 FD at a fifth of dt");
+}
+
+void fdw_ete_free_spec(fdw_spec *spec)
+{
+    free(spec->kspec);
+    spec->kspec = NULL;
+}
