@@ -7,6 +7,7 @@
 #include "config.h"
 #include "log.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -43,6 +44,29 @@ static const opt g_opts[] = {
     {"max-connections", K_INT, "simultaneous HTTP connections (default 1024)"},
     {"max-connections-per-ip", K_INT, "simultaneous connections from one address (default 512)"},
     {"connection-timeout", K_INT, "seconds an idle connection is kept (default 60)"},
+    {"head-timeout", K_INT, "seconds a client has to send a request's head (method, path, "
+                            "headers), and the grace before --body-min-rate applies (default 10)"},
+    {"body-min-rate", K_SIZE, "bytes per second a request body must average once it has run "
+                              "--head-timeout seconds; slower uploads are cut off (default 16K)"},
+    {"anonymous-connections", K_INT, "connections that have not shown a valid token (slow "
+                                     "or idle ones are closed first beyond it; default "
+                                     "max-connections / 8)"},
+    {"max-requests-per-client", K_INT, "requests in flight from one client address seen "
+                                       "through a trusted proxy (default 64)"},
+    {"trusted-proxy", K_LIST, "address of a reverse proxy whose X-Forwarded-For is believed "
+                              "(repeatable; per-address limits then apply to the client it "
+                              "names)"},
+    {"max-sources", K_INT, "sources one job may have (default 1000)"},
+    {"max-receivers", K_INT, "receivers one job may have after lines and planes are expanded "
+                             "(default 100000)"},
+    {"max-snapshots", K_INT, "snapshot files one job may write (default 10000)"},
+    {"max-record-bytes", K_SIZE, "bytes of receiver recordings (and wavelet samples) one job "
+                                 "may hold (default 4G)"},
+    {"max-points", K_SIZE, "grid points one job may have; K/M/G suffixes (default 64G)"},
+    {"validate-threads", K_INT, "job specs checked at once, off the HTTP threads (default 1)"},
+    {"validate-queue", K_INT, "submissions waiting to be checked; more get 503 (default 256)"},
+    {"upload-sweep", K_INT, "seconds between sweeps that remove partial model uploads no "
+                            "upload is writing, and their minimum age (default 600)"},
     {"http-threads", K_INT, "HTTP thread pool size (default: one per CPU core, 2 to 16)"},
     {"sse-keepalive", K_INT, "seconds between keep-alive comments on idle event streams (default 15)"},
     {"sse-wake-rate", K_INT, "event streams of one job resumed per second after the first 8 a new "
@@ -117,7 +141,8 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 }
 
 /* Apply one key = value from source src ("flag", "environment", "config file").
- * list_reset: allow-dir from a new source clears the earlier list first. */
+ * list_reset: a list (allow-dir, trusted-proxy) from a new source clears the earlier
+ * list first (one bit per list). */
 static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
                  int *list_reset, char *err, size_t errlen)
 {
@@ -167,6 +192,12 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
                 val);
         if (strcmp(name, "max-body") == 0)
             c->max_body = v;
+        else if (strcmp(name, "body-min-rate") == 0)
+            c->body_min_rate = v;
+        else if (strcmp(name, "max-record-bytes") == 0)
+            c->max_record_bytes = v;
+        else if (strcmp(name, "max-points") == 0)
+            c->max_points = v;
         else
             c->max_model_bytes = v;
         return 0;
@@ -179,8 +210,12 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
             hi = 256;
         if (strcmp(name, "sse-keepalive") == 0)
             hi = 3600;
-        if (strcmp(name, "sse-wake-rate") == 0)
+        if (strcmp(name, "sse-wake-rate") == 0 || strcmp(name, "anonymous-connections") == 0)
             lo = 0;
+        if (strcmp(name, "max-receivers") == 0)
+            hi = 10000000;
+        if (strcmp(name, "validate-threads") == 0)
+            hi = 64;
         if (parse_int(val, lo, hi, &v))
             BAD("%s %s: expected an integer %d..%d, got \"%s\"", src, name, lo, hi, val);
         if (strcmp(name, "workers") == 0) c->workers = v;
@@ -189,22 +224,44 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
         else if (strcmp(name, "connection-timeout") == 0) c->connection_timeout = v;
         else if (strcmp(name, "sse-keepalive") == 0) c->sse_keepalive = v;
         else if (strcmp(name, "sse-wake-rate") == 0) c->sse_wake_rate = v;
+        else if (strcmp(name, "head-timeout") == 0) c->head_timeout = v;
+        else if (strcmp(name, "anonymous-connections") == 0) c->anonymous_connections = v;
+        else if (strcmp(name, "max-requests-per-client") == 0) c->max_requests_per_client = v;
+        else if (strcmp(name, "max-sources") == 0) c->max_sources = v;
+        else if (strcmp(name, "max-receivers") == 0) c->max_receivers = v;
+        else if (strcmp(name, "max-snapshots") == 0) c->max_snapshots = v;
+        else if (strcmp(name, "validate-threads") == 0) c->validate_threads = v;
+        else if (strcmp(name, "validate-queue") == 0) c->validate_queue = v;
+        else if (strcmp(name, "upload-sweep") == 0) c->upload_sweep = v;
         else c->http_threads = v;
         return 0;
     }
-    case K_LIST:
-        if (!*list_reset) {
-            c->nallow = 0;
-            *list_reset = 1;
+    case K_LIST: {
+        const int proxy = strcmp(name, "trusted-proxy") == 0;
+        int *count = proxy ? &c->ntrusted : &c->nallow;
+        const size_t cap = proxy ? sizeof c->trusted_proxies[0] : CFG_PATH;
+        const int bit = proxy ? 2 : 1; /* each list is reset once per source */
+        if (!(*list_reset & bit)) {
+            *count = 0;
+            *list_reset |= bit;
         }
         if (!val || !*val)
             return 0;
-        if (c->nallow >= CFG_MAX_ALLOW_DIRS)
-            BAD("%s allow-dir: at most %d directories", src, CFG_MAX_ALLOW_DIRS);
-        if (strlen(val) >= CFG_PATH)
-            BAD("%s allow-dir: path too long", src);
-        strcpy(c->allow_dirs[c->nallow++], val);
+        if (*count >= CFG_MAX_ALLOW_DIRS)
+            BAD("%s %s: at most %d entries", src, name, CFG_MAX_ALLOW_DIRS);
+        if (strlen(val) >= cap)
+            BAD("%s %s: value too long", src, name);
+        if (proxy) {
+            unsigned char buf[16];
+            if (inet_pton(AF_INET, val, buf) != 1 && inet_pton(AF_INET6, val, buf) != 1)
+                BAD("%s trusted-proxy: expected an IPv4 or IPv6 address, got \"%.100s\"", src,
+                    val);
+            strcpy(c->trusted_proxies[(*count)++], val);
+        } else {
+            strcpy(c->allow_dirs[(*count)++], val);
+        }
         return 0;
+    }
     case K_STR: {
         char *dst;
         size_t cap;
@@ -242,6 +299,17 @@ static void defaults(fdwd_config *c)
     c->max_connections = 1024;
     c->max_connections_per_ip = 512;
     c->connection_timeout = 60;
+    c->head_timeout = 10;
+    c->body_min_rate = 16u << 10;
+    c->max_requests_per_client = 64;
+    c->max_sources = 1000;
+    c->max_receivers = 100000;
+    c->max_snapshots = 10000;
+    c->max_record_bytes = 4ull << 30;
+    c->max_points = 1ull << 36;
+    c->validate_threads = 1;
+    c->validate_queue = 256;
+    c->upload_sweep = 600;
     /* One thread per core: the HTTP threads never block (slow work is suspended or done
      * by other threads), and on the 2-core VM 4 threads gave POST p99 17.7-32 ms against
      * 16.5-19 ms with 2 (8 of 9 back-to-back pairs better, tests/bench/bench_http.sh). */

@@ -23,6 +23,25 @@ typedef struct fdwd_config {
     int max_connections;          /* --max-connections */
     int max_connections_per_ip;   /* --max-connections-per-ip */
     int connection_timeout;       /* --connection-timeout, seconds */
+    int head_timeout;             /* --head-timeout: seconds to send a request's head */
+    uint64_t body_min_rate;       /* --body-min-rate: bytes/s a body must keep up after
+                                     --head-timeout seconds of it */
+    int anonymous_connections;    /* --anonymous-connections: connections that have not
+                                     shown a valid token; 0: max-connections / 8 */
+    int max_requests_per_client;  /* --max-requests-per-client: requests in flight from
+                                     one client behind a trusted proxy */
+    int ntrusted;                 /* --trusted-proxy, repeatable: addresses whose
+                                     X-Forwarded-For is believed */
+    char trusted_proxies[CFG_MAX_ALLOW_DIRS][64];
+    int max_sources;              /* --max-sources: sources of one job */
+    int max_receivers;            /* --max-receivers: receivers of one job, expanded */
+    int max_snapshots;            /* --max-snapshots: snapshot files of one job */
+    uint64_t max_record_bytes;    /* --max-record-bytes: receiver recordings of one job */
+    uint64_t max_points;          /* --max-points: grid points of one job */
+    int validate_threads;         /* --validate-threads: specs checked at once */
+    int validate_queue;           /* --validate-queue: submissions waiting to be checked */
+    int upload_sweep;             /* --upload-sweep: seconds between sweeps of partial
+                                     uploads (and their minimum age) */
     int http_threads;             /* --http-threads, libmicrohttpd thread pool size */
     int sse_keepalive;            /* --sse-keepalive, seconds between keep-alive comments */
     int sse_wake_rate;            /* --sse-wake-rate, paced stream resumes per second; 0 off */

@@ -224,7 +224,8 @@ static enum MHD_Result first_call(request *r)
                                "the model is %llu bytes; the limit is %llu", clen,
                                (unsigned long long)g_app.cfg.max_model_bytes);
         model_error e;
-        r->upload = models_upload_begin(&r->who, r->name, &e);
+        r->upload = models_upload_begin(&r->who, r->name, http_query(r, "replace"),
+                                        http_query(r, "owner"), &e);
         if (!r->upload)
             return reply_error(r, (unsigned)e.status, e.code, e.field, "%s", e.message);
     }

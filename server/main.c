@@ -3,6 +3,7 @@
  * down in order (stop accepting, re-queue running jobs, store their events, end the
  * streams, stop HTTP) and it exits 0. `fdwaved token ...` manages API tokens. */
 #include "accept.h"
+#include "access.h"
 #include "app.h"
 #include "auth.h"
 #include "db.h"
@@ -10,6 +11,7 @@
 #include "http.h"
 #include "jobs.h"
 #include "log.h"
+#include "models.h"
 #include "notify.h"
 #include "scheduler.h"
 #include "sse.h"
@@ -159,7 +161,7 @@ int main(int argc, char **argv)
     app->started_ms = now_ms();
     app->loopback = is_loopback(app->cfg.listen_host);
     if (open_data(app, err, sizeof err) || setup_allowed(app, err, sizeof err) ||
-        app_init_devices(app, err, sizeof err)) {
+        access_check_allowed(err, sizeof err) || app_init_devices(app, err, sizeof err)) {
         log_error("%s", err);
         return 1;
     }
@@ -173,6 +175,9 @@ int main(int argc, char **argv)
     }
     if (ntokens == 0)
         log_warn("no API tokens: authentication is off (loopback only); everyone is \"local\"");
+    int swept = models_sweep_partial(0); /* no upload is in progress yet */
+    if (swept > 0)
+        log_info("removed %d partial model upload(s) left by an earlier run", swept);
     if (jobs_recover(MAX_ATTEMPTS)) {
         log_error("recovery of interrupted jobs failed");
         return 1;

@@ -5,13 +5,16 @@
  * under its real name. Facts of models stored before migration 002 are filled in on
  * their first use (models_resolve). */
 #include "models.h"
+#include "access.h"
 #include "app.h"
 #include "db.h"
 #include "log.h"
 #include "digest.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,13 +26,42 @@
 
 struct model_upload {
     identity who;
+    char owner[128];           /* who will own it: who, or the user an admin named */
+    int replace;               /* ?replace=true: an existing model may be replaced */
     char name[160];
     const char *format;
     char tmp[CFG_PATH + 64];
     int fd;
     uint64_t bytes;
     struct sha256_ctx sha;
+    struct model_upload *next; /* the live uploads (g_live), whose files the sweep keeps */
 };
+
+/* Uploads in progress, so the sweep of partial files spares theirs; and the one lock
+ * under which a finished upload is checked against the table, renamed into place and
+ * recorded, so two uploads of one name cannot interleave those steps. */
+static pthread_mutex_t g_live_lock = PTHREAD_MUTEX_INITIALIZER;
+static model_upload *g_live;
+static pthread_mutex_t g_commit_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void live_add(model_upload *u)
+{
+    pthread_mutex_lock(&g_live_lock);
+    u->next = g_live;
+    g_live = u;
+    pthread_mutex_unlock(&g_live_lock);
+}
+
+static void live_remove(model_upload *u)
+{
+    pthread_mutex_lock(&g_live_lock);
+    for (model_upload **p = &g_live; *p; p = &(*p)->next)
+        if (*p == u) {
+            *p = u->next;
+            break;
+        }
+    pthread_mutex_unlock(&g_live_lock);
+}
 
 /* One row of the models table; has_facts 0 when its facts are not recorded yet. */
 typedef struct model_row {
@@ -169,7 +201,28 @@ static void set_error(model_error *e, int status, const char *code, const char *
     va_end(ap);
 }
 
-model_upload *models_upload_begin(const identity *who, const char *name, model_error *e)
+/* Whether an existing model (owner) may be replaced by who: the owner or an admin, and
+ * only when the upload asked to replace. Fills e when not. */
+static int may_replace(const identity *who, const char *name, const char *owner, int replace,
+                       model_error *e)
+{
+    if (!access_model_readable(who, owner)) {
+        set_error(e, 409, "conflict", "name",
+                  "a model named \"%s\" already belongs to another user", name);
+        return 0;
+    }
+    if (!replace) {
+        set_error(e, 409, "conflict", "name",
+                  "model \"%s\" exists; upload with ?replace=true to replace its content "
+                  "(its owner stays %s)",
+                  name, owner);
+        return 0;
+    }
+    return 1;
+}
+
+model_upload *models_upload_begin(const identity *who, const char *name, const char *replace,
+                                  const char *owner, model_error *e)
 {
     const char *why = NULL;
     const char *fmt = models_format_of(name, &why);
@@ -177,14 +230,35 @@ model_upload *models_upload_begin(const identity *who, const char *name, model_e
         set_error(e, 400, "bad_request", "name", "%s", why);
         return NULL;
     }
-    char owner[128];
-    if (model_owner(name, owner, sizeof owner)) {
+    int rep = 0;
+    if (replace) {
+        if (!strcmp(replace, "true") || !strcmp(replace, "1"))
+            rep = 1;
+        else if (strcmp(replace, "false") != 0 && strcmp(replace, "0") != 0) {
+            set_error(e, 400, "bad_request", "replace", "replace must be true or false");
+            return NULL;
+        }
+    }
+    if (owner && !who->admin) {
+        set_error(e, 403, "forbidden", "owner",
+                  "only an admin may upload a model for another user");
+        return NULL;
+    }
+    if (owner && !auth_valid_user_name(owner)) {
+        set_error(e, 400, "bad_request", "owner", "owner must be 1 to 64 of A-Z a-z 0-9 . _ @ -");
+        return NULL;
+    }
+    char current[128];
+    if (model_owner(name, current, sizeof current)) {
         set_error(e, 500, "internal", NULL, "database error");
         return NULL;
     }
-    if (owner[0] && strcmp(owner, who->user) != 0 && !who->admin) {
-        set_error(e, 409, "conflict", NULL,
-                  "a model named \"%s\" already belongs to another user", name);
+    /* Checked now so a refused upload is not read; checked again, atomically, at the end. */
+    if (current[0] && !may_replace(who, name, current, rep, e))
+        return NULL;
+    if (current[0] && owner && strcmp(owner, current) != 0) {
+        set_error(e, 409, "conflict", "owner",
+                  "model \"%s\" belongs to %s; a replacement keeps its owner", name, current);
         return NULL;
     }
     model_upload *u = calloc(1, sizeof *u);
@@ -193,19 +267,23 @@ model_upload *models_upload_begin(const identity *who, const char *name, model_e
         return NULL;
     }
     u->who = *who;
+    snprintf(u->owner, sizeof u->owner, "%s", owner ? owner : who->user);
+    u->replace = rep;
     snprintf(u->name, sizeof u->name, "%s", name);
     u->format = fmt;
     unsigned long long r = 0;
     if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
         r = (unsigned long long)now_ms() ^ (unsigned long long)getpid();
-    snprintf(u->tmp, sizeof u->tmp, "%s/.upload-%016llx", g_app.models_dir, r);
+    snprintf(u->tmp, sizeof u->tmp, "%s/" MODELS_PARTIAL_PREFIX "%016llx", g_app.models_dir, r);
     u->fd = open(u->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
     if (u->fd < 0) {
-        set_error(e, 500, "internal", NULL, "cannot create %s: %s", u->tmp, strerror(errno));
+        set_error(e, 500, "internal", NULL, "cannot create a temporary file for the upload: %s",
+                  strerror(errno));
         free(u);
         return NULL;
     }
     sha256_init(&u->sha);
+    live_add(u);
     return u;
 }
 
@@ -233,10 +311,46 @@ void models_upload_abort(model_upload *u)
 {
     if (!u)
         return;
+    live_remove(u);
     if (u->fd >= 0)
         close(u->fd);
     unlink(u->tmp);
     free(u);
+}
+
+int models_sweep_partial(int64_t min_age_ms)
+{
+    DIR *d = opendir(g_app.models_dir);
+    if (!d)
+        return 0;
+    const size_t plen = strlen(MODELS_PARTIAL_PREFIX);
+    int removed = 0;
+    int64_t now = now_ms();
+    struct dirent *ent;
+    pthread_mutex_lock(&g_live_lock); /* no upload starts or ends while its file is judged */
+    while ((ent = readdir(d))) {
+        if (strncmp(ent->d_name, MODELS_PARTIAL_PREFIX, plen) != 0)
+            continue;
+        char p[CFG_PATH + 300];
+        snprintf(p, sizeof p, "%s/%s", g_app.models_dir, ent->d_name);
+        int live = 0;
+        for (model_upload *u = g_live; u && !live; u = u->next)
+            live = strcmp(u->tmp, p) == 0;
+        struct stat st;
+        if (live || lstat(p, &st) != 0)
+            continue;
+        int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+        if (now - mtime < min_age_ms)
+            continue;
+        if (unlink(p) == 0) {
+            removed++;
+            log_info("removed the partial upload %s (%lld bytes)", ent->d_name,
+                     (long long)st.st_size);
+        }
+    }
+    pthread_mutex_unlock(&g_live_lock);
+    closedir(d);
+    return removed;
 }
 
 /* msg with every mention of the temporary file replaced by the model's name, so an
@@ -258,16 +372,9 @@ static void name_the_model(char *msg, size_t cap, const char *tmp, const char *n
     snprintf(msg, cap, "%s", out);
 }
 
-/* Insert or replace the row of a model and its facts. */
-static int record_model(const model_row *m)
+/* Bind the columns of m (MODEL_COLS order) to st. */
+static void bind_row(sqlite3_stmt *st, const model_row *m)
 {
-    sqlite3 *c = db();
-    sqlite3_stmt *st =
-        c ? db_stmt(c, "INSERT OR REPLACE INTO models (" MODEL_COLS ") VALUES (?1, ?2, ?3, ?4, "
-                       "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")
-          : NULL;
-    if (!st)
-        return -1;
     const fdw_model_info *f = &m->info;
     sqlite3_bind_text(st, 1, m->name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, m->owner, -1, SQLITE_STATIC);
@@ -284,9 +391,95 @@ static int record_model(const model_row *m)
     sqlite3_bind_double(st, 13, f->dz);
     sqlite3_bind_double(st, 14, f->vmin);
     sqlite3_bind_double(st, 15, f->vmax);
-    int ok = sqlite3_step(st) == SQLITE_DONE;
+}
+
+/* The row of a model, conditionally: a new name is inserted only if no row exists; a
+ * replacement updates the row only while it still belongs to owner (m->owner), who stays
+ * the owner. Returns 1 when the row was written, 0 when the condition failed, -1 on a
+ * database error. */
+static int record_model(sqlite3 *c, const model_row *m, int replacing)
+{
+    sqlite3_stmt *st =
+        replacing
+            ? db_stmt(c, "UPDATE models SET format = ?3, bytes = ?4, sha256 = ?5, "
+                         "created_at = ?6, nvalues = ?7, nx = ?8, ny = ?9, nz = ?10, dx = ?11, "
+                         "dy = ?12, dz = ?13, vmin = ?14, vmax = ?15 "
+                         "WHERE name = ?1 AND owner = ?2")
+            : db_stmt(c, "INSERT INTO models (" MODEL_COLS ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+                         "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) ON CONFLICT(name) DO "
+                         "NOTHING");
+    if (!st)
+        return -1;
+    bind_row(st, m);
+    int rc = sqlite3_step(st);
     db_stmt_done(st);
-    return ok ? 0 : -1;
+    if (rc != SQLITE_DONE)
+        return -1;
+    return sqlite3_changes(c) == 1 ? 1 : 0;
+}
+
+/* The end of an upload, atomically against other uploads of the name: the table is read
+ * again, the upload's right to create or replace decided, the file renamed into place
+ * and the row written in one transaction under g_commit_lock. m->owner is set to the
+ * owner the model keeps. Returns 0, or -1 with e filled (the temporary file then stays
+ * for the caller to remove). */
+static int commit_upload(model_upload *u, model_row *m, model_error *e)
+{
+    char final[CFG_PATH + 200];
+    snprintf(final, sizeof final, "%s/%s", g_app.models_dir, u->name);
+    sqlite3 *c = db();
+    pthread_mutex_lock(&g_commit_lock);
+    int rc = -1;
+    char current[128];
+    if (!c || db_begin(c, 1) != SQLITE_OK) {
+        set_error(e, 500, "internal", NULL, "database error");
+        goto out;
+    }
+    if (model_owner(u->name, current, sizeof current)) {
+        set_error(e, 500, "internal", NULL, "database error");
+        db_rollback(c);
+        goto out;
+    }
+    const int replacing = current[0] != '\0';
+    if (replacing && !may_replace(&u->who, u->name, current, u->replace, e)) {
+        db_rollback(c);
+        goto out;
+    }
+    m->owner = replacing ? current : u->owner;
+    int w = record_model(c, m, replacing);
+    if (w != 1) {
+        if (w == 0)
+            set_error(e, 409, "conflict", "name",
+                      "model \"%s\" was created or changed by another upload meanwhile", u->name);
+        else
+            set_error(e, 500, "internal", NULL, "cannot record the model in the database");
+        db_rollback(c);
+        goto out;
+    }
+    if (rename(u->tmp, final) != 0) {
+        set_error(e, 500, "internal", NULL, "cannot store the model: %s", strerror(errno));
+        db_rollback(c);
+        goto out;
+    }
+    int dfd = open(g_app.models_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    if (db_commit(c) != SQLITE_OK) {
+        /* The file is in place but its row is not: the previous row (if any) no longer
+         * describes it. Remove the file so no job runs on content without a record. */
+        set_error(e, 500, "internal", NULL, "cannot record the model in the database");
+        unlink(final);
+        goto out;
+    }
+    rc = 0;
+out:
+    pthread_mutex_unlock(&g_commit_lock);
+    if (rc == 0 && m->owner != u->owner)
+        snprintf(u->owner, sizeof u->owner, "%s", m->owner);
+    m->owner = u->owner; /* not the local buffer above */
+    return rc;
 }
 
 json_t *models_upload_finish(model_upload *u, model_error *e)
@@ -302,7 +495,7 @@ json_t *models_upload_finish(model_upload *u, model_error *e)
     }
     u->fd = -1;
     /* The one read of the file: is it a model of its format, and what does it hold? */
-    model_row m = {.name = u->name, .owner = u->who.user, .format = u->format, .sha256 = hex,
+    model_row m = {.name = u->name, .owner = u->owner, .format = u->format, .sha256 = hex,
                    .bytes = u->bytes, .created_at = now_ms(), .has_facts = 1};
     fdw_error fe = {0};
     fdw_status st = fdw_model_inspect(u->tmp, u->format, "body", &m.info, &fe);
@@ -332,28 +525,16 @@ json_t *models_upload_finish(model_upload *u, model_error *e)
     }
     snprintf(m.info.sha256, sizeof m.info.sha256, "%s", hex);
     snprintf(m.info.format, sizeof m.info.format, "%s", u->format);
-    char final[CFG_PATH + 200];
-    snprintf(final, sizeof final, "%s/%s", g_app.models_dir, u->name);
-    if (rename(u->tmp, final) != 0) {
-        set_error(e, 500, "internal", NULL, "cannot store the model: %s", strerror(errno));
+    if (commit_upload(u, &m, e)) {
         models_upload_abort(u);
         return NULL;
     }
-    int dfd = open(g_app.models_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        fsync(dfd);
-        close(dfd);
-    }
-    if (record_model(&m)) {
-        set_error(e, 500, "internal", NULL, "cannot record the model in the database");
-        unlink(final);
-        free(u);
-        return NULL;
-    }
-    log_info("model %s uploaded by %s: %llu bytes, %llu values %g..%g m/s, sha256 %s",
-             u->name, u->who.user, (unsigned long long)u->bytes,
-             (unsigned long long)m.info.nvalues, m.info.vmin, m.info.vmax, hex);
+    log_info("model %s %s by %s for %s: %llu bytes, %llu values %g..%g m/s, sha256 %s",
+             u->name, u->replace ? "uploaded (replace)" : "uploaded", u->who.user, m.owner,
+             (unsigned long long)u->bytes, (unsigned long long)m.info.nvalues, m.info.vmin,
+             m.info.vmax, hex);
     json_t *j = model_json(&m);
+    live_remove(u);
     free(u);
     if (!j)
         set_error(e, 500, "internal", NULL, "out of memory");
@@ -440,7 +621,7 @@ int models_resolve(void *user, const char *name, char *path, size_t pathlen,
     if (sqlite3_step(st) == SQLITE_ROW) {
         model_row m;
         read_row(st, &m);
-        found = m.owner && (who->admin || strcmp(m.owner, who->user) == 0);
+        found = access_model_readable(who, m.owner);
         if (found) {
             *info = m.info;
             has_facts = m.has_facts;

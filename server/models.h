@@ -31,8 +31,16 @@ typedef struct model_error {
     char message[768];
 } model_error;
 
-/* Start an upload. Returns NULL with the reason in e. */
-model_upload *models_upload_begin(const identity *who, const char *name, model_error *e);
+/* Temporary files of uploads in progress are data/models/<this prefix><random>. */
+#define MODELS_PARTIAL_PREFIX ".upload-"
+
+/* Start an upload (PUT /v1/models/{name}?replace=&owner=). A name is created once; an
+ * existing model is replaced only when replace is "true" (or "1") and who owns it or is
+ * an admin, and it keeps its owner; another user gets 409. owner (admins only, else 403):
+ * the user a new model is uploaded for. replace and owner may be NULL. The same checks
+ * run again, atomically, when the upload finishes. Returns NULL with the reason in e. */
+model_upload *models_upload_begin(const identity *who, const char *name, const char *replace,
+                                  const char *owner, model_error *e);
 /* Append bytes; -1 on a write error. */
 int models_upload_write(model_upload *u, const char *data, size_t len);
 /* fsync, inspect (a file that is not a valid model of its format is refused with 400,
@@ -42,6 +50,11 @@ json_t *models_upload_finish(model_upload *u, model_error *e);
 /* Drop a partial upload (removes the temporary file). NULL is fine. */
 void models_upload_abort(model_upload *u);
 uint64_t models_upload_bytes(const model_upload *u);
+
+/* Remove partial upload files (a daemon killed during an upload leaves one) that belong to
+ * no upload in progress and were last written at least min_age_ms ago (0 at start-up,
+ * when none is in progress). Returns how many were removed. */
+int models_sweep_partial(int64_t min_age_ms);
 
 /* GET /v1/models: the caller's models (all for an admin), with their facts. */
 json_t *models_list(const identity *who);

@@ -1,7 +1,9 @@
-/* specs.h — parsing a job spec the daemon's way: files only under the models directory
- * and --allow-dir directories, relative paths against the models directory, model names
- * resolved among the submitter's uploads (with the facts recorded at upload, so the
- * model file is not read), and the devices checked by the engine against this server's
+/* specs.h — parsing a job spec the daemon's way: every file it names checked with the
+ * submitter's rights (access.h: their own uploads, the --allow-dir directories, nothing
+ * else), relative paths against the models directory, model names resolved among the
+ * uploads the submitter may read (with the facts recorded at upload, so the model file
+ * is not read), the configured caps on sources, receivers, snapshots, recordings and
+ * grid points, and the devices checked by the engine against this server's
  * (FDW_ERR_DEVICE, answered as too_many_devices). */
 #ifndef FDWD_SPECS_H
 #define FDWD_SPECS_H

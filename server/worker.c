@@ -8,6 +8,7 @@
  * The spec is the normalised one stored at submission, re-parsed with its recorded
  * facts, so a model file is read once per job: by the run itself. */
 #include "worker.h"
+#include "access.h"
 #include "app.h"
 #include "db.h"
 #include "events.h"
@@ -200,10 +201,12 @@ void worker_run(worker_job *w)
         snprintf(reason, sizeof reason, "internal: cannot read the job from the database");
         goto done;
     }
-    identity who = {.admin = 0};
-    snprintf(who.user, sizeof who.user, "%s", owner);
-    /* The normalised spec stored at submission: its recorded facts stand for the model
-     * file, so the run's load is the only read of it. */
+    /* Checked again with the submitter's rights as they stand now (an admin's job may use
+     * another user's model; a user's, only their own). The normalised spec stored at
+     * submission: its recorded facts stand for the model file, so the run's load is the
+     * only read of it. */
+    identity who;
+    access_rights_of(owner, &who);
     if (specs_parse(&who, spec_json, strlen(spec_json), 1, &spec, &err) != FDW_OK) {
         snprintf(reason, sizeof reason, "the spec is no longer valid: %s%s%s", err.field,
                  err.field[0] ? ": " : "", err.message);

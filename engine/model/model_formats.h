@@ -21,6 +21,7 @@ typedef struct fdw_model_sink {
     double vmin, vmax;   /* extremes of the samples put so far */
     const char *field;   /* spec field named in errors ("velocity.path") */
     const char *path;    /* file named in errors */
+    const char *data_path; /* RSF: the binary the spec checked (NULL or "": not pinned) */
 } fdw_model_sink;
 
 void fdw_sink_init(fdw_model_sink *s, int nx, int ny, int nz, float *out, const char *field,

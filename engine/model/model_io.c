@@ -21,6 +21,7 @@ void fdw_sink_init(fdw_model_sink *s, int nx, int ny, int nz, float *out, const 
     s->vmax = -INFINITY;
     s->field = field;
     s->path = path;
+    s->data_path = NULL;
 }
 
 fdw_status fdw_sink_put(fdw_model_sink *s, const float *vals, size_t n, uint64_t first,
@@ -213,6 +214,7 @@ static fdw_status read_file_model(const fdw_velocity_spec *v, int nx, int ny, in
         return fdw_fail(err, FDW_ERR_SPEC, field, "no model file path");
     fdw_model_sink sink;
     fdw_sink_init(&sink, nx, ny, nz, out, field, v->path);
+    sink.data_path = v->data_path;
     const fdw_model_grid_h h = {dx, dy, dz};
     fdw_model_info info;
     fdw_status st = read_model_file(v->path, v->format, &sink, &h, &info, err);

@@ -20,6 +20,11 @@ fdw_status fdw_model_scan(const fdw_velocity_spec *v, int nx, int ny, int nz, do
 fdw_status fdw_model_check_info(const fdw_velocity_spec *v, const fdw_model_info *info,
                                 int nx, int ny, int nz, double dx, double dy, double dz,
                                 fdw_error *err);
+/* The binary an RSF header names with in= (relative to the header's directory, which it
+ * may not leave) into out; *inside = 1 for in="stdin" (the samples follow the header:
+ * out is the header itself). Errors name field. */
+fdw_status fdw_model_rsf_data(const char *header, const char *field, char *out, size_t cap,
+                              int *inside, fdw_error *err);
 /* The fdw_file_format of info->format, or -1. */
 int fdw_model_info_format(const fdw_model_info *info);
 

@@ -164,6 +164,60 @@ static int rsf_binary_beside_header(const char *header, const char *binary)
     return strncmp(hreal, breal, dirlen) == 0 && breal[dirlen] == '/';
 }
 
+/* The file of an RSF header's samples: in= relative to the header's directory (which it
+ * may not leave), or the header file itself for in="stdin" (*offset: where the samples
+ * start). */
+static fdw_status rsf_data_path(const rsf_header *h, const char *path, const char *field,
+                                char *datapath, size_t cap, long *offset, fdw_error *err)
+{
+    char in[FDW_PATH_MAX];
+    *offset = 0;
+    if (!rsf_get(h->text, "in", in, sizeof in) || !in[0])
+        return fdw_fail(err, FDW_ERR_SPEC, field, "RSF header %s has no in= (the binary file)",
+                        path);
+    if (strcmp(in, "stdin") == 0) {
+        if (h->data_start < 0)
+            return fdw_fail(err, FDW_ERR_SPEC, field,
+                            "RSF header %s says in=\"stdin\" but holds no data after the "
+                            "header",
+                            path);
+        snprintf(datapath, cap, "%s", path);
+        *offset = h->data_start;
+        return FDW_OK;
+    }
+    int n;
+    if (in[0] == '/') {
+        n = snprintf(datapath, cap, "%s", in);
+    } else {
+        const char *slash = strrchr(path, '/');
+        int dirlen = slash ? (int)(slash - path) : 0;
+        n = slash ? snprintf(datapath, cap, "%.*s/%s", dirlen, path, in)
+                  : snprintf(datapath, cap, "%s", in);
+    }
+    if (n < 0 || (size_t)n >= cap)
+        return fdw_fail(err, FDW_ERR_SPEC, field, "RSF header %s: in= is too long", path);
+    if (!rsf_binary_beside_header(path, datapath))
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "RSF binary %s (in= of %s) must lie in the header's directory or below "
+                        "it",
+                        in, path);
+    return FDW_OK;
+}
+
+fdw_status fdw_model_rsf_data(const char *header, const char *field, char *out, size_t cap,
+                              int *inside, fdw_error *err)
+{
+    rsf_header h;
+    fdw_status st = read_header_text(header, field, &h, err);
+    if (st != FDW_OK)
+        return st;
+    long offset = 0;
+    st = rsf_data_path(&h, header, field, out, cap, &offset, err);
+    *inside = offset != 0;
+    free(h.text);
+    return st;
+}
+
 static fdw_status rsf_get_double(const rsf_header *h, const char *key, int *present,
                                  double *out, const char *path, const char *field,
                                  fdw_error *err)
@@ -266,37 +320,20 @@ fdw_status fdw_rsf_read(const char *path, fdw_model_sink *s, const fdw_model_gri
     }
 
     /* The binary: in= relative to the header's directory, or "stdin" inside the header. */
-    char in[FDW_PATH_MAX];
-    if (!rsf_get(h.text, "in", in, sizeof in) || !in[0]) {
-        st = fdw_fail(err, FDW_ERR_SPEC, field, "RSF header %s has no in= (the binary file)",
-                      path);
-        goto done;
-    }
     long offset = 0;
-    if (strcmp(in, "stdin") == 0) {
-        if (h.data_start < 0) {
+    if ((st = rsf_data_path(&h, path, field, datapath, sizeof datapath, &offset, err)) !=
+        FDW_OK)
+        goto done;
+    if (offset == 0 && s->data_path && s->data_path[0]) {
+        /* The spec checked one binary; the header must still name that very file. */
+        char real[PATH_MAX];
+        if (!realpath(datapath, real) || strcmp(real, s->data_path) != 0) {
             st = fdw_fail(err, FDW_ERR_SPEC, field,
-                          "RSF header %s says in=\"stdin\" but holds no data after the header",
+                          "RSF header %s no longer names the binary that was checked when the "
+                          "job was accepted",
                           path);
             goto done;
         }
-        snprintf(datapath, sizeof datapath, "%s", path);
-        offset = h.data_start;
-    } else if (in[0] == '/') {
-        snprintf(datapath, sizeof datapath, "%s", in);
-    } else {
-        const char *slash = strrchr(path, '/');
-        int dirlen = slash ? (int)(slash - path) : 0;
-        if (slash)
-            snprintf(datapath, sizeof datapath, "%.*s/%s", dirlen, path, in);
-        else
-            snprintf(datapath, sizeof datapath, "%s", in);
-    }
-    if (offset == 0 && !rsf_binary_beside_header(path, datapath)) {
-        st = fdw_fail(err, FDW_ERR_SPEC, field,
-                      "RSF binary %s (in= of %s) must lie in the header's directory or below it",
-                      in, path);
-        goto done;
     }
     f = fopen(datapath, "rb");
     if (!f) {

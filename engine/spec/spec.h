@@ -27,6 +27,9 @@ typedef struct fdw_velocity_spec {
     double sigma, dv;
     fdw_file_format format;    /* file */
     char path[FDW_PATH_MAX];   /* resolved, absolute */
+    char data_path[FDW_PATH_MAX]; /* RSF: the binary its header named when the spec was
+                                     checked (resolved, absolute); "" for in="stdin" and
+                                     other formats. The run reads only this file. */
     char name[256];            /* model name when referred to by name (daemon uploads) */
     char sha256[65];           /* its digest as the model store recorded it ("" unknown) */
 } fdw_velocity_spec;

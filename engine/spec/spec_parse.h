@@ -15,6 +15,9 @@
 #define SP_MAX_GRID_N 100000        /* largest nx, ny or nz */
 #define SP_MAX_NT 100000000L        /* largest nt / iterations */
 #define SP_MAX_RECEIVERS 10000000L  /* largest expanded receiver count */
+#define SP_MAX_SOURCES 100000L      /* largest source count */
+#define SP_MAX_SNAPSHOTS 1000000L   /* most snapshot files one run writes */
+#define SP_MAX_RECORD_BYTES (1ull << 36) /* receiver recordings; wavelet samples loaded */
 #define SP_DEFAULT_MAX_POINTS (1ull << 36)
 #define SP_DEFAULT_SPONGE_WIDTH 36
 #define SP_DEFAULT_REFLECTION 1e-2
@@ -31,7 +34,15 @@ typedef struct spec_ctx {
     fdw_error *err;
     json_t *norm;                   /* the normalised spec being built (an object) */
     double f0max;                   /* largest Ricker f0 of the sources (0: none) */
+    uint64_t wavelet_bytes;         /* wavelet samples loaded so far, bytes */
 } spec_ctx;
+
+/* ---- limits (spec_limits.c): the engine's defaults lowered by the caller's opts ---- */
+
+long sp_max_sources(const spec_ctx *c);
+long sp_max_receivers(const spec_ctx *c);
+long sp_max_snapshots(const spec_ctx *c);
+uint64_t sp_max_record_bytes(const spec_ctx *c);
 
 /* ---- paths and errors (spec_json.c) ---- */
 
@@ -97,15 +108,23 @@ char *sp_dump(const json_t *root);
 
 /* ---- files (spec_files.c) ---- */
 
-/* Resolve a user path against c->base_dir to an absolute real path; the file must exist
- * and, when opts->allowed_dirs is set (and check_allowed), lie under one of them. */
-int sp_resolve_path(spec_ctx *c, const char *field, const char *path, int check_allowed,
-                    char *out);
+/* Resolve a user path against c->base_dir to an absolute real path (into out,
+ * FDW_PATH_MAX bytes); the file must exist. With check_allowed and a confining caller
+ * (opts->allowed_dirs or opts->file_access) it must lie under an allowed directory and be
+ * allowed by opts->file_access for use (format: the model format for FDW_FILE_MODEL),
+ * which may fill *info (may be NULL) with recorded facts; every refusal gets one
+ * message. */
+int sp_resolve_path(spec_ctx *c, const char *field, const char *path, fdw_file_use use,
+                    const char *format, int check_allowed, fdw_model_info *info, char *out);
 
 /* ---- sections; each parses its member of the top object and adds the normalised
  * form to c->norm ---- */
 int sp_parse_velocity(spec_ctx *c, const json_t *root);   /* spec_velocity.c */
 int sp_parse_time(spec_ctx *c, const json_t *root);       /* spec_time.c */
+/* The derived dt (s->dt, with s->vmax, spacing and nt) range-checked: a positive normal
+ * number whose update and source coefficients stay nonzero in single precision; errors
+ * name dtfield ("time.safety" when dt came from it). Any kind that derives dt calls it. */
+int sp_check_dt(spec_ctx *c, const char *dtfield);
 /* The members of "time" without the finite-difference limit, for a kind that bounds dt by
  * its own rule: nt, "dt" (number or "auto"), "safety" (default default_safety, only with
  * auto), the normalised form's dt_auto/dt_max; sets s->nt, s->dt_auto, s->dt_safety and

@@ -35,6 +35,16 @@ static void expand_plane(fdw_spec *s, int axis, double pos, int stride)
         }
 }
 
+/* The receivers counted up to and including the entry at field exceed the limit: refused
+ * before anything is expanded. */
+static int too_many(spec_ctx *c, const char *field, long long total)
+{
+    return sp_fail(c, field,
+                   "with %s the receivers expand to %lld points or more; at most %ld are "
+                   "allowed",
+                   field, total, sp_max_receivers(c));
+}
+
 int sp_parse_receivers(spec_ctx *c, const json_t *root)
 {
     static const char *const keys[] = {"points", "lines", "planes", "interval", NULL};
@@ -89,7 +99,8 @@ int sp_parse_receivers(spec_ctx *c, const json_t *root)
             sp_check_inside(c, field, pos, what))
             return -1;
         json_array_append_new(npts, sp_json_vec3(pos));
-        total++;
+        if (++total > sp_max_receivers(c))
+            return too_many(c, field, total);
     }
     for (size_t i = 0; i < nl; i++) {
         char path[SP_PATH], field[SP_PATH], what[48];
@@ -109,9 +120,11 @@ int sp_parse_receivers(spec_ctx *c, const json_t *root)
         sp_key(field, path, "to");
         snprintf(what, sizeof what, "the end of receiver line %zu", i);
         if (sp_check_inside(c, field, to, what) ||
-            sp_int(c, l, path, "count", 1, 1, SP_MAX_RECEIVERS, &count))
+            sp_int(c, l, path, "count", 1, 1, sp_max_receivers(c), &count))
             return -1;
         total += count;
+        if (total > sp_max_receivers(c))
+            return too_many(c, path, total);
         json_array_append_new(nlines, json_pack("{sososI}", "from", sp_json_vec3(from), "to",
                                                 sp_json_vec3(to), "count", (json_int_t)count));
     }
@@ -141,14 +154,22 @@ int sp_parse_receivers(spec_ctx *c, const json_t *root)
                            i, AXES[axis], pos, AXES[axis], lo, hi);
         pos = fmin(fmax(pos, lo), hi);
         total += plane_count(s, axis, stride);
+        if (total > sp_max_receivers(c))
+            return too_many(c, path, total);
         json_array_append_new(nplanes, json_pack("{sssfsI}", "axis", AXES[axis], "position",
                                                  pos, "stride", (json_int_t)stride));
     }
-    if (total > SP_MAX_RECEIVERS)
-        return sp_fail(c, "receivers", "the receivers expand to %lld points; at most %ld are "
-                       "allowed", total, SP_MAX_RECEIVERS);
     if (total == 0)
         return 0;
+    /* What the recordings take: receivers x recorded samples x 4 bytes. */
+    const uint64_t slots = (uint64_t)(s->nt / s->receiver_interval) + 1;
+    const uint64_t bytes = (uint64_t)total * slots * 4u;
+    if (bytes > sp_max_record_bytes(c))
+        return sp_fail(c, "receivers",
+                       "%lld receivers recording %llu samples each need %llu bytes; at most "
+                       "%llu are allowed (fewer receivers, or a larger receivers.interval)",
+                       total, (unsigned long long)slots, (unsigned long long)bytes,
+                       (unsigned long long)sp_max_record_bytes(c));
 
     /* Pass 2: expand (everything was validated above). */
     s->receivers = calloc((size_t)total, sizeof *s->receivers);

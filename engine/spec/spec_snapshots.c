@@ -85,6 +85,19 @@ int sp_parse_snapshots(spec_ctx *c, const json_t *root)
         return sp_fail(c, "snapshots.raw",
                        "snapshots.png and snapshots.raw are both false: snapshots would write "
                        "nothing");
+    if (every > 0 && s->nslices > 0) {
+        /* Files the run would write: snapshot times x (slices x formats + volumes). */
+        const long long times = s->nt / every;
+        long long per = 0;
+        for (int i = 0; i < s->nslices; i++)
+            per += s->slices[i].plane == FDW_PLANE_VOLUME ? s->snapshot_raw
+                                                          : s->snapshot_png + s->snapshot_raw;
+        if (per > 0 && times > sp_max_snapshots(c) / per)
+            return sp_fail(c, "snapshots.every",
+                           "snapshots every %lld steps over %ld steps write %lld files (%lld "
+                           "times, %lld files each); at most %ld are allowed",
+                           every, s->nt, times * per, times, per, sp_max_snapshots(c));
+    }
     if (every > 0 && every > s->nt)
         sp_warn(c, "snapshots.every is %lld but the run has only %ld steps: no snapshot will "
                 "be taken", every, s->nt);

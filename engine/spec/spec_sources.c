@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SP_MAX_SOURCES 100000
-
 static const char *const WAVELET_TYPES[] = {"ricker", "file", NULL};
 
 /* Little-endian float32 from 4 bytes, whatever the host's byte order. */
@@ -45,6 +43,15 @@ static int load_wavelet(spec_ctx *c, const char *field, int index, fdw_source *s
     }
     long total = size / 4;
     long keep = total < c->spec->nt ? total : c->spec->nt;
+    const uint64_t limit = sp_max_record_bytes(c);
+    if (c->wavelet_bytes + (uint64_t)keep * 4u > limit) {
+        fclose(f);
+        return sp_fail(c, field,
+                       "the wavelet files of this spec load more than %llu bytes of samples "
+                       "(source %d adds %ld); name fewer or shorter files",
+                       (unsigned long long)limit, index, keep * 4);
+    }
+    c->wavelet_bytes += (uint64_t)keep * 4u;
     src->samples = malloc((size_t)keep * sizeof *src->samples);
     unsigned char *bytes = malloc((size_t)keep * 4);
     if (!src->samples || !bytes) {
@@ -121,7 +128,7 @@ static int parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int ind
         if (sp_keys(c, w, path, fkeys) ||
             sp_string(c, w, path, "path", 1, given, sizeof given) ||
             sp_num(c, w, path, "amplitude", 0, &src->amplitude) ||
-            sp_resolve_path(c, field, given, 1, src->path) ||
+            sp_resolve_path(c, field, given, FDW_FILE_WAVELET, NULL, 1, NULL, src->path) ||
             load_wavelet(c, field, index, src))
             return -1;
         json_object_set_new(norm, "path", json_string(src->path));
@@ -140,9 +147,9 @@ int sp_parse_sources(spec_ctx *c, const json_t *root)
     size_t n = json_array_size(arr);
     if (n == 0)
         return sp_fail(c, "sources", "an acoustic job needs at least one source");
-    if (n > SP_MAX_SOURCES)
-        return sp_fail(c, "sources", "%zu sources given; at most %d are allowed", n,
-                       SP_MAX_SOURCES);
+    if ((long long)n > sp_max_sources(c))
+        return sp_fail(c, "sources", "%zu sources given; at most %ld are allowed", n,
+                       sp_max_sources(c));
     s->sources = calloc(n, sizeof *s->sources);
     if (!s->sources)
         return sp_fail(c, "sources", "out of memory");

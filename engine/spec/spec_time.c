@@ -4,6 +4,7 @@
  * (sp_parse_time_members) serve kinds whose dt another rule bounds (ete). */
 #include "spec/spec_parse.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -79,6 +80,27 @@ int sp_parse_time_members(spec_ctx *c, const json_t *root, double default_safety
     return 0;
 }
 
+/* dt as derived (safety x dt_max) or typed: the quantities the run computes from it in
+ * single precision must not vanish, or the job would "succeed" with a zero field. */
+int sp_check_dt(spec_ctx *c, const char *dtfield)
+{
+    const fdw_spec *s = c->spec;
+    const double hmax = fmax(s->dx, fmax(s->dy, s->dz));
+    const double courant2 = (s->vmax * s->dt / hmax) * (s->vmax * s->dt / hmax);
+    const double src = s->dt * s->dt / (s->dx * s->dy * s->dz);
+    if (!isnormal(s->dt) || !isfinite(s->dt * (double)s->nt))
+        return sp_fail(c, dtfield,
+                       "%s makes dt %g s (dt_max %g s): dt must be a positive normal number",
+                       dtfield, s->dt, s->dt_max);
+    if (!(courant2 >= FLT_MIN) || !(src >= FLT_MIN))
+        return sp_fail(c, dtfield,
+                       "%s makes dt %g s, so small against dt_max %g s that the update "
+                       "((vmax dt / h)^2 = %g) or the source term (dt^2 / (dx dy dz) = %g) "
+                       "vanishes in single precision",
+                       dtfield, s->dt, s->dt_max, courant2, src);
+    return 0;
+}
+
 int sp_parse_time(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
@@ -100,6 +122,10 @@ int sp_parse_time(spec_ctx *c, const json_t *root)
                            sp_trunc4(s->dt_max));
         s->dt = dtval;
     }
+    if (sp_check_dt(c, is_auto && json_object_get(json_object_get(root, "time"), "safety")
+                           ? "time.safety"
+                           : "time.dt"))
+        return -1;
     json_t *norm = json_pack("{sIsf sbsf}", "nt", (json_int_t)s->nt, "dt", s->dt, "dt_auto",
                              s->dt_auto, "dt_max", s->dt_max);
     if (s->dt_auto)

@@ -181,6 +181,45 @@ static void record_range(spec_ctx *c, json_t *norm)
     json_object_set_new(norm, "vmax", json_real(c->spec->vmax));
 }
 
+/* What a model store recorded of the file (info->nvalues > 0) stands for it: checked
+ * against the grid without a read, its range taken. */
+static int use_recorded(spec_ctx *c, const fdw_model_info *info)
+{
+    fdw_spec *s = c->spec;
+    fdw_error e;
+    fdw_error_clear(&e);
+    if (fdw_model_check_info(&s->velocity, info, s->nx, s->ny, s->nz, s->dx, s->dy, s->dz,
+                             &e) != FDW_OK) {
+        if (c->err)
+            *c->err = e;
+        return -1;
+    }
+    s->vmin = info->vmin;
+    s->vmax = info->vmax;
+    snprintf(s->velocity.sha256, sizeof s->velocity.sha256, "%s", info->sha256);
+    return 0;
+}
+
+/* An RSF header names its binary (in=); that file is a file the spec reads too, so it
+ * passes the same check, and the run reads the binary checked here (data_path). */
+static int pin_rsf_binary(spec_ctx *c)
+{
+    fdw_velocity_spec *V = &c->spec->velocity;
+    char bin[FDW_PATH_MAX];
+    int inside = 0;
+    fdw_error e;
+    fdw_error_clear(&e);
+    if (fdw_model_rsf_data(V->path, "velocity.path", bin, sizeof bin, &inside, &e) != FDW_OK) {
+        if (c->err)
+            *c->err = e;
+        return -1;
+    }
+    if (inside)
+        return 0; /* in="stdin": the samples follow the header in the same file */
+    return sp_resolve_path(c, "velocity.path", bin, FDW_FILE_MODEL_DATA, NULL, 1, NULL,
+                           V->data_path);
+}
+
 static int parse_file(spec_ctx *c, const json_t *v, json_t *norm)
 {
     /* vmin / vmax: what fdw_spec_to_json recorded; a user's values are ignored */
@@ -188,16 +227,22 @@ static int parse_file(spec_ctx *c, const json_t *v, json_t *norm)
     fdw_spec *s = c->spec;
     char path[FDW_PATH_MAX];
     int fmt = -1;
+    fdw_model_info info;
     if (sp_keys(c, v, "velocity", keys) ||
         sp_enum(c, v, "velocity", "format", 1, FORMATS, &fmt) ||
         sp_string(c, v, "velocity", "path", 1, path, sizeof path) ||
-        sp_resolve_path(c, "velocity.path", path, 1, s->velocity.path))
+        sp_resolve_path(c, "velocity.path", path, FDW_FILE_MODEL, FORMATS[fmt], 1, &info,
+                        s->velocity.path))
         return -1;
     s->velocity.format = (fdw_file_format)fmt;
+    if (fmt == FDW_FMT_RSF && pin_rsf_binary(c))
+        return -1;
     json_object_set_new(norm, "format", json_string(FORMATS[fmt]));
     json_object_set_new(norm, "path", json_string(s->velocity.path));
     int rec = recorded_range(c, v);
-    if (rec < 0 || (rec == 0 && scan_file(c, "velocity.path")))
+    if (rec < 0)
+        return -1;
+    if (rec == 0 && (info.nvalues > 0 ? use_recorded(c, &info) : scan_file(c, "velocity.path")))
         return -1;
     record_range(c, norm);
     return 0;
@@ -241,7 +286,8 @@ static int parse_model(spec_ctx *c, const json_t *v, json_t *norm)
         return sp_fail(c, "velocity.name", "unknown model \"%s\"", s->velocity.name);
     path[sizeof path - 1] = '\0';
     /* The resolver is the daemon's own model store: it is trusted, so no allowed-dir check. */
-    if (sp_resolve_path(c, "velocity.name", path, 0, s->velocity.path))
+    if (sp_resolve_path(c, "velocity.name", path, FDW_FILE_MODEL, NULL, 0, NULL,
+                        s->velocity.path))
         return -1;
     s->velocity.type = FDW_VEL_FILE;
     s->velocity.format = format_from_name(s->velocity.path);
@@ -249,18 +295,7 @@ static int parse_model(spec_ctx *c, const json_t *v, json_t *norm)
     if (info.nvalues == 0) /* nothing recorded of it: read it once here */
         return scan_file(c, "velocity.name");
     /* What the store recorded at upload stands for the file: no read here. */
-    fdw_error e;
-    fdw_error_clear(&e);
-    if (fdw_model_check_info(&s->velocity, &info, s->nx, s->ny, s->nz, s->dx, s->dy, s->dz,
-                             &e) != FDW_OK) {
-        if (c->err)
-            *c->err = e;
-        return -1;
-    }
-    s->vmin = info.vmin;
-    s->vmax = info.vmax;
-    snprintf(s->velocity.sha256, sizeof s->velocity.sha256, "%s", info.sha256);
-    return 0;
+    return use_recorded(c, &info);
 }
 
 int sp_parse_velocity(spec_ctx *c, const json_t *root)

@@ -1074,7 +1074,7 @@ static const bad_case BAD[] = {
     {"receivers.interval", "51", "receivers.interval", NULL},
     {"receivers", "{\"lines\": [{\"from\": [0, 0, 0], \"to\": [1, 1, 1], \"count\": 6000000},"
                   " {\"from\": [0, 0, 0], \"to\": [1, 1, 1], \"count\": 6000000}]}",
-     "receivers", "at most"},
+     "receivers.lines[1]", "at most"},
     {"receivers.lines[0].count", "20000000", "receivers.lines[0].count", NULL},
     {"boundary.type", "\"pml\"", "boundary.type", NULL},
     {"boundary.width", "16", "boundary.width", "no interior point"},
@@ -1274,14 +1274,14 @@ START_TEST(bad_files)
     snprintf(value, sizeof value,
              "{\"type\": \"file\", \"format\": \"raw-f32\", \"path\": \"%s\"}", path);
     text = patched(BASE, "velocity", value);
-    expect_bad(text, &opts, "velocity.path", "outside the allowed directories");
+    expect_bad(text, &opts, "velocity.path", "is not a file this job may read");
     free(text);
     const char *slash = strrchr(outsidedir, '/');
     snprintf(value, sizeof value,
              "{\"type\": \"file\", \"format\": \"raw-f32\", \"path\": \"../%s/model.f32\"}",
              slash + 1);
     text = patched(BASE, "velocity", value);
-    expect_bad(text, &opts, "velocity.path", "outside the allowed directories");
+    expect_bad(text, &opts, "velocity.path", "is not a file this job may read");
     /* ... which is accepted when no allowed directories are set */
     fdw_parse_opts open_opts = {.base_dir = tmpdir};
     fdw_spec *s = parse_ok(text, &open_opts);
@@ -1293,12 +1293,13 @@ START_TEST(bad_files)
     ck_assert_int_eq(symlink(path, value), 0);
     text = patched(BASE, "velocity",
                    "{\"type\": \"file\", \"format\": \"raw-f32\", \"path\": \"link.f32\"}");
-    expect_bad(text, &opts, "velocity.path", "outside the allowed directories");
+    expect_bad(text, &opts, "velocity.path", "is not a file this job may read");
     free(text);
-    /* a directory is not a model file */
+    /* a directory is not a model file (a confined spec hears the one refusal) */
     text = patched(BASE, "velocity",
                    "{\"type\": \"file\", \"format\": \"raw-f32\", \"path\": \".\"}");
-    expect_bad(text, &opts, "velocity.path", "regular file");
+    expect_bad(text, &open_opts, "velocity.path", "regular file");
+    expect_bad(text, &opts, "velocity.path", "is not a file this job may read");
     free(text);
     /* an unknown model name, and a name when no resolver exists */
     fdw_parse_opts ropts = {.resolve_model = resolver};

@@ -70,6 +70,24 @@ fdw_status fdw_model_inspect(const char *path, const char *format, const char *f
 typedef int (*fdw_model_resolver)(void *user, const char *name, char *path, size_t pathlen,
                                   fdw_model_info *info);
 
+/* What a spec reads a file for (fdw_file_access). */
+typedef enum fdw_file_use {
+    FDW_FILE_MODEL = 0,   /* a velocity model file ("velocity.path") */
+    FDW_FILE_WAVELET,     /* a source wavelet file ("sources[i].wavelet.path") */
+    FDW_FILE_MODEL_DATA   /* the binary an RSF model's header names with in= */
+} fdw_file_use;
+
+/* Decides whether the job may read a file its spec names. Called for every such file
+ * (model, wavelet, RSF binary) with its canonical path (absolute, no symbolic links),
+ * after the path was found under one of fdw_parse_opts.allowed_dirs; format is the model
+ * format ("raw-f32", "segy", "rsf") for FDW_FILE_MODEL, else NULL. Returns 0 to allow,
+ * non-zero to refuse: the parse then fails with the same message a missing file or a path
+ * outside the allowed directories gets, so a refusal tells nothing of the file. For a
+ * model it may fill *info with facts recorded earlier (as fdw_model_resolver does;
+ * info->nvalues = 0: none, the parser reads the file). */
+typedef int (*fdw_file_access)(void *user, const char *real_path, fdw_file_use use,
+                               const char *format, fdw_model_info *info);
+
 typedef struct fdw_parse_opts {
     /* Directory that relative "path"s in the spec are resolved against ("." if NULL). */
     const char *base_dir;
@@ -80,6 +98,27 @@ typedef struct fdw_parse_opts {
     void *resolve_user;
     /* Largest grid accepted, in points (0: default 2^36). */
     uint64_t max_points;
+    /* Confinement of the files a spec names (velocity.path, wavelet paths, an RSF
+     * header's in=), all checked in one place (spec_files.c). When allowed_dirs is set,
+     * a path is first placed lexically ("..", "." and repeated slashes folded against
+     * base_dir) and must lie under an allowed directory before the file system is asked
+     * anything; then its canonical path must too, and file_access (when set) must allow
+     * it. Every refusal, and a missing file, gets one message: the field, the path as
+     * written and access_rule (NULL: a generic sentence), so the answer never tells
+     * whether a path outside the job's reach exists. user: resolve_user. */
+    fdw_file_access file_access;
+    const char *access_rule;
+    /* Limits on what a spec may ask the engine to expand or write, each checked on the
+     * counts the spec implies before anything is expanded or allocated (0: the engine's
+     * default, in parentheses; a value above the default is lowered to it):
+     * max_sources (100000) sources; max_receivers (10^7) receivers after lines and planes
+     * are expanded; max_snapshots (10^6) snapshot files a run writes (snapshot times x
+     * slices and volumes x formats); max_record_bytes (2^36) bytes of receiver
+     * recordings (receivers x recorded samples x 4) and of wavelet samples loaded. */
+    long max_sources;
+    long max_receivers;
+    long max_snapshots;
+    uint64_t max_record_bytes;
     /* Devices available to run on (0: do not check "devices"): their ids are 0 ..
      * max_devices - 1, unless device_ids lists them (ndevice_ids of them; e.g. a daemon
      * given GPUs 2 and 3). A request for more devices than there are, or for an id that is
