@@ -1,0 +1,48 @@
+/* fdwk_ete.h — the ETE kind's update on the GPU (engine/kinds/ete/ete.h states it and its
+ * order of operations, which the kernels keep, so they equal the CPU backend bit for bit):
+ * p(t + dt) = (2p - p(t - dt)) + L(p) with the 37-point weights of each point's velocity
+ * bin, the sponge's damping and the free surface. 14 bytes per point: p, p(t - dt), the
+ * 2-byte bin index read, the update written; the table is small and stays in cache. */
+#ifndef FDWK_ETE_H
+#define FDWK_ETE_H
+
+#include "common/fdwk_runtime.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Kernel variants (fdwk_ete_args.variant): the 2.5D kernel with a 32 x 16 or a 32 x 8 tile
+ * (a block walks a chunk of z with the planes k - 1, k, k + 1 in shared memory and its
+ * column's z neighbours in registers), or one thread per point reading global memory (the
+ * reference the tests hold the others to). */
+enum { FDWK_ETE_DEFAULT = 0, FDWK_ETE_25D_32X16 = 1, FDWK_ETE_25D_32X8 = 2,
+       FDWK_ETE_POINT = 3, FDWK_ETE_VARIANTS = 4 };
+
+typedef struct fdwk_ete_args {
+    float *out;                /* p(t - dt) on entry, p(t + dt) on exit */
+    const float *u;            /* p(t) with valid ghost planes */
+    const uint16_t *idx;       /* bin per point, addressed like the fields (own origin) */
+    const float *table;        /* bins x 16 weights */
+    const float *qx, *qy, *qz; /* sponge (qz by global k), all NULL or all set */
+    int nx, ny;                /* slab interior */
+    int k0, k1;                /* local planes to update */
+    int kglob;                 /* global index of local plane 0 */
+    long pitch, plane;         /* layout (common/fdwk_runtime.h) of u, out and idx */
+    int free_surface;          /* write 0 on global plane 0 */
+    int zchunk;                /* planes per block along z; 0: automatic */
+    int variant;               /* FDWK_ETE_* */
+} fdwk_ete_args;
+
+/* Update local planes a->k0..a->k1. 0 or a CUDA error code (cudaErrorInvalidValue for an
+ * unknown variant). */
+int fdwk_ete_step(const fdwk_ete_args *a, fdwk_stream s);
+/* The name of variant v ("2.5D 32x16", ...), NULL when there is none. */
+const char *fdwk_ete_variant_name(int v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
