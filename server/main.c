@@ -15,6 +15,7 @@
 #include "notify.h"
 #include "scheduler.h"
 #include "sse.h"
+#include "validate.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -196,10 +197,12 @@ int main(int argc, char **argv)
     err[0] = '\0';
     notify_install(sse_notify_jobs); /* committed events wake the jobs' event streams */
     if (events_start() || accept_start() ||
+        validate_start(app->cfg.validate_threads, app->cfg.validate_queue) ||
         sse_start(app->cfg.sse_keepalive * 1000, app->cfg.sse_wake_rate) || sched_start() ||
         http_start(err, sizeof err)) {
         log_error("startup failed: %s", err[0] ? err : "cannot start threads");
         atomic_store(&app->shutting_down, 1);
+        validate_stop();
         accept_stop();
         sched_stop();
         events_stop();
@@ -213,6 +216,7 @@ int main(int argc, char **argv)
     log_info("received %s: shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
     atomic_store(&app->shutting_down, 1);
     http_quiesce();
+    validate_stop(); /* specs being checked are answered */
     accept_stop();  /* jobs being accepted are stored and answered */
     sched_stop();   /* running jobs re-queue themselves */
     events_stop();  /* every event stored */

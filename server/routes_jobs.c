@@ -10,7 +10,7 @@
 #include "metrics.h"
 #include "routes.h"
 #include "scheduler.h"
-#include "specs.h"
+#include "validate.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -71,8 +71,12 @@ static char *warnings_text(const fdw_spec *spec)
     return text;
 }
 
-/* What POST /v1/jobs keeps while its connection waits for the group commit. */
+/* What POST /v1/jobs keeps while its connection waits for its spec to be checked
+ * (validate.h) and then for the group commit (accept.h). */
 typedef struct submit_state {
+    validate_req v;
+    int stored;                /* 0: waiting for the validator, 1: for the commit */
+    long long prio;
     accept_req a;
     char *name, *kind, *norm_text, *wanted, *warnings;
 } submit_state;
@@ -82,6 +86,7 @@ static void submit_state_free(void *p)
     submit_state *ss = p;
     if (!ss)
         return;
+    fdw_spec_free(ss->v.spec);
     free(ss->name);
     free(ss->kind);
     free(ss->norm_text);
@@ -91,15 +96,21 @@ static void submit_state_free(void *p)
 }
 
 static enum MHD_Result submit_done(request *r);
+static enum MHD_Result submit_checked(request *r);
 
 enum MHD_Result route_jobs_submit(request *r)
 {
     if (r->route_state)
-        return submit_done(r);
+        return ((submit_state *)r->route_state)->stored ? submit_done(r) : submit_checked(r);
     long long prio;
     if (query_int(r, "priority", -10, 10, 0, &prio))
         return reply_error(r, 400, "bad_request", "priority",
                            "priority must be an integer from -10 to 10");
+    if (prio > 0 && !r->who.admin)
+        return reply_error(r, 403, "forbidden", "priority",
+                           "priority %lld is above the default 0: only an admin may give it "
+                           "(lower priorities are anyone's)",
+                           prio);
     const char *key = http_header(r, "Idempotency-Key");
     if (key) {
         size_t kl = strlen(key);
@@ -113,9 +124,34 @@ enum MHD_Result route_jobs_submit(request *r)
     if (!r->body || r->len == 0)
         return reply_error(r, 400, "bad_request", NULL,
                            "empty body: POST the job spec as JSON");
-    fdw_spec *spec = NULL;
-    fdw_error err = {0};
-    fdw_status st = specs_parse(&r->who, r->body, r->len, 0, &spec, &err);
+    /* The spec is checked by a validator thread, never here (validate.h). */
+    submit_state *ss = calloc(1, sizeof *ss);
+    if (!ss)
+        return reply_error(r, 500, "internal", NULL, "out of memory");
+    ss->prio = prio;
+    ss->v.who = r->who;
+    ss->v.body = r->body;
+    ss->v.len = r->len;
+    ss->v.conn = r->conn;
+    r->route_state = ss;
+    r->route_state_free = submit_state_free;
+    if (validate_enqueue(&ss->v)) /* suspends; called again (submit_checked) when checked */
+        return reply_error(r, 503, "unavailable", NULL,
+                           "too many job submissions are being checked; try again shortly");
+    return MHD_YES;
+}
+
+/* Second step of POST /v1/jobs: a validator checked the spec; answer its refusal, or hand
+ * the job to the group commit. */
+static enum MHD_Result submit_checked(request *r)
+{
+    submit_state *ss = r->route_state;
+    fdw_spec *spec = ss->v.spec;
+    ss->v.spec = NULL;
+    const fdw_error err = ss->v.err;
+    const fdw_status st = ss->v.st;
+    const long long prio = ss->prio;
+    const char *key = http_header(r, "Idempotency-Key");
     if (st != FDW_OK) {
         /* Only now tell malformed JSON (bad_request) from a spec the engine refused: the
          * engine parses with the same strictness, so a spec it accepted needs no second
@@ -140,22 +176,17 @@ enum MHD_Result route_jobs_submit(request *r)
     /* The normalised spec is stored as text (the worker runs it); the name, kind, device
      * ids and warnings come from the parsed spec itself. */
     const int ndev = fdw_spec_devices(spec);
-    submit_state *ss = calloc(1, sizeof *ss);
-    if (ss) {
-        ss->norm_text = fdw_spec_to_json(spec);
-        ss->name = strdup(fdw_spec_name(spec));
-        ss->kind = strdup(fdw_spec_kind(spec));
-        ss->wanted = wanted_devices(spec);
-        ss->warnings = warnings_text(spec);
-    }
+    ss->norm_text = fdw_spec_to_json(spec);
+    ss->name = strdup(fdw_spec_name(spec));
+    ss->kind = strdup(fdw_spec_kind(spec));
+    ss->wanted = wanted_devices(spec);
+    ss->warnings = warnings_text(spec);
     const int named_ids = fdw_spec_device_ids(spec, NULL, 0) > 0;
     fdw_spec_free(spec);
-    if (!ss || !ss->norm_text || !ss->name || !ss->kind || !ss->warnings ||
-        (named_ids && !ss->wanted)) {
-        submit_state_free(ss);
+    if (!ss->norm_text || !ss->name || !ss->kind || !ss->warnings ||
+        (named_ids && !ss->wanted))
         return reply_error(r, 500, "internal", NULL,
                            "out of memory writing the job's normalised spec");
-    }
     ss->a.job = (job_new){.owner = r->who.user,
                           .name = ss->name,
                           .kind = ss->kind,
@@ -167,8 +198,7 @@ enum MHD_Result route_jobs_submit(request *r)
                           .spec_json = ss->norm_text,
                           .warnings = ss->warnings};
     ss->a.conn = r->conn;
-    r->route_state = ss;
-    r->route_state_free = submit_state_free;
+    ss->stored = 1;
     if (accept_enqueue(&ss->a)) /* suspends; http.c calls us again once it is stored */
         return reply_error(r, 503, "unavailable", NULL, "the server is shutting down");
     return MHD_YES;

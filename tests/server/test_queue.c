@@ -110,13 +110,15 @@ static long start_blocker(void)
 
 /* How many of the daemon's threads run SCHED_IDLE (policy 5) or niced, among those whose
  * stat files /proc/PID/<tasks>stat names: every thread with the task directories' glob,
- * the main thread with "". -1 if unknown. */
+ * the main thread with "". The spec validators ("validate", nice 5 by design) are not
+ * counted. -1 if unknown. */
 static int low_priority(const char *tasks)
 {
     char cmd[192];
     snprintf(cmd, sizeof cmd,
              "cat /proc/%d/%sstat 2>/dev/null | "
-             "awk '{sub(/^.*\\) /, \"\"); if ($39 == 5 || $17 > 0) n++} END {print n + 0}'",
+             "awk '/\\(validate\\)/ {next} "
+             "{sub(/^.*\\) /, \"\"); if ($39 == 5 || $17 > 0) n++} END {print n + 0}'",
              (int)D.pid, tasks);
     FILE *p = popen(cmd, "r");
     int n = -1;
