@@ -6,6 +6,7 @@
  * never read. Chunked bodies are counted as they arrive. */
 #include "http.h"
 #include "app.h"
+#include "conn.h"
 #include "jobcache.h"
 #include "log.h"
 #include "metrics.h"
@@ -206,6 +207,7 @@ static enum MHD_Result first_call(request *r)
                                tok && *tok ? "invalid token"
                                            : "missing token: send Authorization: Bearer TOKEN");
         }
+        conn_authenticated(r->cs); /* no longer counted among the anonymous */
     }
     const char *cl = http_header(r, "Content-Length");
     unsigned long long clen = cl ? strtoull(cl, NULL, 10) : 0;
@@ -247,12 +249,35 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->conn = conn;
         r->method = method;
         snprintf(r->path, sizeof r->path, "%s", url);
+        /* The head is complete: its deadline is met; a body now runs against the rate
+         * floor. A client behind a trusted proxy may have only so many in flight. */
+        r->cs = conn_of(conn);
+        const char *cl = http_header(r, "Content-Length");
+        int body = (cl && strtoull(cl, NULL, 10) > 0) || http_header(r, "Transfer-Encoding");
+        if (conn_request_begin(r->cs, body, http_header(r, "X-Forwarded-For"), r->client,
+                               sizeof r->client))
+            return reply_error(r, 429, "too_many_requests", NULL,
+                               "too many requests in flight from %s; at most %d at once",
+                               r->client, g_app.cfg.max_requests_per_client);
         /* Either a response was queued (done) or we wait for the body. */
         return first_call(r);
     }
     if (*upload_size) {
         size_t n = *upload_size;
         *upload_size = 0;
+        if (r->too_slow)
+            return MHD_YES; /* answered; MHD closes the connection */
+        if (conn_body(r->cs, n)) {
+            r->too_slow = 1;
+            models_upload_abort(r->upload);
+            r->upload = NULL;
+            free(r->body);
+            r->body = NULL;
+            r->len = r->cap = 0;
+            return reply_error(r, 408, "request_timeout", NULL,
+                               "the request body arrived at less than %llu bytes/s",
+                               (unsigned long long)g_app.cfg.body_min_rate);
+        }
         if (r->upload && !r->upload_failed) {
             if (models_upload_bytes(r->upload) + n > g_app.cfg.max_model_bytes)
                 r->too_large = 1;
@@ -287,6 +312,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     }
     /* Body complete. */
+    if (r->too_slow)
+        return MHD_YES;
+    conn_body_done(r->cs);
     if (r->too_large)
         return reply_error(r, 413, "payload_too_large", NULL,
                            "the body exceeds the limit of %llu bytes",
@@ -301,8 +329,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **ctx,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)conn;
     (void)toe;
+    conn_request_end(conn_of(conn)); /* the next head has its own deadline */
     request *r = *ctx;
     if (!r)
         return;
@@ -347,7 +375,9 @@ int http_start(char *err, size_t errlen)
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
         ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)g_app.cfg.http_threads,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)g_app.cfg.max_connections,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)g_app.cfg.max_connections_per_ip,
+        /* per address, head deadlines, anonymous share: the connection guard (conn.h) */
+        MHD_OPTION_APPLY_POLICY_CALLBACK, conn_accept_policy, NULL,
+        MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)g_app.cfg.connection_timeout,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
         MHD_OPTION_END);
@@ -355,6 +385,10 @@ int http_start(char *err, size_t errlen)
     if (!g_daemon) {
         snprintf(err, errlen, "cannot listen on %s:%d (address in use or not available)",
                  g_app.cfg.listen_host, g_app.cfg.port);
+        return -1;
+    }
+    if (conn_start()) {
+        snprintf(err, errlen, "cannot start the connection reaper thread");
         return -1;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(g_daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -376,6 +410,7 @@ void http_quiesce(void)
 
 void http_stop(void)
 {
+    conn_stop();
     if (g_daemon)
         MHD_stop_daemon(g_daemon);
     g_daemon = NULL;

@@ -27,6 +27,11 @@ typedef struct request {
     /* PUT /v1/models/{name} */
     model_upload *upload;
     int upload_failed;
+    /* the connection guard's view (conn.h): its state, the client address the request
+     * counts against, whether the body fell below the rate floor */
+    struct conn_state *cs;
+    char client[64];
+    int too_slow;
     /* state a route keeps across a suspend/resume (POST /v1/jobs group commit) */
     void *route_state;
     void (*route_state_free)(void *);

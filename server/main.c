@@ -15,6 +15,7 @@
 #include "notify.h"
 #include "scheduler.h"
 #include "sse.h"
+#include "sweep.h"
 #include "validate.h"
 
 #include <errno.h>
@@ -198,11 +199,13 @@ int main(int argc, char **argv)
     notify_install(sse_notify_jobs); /* committed events wake the jobs' event streams */
     if (events_start() || accept_start() ||
         validate_start(app->cfg.validate_threads, app->cfg.validate_queue) ||
+        sweep_start(app->cfg.upload_sweep) ||
         sse_start(app->cfg.sse_keepalive * 1000, app->cfg.sse_wake_rate) || sched_start() ||
         http_start(err, sizeof err)) {
         log_error("startup failed: %s", err[0] ? err : "cannot start threads");
         atomic_store(&app->shutting_down, 1);
         validate_stop();
+        sweep_stop();
         accept_stop();
         sched_stop();
         events_stop();
@@ -217,6 +220,7 @@ int main(int argc, char **argv)
     atomic_store(&app->shutting_down, 1);
     http_quiesce();
     validate_stop(); /* specs being checked are answered */
+    sweep_stop();
     accept_stop();  /* jobs being accepted are stored and answered */
     sched_stop();   /* running jobs re-queue themselves */
     events_stop();  /* every event stored */

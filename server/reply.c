@@ -42,10 +42,50 @@ struct MHD_Response *json_response(json_t *body)
     return resp;
 }
 
+/* Length of the valid UTF-8 sequence at p (1 to 4), or 0 when p does not start one
+ * (overlong forms, surrogates and code points above U+10FFFF are not valid). */
+static size_t utf8_seq(const unsigned char *p)
+{
+    if (p[0] < 0x80)
+        return 1;
+    size_t n = p[0] >= 0xc2 && p[0] <= 0xdf ? 2 : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+                                            : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((n == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (n == 3 && p[0] == 0xed && p[1] >= 0xa0) ||
+        (n == 4 && p[0] == 0xf0 && p[1] < 0x90) || (n == 4 && p[0] == 0xf4 && p[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* in as valid UTF-8: every byte that is not part of a valid sequence written as the text
+ * \xHH, so a message quoting a request path of arbitrary bytes can still be answered. */
+static void utf8_escaped(const char *in, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && o + 5 < cap;) {
+        size_t n = utf8_seq(p);
+        if (n == 0) {
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02X", *p);
+            p++;
+        } else if (o + n < cap) {
+            memcpy(out + o, p, n);
+            o += n;
+            p += n;
+        } else {
+            break;
+        }
+    }
+    out[o] = '\0';
+}
+
 struct MHD_Response *error_response(const char *code, const char *field, const char *message)
 {
+    char msg[4096];
+    utf8_escaped(message, msg, sizeof msg);
     return json_response(json_pack("{s:{s:s, s:s, s:s?}}", "error", "code", code, "message",
-                                   message, "field", field && *field ? field : NULL));
+                                   msg, "field", field && *field ? field : NULL));
 }
 
 enum MHD_Result reply_json(request *r, unsigned status, json_t *body)
