@@ -5,7 +5,9 @@
 #include "job_json.h"
 #include "db.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static json_t *time_or_null(int64_t ms)
@@ -103,21 +105,46 @@ static void append_one(void *user, const job_record *job)
     p->last = job->id;
 }
 
-json_t *job_json_page(const identity *who, const char *state, int limit, int64_t before)
+/* s percent-encoded for a query value (RFC 3986 unreserved characters kept) into out,
+ * which holds at least 3 * strlen(s) + 1 bytes. */
+static void query_escape(const char *s, char *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (isalnum(ch) || ch == '-' || ch == '.' || ch == '_' || ch == '~') {
+            *out++ = (char)ch;
+        } else {
+            *out++ = '%';
+            *out++ = hex[ch >> 4];
+            *out++ = hex[ch & 15];
+        }
+    }
+    *out = '\0';
+}
+
+json_t *job_json_page(const identity *who, const char *state, const char *name, int limit,
+                      int64_t before)
 {
     render_page p = {.jobs = json_array(), .last = 0};
     int more = 0;
-    if (!p.jobs || jobs_page(who, state, limit, before, append_one, &p, &more) < 0) {
+    if (!p.jobs || jobs_page(who, state, name, limit, before, append_one, &p, &more) < 0) {
         json_decref(p.jobs);
         return NULL;
     }
     json_t *next = json_null();
     if (more) {
-        char buf[160];
-        snprintf(buf, sizeof buf, "/v1/jobs?%s%s%slimit=%d&before=%lld", state ? "state=" : "",
-                 state ? state : "", state ? "&" : "", limit, (long long)p.last);
+        char *esc = malloc(name ? 3 * strlen(name) + 1 : 1);
+        if (!esc) {
+            json_decref(p.jobs);
+            return NULL;
+        }
+        query_escape(name ? name : "", esc);
         json_decref(next);
-        next = json_string(buf);
+        next = json_sprintf("/v1/jobs?%s%s%s%s%s%slimit=%d&before=%lld", state ? "state=" : "",
+                            state ? state : "", state ? "&" : "", name ? "name=" : "", esc,
+                            name ? "&" : "", limit, (long long)p.last);
+        free(esc);
     }
     return json_pack("{s:o, s:o}", "jobs", p.jobs, "next", next);
 }

@@ -17,8 +17,10 @@ json_t *job_json_of(const job_record *job, int with_spec);
  * database failed. */
 json_t *job_json_get(int64_t id, const identity *who, int with_spec);
 
-/* A page of GET /v1/jobs: {"jobs": [...], "next": the next page's path or null}; state
- * may be NULL. NULL on a database error. */
-json_t *job_json_page(const identity *who, const char *state, int limit, int64_t before);
+/* A page of GET /v1/jobs: {"jobs": [...], "next": the next page's path, with the same
+ * filters, or null}; state and name (jobs_page's filters) may be NULL. NULL on a database
+ * error. */
+json_t *job_json_page(const identity *who, const char *state, const char *name, int limit,
+                      int64_t before);
 
 #endif

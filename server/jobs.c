@@ -250,15 +250,17 @@ int jobs_visible(int64_t id, const identity *who, const char **state)
     return ok;
 }
 
-int jobs_page(const identity *who, const char *state, int limit, int64_t before,
-              job_visitor fn, void *user, int *more)
+int jobs_page(const identity *who, const char *state, const char *name, int limit,
+              int64_t before, job_visitor fn, void *user, int *more)
 {
     sqlite3 *c = db();
     sqlite3_stmt *st;
     *more = 0;
+    /* instr() rather than LIKE: a name filter holding % or _ means those characters. */
     if (!c || sqlite3_prepare_v2(c,
                                  "SELECT " JOB_COLS " FROM jobs WHERE (?1 OR owner = ?2) AND "
-                                 "(?3 IS NULL OR state = ?3) AND (?4 <= 0 OR id < ?4) "
+                                 "(?3 IS NULL OR state = ?3) AND (?4 <= 0 OR id < ?4) AND "
+                                 "(?6 IS NULL OR instr(lower(name), lower(?6)) > 0) "
                                  "ORDER BY id DESC LIMIT ?5",
                                  -1, &st, NULL) != SQLITE_OK)
         return -1;
@@ -268,6 +270,8 @@ int jobs_page(const identity *who, const char *state, int limit, int64_t before,
         sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, before);
     sqlite3_bind_int(st, 5, limit + 1);
+    if (name)
+        sqlite3_bind_text(st, 6, name, -1, SQLITE_STATIC);
     int n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (n == limit) {

@@ -68,11 +68,12 @@ void jobs_new_record(const job_new *j, const job_stored *st, job_record *out);
 /* Visit job id if it exists and who may see it. Returns 1 (visited), 0 (no such job for
  * who) or -1 (database error). */
 int jobs_read(int64_t id, const identity *who, job_visitor fn, void *user);
-/* Visit the jobs who may see, newest first: state may be NULL; ids < before when
+/* Visit the jobs who may see, newest first: state may be NULL; name (may be NULL): only
+ * jobs whose name contains it, ASCII letters compared without case; ids < before when
  * before > 0; at most limit. Returns how many were visited (and *more = 1 when further
  * jobs match), or -1. */
-int jobs_page(const identity *who, const char *state, int limit, int64_t before,
-              job_visitor fn, void *user, int *more);
+int jobs_page(const identity *who, const char *state, const char *name, int limit,
+              int64_t before, job_visitor fn, void *user, int *more);
 
 /* Cancel: returns 200 (was queued, now cancelled), 202 (running: stop requested),
  * 404 (not visible), 409 (already finished) or 500. */

@@ -85,7 +85,7 @@ struct MHD_Response *error_response(const char *code, const char *field, const c
     char msg[4096];
     utf8_escaped(message, msg, sizeof msg);
     return json_response(json_pack("{s:{s:s, s:s, s:s?}}", "error", "code", code, "message",
-                                   msg, "field", field && *field ? field : NULL));
+                                   msg, "field", field));
 }
 
 enum MHD_Result reply_json(request *r, unsigned status, json_t *body)

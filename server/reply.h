@@ -11,7 +11,9 @@
 
 /* A JSON response (body stolen), or NULL. */
 struct MHD_Response *json_response(json_t *body);
-/* The error object as a response; field may be NULL or "" (then "field" is left out). */
+/* The error object as a response. field: the JSON path of the bad field, "" for the
+ * document as a whole (a body that is not a JSON object), NULL when no field is at fault
+ * (then "field" is null). */
 struct MHD_Response *error_response(const char *code, const char *field, const char *message);
 /* Queue a prepared response and release it. NULL resp: MHD_NO (the connection closes). */
 enum MHD_Result reply_response(request *r, unsigned status, struct MHD_Response *resp);

@@ -121,9 +121,10 @@ enum MHD_Result route_jobs_submit(request *r)
             return reply_error(r, 400, "bad_request", "Idempotency-Key",
                                "Idempotency-Key must be 1 to 200 printable characters");
     }
+    /* A body that is no JSON object is a spec error of the document as a whole: code
+     * invalid_spec with the path "" (docs/spec.md, "Errors and warnings"). */
     if (!r->body || r->len == 0)
-        return reply_error(r, 400, "bad_request", NULL,
-                           "empty body: POST the job spec as JSON");
+        return reply_error(r, 400, "invalid_spec", "", "empty body: POST the job spec as JSON");
     /* The spec is checked by a validator thread, never here (validate.h). */
     submit_state *ss = calloc(1, sizeof *ss);
     if (!ss)
@@ -153,13 +154,12 @@ static enum MHD_Result submit_checked(request *r)
     const long long prio = ss->prio;
     const char *key = http_header(r, "Idempotency-Key");
     if (st != FDW_OK) {
-        /* Only now tell malformed JSON (bad_request) from a spec the engine refused: the
-         * engine parses with the same strictness, so a spec it accepted needs no second
-         * parse here. */
+        /* Only now look for malformed JSON, to say where it breaks: the engine parses
+         * with the same strictness, so a spec it accepted needs no second parse here. */
         json_error_t jerr;
         json_t *probe = json_loadb(r->body, r->len, JSON_REJECT_DUPLICATES, &jerr);
         if (!probe)
-            return reply_error(r, 400, "bad_request", NULL,
+            return reply_error(r, 400, "invalid_spec", "",
                                "malformed JSON at line %d, column %d: %s", jerr.line,
                                jerr.column, jerr.text);
         int is_obj = json_is_object(probe);
@@ -171,7 +171,8 @@ static enum MHD_Result submit_checked(request *r)
         if (st == FDW_ERR_SPEC || st == FDW_ERR_IO || st == FDW_ERR_UNSUPPORTED ||
             st == FDW_ERR_NOMEM)
             return reply_error(r, 400, "invalid_spec", err.field, "%s", err.message);
-        return reply_error(r, 500, "internal", err.field, "%s", err.message);
+        return reply_error(r, 500, "internal", err.field[0] ? err.field : NULL, "%s",
+                           err.message);
     }
     /* The normalised spec is stored as text (the worker runs it); the name, kind, device
      * ids and warnings come from the parsed spec itself. */
@@ -241,13 +242,24 @@ enum MHD_Result route_jobs_list(request *r)
             return reply_error(r, 400, "bad_request", "state",
                                "state must be queued, running, succeeded, failed or cancelled");
     }
+    /* name: jobs whose name contains it (any printable text; ASCII case ignored). */
+    const char *name = http_query(r, "name");
+    if (name) {
+        size_t nl = strlen(name);
+        int ok = nl >= 1 && nl <= 200;
+        for (size_t i = 0; ok && i < nl; i++)
+            ok = (unsigned char)name[i] >= 0x20 && name[i] != 0x7f;
+        if (!ok)
+            return reply_error(r, 400, "bad_request", "name",
+                               "name must be 1 to 200 characters with no control characters");
+    }
     long long limit, before;
     if (query_int(r, "limit", 1, 500, 50, &limit))
         return reply_error(r, 400, "bad_request", "limit", "limit must be an integer 1..500");
     if (query_int(r, "before", 1, INT64_MAX, 0, &before))
         return reply_error(r, 400, "bad_request", "before",
                            "before must be a positive job id");
-    json_t *list = job_json_page(&r->who, state, (int)limit, before);
+    json_t *list = job_json_page(&r->who, state, name, (int)limit, before);
     if (!list)
         return reply_error(r, 500, "internal", NULL, "database error");
     return reply_json(r, 200, list);

@@ -202,11 +202,11 @@ START_TEST(invalid_spec_shows_field)
     ck_assert_int_eq(r.code, 4);
     ck_assert_ptr_nonnull(strstr(r.err, "error: invalid_spec: sources[0].position: "));
     fdt_run_free(&r);
-    /* Not JSON at all. */
+    /* Not JSON at all: the document as a whole is at fault (path ""). */
     char *junk = write_tmp("junk.json", "{\"grid\": ");
     cli(&r, "submit", junk);
     ck_assert_int_eq(r.code, 4);
-    ck_assert_ptr_nonnull(strstr(r.err, "error: bad_request"));
+    ck_assert_ptr_nonnull(strstr(r.err, "error: invalid_spec: malformed JSON at line 1"));
     fdt_run_free(&r);
     /* A spec file that does not exist is a local error. */
     cli(&r, "submit", "/nonexistent/job.json");

@@ -180,7 +180,8 @@ class PythonClientTest(unittest.TestCase):
         self.assertIn("sources[0].position", str(e))
         with self.assertRaises(FdwaveError) as cm:
             self.c.submit("{not json")
-        self.assertEqual((cm.exception.code, cm.exception.status), ("bad_request", 400))
+        self.assertEqual((cm.exception.code, cm.exception.status, cm.exception.field),
+                         ("invalid_spec", 400, ""))
         with self.assertRaises(FdwaveError) as cm:
             self.c.get(987654)
         self.assertEqual((cm.exception.code, cm.exception.status), ("not_found", 404))

@@ -386,9 +386,17 @@ START_TEST(bad_requests)
 {
     const char *json_ct[] = {"Content-Type: application/json", NULL};
     http_resp r;
-    /* malformed JSON */
+    /* malformed JSON, an empty body, JSON that is not an object: the document as a
+     * whole is at fault (invalid_spec, path ""), as docs/spec.md says */
     ck_assert_int_eq(http(&D, "POST", "/v1/jobs", json_ct, "{\"grid\": ", 9, &r), 0);
-    expect_error(&r, 400, "bad_request", NULL);
+    expect_error(&r, 400, "invalid_spec", "");
+    ck_assert_ptr_nonnull(strstr(r.body, "malformed JSON at line 1, column 9"));
+    http_free(&r);
+    ck_assert_int_eq(http(&D, "POST", "/v1/jobs", json_ct, "", 0, &r), 0);
+    expect_error(&r, 400, "invalid_spec", "");
+    http_free(&r);
+    ck_assert_int_eq(http(&D, "POST", "/v1/jobs", json_ct, "[1, 2]", 6, &r), 0);
+    expect_error(&r, 400, "invalid_spec", "");
     http_free(&r);
     /* wrong content type */
     const char *text_ct[] = {"Content-Type: text/plain", NULL};
@@ -701,6 +709,62 @@ START_TEST(system_endpoints)
 }
 END_TEST
 
+/* GET /v1/jobs?name=TEXT: jobs whose name contains TEXT (ASCII case ignored, % and _
+ * taken literally); its "next" page keeps the filter. */
+START_TEST(list_filters_by_name)
+{
+    static const char *const names[] = {"Alpha 50% one", "alpha two", "beta"};
+    long ids[3];
+    for (int i = 0; i < 3; i++) {
+        char spec[4096], named[4200];
+        small_spec(spec, sizeof spec, 16, 10, 5, 1);
+        const char *tail = strstr(spec, "\"grid\"");
+        snprintf(named, sizeof named, "{\"kind\":\"acoustic\",\"name\":\"%s\",%s", names[i],
+                 tail);
+        long status;
+        ids[i] = submit(&D, named, NULL, &status);
+        ck_assert_int_eq(status, 201);
+    }
+    http_resp r;
+    ck_assert_int_eq(http(&D, "GET", "/v1/jobs?name=ALPHA&limit=1", NULL, NULL, 0, &r), 0);
+    ck_assert_int_eq(r.status, 200);
+    json_t *j = http_json(&r);
+    http_free(&r);
+    json_t *jobs = json_object_get(j, "jobs");
+    ck_assert_int_eq(json_array_size(jobs), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(jobs, 0), "id")), ids[1]);
+    char next[256];
+    snprintf(next, sizeof next, "%s", json_string_value(json_object_get(j, "next")));
+    json_decref(j);
+    char want[128];
+    snprintf(want, sizeof want, "/v1/jobs?name=ALPHA&limit=1&before=%ld", ids[1]);
+    ck_assert_str_eq(next, want);
+    ck_assert_int_eq(http(&D, "GET", next, NULL, NULL, 0, &r), 0);
+    j = http_json(&r);
+    http_free(&r);
+    jobs = json_object_get(j, "jobs");
+    ck_assert_int_eq(json_array_size(jobs), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_array_get(jobs, 0), "id")), ids[0]);
+    ck_assert(json_is_null(json_object_get(j, "next")));
+    json_decref(j);
+    /* "%" is a character, not a wildcard; the next page's path escapes it. */
+    ck_assert_int_eq(http(&D, "GET", "/v1/jobs?name=50%25%20o&limit=500", NULL, NULL, 0, &r), 0);
+    j = http_json(&r);
+    http_free(&r);
+    ck_assert_int_eq(json_array_size(json_object_get(j, "jobs")), 1);
+    json_decref(j);
+    ck_assert_int_eq(http(&D, "GET", "/v1/jobs?name=a%20&limit=1", NULL, NULL, 0, &r), 0);
+    j = http_json(&r);
+    http_free(&r);
+    snprintf(want, sizeof want, "/v1/jobs?name=a%%20&limit=1&before=%ld", ids[1]);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "next")), want);
+    json_decref(j);
+    ck_assert_int_eq(http(&D, "GET", "/v1/jobs?name=a%01b", NULL, NULL, 0, &r), 0);
+    expect_error(&r, 400, "bad_request", "name");
+    http_free(&r);
+}
+END_TEST
+
 /* The 201 answer to POST /v1/jobs is what GET /v1/jobs/{id} shows (less "spec") while
  * the job waits; an Idempotency-Key repeat answers 200 with the same job. */
 START_TEST(post_answer_matches_get)
@@ -832,6 +896,7 @@ int main(void)
     tcase_add_test(tc, system_endpoints);
     tcase_add_test(tc, too_large_job_fails_daemon_lives);
     tcase_add_test(tc, post_answer_matches_get);
+    tcase_add_test(tc, list_filters_by_name);
     tcase_add_test(tc, many_watchers_paced);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
