@@ -1,7 +1,8 @@
 /* manifest.c — manifest.json, the table of contents of a run's output directory:
  *   {"job": name|null, "kind": ..., "fdwave_version": ..., "spec": <normalised spec>,
  *    "files": [{"name","kind","format","description","dims","units","step","time",
- *               "bytes"}, ...], <extra keys set by fdw_manifest_set_json>}
+ *               "bytes", <numbers set by fdw_manifest_set_number>}, ...],
+ *    <extra keys set by fdw_manifest_set_json>}
  * Entries are kept in the order added; adding a name again replaces its entry. The
  * keys job, kind, fdwave_version, spec and files belong to the manifest itself, so
  * fdw_manifest_set_json ignores them. Calls are serialised by a mutex (progress and
@@ -12,6 +13,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +118,23 @@ void fdw_manifest_add(fdw_manifest *m, const char *name, const char *kind, const
     }
     if (!replaced)
         json_array_append_new(m->files, e);
+    pthread_mutex_unlock(&m->mu);
+}
+
+void fdw_manifest_set_number(fdw_manifest *m, const char *name, const char *key, double v)
+{
+    if (!m || !name || !key || !key[0] || !isfinite(v))
+        return;
+    pthread_mutex_lock(&m->mu);
+    size_t idx;
+    json_t *e;
+    json_array_foreach(m->files, idx, e) {
+        const char *ename = json_string_value(json_object_get(e, "name"));
+        if (ename && strcmp(ename, name) == 0) {
+            json_object_set_new(e, key, json_real(v));
+            break;
+        }
+    }
     pthread_mutex_unlock(&m->mu);
 }
 

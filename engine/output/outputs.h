@@ -31,6 +31,10 @@ fdw_manifest *fdw_manifest_new(const fdw_spec *spec, const char *out_dir);
 void fdw_manifest_add(fdw_manifest *m, const char *name, const char *kind, const char *format,
                       const char *description, int ndims, const long *dims, const char *units,
                       long step, double time);
+/* A number on the entry of the file name recorded before (e.g. a snapshot's "max_abs",
+ * a gather's "sample_interval"); nothing when there is no such entry or v is not
+ * finite. */
+void fdw_manifest_set_number(fdw_manifest *m, const char *name, const char *key, double v);
 /* Extra top-level key (e.g. "result"): takes a JSON text, copied. */
 void fdw_manifest_set_json(fdw_manifest *m, const char *key, const char *json_text);
 /* Write out_dir/manifest.json atomically. Can be called repeatedly as files appear. */

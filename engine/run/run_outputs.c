@@ -109,6 +109,7 @@ fdw_status fdw_run_write_gathers(fdw_run_state *r, char *extra, size_t len, fdw_
              nrec, ns, sdt);
     fdw_manifest_add(r->manifest, "gather.f32", "gather", "raw-f32", desc, 2, dims,
                      "wavefield amplitude (arbitrary)", -1, -1.0);
+    fdw_manifest_set_number(r->manifest, "gather.f32", "sample_interval", sdt);
     snprintf(path, sizeof path, "%s/gather.segy", r->opts->out_dir);
     st = fdw_write_segy_gather(path, traces, nrec, (int)(ns < INT_MAX ? ns : INT_MAX), sdt,
                                spec->receivers, spec->nsources > 0 ? &spec->sources[0] : NULL,
@@ -129,6 +130,7 @@ fdw_status fdw_run_write_gathers(fdw_run_state *r, char *extra, size_t len, fdw_
              nrec, ns, sdt);
     fdw_manifest_add(r->manifest, "gather.segy", "gather", "segy", desc, 2, dims,
                      "wavefield amplitude (arbitrary)", -1, -1.0);
+    fdw_manifest_set_number(r->manifest, "gather.segy", "sample_interval", sdt);
 out:
     free(traces);
     free(slots);

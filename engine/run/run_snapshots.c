@@ -29,6 +29,7 @@ typedef struct snap_file {
     int ndims;
     long dims[3];
     const char *units;
+    double max_abs;            /* largest |sample| of the region (the manifest's max_abs) */
 } snap_file;
 
 /* One snapshot's host buffers and what became of them. state is guarded by the mutex;
@@ -152,6 +153,9 @@ static fdw_status write_set(fdw_snapshots *s, snap_set *set, fdw_error *err)
         region_dims(spec, reg, dims, &ndims);
         region_stem(reg, step, stem, sizeof stem);
         plane_desc(reg, where, sizeof where);
+        /* The PNG's clip, and the manifest's max_abs of every file of this region: a
+         * client scaling several snapshots alike needs no file read to find the scale. */
+        const float clip = max_abs(set->bufs[r], n);
         for (int png = 0; png < 2; png++) {
             if (png && (!spec->snapshot_png || reg->plane == FDW_PLANE_VOLUME))
                 continue;
@@ -165,7 +169,6 @@ static fdw_status write_set(fdw_snapshots *s, snap_set *set, fdw_error *err)
             snprintf(path, sizeof path, "%s/%s", s->out_dir, f->name);
             fdw_status st;
             if (png) {
-                const float clip = max_abs(set->bufs[r], n);
                 st = fdw_write_png(path, set->bufs[r], (int)dims[0], (int)dims[1], clip, err);
                 f->format = "png";
                 f->ndims = 2;
@@ -187,6 +190,7 @@ static fdw_status write_set(fdw_snapshots *s, snap_set *set, fdw_error *err)
             if (st != FDW_OK)
                 return st;
             memcpy(f->dims, dims, sizeof dims);
+            f->max_abs = clip;
             set->names[set->nfiles] = f->name;
             set->nfiles++;
         }
@@ -342,6 +346,7 @@ static fdw_status deliver_one(fdw_snapshots *s, const fdw_callbacks *cb, fdw_err
         const snap_file *sf = &set->files[f];
         fdw_manifest_add(s->manifest, sf->name, "snapshot", sf->format, sf->desc, sf->ndims,
                          sf->dims, sf->units, set->step, time);
+        fdw_manifest_set_number(s->manifest, sf->name, "max_abs", sf->max_abs);
     }
     fdw_status st = set->st;
     if (st != FDW_OK)

@@ -277,6 +277,10 @@ START_TEST(manifest_structure)
     fdw_manifest_add(m, "gather.segy", "gather", "segy", "the gather", 1, dims1, "Pa", -1, -1);
     fdw_manifest_add(m, "snap.f32", "snapshot", "raw-f32", "second version", 2, dims2,
                      "Pa (arbitrary)", 100, 0.1);
+    fdw_manifest_set_number(m, "snap.f32", "max_abs", 4.0);
+    fdw_manifest_set_number(m, "gather.segy", "sample_interval", 0.002);
+    fdw_manifest_set_number(m, "gather.segy", "bad", 1.0 / 0.0); /* not finite: left out */
+    fdw_manifest_set_number(m, "missing.f32", "max_abs", 1.0);   /* no such entry */
     fdw_manifest_set_json(m, "result", "{\"steps\": 10, \"backend\": \"cpu\"}");
     fdw_manifest_set_json(m, "files", "[]");  /* reserved: ignored */
     fdw_manifest_set_json(m, "note", "not json {");
@@ -311,7 +315,10 @@ START_TEST(manifest_structure)
     ck_assert_int_eq(json_integer_value(json_object_get(f0, "step")), 100);
     ck_assert_double_eq_tol(json_real_value(json_object_get(f0, "time")), 0.1, 1e-15);
     ck_assert_int_eq(json_integer_value(json_object_get(f0, "bytes")), 16);
+    ck_assert_double_eq(json_real_value(json_object_get(f0, "max_abs")), 4.0);
     ck_assert_str_eq(json_string_value(json_object_get(f1, "name")), "gather.segy");
+    ck_assert_double_eq(json_real_value(json_object_get(f1, "sample_interval")), 0.002);
+    ck_assert_ptr_null(json_object_get(f1, "bad"));
     ck_assert(json_is_null(json_object_get(f1, "step")));
     ck_assert(json_is_null(json_object_get(f1, "time")));
     ck_assert_int_eq(json_integer_value(json_object_get(f1, "bytes")), 10);

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <jansson.h>
+#include <math.h>
 #include <pty.h>
 #include <signal.h>
 #include <stdio.h>
@@ -244,7 +245,23 @@ START_TEST(usage_errors)
 }
 END_TEST
 
-/* Every file in the manifest exists with the size recorded. */
+/* The largest |sample| of a raw float32 file. */
+static double file_max_abs(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+    float v;
+    double m = 0.0;
+    while (fread(&v, sizeof v, 1, f) == 1)
+        if (fabs((double)v) > m)
+            m = fabs((double)v);
+    fclose(f);
+    return m;
+}
+
+/* Every file in the manifest exists with the size recorded; a snapshot's max_abs is its
+ * largest |sample| (png and raw of one slice alike), a gather's sample_interval is dt
+ * times receivers.interval. */
 static void check_manifest(const char *out_dir, const char *job)
 {
     char path[1200];
@@ -265,6 +282,27 @@ static void check_manifest(const char *out_dir, const char *job)
         ck_assert_msg(stat(path, &st) == 0, "%s listed but missing", name);
         ck_assert_int_eq(json_integer_value(json_object_get(f, "bytes")), st.st_size);
         const char *fmt = json_string_value(json_object_get(f, "format"));
+        const char *kind = json_string_value(json_object_get(f, "kind"));
+        if (strcmp(kind, "snapshot") == 0) {
+            char raw[1200];
+            snprintf(raw, sizeof raw, "%s", path);
+            char *dot = strrchr(raw, '.');
+            ck_assert_ptr_nonnull(dot);
+            strcpy(dot, ".f32"); /* the png of a slice is scaled by its raw file's max */
+            const double want = file_max_abs(raw);
+            ck_assert_msg(want > 0, "%s: an all-zero snapshot tells nothing", raw);
+            ck_assert_double_eq_tol(json_number_value(json_object_get(f, "max_abs")), want,
+                                    want * 1e-6);
+        }
+        if (strcmp(kind, "gather") == 0) {
+            json_t *sp = json_object_get(m, "spec");
+            const double dt = json_number_value(json_object_get(json_object_get(sp, "time"), "dt"));
+            const double every = json_number_value(
+                json_object_get(json_object_get(sp, "receivers"), "interval"));
+            ck_assert(dt > 0 && every >= 1);
+            ck_assert_double_eq_tol(json_number_value(json_object_get(f, "sample_interval")),
+                                    dt * every, dt * 1e-9);
+        }
         pngs += strcmp(fmt, "png") == 0;
         segys += strcmp(fmt, "segy") == 0;
     }
