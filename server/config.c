@@ -42,7 +42,7 @@ static const opt g_opts[] = {
     {"max-body", K_SIZE, "largest job spec body, bytes; K/M/G suffixes (default 1M)"},
     {"max-model-bytes", K_SIZE, "largest model upload, bytes (default 64G)"},
     {"max-connections", K_INT, "simultaneous HTTP connections (default 1024)"},
-    {"max-connections-per-ip", K_INT, "simultaneous connections from one address (default 512)"},
+    {"max-connections-per-ip", K_INT, "simultaneous connections from one address; a trusted proxy's are not counted (default 64)"},
     {"connection-timeout", K_INT, "seconds an idle connection is kept (default 60)"},
     {"head-timeout", K_INT, "seconds a client has to send a request's head (method, path, "
                             "headers), and the grace before --body-min-rate applies (default 10)"},
@@ -297,7 +297,7 @@ static void defaults(fdwd_config *c)
     c->max_body = 1ULL << 20;
     c->max_model_bytes = 64ULL << 30;
     c->max_connections = 1024;
-    c->max_connections_per_ip = 512;
+    c->max_connections_per_ip = 64;
     c->connection_timeout = 60;
     c->head_timeout = 10;
     c->body_min_rate = 16u << 10;

@@ -221,25 +221,42 @@ static void set_anonymous(conn_state *cs, int anon)
     g_anon += anon ? 1 : -1;
 }
 
-/* Make room for a new anonymous connection (lock held): close the anonymous connection
- * that has waited longest for a request head. Returns 0 if there was room or one was
- * closed. */
-static int evict_anonymous(const conn_state *newcomer)
+/* The anonymous connection that has waited longest for a request head, other than
+ * except (lock held); NULL if none. */
+static conn_state *oldest_anonymous(const conn_state *except)
 {
-    if (g_anon < anonymous_cap())
-        return 0;
     conn_state *oldest = NULL;
     for (conn_state *c = g_head; c; c = c->next)
-        if (c != newcomer && c->anonymous && !c->killed && c->phase == PH_HEAD &&
+        if (c != except && c->anonymous && !c->killed && c->phase == PH_HEAD &&
             (!oldest || c->since_ms < oldest->since_ms))
             oldest = c;
-    if (!oldest)
-        return -1;
-    log_debug("http: closing an idle unauthenticated connection from %s to make room",
-              oldest->addr);
-    cut(oldest, NULL);
-    set_anonymous(oldest, 0); /* its slot is free for the newcomer now */
-    return 0;
+    return oldest;
+}
+
+/* Close an anonymous connection idle in its head phase (lock held). */
+static void evict(conn_state *c, const char *why)
+{
+    log_debug("http: closing an unauthenticated connection from %s: %s", c->addr, why);
+    cut(c, NULL);
+    set_anonymous(c, 0); /* its slot counts as free from now on */
+}
+
+/* Keep the anonymous connections that have had ANON_GRACE_MS to send a request head at
+ * or below their share: the oldest go first (lock held). A fresh connection is not
+ * judged before its head could arrive, so bursts of new clients are not refused. */
+#define ANON_GRACE_MS 1000
+static void enforce_anonymous_share(int64_t now)
+{
+    int idle = 0;
+    for (conn_state *c = g_head; c; c = c->next)
+        idle += c->anonymous && !c->killed && c->phase == PH_HEAD &&
+                now - c->since_ms > ANON_GRACE_MS;
+    for (; idle > anonymous_cap(); idle--) {
+        conn_state *c = oldest_anonymous(NULL);
+        if (!c)
+            break;
+        evict(c, "over the share of unauthenticated connections");
+    }
 }
 
 /* ---- MHD hooks ------------------------------------------------------------------- */
@@ -288,10 +305,14 @@ void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
             /* Two accepts from one address may have passed the policy at once. */
             if (count_of(&g_peers, cs->addr) > g_app.cfg.max_connections_per_ip)
                 cut(cs, NULL);
-            else if (evict_anonymous(cs) != 0)
-                cut(cs, NULL); /* every anonymous slot is busy answering */
             if (!cs->killed)
                 set_anonymous(cs, 1);
+        }
+        /* The last free slots: an anonymous connection idle longest makes room. */
+        if (!cs->killed && g_total >= g_app.cfg.max_connections - 1) {
+            conn_state *old = oldest_anonymous(cs);
+            if (old)
+                evict(old, "the server is at its connection limit");
         }
         pthread_mutex_unlock(&g_lock);
         return;
@@ -417,6 +438,7 @@ static void reap(void)
 {
     const int64_t now = mono_ms(), head = (int64_t)g_app.cfg.head_timeout * 1000;
     pthread_mutex_lock(&g_lock);
+    enforce_anonymous_share(now);
     for (conn_state *c = g_head; c; c = c->next) {
         if (c->killed)
             continue;

@@ -7,10 +7,12 @@
  *   - connections per address (--max-connections-per-ip), not counted for trusted
  *     reverse proxies (--trusted-proxy), whose requests are counted instead per client
  *     address they name in X-Forwarded-For (--max-requests-per-client, 429 beyond);
- *   - connections that have not shown a valid token are "anonymous": at most
- *     --anonymous-connections of them (max-connections / 8 by default); a new one beyond
- *     closes the anonymous connection that has waited longest for its request head, so
- *     unauthenticated clients can never hold more than that share of the slots.
+ *   - connections that have not shown a valid token are "anonymous": of those waiting
+ *     for a request head for more than a second, at most --anonymous-connections
+ *     (max-connections / 8 by default) are kept, the longest-waiting closed first; and
+ *     when only one slot is left, the longest-waiting anonymous connection makes room.
+ *     So unauthenticated clients cannot hold more than that share of the slots, while a
+ *     burst of new clients (anonymous until their first request) is not refused.
  * A reaper thread checks the deadlines four times a second. */
 #ifndef FDWD_CONN_H
 #define FDWD_CONN_H

@@ -371,12 +371,12 @@ int http_start(char *err, size_t errlen)
     if (ai->ai_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     g_daemon = MHD_start_daemon(
-        flags, (uint16_t)g_app.cfg.port, NULL, NULL, on_request, NULL,
+        flags, (uint16_t)g_app.cfg.port, conn_accept_policy, NULL, on_request, NULL,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
         ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)g_app.cfg.http_threads,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)g_app.cfg.max_connections,
-        /* per address, head deadlines, anonymous share: the connection guard (conn.h) */
-        MHD_OPTION_APPLY_POLICY_CALLBACK, conn_accept_policy, NULL,
+        /* per address (the accept policy above), head deadlines, anonymous share: the
+         * connection guard (conn.h) */
         MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)g_app.cfg.connection_timeout,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
