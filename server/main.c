@@ -6,6 +6,7 @@
 #include "access.h"
 #include "app.h"
 #include "auth.h"
+#include "datadir.h"
 #include "db.h"
 #include "events.h"
 #include "http.h"
@@ -32,60 +33,6 @@
 extern char **environ;
 
 #define MAX_ATTEMPTS 3
-
-static int mkdir_p(const char *path)
-{
-    char buf[CFG_PATH];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0750) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0750) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-/* Data directory layout and the database. */
-static int open_data(fdwd_app *app, char *err, size_t errlen)
-{
-    if (mkdir_p(app->cfg.data_dir)) {
-        snprintf(err, errlen, "cannot create --data %.1000s: %s", app->cfg.data_dir, strerror(errno));
-        return -1;
-    }
-    if (!realpath(app->cfg.data_dir, app->data_dir)) {
-        snprintf(err, errlen, "--data %.1000s: %s", app->cfg.data_dir, strerror(errno));
-        return -1;
-    }
-    snprintf(app->db_path, sizeof app->db_path, "%.4000s/fdwave.db", app->data_dir);
-    snprintf(app->models_dir, sizeof app->models_dir, "%.4000s/models", app->data_dir);
-    snprintf(app->jobs_dir, sizeof app->jobs_dir, "%.4000s/jobs", app->data_dir);
-    if (mkdir_p(app->models_dir) || mkdir_p(app->jobs_dir)) {
-        snprintf(err, errlen, "cannot create directories under %.1000s: %s", app->data_dir,
-                 strerror(errno));
-        return -1;
-    }
-    return db_init(app->db_path, err, errlen);
-}
-
-/* Directories job specs may read: the models directory and each --allow-dir. */
-static int setup_allowed(fdwd_app *app, char *err, size_t errlen)
-{
-    app->nallowed = 0;
-    snprintf(app->allowed[app->nallowed++], CFG_PATH, "%s", app->models_dir);
-    for (int i = 0; i < app->cfg.nallow; i++) {
-        if (!realpath(app->cfg.allow_dirs[i], app->allowed[app->nallowed])) {
-            snprintf(err, errlen, "--allow-dir %.1000s: %s", app->cfg.allow_dirs[i], strerror(errno));
-            return -1;
-        }
-        app->nallowed++;
-    }
-    for (int i = 0; i < app->nallowed; i++)
-        app->allowed_ptrs[i] = app->allowed[i];
-    app->allowed_ptrs[app->nallowed] = NULL;
-    return 0;
-}
 
 /* Is every address the listen host resolves to a loopback address? */
 static int is_loopback(const char *host)
@@ -123,7 +70,7 @@ static int token_main(int argc, char **argv)
     if (g_app.cfg.nargs == 0) /* just the usage: no data directory to create */
         return auth_token_command(0, NULL, 0);
     log_set_level(LOG_WARN);
-    if (open_data(&g_app, err, sizeof err)) {
+    if (datadir_open(&g_app, err, sizeof err)) {
         fprintf(stderr, "fdwaved: %s\n", err);
         return 1;
     }
@@ -162,7 +109,7 @@ int main(int argc, char **argv)
     log_set_level(app->cfg.log_level);
     app->started_ms = now_ms();
     app->loopback = is_loopback(app->cfg.listen_host);
-    if (open_data(app, err, sizeof err) || setup_allowed(app, err, sizeof err) ||
+    if (datadir_open(app, err, sizeof err) || datadir_allowed(app, err, sizeof err) ||
         access_check_allowed(err, sizeof err) || app_init_devices(app, err, sizeof err)) {
         log_error("%s", err);
         return 1;
