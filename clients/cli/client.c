@@ -1,5 +1,6 @@
 /* client.c — libcurl requests to fdwaved with the URL, token and error mapping of the CLI
- * (see client.h). All output on failure goes to stderr; stdout is left to the commands. */
+ * (see client.h). Failures are reported through report.h (text on stderr, or JSON on
+ * stdout with --json); a successful answer is left to the commands. */
 #include "client.h"
 
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <curl/curl.h>
 
 #include "exit_codes.h"
+#include "report.h"
 
 typedef struct buf {
     char *p;
@@ -34,41 +36,6 @@ static int buf_add(buf *b, const char *d, size_t n)
 static size_t collect(char *d, size_t sz, size_t nm, void *user)
 {
     return buf_add(user, d, sz * nm) ? 0 : sz * nm;
-}
-
-int fdc_exit_for_http(long status)
-{
-    if (status == 401)
-        return FDC_EXIT_UNAUTHORIZED;
-    if (status == 404)
-        return FDC_EXIT_NOT_FOUND;
-    if (status >= 400 && status < 500)
-        return FDC_EXIT_BAD_REQUEST;
-    return FDC_EXIT_SERVER;
-}
-
-void fdc_print_http_error(long status, const char *body, size_t len)
-{
-    json_t *j = body ? json_loadb(body, len, 0, NULL) : NULL;
-    json_t *e = j ? json_object_get(j, "error") : NULL;
-    if (json_is_object(e)) {
-        const char *code = json_string_value(json_object_get(e, "code"));
-        const char *msg = json_string_value(json_object_get(e, "message"));
-        const char *field = json_string_value(json_object_get(e, "field"));
-        fprintf(stderr, "error: %s: ", code ? code : "error");
-        if (field && *field)
-            fprintf(stderr, "%s: ", field);
-        fprintf(stderr, "%s (HTTP %ld)\n", msg ? msg : "no message", status);
-    } else {
-        /* Not the API's error shape (a proxy, another program on the port): show the
-         * start of the body so the user sees what answered. */
-        int show = 0;
-        while (body && (size_t)show < len && show < 200 && body[show] != '\n')
-            show++;
-        fprintf(stderr, "error: HTTP %ld from server%s%.*s\n", status, show ? ": " : "", show,
-                body ? body : "");
-    }
-    json_decref(j);
 }
 
 /* A new easy handle for base URL + path with the token and common options set. */
@@ -110,10 +77,9 @@ static CURL *easy_for(const fdc_client *c, const char *path, const char *const *
     return h;
 }
 
-static void print_transport(const fdc_client *c, CURLcode rc, const char *errbuf)
+static int fail_transport(const fdc_client *c, CURLcode rc, const char *errbuf)
 {
-    fprintf(stderr, "cannot reach fdwaved at %s: %s\n", c->url,
-            errbuf && *errbuf ? errbuf : curl_easy_strerror(rc));
+    return fdc_fail_unreachable(c->url, errbuf && *errbuf ? errbuf : curl_easy_strerror(rc));
 }
 
 int fdc_call(const fdc_client *c, const char *method, const char *path, const char *ctype,
@@ -134,10 +100,8 @@ int fdc_call(const fdc_client *c, const char *method, const char *path, const ch
         extra[ne++] = extra_headers[i];
     extra[ne] = NULL;
     CURL *h = easy_for(c, path, extra, &hdrs, errbuf);
-    if (!h) {
-        fprintf(stderr, "error: cannot initialise libcurl\n");
-        return FDC_EXIT_SERVER;
-    }
+    if (!h)
+        return fdc_fail_local("cannot initialise libcurl");
     buf b = {0};
     curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
     if (strcmp(method, "GET") != 0) {
@@ -153,14 +117,13 @@ int fdc_call(const fdc_client *c, const char *method, const char *path, const ch
     curl_easy_cleanup(h);
     curl_slist_free_all(hdrs);
     if (rc != CURLE_OK) {
-        print_transport(c, rc, errbuf);
         free(b.p);
-        return FDC_EXIT_UNREACHABLE;
+        return fail_transport(c, rc, errbuf);
     }
     if (status >= 400 || status < 200) {
-        fdc_print_http_error(status, b.p, b.len);
+        int code = fdc_fail_http(status, b.p, b.len);
         free(b.p);
-        return fdc_exit_for_http(status);
+        return code;
     }
     resp->status = status;
     resp->body = b.p ? b.p : calloc(1, 1);
@@ -208,10 +171,8 @@ int fdc_stream(const fdc_client *c, const char *path, const fdc_stream_opts *o)
     if (o->sink_stopped)
         *o->sink_stopped = 0;
     CURL *h = easy_for(c, path, o->extra_headers, &hdrs, errbuf);
-    if (!h) {
-        fprintf(stderr, "error: cannot initialise libcurl\n");
-        return FDC_EXIT_SERVER;
-    }
+    if (!h)
+        return fdc_fail_local("cannot initialise libcurl");
     stream_ctx s = {.h = h, .o = o};
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, stream_write);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
@@ -237,14 +198,11 @@ int fdc_stream(const fdc_client *c, const char *path, const fdc_stream_opts *o)
             *o->sink_stopped = 1;
         ret = FDC_EXIT_OK;
     } else if (status >= 400 || (status && status < 200)) {
-        fdc_print_http_error(status, s.err.p, s.err.len);
-        ret = fdc_exit_for_http(status);
+        ret = fdc_fail_http(status, s.err.p, s.err.len);
     } else if (rc != CURLE_OK) {
         if (o->transport_failed)
             *o->transport_failed = 1;
-        if (!o->quiet_transport)
-            print_transport(c, rc, errbuf);
-        ret = FDC_EXIT_UNREACHABLE;
+        ret = o->quiet_transport ? FDC_EXIT_UNREACHABLE : fail_transport(c, rc, errbuf);
     }
     free(s.err.p);
     return ret;

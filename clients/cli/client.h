@@ -25,9 +25,9 @@ typedef struct fdc_response {
 
 /* Sends method path (path starts with '/', may hold a query) with an optional body.
  * extra_headers: NULL-terminated list of "Name: value" lines, or NULL.
- * Returns FDC_EXIT_OK with resp filled for a 2xx answer. Otherwise prints the reason to
- * stderr ("error: invalid_spec: sources[0].position: ...", "cannot reach fdwaved at ...")
- * and returns the matching exit code; resp is then freed already. */
+ * Returns FDC_EXIT_OK with resp filled for a 2xx answer. Otherwise reports the reason
+ * (report.h: "error: invalid_spec: sources[0].position: ...", "cannot reach fdwaved at
+ * ...") and returns the matching exit code; resp is then freed already. */
 int fdc_call(const fdc_client *c, const char *method, const char *path, const char *ctype,
              const char *body, size_t len, const char *const *extra_headers,
              fdc_response *resp);
@@ -54,10 +54,5 @@ typedef struct fdc_stream_opts {
     int *sink_stopped;
 } fdc_stream_opts;
 int fdc_stream(const fdc_client *c, const char *path, const fdc_stream_opts *o);
-
-/* Exit code for an HTTP status >= 400. */
-int fdc_exit_for_http(long status);
-/* Prints the server's error body as "error: CODE: FIELD: MESSAGE" to stderr. */
-void fdc_print_http_error(long status, const char *body, size_t len);
 
 #endif

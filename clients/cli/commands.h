@@ -15,7 +15,9 @@ typedef struct fdc_args {
     const char *priority;         /* submit --priority N */
     const char *idempotency_key;  /* submit --idempotency-key K */
     const char *state;            /* list --state S */
+    const char *name;             /* list --name TEXT */
     const char *limit;            /* list --limit N */
+    const char *before;           /* list --before ID */
     const char *out_dir;          /* fetch -o DIR */
     int all;                      /* fetch --all */
     const char *since;            /* watch --since ID */

@@ -16,6 +16,11 @@ void fdc_fmt_bytes(char *out, size_t cap, double b)
     snprintf(out, cap, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
 }
 
+void fdc_fmt_gib(char *out, size_t cap, double b)
+{
+    snprintf(out, cap, "%.1f GiB", b / (1024.0 * 1024.0 * 1024.0));
+}
+
 void fdc_fmt_value(char *out, size_t cap, const json_t *v)
 {
     if (!v || json_is_null(v)) {
@@ -27,7 +32,7 @@ void fdc_fmt_value(char *out, size_t cap, const json_t *v)
     } else if (json_is_real(v)) {
         snprintf(out, cap, "%g", json_real_value(v));
     } else {
-        char *s = json_dumps(v, JSON_COMPACT);
+        char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
         snprintf(out, cap, "%s", s ? s : "?");
         free(s);
     }

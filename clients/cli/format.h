@@ -6,9 +6,13 @@
 #include <stddef.h>
 #include <jansson.h>
 
-/* "1.5 GiB" style. */
+/* "1.5 GiB" style: the unit that keeps the number below 1024. */
 void fdc_fmt_bytes(char *out, size_t cap, double bytes);
-/* A JSON value as short text: strings bare, null as "-", arrays/objects compact. */
+/* Always in GiB with one decimal: "79.6 GiB", "0.5 GiB" (device memory, so that a
+ * column of devices reads alike). */
+void fdc_fmt_gib(char *out, size_t cap, double bytes);
+/* A JSON value as short text: strings bare, null as "-", reals with %g, true/false and
+ * arrays/objects as compact JSON (the Python CLI's textfmt.show prints the same). */
 void fdc_fmt_value(char *out, size_t cap, const json_t *v);
 /* Prints a JSON value to stdout, indented, followed by a newline. */
 void fdc_print_json(const json_t *v);

@@ -5,11 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <curl/curl.h>
 
 #include "commands.h"
 #include "exit_codes.h"
 #include "format.h"
 #include "progress_bar.h"
+#include "report.h"
 
 long fdc_parse_job_id(const char *s)
 {
@@ -17,7 +19,7 @@ long fdc_parse_job_id(const char *s)
     errno = 0;
     long v = s ? strtol(s, &end, 10) : 0;
     if (!s || !*s || *end || errno || v <= 0) {
-        fprintf(stderr, "fdwave: job id must be a positive integer, got '%s'\n", s ? s : "");
+        fdc_fail_usage("job id must be a positive integer, got '%s'", s ? s : "");
         return 0;
     }
     return v;
@@ -93,28 +95,21 @@ static int get_job(const fdc_client *c, long id, fdc_response *resp)
 
 int fdc_cmd_submit(const fdc_client *c, const fdc_args *a)
 {
-    if (a->npos != 1) {
-        fprintf(stderr, "usage: fdwave submit JOB.json [--wait] [--priority N] "
-                        "[--idempotency-key K]\n");
-        return FDC_EXIT_USAGE;
-    }
+    if (a->npos != 1)
+        return fdc_fail_synopsis("submit JOB.json [--wait] [--priority N] [--idempotency-key K]");
     char path[96] = "/v1/jobs";
     if (a->priority) {
         char *end;
         errno = 0;
         long p = strtol(a->priority, &end, 10);
-        if (!*a->priority || *end || errno) {
-            fprintf(stderr, "fdwave: --priority must be an integer, got '%s'\n", a->priority);
-            return FDC_EXIT_USAGE;
-        }
+        if (!*a->priority || *end || errno)
+            return fdc_fail_usage("--priority must be an integer, got '%s'", a->priority);
         snprintf(path, sizeof path, "/v1/jobs?priority=%ld", p);
     }
     size_t len;
     char *spec = read_all(a->pos[0], &len);
-    if (!spec) {
-        fprintf(stderr, "fdwave: cannot read %s: %s\n", a->pos[0], strerror(errno));
-        return FDC_EXIT_LOCAL_IO;
-    }
+    if (!spec)
+        return fdc_fail_local("cannot read %s: %s", a->pos[0], strerror(errno));
     char keyline[512];
     const char *hdrs[2] = {NULL, NULL};
     if (a->idempotency_key) {
@@ -128,9 +123,9 @@ int fdc_cmd_submit(const fdc_client *c, const fdc_args *a)
         return rc;
     json_int_t id = json_integer_value(json_object_get(r.json, "id"));
     if (id <= 0) {
-        fprintf(stderr, "error: the server's answer has no job id: %.200s\n", r.body);
+        rc = fdc_fail_answer("the server's answer has no job id: %.200s", r.body);
         fdc_response_free(&r);
-        return FDC_EXIT_SERVER;
+        return rc;
     }
     if (!a->wait) {
         /* With --wait the warnings arrive again as events; print them once. */
@@ -171,57 +166,73 @@ int fdc_cmd_submit(const fdc_client *c, const fdc_args *a)
     return rc;
 }
 
+/* Appends "&key=value" (the first with '?') to path, value percent-encoded. */
+static int add_query(char *path, size_t cap, const char *key, const char *value)
+{
+    char *esc = curl_easy_escape(NULL, value, 0);
+    if (!esc)
+        return -1;
+    size_t n = strlen(path);
+    int w = snprintf(path + n, cap - n, "%c%s=%s", strchr(path, '?') ? '&' : '?', key, esc);
+    curl_free(esc);
+    return w < 0 || (size_t)w >= cap - n ? -1 : 0;
+}
+
 int fdc_cmd_list(const fdc_client *c, const fdc_args *a)
 {
-    if (a->npos != 0) {
-        fprintf(stderr, "usage: fdwave list [--state S] [--limit N]\n");
-        return FDC_EXIT_USAGE;
-    }
-    char path[256] = "/v1/jobs";
-    char sep = '?';
+    if (a->npos != 0)
+        return fdc_fail_synopsis("list [--state S] [--name TEXT] [--limit N] [--before ID]");
+    char path[1024] = "/v1/jobs";
     if (a->state) {
         static const char *ok[] = {"queued", "running", "succeeded", "failed", "cancelled"};
         int good = 0;
         for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
             good |= strcmp(a->state, ok[i]) == 0;
-        if (!good) {
-            fprintf(stderr, "fdwave: --state must be queued, running, succeeded, failed or "
-                            "cancelled, got '%s'\n", a->state);
-            return FDC_EXIT_USAGE;
-        }
-        size_t n = strlen(path);
-        snprintf(path + n, sizeof path - n, "%cstate=%s", sep, a->state);
-        sep = '&';
+        if (!good)
+            return fdc_fail_usage("--state must be queued, running, succeeded, failed or "
+                                  "cancelled, got '%s'", a->state);
+        add_query(path, sizeof path, "state", a->state);
+    }
+    if (a->name) {
+        if (!*a->name || strlen(a->name) > 200)
+            return fdc_fail_usage("--name must be 1 to 200 characters");
+        add_query(path, sizeof path, "name", a->name);
     }
     if (a->limit) {
         char *end;
         long l = strtol(a->limit, &end, 10);
-        if (!*a->limit || *end || l < 1 || l > 500) {
-            fprintf(stderr, "fdwave: --limit must be an integer 1..500, got '%s'\n", a->limit);
-            return FDC_EXIT_USAGE;
-        }
-        size_t n = strlen(path);
-        snprintf(path + n, sizeof path - n, "%climit=%ld", sep, l);
+        if (!*a->limit || *end || l < 1 || l > 500)
+            return fdc_fail_usage("--limit must be an integer 1..500, got '%s'", a->limit);
+        add_query(path, sizeof path, "limit", a->limit);
+    }
+    if (a->before) {
+        char *end;
+        errno = 0;
+        long long b = strtoll(a->before, &end, 10);
+        if (!*a->before || *end || errno || b < 1)
+            return fdc_fail_usage("--before must be a positive job id, got '%s'", a->before);
+        add_query(path, sizeof path, "before", a->before);
     }
     fdc_response r;
     int rc = fdc_call(c, "GET", path, NULL, NULL, 0, NULL, &r);
     if (rc)
         return rc;
+    json_t *jobs = json_object_get(r.json, "jobs");
+    if (!json_is_array(jobs)) {
+        rc = fdc_fail_answer("unexpected answer from the server: %.200s", r.body);
+        fdc_response_free(&r);
+        return rc;
+    }
     if (c->json) {
         fdc_print_json(r.json);
         fdc_response_free(&r);
         return FDC_EXIT_OK;
     }
-    json_t *jobs = json_object_get(r.json, "jobs");
-    if (!json_is_array(jobs)) {
-        fprintf(stderr, "error: unexpected answer from the server: %.200s\n", r.body);
-        fdc_response_free(&r);
-        return FDC_EXIT_SERVER;
-    }
     printf("%-7s %-10s %4s %8s  %-20s  %s\n", "ID", "STATE", "PRIO", "PROGRESS", "CREATED",
            "NAME");
     size_t i;
     json_t *j;
+    json_int_t last = 0;
     json_array_foreach(jobs, i, j)
     {
         char id[32], st[32], prio[16], created[40], name[128], pct[16] = "-";
@@ -236,10 +247,10 @@ int fdc_cmd_list(const fdc_client *c, const fdc_args *a)
         else if (strcmp(st, "succeeded") == 0)
             snprintf(pct, sizeof pct, "100.0%%");
         printf("%-7s %-10s %4s %8s  %-20s  %s\n", id, st, prio, pct, created, name);
+        last = json_integer_value(json_object_get(j, "id"));
     }
-    if (json_is_string(json_object_get(r.json, "next")))
-        printf("(more: use --limit or --json and follow \"next\": %s)\n",
-               json_string_value(json_object_get(r.json, "next")));
+    if (json_is_string(json_object_get(r.json, "next")) && last > 0)
+        printf("(more: the next page is list --before %lld)\n", (long long)last);
     fdc_response_free(&r);
     return FDC_EXIT_OK;
 }
@@ -253,10 +264,8 @@ static void row(const char *k, const json_t *v)
 
 int fdc_cmd_status(const fdc_client *c, const fdc_args *a)
 {
-    if (a->npos != 1) {
-        fprintf(stderr, "usage: fdwave status ID\n");
-        return FDC_EXIT_USAGE;
-    }
+    if (a->npos != 1)
+        return fdc_fail_synopsis("status ID");
     long id = fdc_parse_job_id(a->pos[0]);
     if (!id)
         return FDC_EXIT_USAGE;
@@ -306,10 +315,8 @@ int fdc_cmd_status(const fdc_client *c, const fdc_args *a)
 
 int fdc_cmd_cancel(const fdc_client *c, const fdc_args *a)
 {
-    if (a->npos != 1) {
-        fprintf(stderr, "usage: fdwave cancel ID\n");
-        return FDC_EXIT_USAGE;
-    }
+    if (a->npos != 1)
+        return fdc_fail_synopsis("cancel ID");
     long id = fdc_parse_job_id(a->pos[0]);
     if (!id)
         return FDC_EXIT_USAGE;

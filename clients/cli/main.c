@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "option_refused.h"
+#include "report.h"
 
 static const char usage_text[] =
     "usage: fdwave [--url URL] [--token TOKEN] [--json] COMMAND [ARGS]\n"
@@ -23,9 +24,9 @@ static const char usage_text[] =
     "  submit JOB.json [--wait] [--priority N] [--idempotency-key K]\n"
     "                          submit a job spec (\"-\" reads stdin); --wait follows it to\n"
     "                          the end and exits with the job's final state\n"
-    "  list [--state S] [--limit N]\n"
+    "  list [--state S] [--name TEXT] [--limit N] [--before ID]\n"
     "                          jobs, newest first (S: queued running succeeded failed\n"
-    "                          cancelled)\n"
+    "                          cancelled; TEXT: part of the name; ID: the page after it)\n"
     "  status ID               one job: state, reason, devices, times, progress\n"
     "  watch ID [--since EID]  follow a job's events to the end (a progress bar on a\n"
     "                          terminal, one line per event otherwise); reconnects with\n"
@@ -43,7 +44,8 @@ static const char usage_text[] =
     "Options:\n"
     "  --url URL      server (default $FDWAVE_URL, else http://127.0.0.1:8080)\n"
     "  --token TOKEN  bearer token (default $FDWAVE_TOKEN)\n"
-    "  --json         machine-readable JSON on stdout (watch: one event per line)\n"
+    "  --json         machine-readable JSON on stdout (watch: one event per line);\n"
+    "                 errors too: {\"error\":{\"code\",\"message\",\"field\"},\"http_status\"}\n"
     "  -h, --help     this text;  --version  the client's version\n"
     "\n"
     "Exit codes:\n"
@@ -58,17 +60,9 @@ static const char usage_text[] =
     "  8  server error (HTTP 5xx or an answer that is not the API's)\n"
     "  9  a local file could not be read or written\n";
 
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "fdwave: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see fdwave --help)\n");
-    return FDC_EXIT_USAGE;
-}
-
 enum {
     OPT_URL = 256, OPT_TOKEN, OPT_JSON, OPT_WAIT, OPT_PRIORITY, OPT_IDEMPOTENCY_KEY, OPT_STATE,
-    OPT_LIMIT, OPT_SINCE, OPT_ALL, OPT_VERSION
+    OPT_NAME, OPT_LIMIT, OPT_BEFORE, OPT_SINCE, OPT_ALL, OPT_VERSION
 };
 
 /* The usage error for the option getopt_long refused (c: '?' or ':'). */
@@ -76,10 +70,20 @@ static int bad_option(char **argv, int c)
 {
     char name[128];
     switch (option_refused(argv, c, name, sizeof name)) {
-    case OPTION_NEEDS_VALUE: return usage_error("option %s needs a value", name);
-    case OPTION_TAKES_NO_VALUE: return usage_error("option %s takes no value", name);
-    default: return usage_error("unknown option %s", name);
+    case OPTION_NEEDS_VALUE: return fdc_fail_usage("option %s needs a value", name);
+    case OPTION_TAKES_NO_VALUE: return fdc_fail_usage("option %s takes no value", name);
+    default: return fdc_fail_usage("unknown option %s", name);
     }
+}
+
+/* Is --json among the options (before a "--")? Looked at before anything else, so that
+ * even a usage error in front of it is reported as JSON. */
+static int wants_json(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--json") == 0)
+            return 1;
+    return 0;
 }
 
 /* Parses argv: options may come before or after the command; the first other argument
@@ -95,7 +99,9 @@ static int parse(int argc, char **argv, fdc_client *c, fdc_args *a, const char *
         {"priority", required_argument, NULL, OPT_PRIORITY},
         {"idempotency-key", required_argument, NULL, OPT_IDEMPOTENCY_KEY},
         {"state", required_argument, NULL, OPT_STATE},
+        {"name", required_argument, NULL, OPT_NAME},
         {"limit", required_argument, NULL, OPT_LIMIT},
+        {"before", required_argument, NULL, OPT_BEFORE},
         {"since", required_argument, NULL, OPT_SINCE},
         {"out", required_argument, NULL, 'o'},
         {"all", no_argument, NULL, OPT_ALL},
@@ -116,7 +122,7 @@ static int parse(int argc, char **argv, fdc_client *c, fdc_args *a, const char *
             else if (a->npos < FDC_MAX_POS)
                 a->pos[a->npos++] = optarg;
             else
-                return usage_error("too many arguments (at %s)", optarg);
+                return fdc_fail_usage("too many arguments (at %s)", optarg);
             break;
         case OPT_URL: url = optarg; break;
         case OPT_TOKEN: c->token = optarg; break;
@@ -125,7 +131,9 @@ static int parse(int argc, char **argv, fdc_client *c, fdc_args *a, const char *
         case OPT_PRIORITY: a->priority = optarg; break;
         case OPT_IDEMPOTENCY_KEY: a->idempotency_key = optarg; break;
         case OPT_STATE: a->state = optarg; break;
+        case OPT_NAME: a->name = optarg; break;
         case OPT_LIMIT: a->limit = optarg; break;
+        case OPT_BEFORE: a->before = optarg; break;
         case OPT_SINCE: a->since = optarg; break;
         case 'o': a->out_dir = optarg; break;
         case OPT_ALL: a->all = 1; break;
@@ -141,18 +149,18 @@ static int parse(int argc, char **argv, fdc_client *c, fdc_args *a, const char *
         else if (a->npos < FDC_MAX_POS)
             a->pos[a->npos++] = argv[i];
         else
-            return usage_error("too many arguments (at %s)", argv[i]);
+            return fdc_fail_usage("too many arguments (at %s)", argv[i]);
     }
     if (!url || !*url)
         url = "http://127.0.0.1:8080";
     if (strlen(url) >= sizeof c->url)
-        return usage_error("--url is too long: %.60s...", url);
+        return fdc_fail_usage("--url is too long: %.60s...", url);
     snprintf(c->url, sizeof c->url, "%s", url);
     size_t n = strlen(c->url);
     while (n > 0 && c->url[n - 1] == '/')
         c->url[--n] = '\0';
     if (strncmp(c->url, "http://", 7) != 0 && strncmp(c->url, "https://", 8) != 0)
-        return usage_error("--url must start with http:// or https://, got '%s'", c->url);
+        return fdc_fail_usage("--url must start with http:// or https://, got '%s'", c->url);
     return FDC_EXIT_OK;
 }
 
@@ -162,6 +170,7 @@ int main(int argc, char **argv)
     fdc_args a = {0};
     const char *cmd = NULL;
     int help = 0, version = 0;
+    fdc_report_set_json(wants_json(argc, argv));
     int rc = parse(argc, argv, &c, &a, &cmd, &help, &version);
     if (rc)
         return rc;
@@ -174,6 +183,8 @@ int main(int argc, char **argv)
         return FDC_EXIT_OK;
     }
     if (!cmd) {
+        if (c.json)
+            return fdc_fail_usage("no command given");
         fputs(usage_text, stderr);
         return FDC_EXIT_USAGE;
     }
@@ -188,15 +199,13 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(cmd, table[i].name) == 0) {
-            if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-                fprintf(stderr, "fdwave: cannot initialise libcurl\n");
-                return FDC_EXIT_SERVER;
-            }
+            if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+                return fdc_fail_local("cannot initialise libcurl");
             rc = table[i].fn(&c, &a);
             curl_global_cleanup();
             fflush(stdout);
             return rc;
         }
     }
-    return usage_error("unknown command '%s'", cmd);
+    return fdc_fail_usage("unknown command '%s'", cmd);
 }

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "format.h"
+#include "report.h"
 
 /* "4096 values", "20x30x40" (the geometry a SEG-Y records) or "-" (not recorded yet). */
 static void fmt_dims(char *out, size_t cap, const json_t *m)
@@ -61,11 +62,11 @@ static int upload(const fdc_client *c, const char *file, const char *name)
     FILE *f = fopen(file, "rb");
     struct stat st;
     if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "fdwave: cannot read %s: %s\n", file,
-                f ? "not a regular file" : strerror(errno));
+        int rc = fdc_fail_local("cannot read %s: %s", file,
+                                f ? "not a regular file" : strerror(errno));
         if (f)
             fclose(f);
-        return FDC_EXIT_LOCAL_IO;
+        return rc;
     }
     char *esc = curl_easy_escape(NULL, name, 0);
     char path[1024];
@@ -91,9 +92,7 @@ static int upload(const fdc_client *c, const char *file, const char *name)
             printf("model %s uploaded (%s, %s, %s, %s, sha256 %s)\n", name, bytes,
                    fmt ? fmt : "?", dims, range, sha ? sha : "?");
         } else {
-            fprintf(stderr, "error: unexpected answer from the server: %.200s\n",
-                    b.p ? b.p : "");
-            rc = FDC_EXIT_SERVER;
+            rc = fdc_fail_answer("unexpected answer from the server: %.200s", b.p ? b.p : "");
         }
         json_decref(j);
     }
@@ -140,6 +139,5 @@ int fdc_cmd_models(const fdc_client *c, const fdc_args *a)
         return upload(c, a->pos[1], a->pos[2]);
     if (a->npos == 1 && strcmp(a->pos[0], "list") == 0)
         return list(c);
-    fprintf(stderr, "usage: fdwave models upload FILE NAME | fdwave models list\n");
-    return FDC_EXIT_USAGE;
+    return fdc_fail_synopsis("models upload FILE NAME | fdwave models list");
 }

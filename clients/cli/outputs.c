@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "format.h"
+#include "report.h"
 
 static int get_manifest(const fdc_client *c, long id, fdc_response *r)
 {
@@ -17,19 +18,16 @@ static int get_manifest(const fdc_client *c, long id, fdc_response *r)
     snprintf(path, sizeof path, "/v1/jobs/%ld/outputs", id);
     int rc = fdc_call(c, "GET", path, NULL, NULL, 0, NULL, r);
     if (rc == FDC_EXIT_OK && !json_is_array(json_object_get(r->json, "files"))) {
-        fprintf(stderr, "error: the server's manifest has no \"files\" list: %.200s\n", r->body);
+        rc = fdc_fail_answer("the server's manifest has no \"files\" list: %.200s", r->body);
         fdc_response_free(r);
-        return FDC_EXIT_SERVER;
     }
     return rc;
 }
 
 int fdc_cmd_outputs(const fdc_client *c, const fdc_args *a)
 {
-    if (a->npos != 1) {
-        fprintf(stderr, "usage: fdwave outputs ID\n");
-        return FDC_EXIT_USAGE;
-    }
+    if (a->npos != 1)
+        return fdc_fail_synopsis("outputs ID");
     long id = fdc_parse_job_id(a->pos[0]);
     if (!id)
         return FDC_EXIT_USAGE;
@@ -92,22 +90,16 @@ static int fetch_one(const fdc_client *c, long id, const char *name, const char 
     snprintf(dest, sizeof dest, "%s/%s", dir, name);
     snprintf(tmp, sizeof tmp, "%s/.%s.part", dir, name);
     file_sink s = {fopen(tmp, "wb"), 0};
-    if (!s.f) {
-        fprintf(stderr, "fdwave: cannot create %s: %s\n", tmp, strerror(errno));
-        return FDC_EXIT_LOCAL_IO;
-    }
+    if (!s.f)
+        return fdc_fail_local("cannot create %s: %s", tmp, strerror(errno));
     fdc_stream_opts o = {.sink = to_file, .sink_user = &s, .idle_timeout_s = 60};
     int rc = fdc_stream(c, path, &o);
     if (fclose(s.f) != 0 && !s.failed)
         s.failed = errno;
-    if (rc == FDC_EXIT_OK && s.failed) {
-        fprintf(stderr, "fdwave: cannot write %s: %s\n", tmp, strerror(s.failed));
-        rc = FDC_EXIT_LOCAL_IO;
-    }
-    if (rc == FDC_EXIT_OK && rename(tmp, dest) != 0) {
-        fprintf(stderr, "fdwave: cannot rename %s to %s: %s\n", tmp, dest, strerror(errno));
-        rc = FDC_EXIT_LOCAL_IO;
-    }
+    if (rc == FDC_EXIT_OK && s.failed)
+        rc = fdc_fail_local("cannot write %s: %s", tmp, strerror(s.failed));
+    if (rc == FDC_EXIT_OK && rename(tmp, dest) != 0)
+        rc = fdc_fail_local("cannot rename %s to %s: %s", tmp, dest, strerror(errno));
     if (rc != FDC_EXIT_OK) {
         remove(tmp);
         return rc;
@@ -119,24 +111,18 @@ static int fetch_one(const fdc_client *c, long id, const char *name, const char 
 
 int fdc_cmd_fetch(const fdc_client *c, const fdc_args *a)
 {
-    if (a->npos != (a->all ? 1 : 2)) {
-        fprintf(stderr, "usage: fdwave fetch ID NAME|--all [-o DIR]\n");
-        return FDC_EXIT_USAGE;
-    }
+    if (a->npos != (a->all ? 1 : 2))
+        return fdc_fail_synopsis("fetch ID NAME|--all [-o DIR]");
     long id = fdc_parse_job_id(a->pos[0]);
     if (!id)
         return FDC_EXIT_USAGE;
     const char *dir = a->out_dir ? a->out_dir : ".";
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "fdwave: cannot create directory %s: %s\n", dir, strerror(errno));
-        return FDC_EXIT_LOCAL_IO;
-    }
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return fdc_fail_local("cannot create directory %s: %s", dir, strerror(errno));
     if (!a->all) {
-        if (!safe_name(a->pos[1])) {
-            fprintf(stderr, "fdwave: output name '%s' must not contain '/' or start with '.'\n",
-                    a->pos[1]);
-            return FDC_EXIT_USAGE;
-        }
+        if (!safe_name(a->pos[1]))
+            return fdc_fail_usage("output name '%s' must not contain '/' or start with '.'",
+                                  a->pos[1]);
         return fetch_one(c, id, a->pos[1], dir);
     }
     fdc_response r;
@@ -163,10 +149,9 @@ int fdc_cmd_fetch(const fdc_client *c, const fdc_args *a)
         /* Keep the manifest beside the files: it says what each one holds. */
         char mpath[4096];
         snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
-        if (json_dump_file(r.json, mpath, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-            fprintf(stderr, "fdwave: cannot write %s\n", mpath);
-            rc = FDC_EXIT_LOCAL_IO;
-        } else if (!c->json) {
+        if (json_dump_file(r.json, mpath, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+            rc = fdc_fail_local("cannot write %s", mpath);
+        else if (!c->json) {
             printf("%s\n", mpath);
         } else {
             json_array_append_new(got, json_string(mpath));

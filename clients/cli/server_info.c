@@ -1,17 +1,16 @@
-/* server_info.c — `fdwave devices` (the server's GPUs or virtual CPU devices and which
- * job holds each) and `fdwave health`. */
+/* server_info.c — `fdwave devices` (the server's GPUs or virtual CPU devices, their
+ * memory in GiB, and which job holds each) and `fdwave health`. */
 #include <stdio.h>
 
 #include "commands.h"
 #include "exit_codes.h"
 #include "format.h"
+#include "report.h"
 
 int fdc_cmd_devices(const fdc_client *c, const fdc_args *a)
 {
-    if (a->npos != 0) {
-        fprintf(stderr, "usage: fdwave devices\n");
-        return FDC_EXIT_USAGE;
-    }
+    if (a->npos != 0)
+        return fdc_fail_synopsis("devices");
     fdc_response r;
     int rc = fdc_call(c, "GET", "/v1/devices", NULL, NULL, 0, NULL, &r);
     if (rc)
@@ -33,9 +32,9 @@ int fdc_cmd_devices(const fdc_client *c, const fdc_args *a)
         fdc_fmt_value(name, sizeof name, json_object_get(d, "name"));
         json_t *t = json_object_get(d, "memory_total"), *f = json_object_get(d, "memory_free");
         if (json_is_number(t))
-            fdc_fmt_bytes(tot, sizeof tot, json_number_value(t));
+            fdc_fmt_gib(tot, sizeof tot, json_number_value(t));
         if (json_is_number(f))
-            fdc_fmt_bytes(fre, sizeof fre, json_number_value(f));
+            fdc_fmt_gib(fre, sizeof fre, json_number_value(f));
         fdc_fmt_value(busy, sizeof busy, json_object_get(d, "busy_job"));
         printf("%-4s %-5s %-32s %12s %12s  %s\n", id, kind, name, tot, fre, busy);
     }
@@ -45,10 +44,8 @@ int fdc_cmd_devices(const fdc_client *c, const fdc_args *a)
 
 int fdc_cmd_health(const fdc_client *c, const fdc_args *a)
 {
-    if (a->npos != 0) {
-        fprintf(stderr, "usage: fdwave health\n");
-        return FDC_EXIT_USAGE;
-    }
+    if (a->npos != 0)
+        return fdc_fail_synopsis("health");
     fdc_response r;
     int rc = fdc_call(c, "GET", "/v1/health", NULL, NULL, 0, NULL, &r);
     if (rc)

@@ -1,7 +1,9 @@
 /* watch.c — `fdwave watch ID` and the waiting part of `submit --wait`: follows a job's
  * Server-Sent Events stream, draws a progress bar on a terminal (progress_bar.h, shared
  * with fdwave-run) or prints one line per event, and reconnects with Last-Event-ID when
- * the connection drops, so no event is shown twice or missed. */
+ * the connection drops, so no event is shown twice or missed. A job that goes back from
+ * running to queued (fdwaved restarted under it) is said to be "re-queued after a
+ * restart", and its old bar is dropped; the "end:" line is the last one on screen. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "exit_codes.h"
 #include "format.h"
 #include "progress_bar.h"
+#include "report.h"
 #include "sse.h"
 
 typedef struct watch_state {
@@ -18,6 +21,7 @@ typedef struct watch_state {
     int bar, json;
     fdc_sse sse;
     int ended;
+    int ran;          /* running, or progress seen since the last time it was queued */
     char end_state[32];
     int events_this_connection;
     long events_total;
@@ -73,11 +77,30 @@ static void show_line(watch_state *w, const char *type, json_t *d, const char *r
         const char *m = json_string_value(json_object_get(d, "message"));
         snprintf(line, sizeof line, "warning: %s", m ? m : raw);
     } else if (strcmp(type, "log") == 0) {
+        /* "log LEVEL: MESSAGE", as the Python client prints it too. */
         const char *m = json_string_value(json_object_get(d, "message"));
         const char *lv = json_string_value(json_object_get(d, "level"));
         snprintf(line, sizeof line, "log %s: %s", lv ? lv : "info", m ? m : raw);
     } else {
         snprintf(line, sizeof line, "%s: %s", type, raw);
+    }
+    const char *state = strcmp(type, "state") == 0 ? json_string_value(json_object_get(d, "state"))
+                                                   : NULL;
+    const int requeued = state && w->ran && strcmp(state, "queued") == 0;
+    if (state)
+        w->ran = !requeued && (w->ran || strcmp(state, "running") == 0);
+    if (strcmp(type, "end") == 0) {
+        /* The last bar stays above the result, and nothing is drawn after it. */
+        progress_bar_finish(&w->pb);
+        fprintf(w->out, "%s\n", line);
+        return;
+    }
+    if (requeued) {
+        /* Its progress starts again from step 0: the old bar is history, not a state. */
+        progress_bar_finish(&w->pb);
+        fprintf(w->out, "%s\nre-queued after a restart: progress starts again from step 0\n",
+                line);
+        return;
     }
     progress_bar_hide(&w->pb);
     fprintf(w->out, "%s\n", line);
@@ -106,9 +129,10 @@ static int on_event(void *user, const char *id, const char *type, const char *da
         json_decref(o);
         fflush(w->out);
     } else if (w->out) {
-        if (strcmp(type, "progress") == 0 && d)
+        if (strcmp(type, "progress") == 0 && d) {
+            w->ran = 1;
             show_progress(w, d);
-        else
+        } else
             show_line(w, type, d, data);
         fflush(w->out);
     }
@@ -154,16 +178,13 @@ int fdc_watch_job(const fdc_client *c, long id, FILE *out, int bar, int json, co
         /* The connection failed or closed before "end". If we never got through at all,
          * the server is down: say so at once rather than retrying for a minute. */
         if (w.events_total == 0 && dropped && failures == 0 && !w.sse.last_id[0]) {
-            fprintf(stderr, "cannot reach fdwaved at %s: connection failed\n", c->url);
-            rc = FDC_EXIT_UNREACHABLE;
+            rc = fdc_fail_unreachable(c->url, "connection failed");
             break;
         }
         failures = w.events_this_connection ? 1 : failures + 1;
         if (failures > 10) {
             progress_bar_hide(&w.pb);
-            fprintf(stderr, "cannot reach fdwaved at %s: event stream lost, gave up after "
-                            "10 reconnects\n", c->url);
-            rc = FDC_EXIT_UNREACHABLE;
+            rc = fdc_fail_unreachable(c->url, "event stream lost, gave up after 10 reconnects");
             break;
         }
         progress_bar_hide(&w.pb);
@@ -177,10 +198,8 @@ int fdc_watch_job(const fdc_client *c, long id, FILE *out, int bar, int json, co
         progress_bar_finish(&w.pb);
     int oom = w.sse.oom;
     fdc_sse_free(&w.sse);
-    if (oom) {
-        fprintf(stderr, "error: out of memory reading the event stream\n");
-        return FDC_EXIT_LOCAL_IO;
-    }
+    if (oom)
+        return fdc_fail_local("out of memory reading the event stream");
     if (!w.ended)
         return rc ? rc : FDC_EXIT_SERVER;
     return fdc_exit_for_state(w.end_state);
@@ -188,10 +207,8 @@ int fdc_watch_job(const fdc_client *c, long id, FILE *out, int bar, int json, co
 
 int fdc_cmd_watch(const fdc_client *c, const fdc_args *a)
 {
-    if (a->npos != 1) {
-        fprintf(stderr, "usage: fdwave watch ID [--since EVENT_ID]\n");
-        return FDC_EXIT_USAGE;
-    }
+    if (a->npos != 1)
+        return fdc_fail_synopsis("watch ID [--since EVENT_ID]");
     long id = fdc_parse_job_id(a->pos[0]);
     if (!id)
         return FDC_EXIT_USAGE;

@@ -78,6 +78,36 @@ static void dump(const char *what, const fdt_run *r)
             r->err);
 }
 
+/* With --json a failure is one line of JSON on stdout, {"error": {"code", "message",
+ * "field"}, "http_status"}, and stderr stays empty; returns the error's code. */
+static const char *cli_error_code(const fdt_run *r)
+{
+    static char code[64];
+    ck_assert_msg(r->err[0] == '\0', "stderr in --json mode: %s", r->err);
+    ck_assert_msg(strchr(r->out, '\n') == r->out + strlen(r->out) - 1, "not one line: %s",
+                  r->out);
+    json_t *j = json_loads(r->out, 0, NULL);
+    ck_assert_msg(j != NULL, "not JSON: %s", r->out);
+    json_t *e = json_object_get(j, "error");
+    ck_assert(json_string_length(json_object_get(e, "message")) > 0);
+    ck_assert(json_object_get(e, "field") != NULL);
+    ck_assert(json_object_get(j, "http_status") != NULL);
+    snprintf(code, sizeof code, "%s", json_string_value(json_object_get(e, "code")));
+    json_decref(j);
+    return code;
+}
+
+/* Runs the CLI with --json and the arguments; it must fail with want_exit and, as JSON on
+ * stdout, the error code want_code. */
+#define json_fails(want_exit, want_code, ...)                                              \
+    do {                                                                                   \
+        fdt_run jr_;                                                                       \
+        cli(&jr_, "--json", __VA_ARGS__);                                                  \
+        ck_assert_int_eq(jr_.code, (want_exit));                                           \
+        ck_assert_str_eq(cli_error_code(&jr_), (want_code));                               \
+        fdt_run_free(&jr_);                                                                \
+    } while (0)
+
 /* Submits spec text with --json and returns the new job's id. */
 static long submit_json(const char *spec_text)
 {
@@ -159,6 +189,13 @@ START_TEST(usage_errors)
     cli(&r, "fetch", "1", "../etc/passwd");
     ck_assert_int_eq(r.code, 2);
     fdt_run_free(&r);
+    /* --json anywhere on the line: usage errors too are JSON on stdout, exit code 2. */
+    cli(&r, "frobnicate", "--json");
+    ck_assert_int_eq(r.code, 2);
+    ck_assert_str_eq(cli_error_code(&r), "usage");
+    fdt_run_free(&r);
+    json_fails(2, "usage", "list", "--bogus");
+    json_fails(2, "usage", "status");
     cli(&r, "--help");
     ck_assert_int_eq(r.code, 0);
     ck_assert_ptr_nonnull(strstr(r.out, "Exit codes"));
@@ -178,6 +215,16 @@ START_TEST(unreachable)
     cli_env(&r, "http://127.0.0.1:1", NULL, "watch", "1", (const char *)NULL);
     ck_assert_int_eq(r.code, 5);
     ck_assert_ptr_nonnull(strstr(r.err, "cannot reach fdwaved"));
+    fdt_run_free(&r);
+    /* --json: the same exit code, the error as JSON on stdout. */
+    cli_env(&r, "http://127.0.0.1:1", NULL, "--json", "status", "1", (const char *)NULL);
+    ck_assert_int_eq(r.code, 5);
+    ck_assert_str_eq(cli_error_code(&r), "unreachable");
+    ck_assert_ptr_nonnull(strstr(r.out, "cannot reach fdwaved at http://127.0.0.1:1"));
+    fdt_run_free(&r);
+    cli_env(&r, "http://127.0.0.1:1", NULL, "--json", "watch", "1", (const char *)NULL);
+    ck_assert_int_eq(r.code, 5);
+    ck_assert_str_eq(cli_error_code(&r), "unreachable");
     fdt_run_free(&r);
     /* FDWAVE_URL is honoured when --url is absent. */
     char *env[] = {"FDWAVE_URL=http://127.0.0.1:1/", NULL};
@@ -208,9 +255,21 @@ START_TEST(invalid_spec_shows_field)
     ck_assert_int_eq(r.code, 4);
     ck_assert_ptr_nonnull(strstr(r.err, "error: invalid_spec: malformed JSON at line 1"));
     fdt_run_free(&r);
+    /* --json: the same error as one line of JSON on stdout, nothing on stderr, the same
+     * exit code. */
+    cli(&r, "--json", "submit", junk);
+    ck_assert_int_eq(r.code, 4);
+    ck_assert_str_eq(cli_error_code(&r), "invalid_spec");
+    ck_assert_ptr_nonnull(strstr(r.out, "\"field\":\"\"},\"http_status\":400}"));
+    fdt_run_free(&r);
     /* A spec file that does not exist is a local error. */
     cli(&r, "submit", "/nonexistent/job.json");
     ck_assert_int_eq(r.code, 9);
+    fdt_run_free(&r);
+    cli(&r, "--json", "submit", "/nonexistent/job.json");
+    ck_assert_int_eq(r.code, 9);
+    ck_assert_str_eq(cli_error_code(&r), "local_io");
+    ck_assert_ptr_nonnull(strstr(r.out, "\"http_status\":null}"));
     fdt_run_free(&r);
     free(bad);
     free(path);
@@ -412,13 +471,16 @@ START_TEST(cancel_running_and_conflict)
     ck_assert_int_eq(r.code, 4); /* 409: already finished */
     ck_assert_ptr_nonnull(strstr(r.err, "error: conflict"));
     fdt_run_free(&r);
+    json_fails(4, "conflict", "cancel", ids);
     cli(&r, "status", "987654");
     ck_assert_int_eq(r.code, 7);
     ck_assert_ptr_nonnull(strstr(r.err, "not_found"));
     fdt_run_free(&r);
+    json_fails(7, "not_found", "status", "987654");
     cli(&r, "watch", "987654");
     ck_assert_int_eq(r.code, 7);
     fdt_run_free(&r);
+    json_fails(7, "not_found", "watch", "987654");
     cli(&r, "cancel", "987654");
     ck_assert_int_eq(r.code, 7);
     fdt_run_free(&r);

@@ -11,7 +11,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import struct
 import subprocess
 import sys
@@ -20,70 +19,23 @@ import threading
 import time
 import unittest
 
+import job_specs
 from fdwave_client import FdwaveClient, FdwaveError
+from job_specs import small_spec
+from fdwaved_proc import Daemon as DaemonProc
 
 DAEMON = os.environ.get("FDWAVED", "")
 
-SMALL = {
-    "kind": "acoustic", "name": "py small",
-    "grid": {"nx": 32, "ny": 32, "nz": 32, "dx": 10, "dy": 10, "dz": 10},
-    "order": 4,
-    "velocity": {"type": "constant", "value": 2000},
-    "time": {"nt": 60, "dt": "auto"},
-    "sources": [{"position": [160, 160, 160], "wavelet": {"type": "ricker", "f0": 15}}],
-    "receivers": {"lines": [{"from": [40, 160, 100], "to": [280, 160, 100], "count": 13}]},
-    "boundary": {"type": "sponge", "width": 6},
-    "snapshots": {"every": 30, "slices": [{"plane": "xy", "index": 16}], "png": True,
-                  "raw": True},
-}
+SMALL = small_spec("py small")
 
 
-def long_spec(nt):
-    return {
-        "kind": "acoustic", "name": "py long",
-        "grid": {"nx": 64, "ny": 64, "nz": 64, "dx": 10, "dy": 10, "dz": 10},
-        "order": 8, "velocity": {"type": "constant", "value": 2000},
-        "time": {"nt": nt, "dt": "auto"},
-        "sources": [{"position": [320, 320, 320], "wavelet": {"type": "ricker", "f0": 10}}],
-        "boundary": {"type": "sponge", "width": 8},
-    }
+def long_spec(nt, devices=1):
+    return job_specs.long_spec(nt, "py long", devices)
 
 
-class Daemon:
-    """fdwaved as a child process; its log goes to DATA/daemon.log."""
-
-    def __init__(self, data, port=0):
-        self.data = data
-        self.log_path = os.path.join(data, "daemon.log")
-        log = open(self.log_path, "ab")
-        start = os.path.getsize(self.log_path)
-        self.proc = subprocess.Popen(
-            [DAEMON, "--listen", "127.0.0.1:%d" % port, "--data", data, "--devices", "cpu:2",
-             "--backend", "cpu"], stdin=subprocess.DEVNULL, stdout=log, stderr=log)
-        log.close()
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with open(self.log_path, "rb") as f:
-                f.seek(start)
-                m = re.search(rb"listening on (http://127\.0\.0\.1:(\d+))", f.read())
-            if m:
-                self.url = m.group(1).decode()
-                self.port = int(m.group(2))
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.02)
-        self.stop()
-        raise RuntimeError("fdwaved did not start; log in %s" % self.log_path)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+def Daemon(data, port=0):
+    """fdwaved on loopback (fdwaved_proc.py), on port (0: any free one)."""
+    return DaemonProc(DAEMON, data, port)
 
 
 @unittest.skipUnless(DAEMON, "FDWAVED (path of the fdwaved binary) is not set")

@@ -1,172 +1,147 @@
-"""`python -m fdwave_client`: the command-line tool, with the same commands, options and
-exit codes as the C `fdwave` CLI (see `python -m fdwave_client --help`)."""
+"""`python -m fdwave_client`: the command-line tool, with the same commands, options,
+output and exit codes as the C `fdwave` CLI (clients/cli; tests/clients/test_cli_parity.py
+runs both against one daemon and compares what they print). The text formats live in
+textfmt.py and watch.py, failures in report.py, exit codes in exit_codes.py."""
 import argparse
 import json
 import os
+import re
 import sys
 
 from .client import FdwaveClient, FdwaveError
+from .exit_codes import EXIT_CODES_HELP, EXIT_OK
+from .report import Reporter
+from .textfmt import fmt_bytes, fmt_dims, fmt_gib, fmt_range, fmt_rate, fmt_time, show
+from .watch import follow
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 3
-EXIT_BAD_REQUEST, EXIT_UNREACHABLE, EXIT_UNAUTHORIZED, EXIT_NOT_FOUND = 4, 5, 6, 7
-EXIT_SERVER, EXIT_LOCAL_IO = 8, 9
-
-EXIT_CODES_HELP = """exit codes:
-  0  ok; for submit --wait and watch: the job succeeded
-  1  the job failed
-  2  usage error
-  3  the job was cancelled
-  4  bad request (HTTP 4xx, e.g. an invalid spec: the field path is printed)
-  5  the server cannot be reached
-  6  unauthorized (missing or wrong token)
-  7  not found (no such job, output or model)
-  8  server error (HTTP 5xx or an answer that is not the API's)
-  9  a local file could not be read or written"""
+STATES = ("queued", "running", "succeeded", "failed", "cancelled")
+DEFAULT_URL = "http://127.0.0.1:8080"
 
 
-def exit_for_error(e):
-    """Exit code for an FdwaveError."""
-    if e.status is None:
-        return EXIT_UNREACHABLE
-    if e.status == 401:
-        return EXIT_UNAUTHORIZED
-    if e.status == 404:
-        return EXIT_NOT_FOUND
-    if 400 <= e.status < 500:
-        return EXIT_BAD_REQUEST
-    return EXIT_SERVER
+class UsageError(Exception):
+    """A bad command line; str(e) is the message (printed as "fdwave: MESSAGE")."""
 
 
-def exit_for_state(state):
-    return {"succeeded": EXIT_OK, "failed": EXIT_FAILED,
-            "cancelled": EXIT_CANCELLED}.get(state, EXIT_SERVER)
-
-
-def fmt_rate(mpts):
-    mpts = mpts or 0.0
-    return "%.2f Gpt/s" % (mpts / 1000) if mpts >= 1000 else "%.1f Mpt/s" % mpts
-
-
-def fmt_eta(s):
-    if s is None or s < 0:
-        return "-"
-    t = int(s + 0.5)
-    if t < 60:
-        return "%ds" % t
-    if t < 3600:
-        return "%dm%02ds" % (t // 60, t % 60)
-    return "%dh%02dm" % (t // 3600, (t % 3600) // 60)
-
-
-def show(v):
-    if v is None:
-        return "-"
-    if isinstance(v, (list, dict)):
-        return json.dumps(v, separators=(",", ":"))
-    return str(v)
+class Synopsis(Exception):
+    """A command given the wrong arguments; str(e) is its synopsis."""
 
 
 def print_json(v):
-    print(json.dumps(v, indent=2))
+    print(json.dumps(v, indent=2, ensure_ascii=False))
 
 
-def follow(client, job_id, out, bar, as_json, since=None):
-    """Prints a job's events until "end"; returns the exit code of its final state."""
-    bar_line = ""
-    end_state = None
-    for ev in client.events(job_id, since=since):
-        if as_json:
-            out.write(json.dumps({"id": ev.id, "event": ev.type, "data": ev.data}) + "\n")
-            out.flush()
-        elif out is not None:
-            d = ev.data if isinstance(ev.data, dict) else {}
-            if ev.type == "progress":
-                pct = d.get("percent") or 0.0
-                text = "%5.1f%%  step %s/%s  %s  ETA %s" % (
-                    pct, d.get("step"), d.get("nsteps"), fmt_rate(d.get("mpts")),
-                    fmt_eta(d.get("eta_s")))
-                if bar:
-                    fill = max(0, min(30, int(pct / 100 * 30 + 0.5)))
-                    bar_line = "[" + "#" * fill + "." * (30 - fill) + "] " + text
-                    out.write("\r\033[K" + bar_line)
-                else:
-                    out.write("progress " + text + "\n")
-            else:
-                if ev.type in ("state", "end"):
-                    line = "%s: %s" % (ev.type, d.get("state"))
-                    if d.get("reason"):
-                        line += " (%s)" % d["reason"]
-                elif ev.type == "snapshot":
-                    urls = [f.get("url") or f.get("name") for f in d.get("files", [])]
-                    line = "snapshot %s: step %s, t = %.4g s: %s" % (
-                        d.get("index"), d.get("step"), d.get("time") or 0.0, " ".join(urls))
-                elif ev.type == "warning":
-                    line = "warning: %s" % d.get("message")
-                else:
-                    line = "%s: %s" % (ev.type, json.dumps(ev.data))
-                if bar and bar_line:
-                    out.write("\r\033[K" + line + "\n" + bar_line)
-                else:
-                    out.write(line + "\n")
-            out.flush()
-        if ev.type == "end":
-            end_state = ev.data.get("state") if isinstance(ev.data, dict) else None
-    if bar and bar_line and out is not None:
-        out.write("\n")
-    return exit_for_state(end_state)
+def job_id(s):
+    """A job id argument: a positive integer (else the C CLI's usage message)."""
+    try:
+        v = int(s, 10)
+    except (TypeError, ValueError):
+        v = 0
+    if v <= 0:
+        raise UsageError("job id must be a positive integer, got '%s'" % (s or ""))
+    return v
+
+
+def positional(a, n, synopsis):
+    """The command's positional arguments when there are n of them, else its synopsis
+    as the usage error (as the C CLI counts them)."""
+    if len(a.pos) != n:
+        raise Synopsis(synopsis)
+    return a.pos
 
 
 def cmd_submit(c, a):
+    (a.spec,) = positional(a, 1, "submit JOB.json [--wait] [--priority N] "
+                                 "[--idempotency-key K]")
+    priority = 0
+    if a.priority is not None:
+        try:
+            priority = int(a.priority, 10)
+        except ValueError:
+            raise UsageError("--priority must be an integer, got '%s'" % a.priority) from None
     try:
-        with (sys.stdin if a.spec == "-" else open(a.spec, "rb")) as f:
-            text = f.read()
+        if a.spec == "-":
+            text = sys.stdin.buffer.read()
+        else:
+            with open(a.spec, "rb") as f:
+                text = f.read()
     except OSError as e:
-        print("fdwave: cannot read %s: %s" % (a.spec, e.strerror), file=sys.stderr)
-        return EXIT_LOCAL_IO
-    r = c.submit(text, priority=a.priority, idempotency_key=a.idempotency_key)
-    for w in r.get("warnings") or []:
-        print("warning: %s" % w, file=sys.stderr)
+        return a.report.local("cannot read %s: %s" % (a.spec, e.strerror))
+    r = c.submit(text, priority=priority, idempotency_key=a.idempotency_key)
     if not a.wait:
+        # With --wait the warnings arrive again as events; print them once.
+        for w in r.get("warnings") or []:
+            print("warning: %s" % w, file=sys.stderr)
         if a.json:
             print_json(r)
         else:
             print("job %s submitted (%s, queue position %s)"
-                  % (r["id"], r.get("state", "queued"), show(r.get("queue_position"))))
+                  % (r["id"], r.get("state") or "queued", show(r.get("queue_position"))))
         return EXIT_OK
     if not a.json:
         print("job %s submitted; waiting for it to finish" % r["id"], file=sys.stderr)
+    # Progress goes to stderr (a bar on a terminal); the result goes to stdout.
     rc = follow(c, r["id"], None if a.json else sys.stderr, sys.stderr.isatty(), False)
     job = c.get(r["id"])
     if a.json:
         print_json(job)
     else:
-        print("job %s %s%s" % (job["id"], job.get("state"),
+        print("job %s %s%s" % (r["id"], job.get("state") or "?",
                                ": " + job["reason"] if job.get("reason") else ""))
     return rc
 
 
 def cmd_list(c, a):
-    jobs = c.list(state=a.state, limit=a.limit)
+    positional(a, 0, "list [--state S] [--name TEXT] [--limit N] [--before ID]")
+    if a.state is not None and a.state not in STATES:
+        raise UsageError("--state must be queued, running, succeeded, failed or cancelled, "
+                         "got '%s'" % a.state)
+    if a.name is not None and not 1 <= len(a.name) <= 200:
+        raise UsageError("--name must be 1 to 200 characters")
+    limit = before = None
+    if a.limit is not None:
+        try:
+            limit = int(a.limit, 10)
+        except ValueError:
+            limit = 0
+        if not 1 <= limit <= 500:
+            raise UsageError("--limit must be an integer 1..500, got '%s'" % a.limit)
+    if a.before is not None:
+        try:
+            before = int(a.before, 10)
+        except ValueError:
+            before = 0
+        if before < 1:
+            raise UsageError("--before must be a positive job id, got '%s'" % a.before)
+    page = c.list_page(state=a.state, limit=limit, before=before, name=a.name)
     if a.json:
-        print_json({"jobs": jobs})
+        print_json(page)
         return EXIT_OK
-    print("%-7s %-10s %4s %8s  %-20s  %s" % ("ID", "STATE", "PRIO", "PROGRESS", "CREATED", "NAME"))
-    for j in jobs:
-        p = j.get("progress") or {}
-        pct = "%.1f%%" % p["percent"] if p.get("percent") is not None else (
-            "100.0%" if j.get("state") == "succeeded" else "-")
-        print("%-7s %-10s %4s %8s  %-20s  %s" % (j.get("id"), j.get("state"),
+    print("%-7s %-10s %4s %8s  %-20s  %s" % ("ID", "STATE", "PRIO", "PROGRESS", "CREATED",
+                                              "NAME"))
+    last = 0
+    for j in page["jobs"]:
+        p = j.get("progress") if isinstance(j.get("progress"), dict) else {}
+        pct = p.get("percent")
+        if isinstance(pct, (int, float)) and not isinstance(pct, bool):
+            pct = "%.1f%%" % pct
+        else:
+            pct = "100.0%" if j.get("state") == "succeeded" else "-"
+        print("%-7s %-10s %4s %8s  %-20s  %s" % (show(j.get("id")), show(j.get("state")),
                                                  show(j.get("priority")), pct,
                                                  show(j.get("created_at")), show(j.get("name"))))
+        last = j.get("id") or last
+    if isinstance(page.get("next"), str) and last:
+        print("(more: the next page is list --before %s)" % last)
     return EXIT_OK
 
 
 def cmd_status(c, a):
-    j = c.get(a.id)
+    jid = job_id(positional(a, 1, "status ID")[0])
+    j = c.get(jid)
     if a.json:
         print_json(j)
         return EXIT_OK
-    print("job %s: %s" % (a.id, j.get("state")))
+    print("job %d: %s" % (jid, show(j.get("state"))))
     for key, label in (("name", "name"), ("owner", "owner"), ("kind", "kind"),
                        ("reason", "reason"), ("priority", "priority"), ("attempts", "attempts"),
                        ("devices_requested", "devices"), ("devices", "assigned"),
@@ -174,217 +149,268 @@ def cmd_status(c, a):
                        ("started_at", "started"), ("finished_at", "finished")):
         print("  %-13s %s" % (label + ":", show(j.get(key))))
     p = j.get("progress")
-    if p:
-        print("  %-13s %.1f%% (step %s/%s, %s, ETA %s)" % (
-            "progress:", p.get("percent") or 0.0, p.get("step"), p.get("nsteps"),
-            fmt_rate(p.get("mpts")), fmt_eta(p.get("eta_s"))))
+    if isinstance(p, dict):
+        print("  %-13s %.1f%% (step %d/%d, %s, ETA %s)" % (
+            "progress:", p.get("percent") or 0.0, p.get("step") or 0, p.get("nsteps") or 0,
+            fmt_rate(p.get("mpts")), fmt_time(p.get("eta_s") if p.get("eta_s") is not None
+                                              else -1)))
     for w in j.get("warnings") or []:
-        print("  %-13s %s" % ("warning:", w))
+        print("  %-13s %s" % ("warning:", show(w)))
     return EXIT_OK
 
 
 def cmd_watch(c, a):
-    return follow(c, a.id, sys.stdout, sys.stdout.isatty() and not a.json, a.json, a.since)
+    jid = job_id(positional(a, 1, "watch ID [--since EVENT_ID]")[0])
+    return follow(c, jid, sys.stdout, sys.stdout.isatty() and not a.json, a.json, a.since)
 
 
 def cmd_cancel(c, a):
-    j = c.cancel(a.id)
+    jid = job_id(positional(a, 1, "cancel ID")[0])
+    j = c.cancel(jid)
     if a.json:
         print_json(j)
     elif j.get("cancel_requested"):
-        print("job %s: cancel requested; it stops within about a second" % a.id)
+        print("job %d: cancel requested; it stops within about a second" % jid)
     else:
-        print("job %s: %s" % (a.id, j.get("state")))
+        print("job %d: %s" % (jid, show(j.get("state"))))
     return EXIT_OK
 
 
 def cmd_outputs(c, a):
-    m = c.outputs(a.id)
+    jid = job_id(positional(a, 1, "outputs ID")[0])
+    m = c.outputs(jid)
+    if not isinstance(m, dict) or not isinstance(m.get("files"), list):
+        raise FdwaveError("bad_answer", "the server's manifest has no \"files\" list: %.200s"
+                          % json.dumps(m))
     if a.json:
         print_json(m)
         return EXIT_OK
-    files = m.get("files") or []
+    files = m["files"]
     if not files:
-        print("job %s has no outputs yet" % a.id)
+        print("job %d has no outputs yet" % jid)
         return EXIT_OK
     print("%-32s %-8s %-9s %-16s %s" % ("NAME", "FORMAT", "KIND", "DIMS", "DESCRIPTION"))
     for f in files:
-        print("%-32s %-8s %-9s %-16s %s" % (f.get("name"), show(f.get("format")),
+        print("%-32s %-8s %-9s %-16s %s" % (show(f.get("name")), show(f.get("format")),
                                            show(f.get("kind")), show(f.get("dims")),
                                            show(f.get("description"))))
     return EXIT_OK
 
 
+def safe_name(n):
+    return bool(n) and not n.startswith(".") and "/" not in n and "\\" not in n and len(n) < 256
+
+
 def cmd_fetch(c, a):
+    args = positional(a, 1 if a.all else 2, "fetch ID NAME|--all [-o DIR]")
+    jid = job_id(args[0])
+    a.name = None if a.all else args[1]
     out = a.out or "."
     try:
         os.makedirs(out, exist_ok=True)
     except OSError as e:
-        print("fdwave: cannot create directory %s: %s" % (out, e.strerror), file=sys.stderr)
-        return EXIT_LOCAL_IO
-    if a.all == (a.name is not None):
-        print("usage: fetch ID NAME|--all [-o DIR]", file=sys.stderr)
-        return EXIT_USAGE
-    names = [a.name]
-    manifest = None
-    if a.all:
-        manifest = c.outputs(a.id)
-        names = [f["name"] for f in manifest.get("files") or []]
-    elif "/" in a.name or a.name.startswith("."):
-        print("fdwave: output name %r must not contain '/' or start with '.'" % a.name,
-              file=sys.stderr)
-        return EXIT_USAGE
-    written = []
-    try:
-        for n in names:
-            if "/" in n or n.startswith("."):
-                print("fdwave: skipping unsafe output name %r" % n, file=sys.stderr)
-                continue
-            written.append(c.download(a.id, n, os.path.join(out, n)))
-        if manifest is not None:
-            mpath = os.path.join(out, "manifest.json")
-            with open(mpath, "w") as f:
-                json.dump(manifest, f, indent=2)
-            written.append(mpath)
-    except OSError as e:
-        print("fdwave: cannot write in %s: %s" % (out, e.strerror or e), file=sys.stderr)
-        return EXIT_LOCAL_IO
-    if a.json:
-        print_json({"job": a.id, "files": written})
+        return a.report.local("cannot create directory %s: %s" % (out, e.strerror))
+    if not a.all:
+        if not safe_name(a.name):
+            raise UsageError("output name '%s' must not contain '/' or start with '.'"
+                             % a.name)
+        names, manifest = [a.name], None
     else:
-        for w in written:
-            print(w)
+        manifest = c.outputs(jid)
+        names = [f.get("name") for f in manifest.get("files") or []]
+    written = []
+    for n in names:
+        if not safe_name(n):
+            print("fdwave: skipping unsafe output name '%s'" % (n or ""), file=sys.stderr)
+            continue
+        dest = os.path.join(out, n)
+        try:
+            c.download(jid, n, dest)
+        except OSError as e:
+            return a.report.local("cannot write %s: %s" % (dest, e.strerror or e))
+        written.append(dest)
+        if not a.json:
+            print(dest)
+    if manifest is not None:
+        mpath = os.path.join(out, "manifest.json")
+        try:
+            with open(mpath, "w") as f:
+                json.dump(manifest, f, indent=2, ensure_ascii=False)
+        except OSError:
+            return a.report.local("cannot write %s" % mpath)
+        written.append(mpath)
+        if not a.json:
+            print(mpath)
+    if a.json:
+        print_json({"job": jid, "files": written})
     return EXIT_OK
 
 
 def cmd_models(c, a):
-    if a.action == "upload":
-        if len(a.args) != 2:
-            print("usage: models upload FILE NAME", file=sys.stderr)
-            return EXIT_USAGE
+    if len(a.pos) == 3 and a.pos[0] == "upload":
+        path, name = a.pos[1:]
         try:
-            r = c.upload_model(a.args[0], a.args[1])
+            r = c.upload_model(path, name)
         except OSError as e:
-            print("fdwave: cannot read %s: %s" % (a.args[0], e.strerror), file=sys.stderr)
-            return EXIT_LOCAL_IO
+            return a.report.local("cannot read %s: %s" % (path, e.strerror))
         if a.json:
             print_json(r)
         else:
-            print("model %s uploaded (%s bytes, %s, sha256 %s)"
-                  % (r.get("name"), r.get("bytes"), r.get("format"), r.get("sha256")))
+            print("model %s uploaded (%s, %s, %s, %s, sha256 %s)"
+                  % (name, fmt_bytes(r.get("bytes")), r.get("format") or "?", fmt_dims(r),
+                     fmt_range(r), r.get("sha256") or "?"))
         return EXIT_OK
-    if a.args:
-        print("usage: models list", file=sys.stderr)
-        return EXIT_USAGE
-    models = c.models()
+    positional(a, 1, "models upload FILE NAME | fdwave models list")
+    if a.pos[0] != "list":
+        raise Synopsis("models upload FILE NAME | fdwave models list")
+    page = c.models_page()
     if a.json:
-        print_json({"models": models})
+        print_json(page)
         return EXIT_OK
-    print("%-32s %-8s %12s  %-12s %s" % ("NAME", "FORMAT", "BYTES", "OWNER", "SHA256"))
-    for m in models:
-        print("%-32s %-8s %12s  %-12s %s" % (m.get("name"), show(m.get("format")),
-                                             show(m.get("bytes")), show(m.get("owner")),
-                                             show(m.get("sha256"))))
+    row = "%-32s %-8s %10s  %-16s %-18s %-12s %-24s  %s"
+    print(row % ("NAME", "FORMAT", "SIZE", "DIMS", "VELOCITY", "OWNER", "CREATED", "SHA256"))
+    for m in page.get("models") or []:
+        print(row % (show(m.get("name")), show(m.get("format")), fmt_bytes(m.get("bytes")),
+                     fmt_dims(m), fmt_range(m), show(m.get("owner")), show(m.get("created_at")),
+                     show(m.get("sha256"))))
     return EXIT_OK
 
 
 def cmd_devices(c, a):
-    devs = c.devices()
+    positional(a, 0, "devices")
+    page = c.devices_page()
     if a.json:
-        print_json({"devices": devs})
+        print_json(page)
         return EXIT_OK
-    print("%-4s %-5s %-32s %14s %14s  %s" % ("ID", "KIND", "NAME", "MEM TOTAL", "MEM FREE",
-                                             "BUSY (JOB)"))
-    for d in devs:
-        print("%-4s %-5s %-32s %14s %14s  %s" % (d.get("id"), show(d.get("kind")),
-                                                 show(d.get("name")), show(d.get("memory_total")),
-                                                 show(d.get("memory_free")),
-                                                 show(d.get("busy_job"))))
+    row = "%-4s %-5s %-32s %12s %12s  %s"
+    print(row % ("ID", "KIND", "NAME", "MEM TOTAL", "MEM FREE", "BUSY (JOB)"))
+    for d in page.get("devices") or []:
+        mem = [fmt_gib(d[k]) if isinstance(d.get(k), (int, float)) else "-"
+               for k in ("memory_total", "memory_free")]
+        print(row % (show(d.get("id")), show(d.get("kind")), show(d.get("name")), mem[0],
+                     mem[1], show(d.get("busy_job"))))
     return EXIT_OK
 
 
 def cmd_health(c, a):
+    positional(a, 0, "health")
     h = c.health()
     if a.json:
         print_json(h)
     else:
         print("%s: fdwaved %s, up %s s, %s queued, %s running" % (
-            h.get("status"), h.get("version"), h.get("uptime_s"), h.get("queue"),
-            h.get("running")))
+            show(h.get("status")), show(h.get("version")), show(h.get("uptime_s")),
+            show(h.get("queue")), show(h.get("running"))))
     return EXIT_OK
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse that raises UsageError instead of printing and exiting, so that errors
+    are reported in the CLI's own form (text, or JSON with --json), worded as the C CLI
+    words them where argparse's own words differ."""
+
+    def error(self, message):
+        m = re.match(r"unrecognized arguments: (\S+)", message)
+        if m:
+            arg = m.group(1).split("=")[0]
+            raise UsageError("unknown option %s" % arg if arg.startswith("-")
+                             else "too many arguments (at %s)" % arg)
+        m = re.match(r"argument (\S+?)(/\S+)?: expected one argument", message)
+        if m:
+            raise UsageError("option %s needs a value" % m.group(2)[1:] if m.group(2)
+                             else "option %s needs a value" % m.group(1))
+        m = re.match(r"argument COMMAND: invalid choice: '([^']*)'", message)
+        if m:
+            raise UsageError("unknown command '%s'" % m.group(1))
+        raise UsageError(message)
+
+
 def build_parser():
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     common.add_argument("--url", default=argparse.SUPPRESS,
                         help="server URL (default $FDWAVE_URL, else http://127.0.0.1:8080)")
     common.add_argument("--token", default=argparse.SUPPRESS,
                         help="bearer token (default $FDWAVE_TOKEN)")
     common.add_argument("--json", action="store_true", default=argparse.SUPPRESS,
-                        help="machine-readable JSON output")
-    p = argparse.ArgumentParser(prog="python -m fdwave_client", parents=[common],
-                                description="Client of the fdwaved simulation service.",
-                                epilog=EXIT_CODES_HELP,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+                        help="machine-readable JSON on stdout, errors included")
+    p = Parser(prog="python -m fdwave_client", parents=[common],
+               description="Client of the fdwaved simulation service.",
+               epilog=EXIT_CODES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
 
     def add(name, fn, help_text):
         s = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
         s.set_defaults(func=fn)
+        s.add_argument("pos", nargs="*", metavar="ARG")  # counted by the command itself
         return s
 
     s = add("submit", cmd_submit, "submit a job spec (- reads stdin)")
-    s.add_argument("spec")
     s.add_argument("--wait", action="store_true", help="follow the job to its end")
-    s.add_argument("--priority", type=int, default=0, help="-10..10 (default 0)")
+    s.add_argument("--priority", help="-10..10 (default 0)")
     s.add_argument("--idempotency-key", help="a retried submit with the same key returns "
                                              "the first job")
     s = add("list", cmd_list, "jobs, newest first")
-    s.add_argument("--state", choices=["queued", "running", "succeeded", "failed", "cancelled"])
-    s.add_argument("--limit", type=int)
-    s = add("status", cmd_status, "one job")
-    s.add_argument("id", type=int)
+    s.add_argument("--state", help="queued, running, succeeded, failed or cancelled")
+    s.add_argument("--name", help="only jobs whose name contains this text")
+    s.add_argument("--limit", help="1..500 (default 50)")
+    s.add_argument("--before", help="the page after this job id")
+    add("status", cmd_status, "one job")
+    add("cancel", cmd_cancel, "cancel a queued or running job")
+    add("outputs", cmd_outputs, "list a job's output files")
     s = add("watch", cmd_watch, "follow a job's events to the end")
-    s.add_argument("id", type=int)
     s.add_argument("--since", help="replay only events after this event id")
-    s = add("cancel", cmd_cancel, "cancel a queued or running job")
-    s.add_argument("id", type=int)
-    s = add("outputs", cmd_outputs, "list a job's output files")
-    s.add_argument("id", type=int)
     s = add("fetch", cmd_fetch, "download output files")
-    s.add_argument("id", type=int)
-    s.add_argument("name", nargs="?")
     s.add_argument("--all", action="store_true", help="every file and the manifest")
     s.add_argument("-o", "--out", help="directory (default .)")
-    s = add("models", cmd_models, "upload or list velocity models")
-    s.add_argument("action", choices=["upload", "list"])
-    s.add_argument("args", nargs="*", help="upload: FILE NAME")
+    add("models", cmd_models, "upload FILE NAME, or list, velocity models")
     add("devices", cmd_devices, "the server's devices")
     add("health", cmd_health, "server status")
     return p
 
 
+def wants_json(argv):
+    """--json among the options (before a "--"), looked at first so that even a usage
+    error is reported as JSON."""
+    for arg in argv:
+        if arg == "--":
+            return False
+        if arg == "--json":
+            return True
+    return False
+
+
 def main(argv=None):
-    a = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    report = Reporter(wants_json(argv))
+    try:
+        # Options may come between positional arguments, as with getopt_long: what the
+        # command's parser left over is more of its positional arguments, or an unknown
+        # option.
+        a, extra = build_parser().parse_known_args(argv)
+        for arg in extra:
+            if arg.startswith("-") and arg != "-":
+                raise UsageError("unknown option %s" % arg.split("=")[0])
+            a.pos.append(arg)
+    except UsageError as e:
+        return report.usage(str(e))
     for k, v in (("url", None), ("token", None), ("json", False)):
         if not hasattr(a, k):
             setattr(a, k, v)
-    try:
-        c = FdwaveClient(a.url, a.token)
-    except ValueError as e:
-        print("fdwave: %s" % e, file=sys.stderr)
-        return EXIT_USAGE
+    a.report = report
+    url = (a.url or os.environ.get("FDWAVE_URL") or DEFAULT_URL).rstrip("/")
+    if not url.startswith(("http://", "https://")):
+        return report.usage("--url must start with http:// or https://, got '%s'" % url)
+    c = FdwaveClient(url, a.token)
     try:
         return a.func(c, a)
+    except UsageError as e:
+        return report.usage(str(e))
+    except Synopsis as e:
+        return report.synopsis(str(e))
     except FdwaveError as e:
-        if e.code == "unreachable":
-            print(e.message, file=sys.stderr)
-        else:
-            print("error: %s (HTTP %s)" % (e, e.status), file=sys.stderr)
-        return exit_for_error(e)
+        return report.server(e)
     except TimeoutError as e:
-        print("fdwave: %s" % e, file=sys.stderr)
-        return EXIT_UNREACHABLE
+        return report.server(FdwaveError("unreachable", str(e)))
     except KeyboardInterrupt:
         return 130

@@ -128,29 +128,44 @@ class FdwaveClient:
         """The job: state, reason, progress, devices, timestamps, warnings, spec."""
         return self._json("GET", "/v1/jobs/%d" % int(job_id))[1]
 
-    def list(self, state=None, limit=None, before=None):
-        """Jobs newest first (one page; limit 1..500, before: a job id for the next page)."""
+    def list(self, state=None, limit=None, before=None, name=None):
+        """Jobs newest first (one page; limit 1..500, before: a job id for the next page,
+        name: only jobs whose name contains this text, ASCII case ignored)."""
+        return self.list_page(state, limit, before, name)["jobs"]
+
+    def list_page(self, state=None, limit=None, before=None, name=None):
+        """One page of jobs as the server answers it: {"jobs": [...], "next": the next
+        page's path with the same filters, or None}."""
         q = {}
         if state is not None:
             q["state"] = state
+        if name is not None:
+            q["name"] = name
         if limit is not None:
             q["limit"] = int(limit)
         if before is not None:
             q["before"] = int(before)
-        path = "/v1/jobs" + ("?" + urllib.parse.urlencode(q) if q else "")
-        return self._json("GET", path)[1]["jobs"]
+        path = "/v1/jobs" + ("?" + urllib.parse.urlencode(q, quote_via=urllib.parse.quote)
+                             if q else "")
+        page = self._json("GET", path)[1]
+        if not isinstance(page, dict) or not isinstance(page.get("jobs"), list):
+            raise FdwaveError("bad_answer", "unexpected answer from the server: %.200r"
+                              % (page,), None, 200)
+        return page
 
     def cancel(self, job_id):
         """Cancels a queued (at once) or running job (stops within about a second).
         Returns the job; a job already finished raises FdwaveError code "conflict"."""
         return self._json("POST", "/v1/jobs/%d/cancel" % int(job_id))[1]
 
-    def events(self, job_id, since=None, timeout=None):
+    def events(self, job_id, since=None, timeout=None, on_reconnect=None):
         """Yields the job's events (Event(id, type, data)) up to and including "end".
 
         A finished job replays its whole history. When the connection drops the stream
         is reopened with Last-Event-ID, so no event is yielded twice or lost. since: start
-        after this event id. timeout: give up (TimeoutError) after that many seconds."""
+        after this event id. timeout: give up (TimeoutError) after that many seconds.
+        on_reconnect(last_id): called before each reconnect (last_id None before any
+        event), e.g. to say so on a terminal."""
         parser = SseParser(last_id=str(since) if since is not None else None)
         deadline = time.monotonic() + timeout if timeout is not None else None
         failures = 0
@@ -199,6 +214,8 @@ class FdwaveClient:
             if failures > 10:
                 raise FdwaveError("unreachable", "cannot reach fdwaved at %s: event stream "
                                   "lost, gave up after 10 reconnects" % self.url)
+            if on_reconnect is not None:
+                on_reconnect(parser.last_id)
             time.sleep(min(max(failures, 0.2), 5))
 
     def wait(self, job_id, timeout=None):
@@ -285,11 +302,27 @@ class FdwaveClient:
 
     def models(self):
         """Uploaded models visible to this user."""
-        return self._json("GET", "/v1/models")[1]["models"]
+        return self.models_page()["models"]
+
+    def models_page(self):
+        """GET /v1/models as the server answers it: {"models": [...]}."""
+        return self._object("/v1/models", "models")
 
     def devices(self):
         """The server's devices: id, name, kind, memory_total, memory_free, busy_job."""
-        return self._json("GET", "/v1/devices")[1]["devices"]
+        return self.devices_page()["devices"]
+
+    def devices_page(self):
+        """GET /v1/devices as the server answers it: {"devices": [...]}."""
+        return self._object("/v1/devices", "devices")
+
+    def _object(self, path, key):
+        """GET path, an object holding the list key (else FdwaveError "bad_answer")."""
+        answer = self._json("GET", path)[1]
+        if not isinstance(answer, dict) or not isinstance(answer.get(key), list):
+            raise FdwaveError("bad_answer", "unexpected answer from the server: %.200r"
+                              % (answer,), None, 200)
+        return answer
 
     def health(self):
         """{"status", "version", "uptime_s", "queue", "running"}."""

@@ -1,0 +1,290 @@
+"""test_cli_parity.py — the C `fdwave` CLI and `python -m fdwave_client` print the same
+things the same way: both run every command against one fdwaved, on the same jobs,
+models and devices, in text and in --json mode, and their exit codes, stdout and stderr
+are compared (JSON by value, since the two JSON libraries write numbers differently).
+
+What can differ between two runs of one command is made equal before comparing, and only
+that: the daemon's uptime, the job id of a command that creates a job, the timing figures
+of a job each CLI runs itself, and the reason text of a refused connection (libcurl's and
+Python's words). Usage errors the two parsers word differently (none today) would show
+here as a failure.
+
+Run by ctest with FDWAVED (the daemon), FDWAVE_CLI (the C CLI) and PYTHONPATH
+(clients/python) set.
+"""
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import job_specs
+from fdwave_client import FdwaveClient
+from job_specs import small_spec
+from fdwaved_proc import Daemon, run_on_pty, screen_lines
+
+DAEMON = os.environ.get("FDWAVED", "")
+C_CLI = os.environ.get("FDWAVE_CLI", "")
+
+SMALL = small_spec("parity small")
+
+
+def long_spec(nt, devices=1):
+    return job_specs.long_spec(nt, "parity long", devices)
+
+
+def json_values(text):
+    """The JSON of a --json output: one document (indented), or one per line (watch)."""
+    try:
+        return [json.loads(text)]
+    except ValueError:
+        return [json.loads(line) for line in text.splitlines()]
+
+
+def clean_env():
+    return {k: v for k, v in os.environ.items() if not k.startswith("FDWAVE_")}
+
+
+@unittest.skipUnless(DAEMON and C_CLI, "FDWAVED and FDWAVE_CLI are not set")
+class CliParityTest(unittest.TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        for exe in (DAEMON, C_CLI):
+            if not os.access(exe, os.X_OK):
+                raise RuntimeError("%s is not an executable file" % exe)
+        cls.tmp = tempfile.mkdtemp(prefix="fdwave-parity-")
+        data = os.path.join(cls.tmp, "data")
+        os.mkdir(data)
+        cls.daemon = Daemon(DAEMON, data)
+        cls.c = FdwaveClient(cls.daemon.url)
+        # One finished job with snapshots and a gather, one cancelled while running, one
+        # model: every command below has something to show.
+        cls.done = cls.c.submit(SMALL)["id"]
+        cls.c.wait(cls.done, timeout=120)
+        cls.cancelled = cls.c.submit(long_spec(20000))["id"]
+        for _ in range(400):
+            j = cls.c.get(cls.cancelled)
+            if j["state"] == "running" and j.get("progress"):
+                break
+            time.sleep(0.025)
+        cls.c.cancel(cls.cancelled)
+        cls.c.wait(cls.cancelled, timeout=60)
+        n = 16 * 16 * 16
+        cls.model_file = os.path.join(cls.tmp, "model.f32")
+        with open(cls.model_file, "wb") as f:
+            f.write(struct.pack("<%df" % n, *([1800.0 + i % 7 for i in range(n)])))
+        cls.c.upload_model(cls.model_file, "parity-shared.f32")
+        cls.files = {}
+        for name, text in (("small.json", json.dumps(SMALL)),
+                           ("junk.json", '{"grid": '),
+                           ("bad.json", json.dumps(dict(SMALL, sources=[
+                               {"position": [960, 160, 160],
+                                "wavelet": {"type": "ricker", "f0": 15}}])))):
+            cls.files[name] = os.path.join(cls.tmp, name)
+            with open(cls.files[name], "w") as f:
+                f.write(text)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.stop()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    # ---- running both -----------------------------------------------------------------
+
+    def run_both(self, args, url=None, cwd=None):
+        """(C result, Python result) of the same command line."""
+        url = url or self.daemon.url
+        res = []
+        for argv in ([C_CLI], [sys.executable, "-m", "fdwave_client"]):
+            res.append(subprocess.run(argv + ["--url", url] + list(args), capture_output=True,
+                                      text=True, env=clean_env(), cwd=cwd, timeout=120))
+        return res
+
+    def assert_same(self, args, normalise=lambda s: s, url=None, cwd=None):
+        """Both CLIs give the same exit code and, after normalise, the same stdout and
+        stderr; with --json stdout is compared as JSON values, line by line. Returns the
+        C CLI's result."""
+        c, py = self.run_both(args, url, cwd)
+        what = " ".join(args)
+        self.assertEqual(c.returncode, py.returncode,
+                         "%s: exit codes differ\nC:  %s%s\nPy: %s%s"
+                         % (what, c.stdout, c.stderr, py.stdout, py.stderr))
+        if "--json" in args:
+            self.assertEqual(json_values(normalise(c.stdout)), json_values(normalise(py.stdout)),
+                             what)
+        else:
+            self.assertEqual(normalise(c.stdout), normalise(py.stdout), what)
+        self.assertEqual(normalise(c.stderr), normalise(py.stderr), what)
+        return c
+
+    # ---- the commands -----------------------------------------------------------------
+
+    def test_reading_commands(self):
+        done, cancelled = str(self.done), str(self.cancelled)
+        commands = [
+            ["list"], ["list", "--state", "succeeded"], ["list", "--name", "PARITY small"],
+            ["list", "--limit", "1"], ["list", "--before", cancelled],
+            ["status", done], ["status", cancelled], ["outputs", done], ["outputs", cancelled],
+            ["watch", done], ["watch", cancelled], ["watch", done, "--since", "3"],
+            ["models", "list"], ["devices"],
+        ]
+        for args in commands:
+            for mode in ([], ["--json"]):
+                c = self.assert_same(mode + args)
+                self.assertEqual(c.returncode, 3 if args[:2] == ["watch", cancelled] else 0,
+                                 c.stderr)
+        # What each shows, so that "the same" is not "the same nothing".
+        c = self.assert_same(["watch", done])
+        self.assertRegex(c.stdout, r"(?m)^log info: ")
+        self.assertEqual(c.stdout.splitlines()[-1][:14], "end: succeeded")
+        c = self.assert_same(["devices"])
+        self.assertRegex(c.stdout, r"(?m)^0 +cpu .* GiB +\d+\.\d GiB  -$")
+        c = self.assert_same(["models", "list"])
+        self.assertRegex(c.stdout.splitlines()[0], r"^NAME +FORMAT +SIZE +DIMS +VELOCITY +OWNER")
+        self.assertIn("16.0 KiB  4096 values      1800-1806 m/s", c.stdout)
+        c = self.assert_same(["list", "--limit", "1"])
+        self.assertIn("(more: the next page is list --before %s)" % cancelled, c.stdout)
+
+    def test_health(self):
+        up = re.compile(r"up \d+ s|\"uptime_s\": ?\d+")
+        self.assert_same(["health"], lambda s: up.sub("up", s))
+        self.assert_same(["--json", "health"], lambda s: up.sub('"uptime_s":0', s))
+
+    def test_errors(self):
+        done = str(self.done)
+        commands = [
+            ["status", "987654"], ["watch", "987654"], ["cancel", done],
+            ["submit", self.files["bad.json"]], ["submit", self.files["junk.json"]],
+            ["submit", os.path.join(self.tmp, "missing.json")],
+            ["fetch", done, "no-such-file.f32", "-o", os.path.join(self.tmp, "nothing")],
+            ["list", "--state", "sleeping"], ["list", "--limit", "0"], ["list", "--before", "x"],
+            ["status", "abc"], ["status"], ["status", "1", "2"], ["fetch", done, "../x"],
+            ["models", "frob"], ["list", "--bogus"], ["list", "--limit"], ["frobnicate"],
+            ["submit", self.files["small.json"], "--priority", "high"],
+        ]
+        for args in commands:
+            for mode in ([], ["--json"]):
+                c = self.assert_same(mode + args)
+                self.assertNotEqual(c.returncode, 0, args)
+                if mode:
+                    err = json.loads(c.stdout)
+                    self.assertEqual(set(err), {"error", "http_status"})
+                    self.assertEqual(c.stderr, "")
+        c = self.assert_same(["--json", "submit", self.files["bad.json"]])
+        self.assertEqual(json.loads(c.stdout)["error"]["field"], "sources[0].position")
+        # No server: the reason is libcurl's or Python's own words, the rest the same.
+        why = re.compile(r"(cannot reach fdwaved at http://127\.0\.0\.1:1): [^\n\"]*")
+        for mode in ([], ["--json"]):
+            c = self.assert_same(mode + ["status", "1"], lambda s: why.sub(r"\1: ...", s),
+                                 url="http://127.0.0.1:1")
+            self.assertEqual(c.returncode, 5)
+
+    def test_fetch(self):
+        done = str(self.done)
+        for args in (["fetch", done, "gather.f32", "-o", "out"], ["fetch", done, "--all"],
+                     ["--json", "fetch", done, "--all", "-o", "all"]):
+            dirs = [os.path.join(self.tmp, "fetch-" + who) for who in ("c", "py")]
+            for d in dirs:
+                shutil.rmtree(d, ignore_errors=True)
+                os.mkdir(d)
+            c, py = [subprocess.run(argv + ["--url", self.daemon.url] + args,
+                                    capture_output=True, text=True, env=clean_env(), cwd=d,
+                                    timeout=120)
+                     for argv, d in zip(([C_CLI], [sys.executable, "-m", "fdwave_client"]),
+                                        dirs)]
+            self.assertEqual((c.returncode, c.stdout, c.stderr),
+                             (py.returncode, py.stdout, py.stderr), args)
+            trees = []
+            for d in dirs:
+                tree = {}
+                for root, _, names in os.walk(d):
+                    for n in names:
+                        with open(os.path.join(root, n), "rb") as f:
+                            tree[os.path.relpath(os.path.join(root, n), d)] = f.read()
+                trees.append(tree)
+            self.assertTrue(trees[0], "nothing fetched")
+            self.assertEqual(sorted(trees[0]), sorted(trees[1]))
+            for name in trees[0]:
+                if name.endswith("manifest.json"):  # written by each: compare as JSON
+                    self.assertEqual(json.loads(trees[0][name]), json.loads(trees[1][name]))
+                else:
+                    self.assertEqual(trees[0][name], trees[1][name], name)
+
+    def test_submit_and_cancel(self):
+        # A job on both devices keeps what follows queued at position 0, so each CLI sees
+        # the same state; one idempotency key makes both answers the same job.
+        blocker = self.c.submit(long_spec(40000, devices=2))["id"]
+        try:
+            for mode, key in (([], "parity-text"), (["--json"], "parity-json")):
+                c = self.assert_same(mode + ["submit", self.files["small.json"],
+                                             "--idempotency-key", key])
+                self.assertEqual(c.returncode, 0, c.stderr)
+                if not mode:
+                    self.assertRegex(c.stdout, r"^job \d+ submitted \(queued, queue position "
+                                               r"\d+\)\n$")
+            # Each cancels a queued job of its own: the same line but for the id.
+            ids = [self.c.submit(SMALL)["id"] for _ in range(2)]
+            outs = []
+            for argv, jid in zip(([C_CLI], [sys.executable, "-m", "fdwave_client"]), ids):
+                p = subprocess.run(argv + ["--url", self.daemon.url, "cancel", str(jid)],
+                                   capture_output=True, text=True, env=clean_env(), timeout=60)
+                outs.append((p.returncode, p.stdout.replace(str(jid), "ID"), p.stderr))
+            self.assertEqual(outs[0], outs[1])
+            self.assertEqual(outs[0][1], "job ID: cancelled\n")
+        finally:
+            self.c.cancel(blocker)
+            for j in self.c.list(state="queued"):
+                self.c.cancel(j["id"])
+            self.c.wait(blocker, timeout=60)
+
+    def test_submit_wait(self):
+        """Each CLI runs a job of its own: the same lines, but for ids and timings, and the
+        progress reports, whose number and place among the other events depend on how
+        fast the run went (their form is compared on the replays above)."""
+        def shape(s):
+            s = re.sub(r"(?m)^progress .*\n", "", s)
+            return re.sub(r"\d+(\.\d+)?", "#", s)
+
+        c = self.assert_same(["submit", self.files["small.json"], "--wait"], shape)
+        self.assertEqual(c.returncode, 0, c.stderr)
+        self.assertRegex(c.stdout, r"^job \d+ succeeded: completed 60 steps in ")
+        self.assertIn("\nend: succeeded (", c.stderr)
+
+    def test_models_upload(self):
+        outs = []
+        for argv, name in (([C_CLI], "up-c.f32"),
+                           ([sys.executable, "-m", "fdwave_client"], "up-py.f32")):
+            p = subprocess.run(argv + ["--url", self.daemon.url, "models", "upload",
+                                       self.model_file, name],
+                               capture_output=True, text=True, env=clean_env(), timeout=60)
+            outs.append((p.returncode, p.stdout.replace(name, "NAME"), p.stderr))
+        self.assertEqual(outs[0], outs[1])
+        self.assertRegex(outs[0][1], r"^model NAME uploaded \(16\.0 KiB, raw-f32, 4096 values, "
+                                     r"1800-1806 m/s, sha256 [0-9a-f]{64}\)\n$")
+
+    def test_watch_on_a_terminal(self):
+        """On a terminal both draw the same bars, and the last line on the screen is the
+        result: no bar is drawn again after "end:"."""
+        argv_c = [C_CLI, "--url", self.daemon.url, "watch", str(self.done)]
+        argv_py = [sys.executable, "-m", "fdwave_client", "--url", self.daemon.url, "watch",
+                   str(self.done)]
+        code_c, raw_c = run_on_pty(argv_c, clean_env())
+        code_py, raw_py = run_on_pty(argv_py, clean_env())
+        self.assertEqual((code_c, code_py), (0, 0))
+        self.assertEqual(raw_c, raw_py)
+        self.assertIn(b"\r\033[K[", raw_c)
+        lines = screen_lines(raw_c)
+        self.assertTrue(lines[-1].startswith("end: succeeded ("), lines[-3:])
+        self.assertTrue(lines[-2].startswith("[" + "#" * 30 + "] 100.0%"), lines[-3:])
+        self.assertNotIn("[", lines[-1])
+
+
+if __name__ == "__main__":
+    unittest.main()
