@@ -4,6 +4,9 @@
 #                          (SQLite + CPU backend), submit the example job, follow its
 #                          progress and print where the snapshots are.
 #   deploy/setup.sh test   install missing packages, build, run the whole test suite.
+#   deploy/setup.sh fuzz   also install clang, build the libFuzzer targets with ASan/UBSan
+#                          in BUILD_DIR-fuzz and run both for FUZZ_SECONDS (600) each
+#                          (fuzz/run.sh; the record goes to bench/security/).
 # Environment: BUILD_DIR (default build), JOBS (default nproc), FDW_PORT (demo, 8080).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +22,8 @@ PKGS="build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlit
       libopenmpi-dev openmpi-bin python3 python3-jsonschema curl"
 # strace: tests/server counts the daemon's opens of a model file (test_model_opens).
 [ "$mode" = test ] && PKGS="$PKGS chromium strace"
+# clang, its libFuzzer and sanitizer runtimes and LLVM's OpenMP: the fuzz build only.
+[ "$mode" = fuzz ] && PKGS="$PKGS clang libclang-rt-dev libomp-dev"
 
 install_packages() {
     local missing=()
@@ -45,13 +50,19 @@ test)
     cd "$BUILD_DIR"
     ctest --output-on-failure -j "$JOBS" --timeout 900
     ;;
+fuzz)
+    install_packages
+    cmake -S . -B "$BUILD_DIR-fuzz" -DCMAKE_C_COMPILER=clang -DFDW_FUZZ=ON -DFDW_CUDA=OFF \
+        -DFUZZ_SECONDS="${FUZZ_SECONDS:-600}" >/dev/null
+    cmake --build "$BUILD_DIR-fuzz" -j "$JOBS" --target fuzz-run
+    ;;
 demo)
     install_packages
     build
     exec ./deploy/demo.sh "$BUILD_DIR"
     ;;
 *)
-    echo "usage: $0 demo|test" >&2
+    echo "usage: $0 demo|test|fuzz" >&2
     exit 2
     ;;
 esac
