@@ -27,24 +27,32 @@ __device__ __forceinline__ ete_weights ete_row(const float *table, unsigned b)
     return e;
 }
 
-// L = ((((w0 u + ax) + ay) + az) + exy) + (exz + eyz)
-template <class At>
-__device__ __forceinline__ float ete_sum(const ete_weights &e, At at)
+// L of engine/kinds/ete/ete.h: t(dx,dy,dz) = (0.5 (w[s] + w_j[s])) (p_j - p) with w the
+// point's row and w_j its neighbour's (bin(dx,dy,dz) from the index array);
+// L = (((ax + ay) + az) + exy) + (exz + eyz).
+template <class At, class Bin>
+__device__ __forceinline__ float ete_sum(const ete_weights &e, const float *table, At at,
+                                         Bin bin)
 {
     const float *w = e.w;
-    float ax = w[1] * (at(-1, 0, 0) + at(1, 0, 0));
-    float ay = w[5] * (at(0, -1, 0) + at(0, 1, 0));
-    float az = w[9] * (at(0, 0, -1) + at(0, 0, 1));
+    const float uc = at(0, 0, 0);
+    auto t = [&](int dx, int dy, int dz, int s) -> float {
+        const float wn = __ldg(table + (size_t)bin(dx, dy, dz) * 16 + s);
+        return (0.5f * (w[s] + wn)) * (at(dx, dy, dz) - uc);
+    };
+    float ax = t(-1, 0, 0, 1) + t(1, 0, 0, 1);
+    float ay = t(0, -1, 0, 5) + t(0, 1, 0, 5);
+    float az = t(0, 0, -1, 9) + t(0, 0, 1, 9);
 #pragma unroll
     for (int m = 2; m <= 4; ++m) {
-        ax = ax + w[m] * (at(-m, 0, 0) + at(m, 0, 0));
-        ay = ay + w[4 + m] * (at(0, -m, 0) + at(0, m, 0));
-        az = az + w[8 + m] * (at(0, 0, -m) + at(0, 0, m));
+        ax = ax + (t(-m, 0, 0, m) + t(m, 0, 0, m));
+        ay = ay + (t(0, -m, 0, 4 + m) + t(0, m, 0, 4 + m));
+        az = az + (t(0, 0, -m, 8 + m) + t(0, 0, m, 8 + m));
     }
-    const float exy = w[13] * ((at(-1, -1, 0) + at(1, -1, 0)) + (at(-1, 1, 0) + at(1, 1, 0)));
-    const float exz = w[14] * ((at(-1, 0, -1) + at(1, 0, -1)) + (at(-1, 0, 1) + at(1, 0, 1)));
-    const float eyz = w[15] * ((at(0, -1, -1) + at(0, 1, -1)) + (at(0, -1, 1) + at(0, 1, 1)));
-    return ((((w[0] * at(0, 0, 0) + ax) + ay) + az) + exy) + (exz + eyz);
+    const float exy = (t(-1, -1, 0, 13) + t(1, -1, 0, 13)) + (t(-1, 1, 0, 13) + t(1, 1, 0, 13));
+    const float exz = (t(-1, 0, -1, 14) + t(1, 0, -1, 14)) + (t(-1, 0, 1, 14) + t(1, 0, 1, 14));
+    const float eyz = (t(0, -1, -1, 15) + t(0, 1, -1, 15)) + (t(0, -1, 1, 15) + t(0, 1, 1, 15));
+    return (((ax + ay) + az) + exy) + (exz + eyz);
 }
 
 // p(t + dt) from p(t) = uc, p(t - dt) = pp, L and the sponge's damping qq.

@@ -67,8 +67,12 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
                 return dz < 0 ? M[y + dy][x + dx] : P[y + dy][x + dx];
             };
             const long o = (long)k * plane + col;
-            const ete_weights w = ete_row(a.table, a.idx[o]);
-            const float l = ete_sum(w, at);
+            const uint16_t *__restrict__ ix = a.idx + o;
+            auto bin = [&](int dx, int dy, int dz) -> unsigned {
+                return __ldg(ix + (long)dz * plane + (long)dy * a.pitch + dx);
+            };
+            const ete_weights w = ete_row(a.table, ix[0]);
+            const float l = ete_sum(w, a.table, at, bin);
             float r = ete_update(q[ER], a.out[o], l, ete_damping(a, i, j, k));
             if (a.free_surface && a.kglob + k == 0) r = 0.f;
             a.out[o] = r;
@@ -91,11 +95,15 @@ __global__ void ete_point_kernel(const fdwk_ete_args a)
     for (int k = a.k0 + blockIdx.z; k < a.k1; k += gridDim.z) {
         const long o = (long)k * a.plane + (long)j * a.pitch + i;
         const float *__restrict__ u = a.u + o;
+        const uint16_t *__restrict__ ix = a.idx + o;
         auto at = [&](int dx, int dy, int dz) -> float {
             return u[(long)dz * a.plane + (long)dy * a.pitch + dx];
         };
-        const ete_weights w = ete_row(a.table, a.idx[o]);
-        const float l = ete_sum(w, at);
+        auto bin = [&](int dx, int dy, int dz) -> unsigned {
+            return __ldg(ix + (long)dz * a.plane + (long)dy * a.pitch + dx);
+        };
+        const ete_weights w = ete_row(a.table, ix[0]);
+        const float l = ete_sum(w, a.table, at, bin);
         float r = ete_update(u[0], a.out[o], l, ete_damping(a, i, j, k));
         if (a.free_surface && a.kglob + k == 0) r = 0.f;
         a.out[o] = r;

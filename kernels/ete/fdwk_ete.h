@@ -1,8 +1,9 @@
 /* fdwk_ete.h — the ETE kind's update on the GPU (engine/kinds/ete/ete.h states it and its
  * order of operations, which the kernels keep, so they equal the CPU backend bit for bit):
- * p(t + dt) = (2p - p(t - dt)) + L(p) with the 37-point weights of each point's velocity
- * bin, the sponge's damping and the free surface. 14 bytes per point: p, p(t - dt), the
- * 2-byte bin index read, the update written; the table is small and stays in cache. */
+ * p(t + dt) = (2p - p(t - dt)) + L(p) with the 37-point weights of each pair of points'
+ * velocity bins, the sponge's damping and the free surface. 14 bytes per point from DRAM:
+ * p, p(t - dt), the 2-byte bin index read, the update written; the neighbours' bins and the
+ * table's rows come from the caches (36 gathers per point). */
 #ifndef FDWK_ETE_H
 #define FDWK_ETE_H
 
@@ -24,7 +25,8 @@ enum { FDWK_ETE_DEFAULT = 0, FDWK_ETE_25D_32X16 = 1, FDWK_ETE_25D_32X8 = 2,
 typedef struct fdwk_ete_args {
     float *out;                /* p(t - dt) on entry, p(t + dt) on exit */
     const float *u;            /* p(t) with valid ghost planes */
-    const uint16_t *idx;       /* bin per point, addressed like the fields (own origin) */
+    const uint16_t *idx;       /* bin per point, addressed like the fields (own origin),
+                                * padding and ghost planes included (nearest grid point's) */
     const float *table;        /* bins x 16 weights */
     const float *qx, *qy, *qz; /* sponge (qz by global k), all NULL or all set */
     int nx, ny;                /* slab interior */

@@ -1,8 +1,8 @@
 /* cpu_ete.c — the ETE update on the CPU backend (ete.h gives the operations and their
  * order, which the CUDA kernel repeats, so the two agree bit for bit): per slab the bin
- * index of its owned planes in the field buffers' xy layout; the update walks rows of
- * (plane, y block) tasks, each point reading its bin's row of the coefficient table. ISO C
- * mode contracts nothing, so every clone of the kernel rounds every operation alike. */
+ * index of its planes and ghost planes in the field buffers' layout; the update walks rows
+ * of (plane, y block) tasks, each point reading its own and its 36 neighbours' weights.
+ * ISO C mode contracts nothing, so every clone of the kernel rounds every operation alike. */
 #include "kinds/ete/cpu_ete.h"
 #include "kinds/ete/ete.h"
 
@@ -11,26 +11,37 @@
 
 /* The ETE kind's state of one CPU slab (cpu_slab.kstate). */
 typedef struct ete_slab {
-    uint16_t *idx;             /* the slab's owned planes, the field buffers' layout */
+    uint16_t *idx;             /* bins of the slab's planes and ghost planes, padding included
+                                * (the field buffers' layout), nearest grid point's outside */
 } ete_slab;
 
-/* L of ete.h at u (a point of the current field) with weights w. */
+/* t(dx,dy,dz) of ete.h: the pair weight of slot S times the neighbour's difference. */
+#define ETE_T(DX, DY, DZ, S)                                                              \
+    (0.5f * (w[S] + table[(size_t)ix[(DX) + (DY) * sy + (DZ) * sz] * ETE_TABLE_STRIDE + (S)]) * \
+     (u[(DX) + (DY) * sy + (DZ) * sz] - u[0]))
+
+/* L of ete.h at u (a point of the current field), ix (its bin), w (its table row). */
 static inline __attribute__((always_inline)) float
-ete_sum(const float *u, const float *w, ptrdiff_t sy, ptrdiff_t sz)
+ete_sum(const float *u, const uint16_t *ix, const float *w, const float *table, ptrdiff_t sy,
+        ptrdiff_t sz)
 {
-    float ax = w[1] * (u[-1] + u[1]);
-    float ay = w[5] * (u[-sy] + u[sy]);
-    float az = w[9] * (u[-sz] + u[sz]);
+    float ax = ETE_T(-1, 0, 0, 1) + ETE_T(1, 0, 0, 1);
+    float ay = ETE_T(0, -1, 0, 5) + ETE_T(0, 1, 0, 5);
+    float az = ETE_T(0, 0, -1, 9) + ETE_T(0, 0, 1, 9);
     for (int m = 2; m <= 4; m++) {
-        ax = ax + w[m] * (u[-m] + u[m]);
-        ay = ay + w[4 + m] * (u[-m * sy] + u[m * sy]);
-        az = az + w[8 + m] * (u[-m * sz] + u[m * sz]);
+        ax = ax + (ETE_T(-m, 0, 0, m) + ETE_T(m, 0, 0, m));
+        ay = ay + (ETE_T(0, -m, 0, 4 + m) + ETE_T(0, m, 0, 4 + m));
+        az = az + (ETE_T(0, 0, -m, 8 + m) + ETE_T(0, 0, m, 8 + m));
     }
-    const float exy = w[13] * ((u[-1 - sy] + u[1 - sy]) + (u[-1 + sy] + u[1 + sy]));
-    const float exz = w[14] * ((u[-1 - sz] + u[1 - sz]) + (u[-1 + sz] + u[1 + sz]));
-    const float eyz = w[15] * ((u[-sy - sz] + u[sy - sz]) + (u[-sy + sz] + u[sy + sz]));
-    return ((((w[0] * u[0] + ax) + ay) + az) + exy) + (exz + eyz);
+    const float exy = (ETE_T(-1, -1, 0, 13) + ETE_T(1, -1, 0, 13)) +
+                      (ETE_T(-1, 1, 0, 13) + ETE_T(1, 1, 0, 13));
+    const float exz = (ETE_T(-1, 0, -1, 14) + ETE_T(1, 0, -1, 14)) +
+                      (ETE_T(-1, 0, 1, 14) + ETE_T(1, 0, 1, 14));
+    const float eyz = (ETE_T(0, -1, -1, 15) + ETE_T(0, 1, -1, 15)) +
+                      (ETE_T(0, -1, 1, 15) + ETE_T(0, 1, 1, 15));
+    return (((ax + ay) + az) + exy) + (exz + eyz);
 }
+#undef ETE_T
 
 /* Rows [j0, j1) of local planes [k0, k1) of slab s. */
 FDW_CPU_CLONES static void ete_rows(const cpu_ctx *c, const cpu_slab *s, int k0, int k1,
@@ -43,7 +54,7 @@ FDW_CPU_CLONES static void ete_rows(const cpu_ctx *c, const cpu_slab *s, int k0,
     const int nx = c->nx;
     float *up0 = cpu_base(c, s, 1 - c->cur);
     const float *u0 = cpu_base(c, s, c->cur);
-    const uint16_t *ix0 = es->idx + (c->origin - (ptrdiff_t)c->r * c->plane);
+    const uint16_t *ix0 = es->idx + c->origin;
     for (int k = k0; k < k1; k++) {
         const float qz = c->sponge ? c->qz[s->z0 + k] : 0.0f;
         for (int j = j0; j < j1; j++) {
@@ -54,7 +65,7 @@ FDW_CPU_CLONES static void ete_rows(const cpu_ctx *c, const cpu_slab *s, int k0,
             const float qyz = c->sponge ? c->qy[j] + qz : 0.0f;
             for (int i = 0; i < nx; i++) {
                 const float *w = table + (size_t)ix[i] * ETE_TABLE_STRIDE;
-                const float l = ete_sum(u + i, w, sy, sz);
+                const float l = ete_sum(u + i, ix + i, w, table, sy, sz);
                 const float q = c->sponge ? c->qx[i] + qyz : 0.0f;
                 if (q == 0.0f)
                     up[i] = (2.0f * u[i] - up[i]) + l;
@@ -80,12 +91,11 @@ static void ete_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
         }
 }
 
-/* The bin index of the slab's planes: 2 bytes per padded point. */
+/* The bin index of the slab's planes and ghost planes: 2 bytes per padded point. */
 static uint64_t ete_slab_bytes(const fdw_problem *p, int z0, int nz, uint64_t plane_bytes)
 {
-    (void)p;
     (void)z0;
-    return (uint64_t)nz * plane_bytes / 2;
+    return (uint64_t)(nz + 2 * p->radius) * plane_bytes / 2;
 }
 
 static void ete_slab_destroy(cpu_slab *s)
@@ -105,16 +115,17 @@ static int ete_slab_create(const cpu_ctx *c, cpu_slab *s)
     if (!es)
         return -1;
     s->kstate = es;
-    es->idx = calloc((size_t)s->nz * (size_t)c->plane, sizeof *es->idx);
+    const int r = c->r, nplanes = s->nz + 2 * r;
+    es->idx = malloc((size_t)nplanes * (size_t)c->plane * sizeof *es->idx);
     if (!es->idx || !d->idx)
         return -1;
-    const int nx = c->nx, ny = c->ny;
-    uint16_t *dst = es->idx + (c->origin - (ptrdiff_t)c->r * c->plane);
+    /* every padded position: (i, j) = (x - FDW_CPU_XOFF, y - r) of the padded plane */
 #pragma omp parallel for schedule(static)
-    for (int k = 0; k < s->nz; k++)
-        for (int j = 0; j < ny; j++)
-            memcpy(dst + (ptrdiff_t)k * c->plane + (ptrdiff_t)j * c->px,
-                   d->idx + ((size_t)(s->z0 + k) * ny + j) * nx, (size_t)nx * sizeof *dst);
+    for (int kk = 0; kk < nplanes; kk++)
+        for (int y = 0; y < c->py; y++)
+            for (int x = 0; x < c->px; x++)
+                es->idx[(size_t)kk * c->plane + (size_t)y * c->px + x] =
+                    fdw_ete_bin(&c->prob, d, x - FDW_CPU_XOFF, y - r, s->z0 + kk - r);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* cuda_ete.c — the ETE kind on the CUDA backend (cuda_kind.h): per slab its bin index in
- * the fields' layout (owned planes only: the update reads it at the point itself) and the
- * coefficient table; the update of a range of planes through kernels/ete. */
+ * the fields' whole layout (padding and ghost planes hold the nearest grid point's bin: the
+ * update reads its neighbours') and the coefficient table; the update of a range of planes
+ * through kernels/ete. */
 #include "kinds/ete/ete.h"
 #include "cuda/cuda_kind.h"
 #include "core/error.h"
@@ -15,8 +16,8 @@ typedef struct ete_gpu {
     float *table;
 } ete_gpu;
 
-/* The index's planes: the slab's owned ones with the fields' plane layout. */
-static size_t idx_elems(const gpu_slab *g) { return (size_t)g->nz * (size_t)g->L.plane + 64; }
+/* The index has the fields' whole layout. */
+static size_t idx_elems(const gpu_slab *g) { return g->L.total; }
 
 static uint64_t ete_slab_bytes(const fdw_problem *p, const gpu_slab *g)
 {
@@ -50,12 +51,13 @@ static fdw_status ete_slab_create(cuda_ctx *c, gpu_slab *g, fdw_error *err)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cuda backend: out of host memory staging "
                         "the ETE bin index (%.1f MiB)", n * 2.0 / 1048576.0);
     }
-    const long origin = (long)g->L.ypad * g->L.pitch + g->L.xoff;
-    for (int k = 0; k < g->nz; k++)
-        for (int j = 0; j < p->ny; j++)
-            memcpy(host + origin + (long)k * g->L.plane + (long)j * g->L.pitch,
-                   d->idx + ((size_t)(g->z0 + k) * p->ny + j) * p->nx,
-                   (size_t)p->nx * sizeof *host);
+    const fdwk_layout *L = &g->L;
+    const long planes = (long)g->nz + 2L * L->zpad, rows = (long)p->ny + 2L * L->ypad;
+    for (long kk = 0; kk < planes; kk++)
+        for (long y = 0; y < rows; y++)
+            for (long x = 0; x < L->pitch; x++)
+                host[kk * L->plane + y * L->pitch + x] =
+                    fdw_ete_bin(p, d, x - L->xoff, y - L->ypad, g->z0 + kk - L->zpad);
     int rc = cuda_upload_array(g, (void **)&s->raw_idx, host, n * sizeof *host);
     free(host);
     if (!rc)
@@ -67,7 +69,7 @@ static fdw_status ete_slab_create(cuda_ctx *c, gpu_slab *g, fdw_error *err)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cuda backend: allocating the ETE bin index "
                         "and table on GPU %d (%s) failed: %s", g->id, name, fdwk_strerror(rc));
     }
-    s->idx = s->raw_idx + origin;
+    s->idx = s->raw_idx + fdwk_origin(&g->L);
     return FDW_OK;
 }
 

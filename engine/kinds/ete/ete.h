@@ -2,20 +2,33 @@
  * its problem data (fdw_problem.kdata) read by the CPU and CUDA hooks, and the update both
  * backends compute, in one fixed order of operations so they agree bit for bit.
  *
- * Update (the seed's eq. 5, p+ = 2 sum_j c_j p_j - p-, written around the centre so the
- * float weights of a constant field sum to zero): each point has a bin b = idx[point] and
- * row w = table + b * ETE_TABLE_STRIDE, w = 2 c with w[0] = 2 (c0 - 1) (ete_fit.h's slots).
- * With u = p(t), the neighbours u(dx, dy, dz) and p- = p(t - dt) (overwritten by p(t + dt)):
- *     ax = w[1] (u(-1,0,0) + u(1,0,0));  ax = ax + w[m] (u(-m,0,0) + u(m,0,0)), m = 2..4
- *     ay, az alike with w[4 + m], w[8 + m] along y and z
- *     exy = w[13] ((u(-1,-1,0) + u(1,-1,0)) + (u(-1,1,0) + u(1,1,0)))
- *     exz = w[14] ((u(-1,0,-1) + u(1,0,-1)) + (u(-1,0,1) + u(1,0,1)))
- *     eyz = w[15] ((u(0,-1,-1) + u(0,1,-1)) + (u(0,-1,1) + u(0,1,1)))
- *     L   = ((((w[0] u + ax) + ay) + az) + exy) + (exz + eyz)
+ * Update (the seed's eq. 5, p+ = 2 sum_j c_j p_j - p-, written as 2p - p- + L with
+ * L = sum_j 2 c_j (p_j - p), which holds because the weights of a consistent operator sum
+ * to 1). Each point has a bin b = idx[point] and a table row w = table + b *
+ * ETE_TABLE_STRIDE: w[0] = alpha = (v_b dt / h_min)^2 and w[s] = 2 c_s / alpha (ete_fit.h's
+ * slots). The weight of the pair (point, neighbour j) is alpha(b) times the mean of both
+ * points' normalised weights, 0.5 (w[s](b) + w[s](b_j)), s the slot of j's offset. So the
+ * spatial operator is diag(alpha) B with B symmetric: similar to a symmetric matrix, its
+ * eigenvalues are real, and where the velocity is constant it is each bin's fitted operator
+ * exactly. The seed's form (each point's own row alone) is not: a two-layer model at 2.25
+ * times the order-8 FD limit grows without bound within 500 steps; the plain mean of the
+ * rows (B alone) is stable but models p_tt = div(v^2 grad p), a density 1/v^2, and
+ * reflects with the opposite sign. This form keeps the acoustic kind's constant density:
+ * where every weight is v^2 dt^2 times a fixed stencil's, it is that stencil's v^2 lap
+ * (docs/ete.md). Outside the grid a point's bin is that of the nearest grid point (the
+ * index array's padding and ghost planes hold it). With u = p(t),
+ * t(dx,dy,dz) = (0.5 (w[s](b) + w[s](b_j))) (u(dx,dy,dz) - u), and p- = p(t - dt),
+ * overwritten by p(t + dt):
+ *     ax = t(-1,0,0) + t(1,0,0);  ax = ax + (t(-m,0,0) + t(m,0,0)), m = 2..4
+ *     ay, az alike along y and z (slots 5..8, 9..12; x: 1..4)
+ *     exy = (t(-1,-1,0) + t(1,-1,0)) + (t(-1,1,0) + t(1,1,0))     (slot 13)
+ *     exz = (t(-1,0,-1) + t(1,0,-1)) + (t(-1,0,1) + t(1,0,1))     (slot 14)
+ *     eyz = (t(0,-1,-1) + t(0,1,-1)) + (t(0,-1,1) + t(0,1,1))     (slot 15)
+ *     L   = w[0] * ((((ax + ay) + az) + exy) + (exz + eyz))
  *     p+  = (2u - p-) + L                              where q = 0
  *     p+  = ((2u - (1 - q) p-) + L) / (1 + q)          where q != 0 (the sponge)
- * with q = qx[i] + (qy[j] + qz[k]); every operation rounded (no fused multiply-add).
- * A free surface holds global plane 0 at 0; the ghost planes above it mirror -p. */
+ * with q = qx[i] + (qy[j] + qz[k]); every operation rounded (no fused multiply-add). A free
+ * surface holds global plane 0 at 0; the ghost planes above it mirror -p. */
 #ifndef FDW_ETE_H
 #define FDW_ETE_H
 
@@ -59,6 +72,16 @@ typedef struct fdw_ete_data {
     double binning_error;      /* largest |v - v_bin| / v over the model's points */
     int nodes;                 /* operators fitted (the rest interpolated in v^2) */
 } fdw_ete_data;
+
+/* The bin at global (i, j, k), any integers: the nearest grid point's. */
+static inline uint16_t fdw_ete_bin(const fdw_problem *p, const fdw_ete_data *d, long i, long j,
+                                   long k)
+{
+    i = i < 0 ? 0 : i >= p->nx ? p->nx - 1 : i;
+    j = j < 0 ? 0 : j >= p->ny ? p->ny - 1 : j;
+    k = k < 0 ? 0 : k >= p->nz ? p->nz - 1 : k;
+    return d->idx[((size_t)k * (size_t)p->ny + (size_t)j) * (size_t)p->nx + (size_t)i];
+}
 
 /* Fill d's bins, table and index from the velocity model v (npts values) for spec: sets
  * every member. On failure d holds what was allocated for the caller to free. */

@@ -85,6 +85,19 @@ static int in_region(const layout *L, const double th[3])
     return 1;
 }
 
+/* Move theta into that region by sorting the components of each group. */
+static void to_region(const layout *L, double th[3])
+{
+    for (int pass = 0; pass < 3; pass++)
+        for (int a = 0; a < 3; a++)
+            for (int b = a + 1; b < 3; b++)
+                if (L->g[a] == L->g[b] && th[a] < th[b]) {
+                    const double t = th[a];
+                    th[a] = th[b];
+                    th[b] = t;
+                }
+}
+
 /* The symbol's basis at theta: S = sum_s c[s] out[s]. */
 static void basis(const double th[3], double out[ETE_NCOEF])
 {
@@ -197,16 +210,32 @@ static double polish(const double *c, double th[3], double sign)
     return f;
 }
 
-/* A point where S leaves its bounds (or comes near them), for the LP or the measure. */
+/* The upper bound of S at theta for band b: 1 near the band, cos(phimax) beyond
+ * ETE_OUT_FACTOR times its edge (ete_fit.h); 1 everywhere without a band. */
+static double upper_bound(const ete_band *b, const double th[3])
+{
+    if (!b || b->stability_only)
+        return 1.0;
+    double p2 = 0.0;
+    for (int a = 0; a < 3; a++)
+        p2 += (b->r[a] * th[a]) * (b->r[a] * th[a]);
+    const double out = ETE_OUT_FACTOR * b->phimax;
+    return p2 > out * out ? cos(b->phimax) : 1.0;
+}
+
+/* A point where S leaves its bounds (or comes near them), for the LP or the measure: the
+ * grid point where it was found and the polished extreme. */
 typedef struct extreme {
+    double grid[3];
     double th[3];
-    double s;                  /* S there */
+    double s;                  /* S at th */
 } extreme;
 
-/* Scan the NF^3 grid of [0, pi]^3 for local maxima and minima of S (against the 6 axis
- * neighbours, mirrored at the faces) with S > 1 - near or S < -1 + near, polish each and
- * store up to cap of them; returns the count. */
-static int find_extremes(const double *c, double near, extreme *out, int cap)
+/* Scan the NF^3 grid of [0, pi]^3 for local maxima of S - upper_bound and minima of S
+ * (against the 6 axis neighbours, mirrored at the faces) within near of their bounds,
+ * polish each and store up to cap of them; returns the count. b may be NULL (bound 1). */
+static int find_extremes(const double *c, const ete_band *b, double near, extreme *out,
+                         int cap)
 {
     double X[NF], Y[NF], Z[NF], cx[NF], cy[NF], cz[NF];
     for (int i = 0; i < NF; i++) {
@@ -231,20 +260,24 @@ static int find_extremes(const double *c, double near, extreme *out, int cap)
             for (int i = 0; i < NF; i++) {
                 if (i == 0 && j == 0 && k == 0)
                     continue; /* S(0) = 1 by consistency */
-                double s = SGRID(i, j, k);
-                double sign = s > 1.0 - near ? 1.0 : s < -1.0 + near ? -1.0 : 0.0;
+                const double g[3] = {PI * i / (NF - 1), PI * j / (NF - 1), PI * k / (NF - 1)};
+                const double s = SGRID(i, j, k), ub = upper_bound(b, g);
+                double sign = s > ub - near ? 1.0 : s < -1.0 + near ? -1.0 : 0.0;
                 if (sign == 0.0)
                     continue;
                 const int nb[6][3] = {{i - 1, j, k}, {i + 1, j, k}, {i, j - 1, k},
                                       {i, j + 1, k}, {i, j, k - 1}, {i, j, k + 1}};
                 int is_ext = 1;
                 for (int q = 0; q < 6 && is_ext; q++) {
-                    double o = SGRID(MIRROR(nb[q][0]), MIRROR(nb[q][1]), MIRROR(nb[q][2]));
-                    is_ext = sign * o <= sign * s;
+                    const int ii = MIRROR(nb[q][0]), jj = MIRROR(nb[q][1]), kk = MIRROR(nb[q][2]);
+                    const double gq[3] = {PI * ii / (NF - 1), PI * jj / (NF - 1),
+                                          PI * kk / (NF - 1)};
+                    const double o = SGRID(ii, jj, kk);
+                    is_ext = sign > 0 ? o - upper_bound(b, gq) <= s - ub : o >= s;
                 }
                 if (!is_ext)
                     continue;
-                extreme e = {{PI * i / (NF - 1), PI * j / (NF - 1), PI * k / (NF - 1)}, 0.0};
+                extreme e = {{g[0], g[1], g[2]}, {g[0], g[1], g[2]}, 0.0};
                 e.s = sign * polish(c, e.th, sign);
                 if (n < cap) {
                     out[n++] = e;
@@ -265,7 +298,7 @@ static int find_extremes(const double *c, double near, extreme *out, int cap)
 double ete_max_symbol(const double *c)
 {
     extreme ex[MAX_EXTREMES];
-    int n = find_extremes(c, NEAR, ex, MAX_EXTREMES);
+    int n = find_extremes(c, NULL, NEAR, ex, MAX_EXTREMES);
     double m = 1.0; /* S(0) */
     for (int i = 0; i < n; i++)
         m = fmax(m, fabs(ex[i].s));
@@ -294,41 +327,98 @@ static int band_theta(const ete_band *b, const double u[3], double phi, double t
     return 1;
 }
 
-/* Worst relative phase error of the scheme S(theta) * over the band's fine sampling, where
- * fd_ratio > 0 evaluates the order-8 acoustic scheme at dt * fd_ratio instead of c. */
+/* The relative phase error at direction (al, be) (polar and azimuth angles in the octant)
+ * and phase phi of the band: of c, or where fd_ratio > 0 of the order-8 acoustic scheme at
+ * dt * fd_ratio (weights d8). -1 where the point leaves the cube. */
+static double error_at(const double *c, const ete_band *b, double fd_ratio, const double *d8,
+                       double al, double be, double phi)
+{
+    const double u[3] = {sin(al) * cos(be), sin(al) * sin(be), cos(al)};
+    double th[3];
+    if (!band_theta(b, u, phi, th))
+        return -1.0;
+    double s, ph = phi;
+    if (fd_ratio > 0) {
+        s = 1.0;
+        for (int a = 0; a < 3; a++) {
+            double D = d8[0];
+            for (int m = 1; m <= 4; m++)
+                D += 2.0 * d8[m] * cos(m * th[a]);
+            s += 0.5 * (fd_ratio * b->r[a]) * (fd_ratio * b->r[a]) * D;
+        }
+        ph = fd_ratio * phi;
+    } else {
+        s = ete_symbol(c, th);
+    }
+    return fabs(acos(fmin(fmax(s, -1.0), 1.0)) / ph - 1.0);
+}
+
+#define POLISHED 6 /* band grid maxima polished by a pattern search */
+
+/* Worst relative phase error over the band: the NDF x NDF x NRF grid of directions and
+ * phases, then a pattern search (steps halved until below 1e-7) from its POLISHED largest
+ * values, since the grid alone misses the worst by a few per cent. fd_ratio as error_at. */
 static double band_error(const double *c, const ete_band *b, double fd_ratio)
 {
     layout L;
     make_layout(b->r, &L);
     double d8[FDW_MAX_RADIUS + 1];
     fdw_fd2_coeffs(8, d8);
-    double worst = 0.0;
+    double top[POLISHED][4];   /* al, be, phi, error */
+    int ntop = 0;
+    const double da = 0.5 * PI / (NDF - 1), dp = b->phimax / NRF;
     for (int q = 0; q < NDF * NDF; q++) {
         double u[3];
         direction(q, NDF, u);
         double tu[3] = {u[0] / b->r[0], u[1] / b->r[1], u[2] / b->r[2]};
         if (!in_region(&L, tu))
             continue;
+        const double al = da * (q / NDF), be = da * (q % NDF);
         for (int j = 1; j <= NRF; j++) {
-            double phi = b->phimax * j / NRF, th[3];
-            if (!band_theta(b, u, phi, th))
+            const double e = error_at(c, b, fd_ratio, d8, al, be, dp * j);
+            if (e < 0)
                 break;
-            double s, ph = phi;
-            if (fd_ratio > 0) {
-                s = 1.0;
-                for (int a = 0; a < 3; a++) {
-                    double D = d8[0];
-                    for (int m = 1; m <= 4; m++)
-                        D += 2.0 * d8[m] * cos(m * th[a]);
-                    s += 0.5 * (fd_ratio * b->r[a]) * (fd_ratio * b->r[a]) * D;
-                }
-                ph = fd_ratio * phi;
+            int w = ntop;
+            if (ntop < POLISHED) {
+                ntop++;
             } else {
-                s = ete_symbol(c, th);
+                w = 0;
+                for (int t = 1; t < POLISHED; t++)
+                    if (top[t][3] < top[w][3])
+                        w = t;
+                if (e <= top[w][3])
+                    continue;
             }
-            double e = fabs(acos(fmin(fmax(s, -1.0), 1.0)) / ph - 1.0);
-            worst = fmax(worst, e);
+            top[w][0] = al;
+            top[w][1] = be;
+            top[w][2] = dp * j;
+            top[w][3] = e;
         }
+    }
+    double worst = 0.0;
+    for (int t = 0; t < ntop; t++) {
+        double x[3] = {top[t][0], top[t][1], top[t][2]}, e = top[t][3];
+        double step[3] = {da, da, dp};
+        const double lo[3] = {0.0, 0.0, 1e-3 * b->phimax}, hi[3] = {0.5 * PI, 0.5 * PI,
+                                                                    b->phimax};
+        for (int it = 0; it < 200 && fmax(step[0], step[2]) > 1e-7; it++) {
+            int moved = 0;
+            for (int d = 0; d < 3; d++)
+                for (int sg = -1; sg <= 1; sg += 2) {
+                    double y[3] = {x[0], x[1], x[2]};
+                    y[d] = fmin(fmax(y[d] + sg * step[d], lo[d]), hi[d]);
+                    const double ey = error_at(c, b, fd_ratio, d8, y[0], y[1], y[2]);
+                    if (ey > e) {
+                        memcpy(x, y, sizeof x);
+                        e = ey;
+                        moved = 1;
+                    }
+                }
+            if (!moved)
+                for (int d = 0; d < 3; d++)
+                    step[d] *= 0.5;
+        }
+        worst = fmax(worst, e);
     }
     return worst;
 }
@@ -348,15 +438,16 @@ static void reduce(const layout *L, const double *slots, double *row)
         row[L->var[s]] += slots[s];
 }
 
-/* Rows of the stability bounds at theta, tightened by extra. */
-static int add_cube_rows(ete_lp *lp, const layout *L, const double th[3], int upper, int lower,
-                         double extra)
+/* Rows of the bounds at theta, tightened by extra: with upper S <= ub, with lower
+ * S >= -1 + ETE_STAB_MARGIN. */
+static int add_cube_rows(ete_lp *lp, const layout *L, const double th[3], int upper, double ub,
+                         int lower, double extra)
 {
     double b[ETE_NCOEF], row[ETE_LP_MAXN];
     basis(th, b);
     reduce(L, b, row);
     row[L->nvar] = 0.0;
-    if (upper && ete_lp_add_row(lp, row, 1.0 - extra))
+    if (upper && ete_lp_add_row(lp, row, ub - extra))
         return -1;
     for (int i = 0; i < L->nvar; i++)
         row[i] = -row[i];
@@ -416,7 +507,7 @@ static int build_lp(ete_lp *lp, const layout *L, const ete_band *b)
                 double th[3] = {PI * i / (NC - 1), PI * j / (NC - 1), PI * k / (NC - 1)};
                 if ((i | j | k) == 0 || !in_region(L, th))
                     continue;
-                if (add_cube_rows(lp, L, th, 1, 1, 0.0))
+                if (add_cube_rows(lp, L, th, 1, upper_bound(b, th), 1, 0.0))
                     return -1;
             }
     /* the band: |S - cos phi| <= t phi sin phi */
@@ -432,7 +523,8 @@ static int build_lp(ete_lp *lp, const layout *L, const ete_band *b)
                 break;
             basis(th, slots);
             reduce(L, slots, row);
-            row[nv] = -phi * fmax(sin(phi), 0.05);
+            const double wgt = b->minimax ? 1.0 : (phi / b->phimax) * (phi / b->phimax);
+            row[nv] = -phi * fmax(sin(phi), 0.05) * wgt;
             if (ete_lp_add_row(lp, row, cos(phi)))
                 return -1;
             for (int i = 0; i < nv; i++)
@@ -481,31 +573,25 @@ ete_fit_status ete_fit(const ete_band *b, ete_op *op)
         }
         for (int s = 0; s < ETE_NCOEF; s++)
             op->c[s] = z[L.var[s]];
-        int n = find_extremes(op->c, NEAR, ex, MAX_EXTREMES), added = 0;
+        int n = find_extremes(op->c, b, NEAR, ex, MAX_EXTREMES), added = 0;
         for (int i = 0; i < n; i++) {
-            const int up = ex[i].s > 1.0 + VIOLATION;
-            const int lo = ex[i].s < -1.0 + ETE_STAB_MARGIN - VIOLATION;
-            if (!up && !lo)
-                continue;
-            /* the same point in the symmetric region (S is equal there) */
-            double th[3] = {ex[i].th[0], ex[i].th[1], ex[i].th[2]};
-            for (int p = 0; p < 3; p++)
-                for (int a = 0; a < 2; a++)
-                    if (L.g[a] == L.g[a + 1] && th[a] < th[a + 1]) {
-                        double t = th[a];
-                        th[a] = th[a + 1];
-                        th[a + 1] = t;
-                    }
-            if (L.g[0] == L.g[2] && th[0] < th[2]) {
-                double t = th[0];
-                th[0] = th[2];
-                th[2] = t;
+            /* the polished extreme, and the grid point it came from (polishing S may carry
+             * a point across the band's bound) */
+            for (int w = 0; w < 2; w++) {
+                double th[3];
+                memcpy(th, w ? ex[i].grid : ex[i].th, sizeof th);
+                const double sv = ete_symbol(op->c, th), ub = upper_bound(b, th);
+                const int up = sv > ub + VIOLATION;
+                const int lo = sv < -1.0 + ETE_STAB_MARGIN - VIOLATION;
+                if (!up && !lo)
+                    continue;
+                to_region(&L, th); /* the same point in the symmetric region: S is equal */
+                if (add_cube_rows(lp, &L, th, up, ub, lo, GEN_MARGIN)) {
+                    st = ETE_FIT_NOMEM;
+                    goto out;
+                }
+                added++;
             }
-            if (add_cube_rows(lp, &L, th, up, lo, GEN_MARGIN)) {
-                st = ETE_FIT_NOMEM;
-                goto out;
-            }
-            added++;
         }
         if (!added)
             break;
@@ -521,18 +607,22 @@ out:
     return st;
 }
 
-double ete_stable_limit(const double w[3])
+double ete_stable_limit(const double w[3], double pf)
 {
-    /* the band is irrelevant to feasibility: a narrow one keeps the LP small */
     double lo = 0.0, hi = 0.0;
     double wmax = fmax(w[0], fmax(w[1], w[2]));
     if (!(wmax > 0))
         return 0.0;
+    /* pf <= 0: |S| <= 1 alone, on a narrow band (the band does not bind it) */
+    const int only = !(pf > 0);
+    if (only)
+        pf = 0.1 * wmax;
     ete_op op;
-    /* bracket: double until infeasible (r = 4 is far beyond any 37-point stability) */
+    /* bracket: double until infeasible (r = 4 is far beyond any 37-point stability) or the
+     * band's edge reaches pi */
     for (double s = 0.25 / wmax; s <= 16.0 / wmax; s *= 2.0) {
-        ete_band b = {{s * w[0], s * w[1], s * w[2]}, 0.1};
-        ete_fit_status st = ete_fit(&b, &op);
+        ete_band b = {{s * w[0], s * w[1], s * w[2]}, s * pf, only, only};
+        ete_fit_status st = b.phimax < PI ? ete_fit(&b, &op) : ETE_FIT_UNSTABLE;
         if (st == ETE_FIT_OK) {
             lo = s;
         } else if (st == ETE_FIT_UNSTABLE) {
@@ -546,8 +636,8 @@ double ete_stable_limit(const double w[3])
         return lo;
     while (hi - lo > 1e-4 * lo) {
         double s = 0.5 * (lo + hi);
-        ete_band b = {{s * w[0], s * w[1], s * w[2]}, 0.1};
-        ete_fit_status st = ete_fit(&b, &op);
+        ete_band b = {{s * w[0], s * w[1], s * w[2]}, s * pf, only, only};
+        ete_fit_status st = b.phimax < PI ? ete_fit(&b, &op) : ETE_FIT_UNSTABLE;
         if (st == ETE_FIT_OK)
             lo = s;
         else if (st == ETE_FIT_UNSTABLE)

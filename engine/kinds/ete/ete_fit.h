@@ -14,10 +14,19 @@
  * The fit at Courant numbers r_a = v dt / h_a over the band phi <= phimax (all k with
  * v dt |k| <= phimax; a band given as a wavenumber kmax is phimax = v dt kmax) is the linear
  * program
- *     minimise  max over the band of |S - cos phi| / (phi sin phi)
+ *     minimise  max over the band of |S - cos phi| / (phi sin phi (phi / phimax)^2)
  *     subject to  S(0) = 1,  d2S/dth_a2 (0) = -r_a^2   (consistency: S = 1 - phi^2/2 + ...)
  *                 -1 + ETE_STAB_MARGIN <= S <= 1 on the whole Nyquist cube [-pi, pi]^3,
- * whose objective is the linearised relative phase-velocity error. Axes of equal spacing
+ *                 S <= cos(phimax) where v dt |k| > ETE_OUT_FACTOR phimax,
+ * whose objective is the linearised relative phase-velocity error, weighted so that it must
+ * fall like phi^2 towards low frequencies (as a finite-difference scheme's does): a plain
+ * worst case (minimax) spreads the band edge's error evenly over the band, and a Ricker's
+ * energy near f0 then travels with it; the weight gives the band edge a little more error
+ * (7.5e-4 instead of 5.4e-4 at r = 1) and a trace 1.7 times less (docs/ete.md). The last
+ * bound keeps
+ * every wavenumber outside the band from oscillating at a frequency inside it: without it
+ * the fit is free to put S near 1 far from the band (at r = 1.08, S = 1 at the Nyquist
+ * corner), and a source then pumps a standing checkerboard mode that swamps the wave. Axes of equal spacing
  * share their coefficients (a cube: 6 distinct values). The cube constraint is enforced on
  * a grid and then, until no violation is left, at every local extreme of S found on a finer
  * grid and polished by Newton's method (ete_fit.c). A fit reports its worst relative phase
@@ -39,11 +48,15 @@ enum {
 /* S never goes below -1 + ETE_STAB_MARGIN: a root pair at -1 would grow linearly, and the
  * margin keeps the float coefficients (rounded) stable. */
 #define ETE_STAB_MARGIN 1e-4
+/* Beyond this multiple of the band's edge S stays below cos(phimax) (see above). */
+#define ETE_OUT_FACTOR 1.15
 
 /* One fit's problem: the Courant numbers of the three axes and the band. */
 typedef struct ete_band {
     double r[3];               /* v dt / h_a, > 0 */
     double phimax;             /* band edge in phase per step, 0 < phimax < pi */
+    int stability_only;        /* 1: without the out-of-band bound (issue 21's study) */
+    int minimax;               /* 1: the plain worst case, without the (phi/phimax)^2 weight */
 } ete_band;
 
 /* A fitted operator and what it achieves. */
@@ -75,8 +88,10 @@ double ete_max_symbol(const double *c);
  * with dt * ratio: S = 1 + (1/2) sum_a (ratio r_a)^2 D8(theta_a), phase ratio * phi. */
 double ete_fd8_phase_error(const ete_band *b, double ratio);
 
-/* The largest s for which a stable consistent operator exists at r_a = s w_a (w: the three
- * axes' v / h_a up to a common factor), to a relative 1e-4; 0 when none (or on failure). */
-double ete_stable_limit(const double w[3]);
+/* The largest s for which an operator meeting the constraints exists at r_a = s w_a and
+ * phimax = s pf (w: the axes' v / h_a, pf: the band's phase per unit s, both up to a
+ * common factor), to a relative 1e-4; 0 when none (or on failure). pf <= 0: the limit of
+ * |S| <= 1 alone (stability_only). */
+double ete_stable_limit(const double w[3], double pf);
 
 #endif

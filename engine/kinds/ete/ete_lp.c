@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TOL_PIVOT 1e-11   /* smallest |w_i| of a ratio-test pivot */
+#define TOL_PIVOT 1e-9    /* smallest pivot, relative to the column's largest entry */
+#define TOL_FEAS 1e-10    /* how far below zero a basic value may go */
 #define TOL_COST 1e-11    /* a reduced cost below -TOL_COST improves */
 #define TOL_SINGULAR 1e-13
 #define DEGENERATE_RUN 60 /* degenerate pivots in a row before Bland's rule */
@@ -224,13 +225,26 @@ static ete_lp_status run_phase(simplex *s, int phase)
             return ETE_LP_OPTIMAL;
         column(s, q, w);
         lu_solve(s->LU, s->piv, n, w);
+        /* Harris's two-pass ratio test: the largest step any row allows within the
+         * feasibility tolerance, then among the rows blocking before it the largest pivot
+         * (under Bland's rule the smallest column index), so a tiny pivot never enters. */
+        double wmax = 0.0;
+        for (int i = 0; i < n; i++)
+            wmax = fmax(wmax, fabs(w[i]));
+        const double tolp = TOL_PIVOT * fmax(1.0, wmax);
+        double bound = INFINITY;
+        for (int i = 0; i < n; i++)
+            if (w[i] > tolp)
+                bound = fmin(bound, (fmax(s->x[i], 0.0) + TOL_FEAS) / w[i]);
         int r = -1;
         double theta = 0.0;
         for (int i = 0; i < n; i++) {
-            if (w[i] <= TOL_PIVOT)
+            if (w[i] <= tolp)
                 continue;
-            double t = fmax(s->x[i], 0.0) / w[i];
-            if (r < 0 || t < theta - 1e-15 || (t <= theta + 1e-15 && w[i] > w[r])) {
+            const double t = fmax(s->x[i], 0.0) / w[i];
+            if (t > bound)
+                continue;
+            if (r < 0 || (bland ? s->basis[i] < s->basis[r] : w[i] > w[r])) {
                 r = i;
                 theta = t;
             }

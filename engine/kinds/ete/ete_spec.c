@@ -37,6 +37,8 @@ void fdw_ete_band(const fdw_spec *spec, double v, double dt, ete_band *b)
     b->r[1] = v * dt / spec->dy;
     b->r[2] = v * dt / spec->dz;
     b->phimax = fdw_ete_phimax(spec, v, dt);
+    b->stability_only = 0;
+    b->minimax = 0;
 }
 
 /* The "ete" section. */
@@ -120,7 +122,8 @@ static int fit_limit(spec_ctx *c, fdw_ete_spec *k, double *dt_phase)
 {
     const fdw_spec *s = c->spec;
     const double w[3] = {1.0 / s->dx, 1.0 / s->dy, 1.0 / s->dz};
-    const double smax = ete_stable_limit(w); /* v dt at the limit */
+    const double pf = fdw_ete_phimax(s, s->vmax, 1.0) / s->vmax; /* phimax per unit v dt */
+    const double smax = ete_stable_limit(w, pf); /* v dt at the limit */
     if (!(smax > 0))
         return sp_fail(c, "time.dt", "cannot find a stable ETE operator for spacing (%g, %g, "
                        "%g) m", s->dx, s->dy, s->dz);
@@ -215,12 +218,14 @@ int fdw_ete_parse(spec_ctx *c, const json_t *root)
         sp_parse_receivers(c, root) || parse_section(c, root, k) ||
         resolve_dt(c, k, dt_given))
         return -1;
+    s->dt_max = k->dt_fit_max;
+    if (sp_check_dt(c, "time.dt"))
+        return -1;
     json_t *t = json_pack("{sIsf sbsf}", "nt", (json_int_t)s->nt, "dt", s->dt, "dt_auto",
                           s->dt_auto, "dt_max", k->dt_fit_max);
     if (s->dt_auto)
         json_object_set_new(t, "safety", json_real(s->dt_safety));
     json_object_set_new(c->norm, "time", t);
-    s->dt_max = k->dt_fit_max;
     json_t *e = json_object();
     if (k->nv > 0)
         json_object_set_new(e, "nv", json_integer(k->nv));

@@ -60,16 +60,12 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The table row of operator c: w = 2 c around the centre, w[0] from the float weights so a
- * constant field's weights sum to zero in exact arithmetic. */
+/* The table row of operator c: w[s] = 2 c[s] (ete.h); w[0], the centre, is implied. */
 static void table_row(const double *c, float *w)
 {
-    double sum = 0.0;
-    for (int s = 1; s < ETE_NCOEF; s++) {
+    w[0] = 0.0f;
+    for (int s = 1; s < ETE_NCOEF; s++)
         w[s] = (float)(2.0 * c[s]);
-        sum += (s >= ETE_SLOT_XY ? 4.0 : 2.0) * (double)w[s];
-    }
-    w[0] = (float)(-sum);
 }
 
 static fdw_status fit_fail(fdw_error *err, ete_fit_status st, double v, double dt)
