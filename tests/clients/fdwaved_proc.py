@@ -1,5 +1,6 @@
 """fdwaved_proc.py — a real fdwaved as a child process for the Python-driven client tests
-(test_python_client.py, test_cli_parity.py, test_watch_requeue.py): CPU backend, two
+(test_python_client.py, test_cli_parity.py, test_watch_requeue.py, and tests/web and
+tests/docs through their helpers): CPU backend, two
 virtual devices, loopback, an ephemeral port (or a given one, to restart on the same
 port), its log in DATA/daemon.log; and a pseudo-terminal runner with a small screen model
 for what a terminal would finally show."""
@@ -13,17 +14,20 @@ import time
 
 
 class Daemon:
-    """fdwaved (exe) serving data on 127.0.0.1:port (0: any free port)."""
+    """fdwaved (exe) serving data on 127.0.0.1:port (0: any free port); extra: more
+    command-line arguments (e.g. --web DIR)."""
 
-    def __init__(self, exe, data, port=0):
+    def __init__(self, exe, data, port=0, extra=()):
         self.exe = exe
         self.data = data
+        self.extra = list(extra)
         self.log_path = os.path.join(data, "daemon.log")
         log = open(self.log_path, "ab")
         start = os.path.getsize(self.log_path)
         self.proc = subprocess.Popen(
             [exe, "--listen", "127.0.0.1:%d" % port, "--data", data, "--devices", "cpu:2",
-             "--backend", "cpu"], stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+             "--backend", "cpu"] + self.extra, stdin=subprocess.DEVNULL, stdout=log,
+            stderr=log)
         log.close()
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -53,8 +57,12 @@ class Daemon:
         """Stops and starts again on the same port and data directory."""
         self.stop()
         time.sleep(0.5)
-        again = Daemon(self.exe, self.data, self.port)
+        again = Daemon(self.exe, self.data, self.port, self.extra)
         self.proc, self.url = again.proc, again.url
+
+    def log_tail(self, n=30):
+        with open(self.log_path) as f:
+            return "".join(f.readlines()[-n:])
 
 
 def run_on_pty(argv, env=None, timeout=120):
