@@ -2,6 +2,7 @@
 #include "access.h"
 #include "app.h"
 #include "db.h"
+#include "factcache.h"
 #include "models.h"
 
 #include <stdio.h>
@@ -39,8 +40,12 @@ int access_file(void *user, const char *real_path, fdw_file_use use, const char 
     if (under(real_path, g_app.data_dir))
         return -1; /* the database, job outputs, partial uploads */
     for (int i = 1; i < g_app.nallowed; i++) /* allowed[0] is the models directory */
-        if (under(real_path, g_app.allowed[i]))
+        if (under(real_path, g_app.allowed[i])) {
+            /* A shared model is read once per version, not at every submission. */
+            if (use == FDW_FILE_MODEL)
+                factcache_get(real_path, format, info);
             return 0;
+        }
     return -1;
 }
 

@@ -20,7 +20,8 @@ int access_model_readable(const identity *who, const char *owner);
 
 /* fdw_file_access for the engine: user is the submitting identity. A file under the
  * models directory must be an uploaded model who may read (its recorded facts fill info
- * for a model use); a file under an --allow-dir directory is readable by everyone;
+ * for a model use); a file under an --allow-dir directory is readable by everyone (a
+ * model file's facts come from factcache.h, read once per version of the file);
  * anything else under the data directory, or elsewhere, is refused. */
 int access_file(void *user, const char *real_path, fdw_file_use use, const char *format,
                 fdw_model_info *info);

@@ -34,6 +34,7 @@ struct conn_state {
     int64_t since_ms;          /* start of the phase: HEAD since accept or the last
                                   request's end, BODY since the head arrived */
     uint64_t body_bytes;
+    int served;                /* requests answered on it (a kept-alive connection) */
     int killed;
     char client[ADDR_LEN];     /* the client a proxied request is counted against */
     conn_state *prev, *next;
@@ -417,6 +418,7 @@ void conn_request_end(conn_state *cs)
     pthread_mutex_lock(&g_lock);
     cs->phase = PH_HEAD;
     cs->since_ms = mono_ms();
+    cs->served++;
     if (cs->client[0]) {
         count_add(&g_clients, cs->client, -1);
         cs->client[0] = '\0';
@@ -442,10 +444,15 @@ static void reap(void)
     for (conn_state *c = g_head; c; c = c->next) {
         if (c->killed)
             continue;
-        if (c->phase == PH_HEAD && now - c->since_ms > head) {
-            log_debug("http: %s sent no complete request head in %d s: closed", c->addr,
-                      g_app.cfg.head_timeout);
-            cut(c, "the request head did not arrive in time");
+        /* A kept-alive connection may idle up to connection-timeout before its next
+         * request starts, which this guard cannot see: it gets that long plus the head
+         * deadline, and is closed silently, as an idle connection (a 408 could cross a
+         * request the client sends at that moment). */
+        const int64_t limit =
+            c->served ? head + (int64_t)g_app.cfg.connection_timeout * 1000 : head;
+        if (c->phase == PH_HEAD && now - c->since_ms > limit) {
+            log_debug("http: %s sent no complete request head in time: closed", c->addr);
+            cut(c, c->served ? NULL : "the request head did not arrive in time");
         } else if (c->phase == PH_BODY && too_slow(c->body_bytes, now - c->since_ms)) {
             log_info("http: the body from %s fell below %llu bytes/s: closed", c->addr,
                      (unsigned long long)g_app.cfg.body_min_rate);

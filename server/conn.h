@@ -1,7 +1,9 @@
 /* conn.h — the connection guard: what libmicrohttpd's own limits do not cover, kept per
  * connection from accept to close (MHD's accept-policy and connection-notify hooks):
- *   - a deadline for each request head (--head-timeout; a client dripping header bytes
- *     is answered 408 and cut off), and a rate floor for bodies (after --head-timeout
+ *   - a deadline for each request head (--head-timeout from the connection's start; a
+ *     client dripping header bytes is answered 408 and cut off; a kept-alive connection
+ *     gets --connection-timeout more, since its idle time is not told from a slow head,
+ *     and is closed silently), and a rate floor for bodies (after --head-timeout
  *     seconds a body must average --body-min-rate bytes/s; large uploads are not cut off
  *     by a wall, only slow ones);
  *   - connections per address (--max-connections-per-ip), not counted for trusted

@@ -33,8 +33,16 @@ static void setup(void)
     sec_start(extra);
 }
 
+/* The proxy test's second daemon, stopped here too when an assertion ended that test
+ * early (the tests run without fork). */
+static daemon_proc P;
+
 static void teardown(void)
 {
+    if (P.pid > 0) {
+        harness_stop(&P);
+        harness_rmtree(P.data);
+    }
     harness_stop(&SD);
     harness_rmtree(SD.data);
 }
@@ -328,7 +336,7 @@ END_TEST
 
 START_TEST(proxy_clients_counted_by_forwarded_address)
 {
-    daemon_proc P = {0};
+    memset(&P, 0, sizeof P);
     harness_tmpdir(P.data, sizeof P.data);
     /* the test connects from 127.0.0.1, which plays the proxy */
     const char *extra[] = {"--trusted-proxy", "127.0.0.1", "--max-requests-per-client", "2",
@@ -366,6 +374,7 @@ START_TEST(proxy_clients_counted_by_forwarded_address)
     close(fds[1]);
     harness_stop(&P);
     harness_rmtree(P.data);
+    P.pid = 0;
     /* on the main daemon (no trusted proxy) a forged header is ignored: the per-address
      * limit still counts the peer */
     ck_assert_int_eq(raw_status("GET /v1/health HTTP/1.1\r\nHost: x\r\n"
