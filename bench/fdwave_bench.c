@@ -14,6 +14,7 @@
 #include "fdwave/fdwave.h"
 #include "acoustic/fdwk_acoustic.h"
 #include "bench_kernels.h"
+#include "bench_sweep.h"
 #include "common/fdwk_runtime.h"
 #include "derivative/fdwk_derivative.h"
 #include "stencil/fdwk_stencil.h"
@@ -715,7 +716,8 @@ static void usage(FILE *f, const char *argv0)
             "  --quick            fewer repetitions, only the default configurations\n"
             "  --gpus N           the multi and huge sections use up to N GPUs\n"
             "  --only LIST        sections, in this order: tune seed acoustic stencil\n"
-            "                     derivative job multi huge largest (default: all)\n"
+            "                     derivative job multi huge largest sweep (default: all\n"
+            "                     but sweep, which runs when named)\n"
             "  --case SPEC        one kernel measurement instead of the sections (repeatable;\n"
             "                     KIND: acoustic, stencil, derivative or seed; AXIS x|y|z)\n"
             "  --config N         2.5D configuration 1..%d (0: the tuned default)\n"
@@ -846,7 +848,7 @@ int main(int argc, char **argv)
     /* Sections in the order given by --only (all, in this order, without it); the records
      * are written after each, so a run cut short keeps what it measured. */
     static const char *const SECTIONS[] = {"tune", "seed", "acoustic", "stencil", "derivative",
-                                           "job", "multi", "huge", "largest"};
+                                           "job", "multi", "huge", "largest", "sweep"};
     const int nsec = (int)(sizeof SECTIONS / sizeof SECTIONS[0]);
     int order_[16], n_ = 0;
     if (only) {
@@ -860,7 +862,7 @@ int main(int argc, char **argv)
                 p++;
         }
     } else {
-        for (int q = 0; q < nsec; q++)
+        for (int q = 0; q < nsec - 1; q++) /* all but "sweep", which runs when named */
             order_[n_++] = q;
     }
     for (int x = 0; x < n_; x++) {
@@ -875,6 +877,12 @@ int main(int argc, char **argv)
         case 6: if (gpus > 1) bench_multi(gpus); break;
         case 7: if (gpus > 1) bench_huge(gpus); break;
         case 8: bench_largest(); break;
+        case 9: {
+            const bench_sweep_ctx b = {g_records, g_copy_bps, g_device, g_date, g_command,
+                                       g_quick, gpus};
+            bench_sweep(&b);
+            break;
+        }
         }
         printf("[section %s: %.1f s]\n", SECTIONS[order_[x]], now_s() - t0);
         fflush(stdout);

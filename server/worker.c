@@ -59,6 +59,10 @@ static int on_progress(void *user, const fdw_progress *p)
                           "nsteps", (json_int_t)p->nsteps, "percent", p->percent, "mpts",
                           p->mpts, "eta_s", p->eta_s, "elapsed_s", p->elapsed_s, "devices",
                           devs);
+    if (d && p->has_change) { /* kinds that converge (sweep): what the last step changed */
+        json_object_set_new(d, "change", json_real(p->change));
+        json_object_set_new(d, "changed", json_integer((json_int_t)p->changed));
+    }
     if (d)
         events_post(w->job_id, "progress", d, 1);
     return w->stop != WORKER_RUN;

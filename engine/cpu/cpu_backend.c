@@ -523,3 +523,8 @@ static const fdw_backend cpu_backend = {
 };
 
 const fdw_backend *fdw_cpu_backend(void) { return &cpu_backend; }
+
+const fdw_backend *fdw_cpu_backend_for(const fdw_kind_ops *kind)
+{
+    return kind && kind->cpu && kind->cpu->engine ? kind->cpu->engine : &cpu_backend;
+}

@@ -25,6 +25,14 @@ typedef struct fdw_cpu_ops {
     /* After planes [ka, kb) of slab s were updated, before the free surface and sources
      * (may be NULL): the acoustic CPML correction. */
     void (*after_planes)(const cpu_ctx *c, const cpu_slab *s, int ka, int kb);
+    /* A kind whose computation is not this slab step (the sweep: planes in sequence along
+     * x, y and z, its own partitionings, fields and precision) brings its whole engine
+     * instead: a backend table (run/backend.h) that fdw_run uses in place of this
+     * backend's (fdw_cpu_backend_for). Its create gets the same problem and plan; its
+     * step is one iteration; extract gives float32 regions for snapshots; the members
+     * above are then unused (NULL). A kind's hooks that run with it (after_step, finish)
+     * may read its context through fdw_run_state.ctx. NULL: the shared slab engine. */
+    const struct fdw_backend *engine;
 } fdw_cpu_ops;
 
 #endif

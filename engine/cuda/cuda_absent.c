@@ -4,6 +4,12 @@
 
 const fdw_backend *fdw_cuda_backend(void) { return NULL; }
 
+const fdw_backend *fdw_cuda_backend_for(const struct fdw_kind_ops *kind)
+{
+    (void)kind;
+    return NULL;
+}
+
 int fdw_gpu_count(void) { return 0; }
 
 const char *fdw_cuda_config_name(int n)

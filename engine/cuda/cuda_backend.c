@@ -311,3 +311,8 @@ static const fdw_backend cuda_backend = {
 };
 
 const fdw_backend *fdw_cuda_backend(void) { return &cuda_backend; }
+
+const fdw_backend *fdw_cuda_backend_for(const fdw_kind_ops *kind)
+{
+    return kind && kind->cuda && kind->cuda->engine ? kind->cuda->engine : &cuda_backend;
+}

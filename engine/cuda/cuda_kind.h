@@ -29,6 +29,10 @@ typedef struct fdw_cuda_ops {
     void (*update)(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1, fdwk_stream s);
     /* What this backend cannot run of a problem and plan (may be NULL). */
     fdw_status (*check)(const fdw_problem *p, const fdw_plan *plan, fdw_error *err);
+    /* A kind whose computation is not this slab step brings its whole engine for the GPUs
+     * instead (as fdw_cpu_ops.engine): a backend table fdw_run uses in place of this
+     * backend's (fdw_cuda_backend_for); the members above are then unused. */
+    const struct fdw_backend *engine;
 } fdw_cuda_ops;
 
 /* The fields of the 2.5D kernel's arguments every kind that runs it sets alike: radius,

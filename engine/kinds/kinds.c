@@ -9,7 +9,8 @@
     X(acoustic)      \
     X(stencil)       \
     X(derivative)    \
-    X(ete)
+    X(ete)           \
+    X(sweep)
 
 #define FDW_KIND_DECLARE(k) extern const fdw_kind_ops fdw_kind_##k;
 FDW_KINDS(FDW_KIND_DECLARE)

@@ -8,11 +8,16 @@
 #include "spec/spec.h"
 
 fdw_status fdw_write_raw_f32(const char *path, const float *data, size_t n, fdw_error *err);
+fdw_status fdw_write_raw_f64(const char *path, const double *data, size_t n, fdw_error *err);
 
 /* w x h image, row-major (w fastest). Colour: blue-white-red, symmetric about zero;
  * clip <= 0 means use the slice's own max |value| (all zero: mid grey). */
 fdw_status fdw_write_png(const char *path, const float *data, int w, int h, float clip,
                          fdw_error *err);
+/* w x h 8-bit RGB image whose row y (top first) row() writes as w * 3 bytes into rgb. */
+fdw_status fdw_write_png_rgb(const char *path, int w, int h,
+                             void (*row)(void *user, int y, int w, unsigned char *rgb),
+                             void *user, fdw_error *err);
 
 /* Receiver gather: traces[r*ns + s] for nrec receivers and ns samples of interval dt
  * seconds. Trace headers carry receiver x/y/z (scaled metres, scalar -100 = cm) and the

@@ -1,7 +1,8 @@
 /* png_io.c — snapshot slices as 8-bit RGB PNG images (libpng) with a blue-white-red
  * colour scale symmetric about zero: 0 is white, +clip and above pure red (255,0,0),
  * -clip and below pure blue (0,0,255), linear in between. Non-finite samples are drawn
- * black so a blown-up run is visible. Written atomically. */
+ * black so a blown-up run is visible. Also images a caller colours row by row
+ * (fdw_write_png_rgb: the sweep kind's isochron maps). Written atomically. */
 #include "output/outputs.h"
 #include "output/atomic_file.h"
 #include "core/error.h"
@@ -70,10 +71,22 @@ static void on_png_warning(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
-/* The longjmp-sensitive part on its own: colours the rows of data into the one-row
- * buffer rgb and writes them to fp. Returns 0 or -1 with f->msg. */
-static int write_png_rows(FILE *fp, const float *data, float c, unsigned char *rgb, int w,
-                          int h, png_failure *f)
+/* Rows of a float slice coloured with clip c, for write_png_rows. */
+typedef struct float_rows {
+    const float *data;
+    float c;
+} float_rows;
+
+static void float_row(void *user, int y, int w, unsigned char *rgb)
+{
+    const float_rows *fr = user;
+    colour_row(fr->data + (size_t)y * (size_t)w, w, fr->c, rgb);
+}
+
+/* The longjmp-sensitive part on its own: has row() fill the one-row buffer rgb for each
+ * row y and writes the rows to fp. Returns 0 or -1 with f->msg. */
+static int write_png_rows(FILE *fp, void (*row)(void *user, int y, int w, unsigned char *rgb),
+                          void *user, unsigned char *rgb, int w, int h, png_failure *f)
 {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, f, on_png_error,
                                               on_png_warning);
@@ -101,12 +114,30 @@ static int write_png_rows(FILE *fp, const float *data, float c, unsigned char *r
     png_set_filter(png, 0, PNG_FILTER_SUB);
     png_write_info(png, info);
     for (int y = 0; y < h; y++) {
-        colour_row(data + (size_t)y * (size_t)w, w, c, rgb);
+        row(user, y, w, rgb);
         png_write_row(png, rgb);
     }
     png_write_end(png, info);
     png_destroy_write_struct(&png, &info);
     return 0;
+}
+
+/* The PNG file at path, written atomically from rows row() fills. */
+static fdw_status write_png_file(const char *path,
+                                 void (*row)(void *user, int y, int w, unsigned char *rgb),
+                                 void *user, unsigned char *rgb, int w, int h, fdw_error *err)
+{
+    fdw_atomic_file af;
+    fdw_status st = fdw_atomic_open(&af, path, err);
+    if (st != FDW_OK)
+        return st;
+    png_failure fail;
+    fail.msg[0] = '\0';
+    if (write_png_rows(af.fp, row, user, rgb, w, h, &fail) != 0) {
+        fdw_atomic_abort(&af);
+        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot write PNG %s: %s", path, fail.msg);
+    }
+    return fdw_atomic_commit(&af, err);
 }
 
 fdw_status fdw_write_png(const char *path, const float *data, int w, int h, float clip,
@@ -133,19 +164,27 @@ fdw_status fdw_write_png(const char *path, const float *data, int w, int h, floa
         }
     }
 
-    fdw_atomic_file af;
-    fdw_status st = fdw_atomic_open(&af, path, err);
-    if (st != FDW_OK) {
-        free(rgb);
-        return st;
-    }
-    png_failure fail;
-    fail.msg[0] = '\0';
-    int rc = write_png_rows(af.fp, data, c, rgb, w, h, &fail);
+    float_rows fr = {data, c};
+    fdw_status st = write_png_file(path, float_row, &fr, rgb, w, h, err);
     free(rgb);
-    if (rc != 0) {
-        fdw_atomic_abort(&af);
-        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot write PNG %s: %s", path, fail.msg);
-    }
-    return fdw_atomic_commit(&af, err);
+    return st;
+}
+
+fdw_status fdw_write_png_rgb(const char *path, int w, int h,
+                             void (*row)(void *user, int y, int w, unsigned char *rgb),
+                             void *user, fdw_error *err)
+{
+    if (!path || !row || w <= 0 || h <= 0)
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                        "fdw_write_png_rgb: bad arguments (%d x %d)", w, h);
+    if (w > 1000000 || h > 1000000)
+        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL, "PNG of %d x %d pixels is too large",
+                        w, h);
+    unsigned char *rgb = malloc((size_t)w * 3);
+    if (!rgb)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cannot allocate a %zu-byte image row",
+                        (size_t)w * 3);
+    fdw_status st = write_png_file(path, row, user, rgb, w, h, err);
+    free(rgb);
+    return st;
 }

@@ -337,6 +337,9 @@ static fdw_status report(run *r, long done, int final, fdw_error *err)
     memset(&p, 0, sizeof p);
     fdw_meter_report(&r->meter, done, fdw_now(), &p);
     fill_devices(r, &p);
+    p.has_change = r->has_change;
+    p.change = r->change;
+    p.changed = r->changed;
     if (r->cb && r->cb->progress && r->cb->progress(r->cb->user, &p) != 0 && !final)
         return fdw_fail(err, FDW_ERR_CANCELLED, NULL,
                         "cancelled by the progress callback at step %ld of %ld", done,
@@ -426,8 +429,9 @@ static fdw_status step_once(run *r, long it, fdw_error *err)
         return FDW_OK;
     if ((st = fdw_snapshots_poll(r->snaps, r->cb, err)) != FDW_OK)
         return st;
-    if (done < r->prob.nt && fdw_meter_due(&r->meter, fdw_now()))
+    if (done < r->prob.nt && !r->stop && (r->report_now || fdw_meter_due(&r->meter, fdw_now())))
         st = report(r, done, 0, err);
+    r->report_now = 0;
     return st;
 }
 
@@ -447,6 +451,10 @@ static fdw_status time_loop(run *r, fdw_error *err)
         if (st != FDW_OK)
             break;
         st = step_once(r, it, err);
+        if (st == FDW_OK && r->stop) { /* the kind says it is done: 100% at this step */
+            r->meter.nsteps = r->steps_done;
+            break;
+        }
     }
     if (st == FDW_OK)
         st = report(r, r->steps_done, 1, err);
@@ -509,6 +517,9 @@ static fdw_status run_setup(run *r, fdw_error *err)
         return st;
     if (r->be == fdw_cpu_backend() && r->opts->threads > 0)
         omp_set_num_threads(r->opts->threads);
+    /* A kind that is no slab stencil runs on its own engine for the chosen backend. */
+    r->be = r->be == fdw_cpu_backend() ? fdw_cpu_backend_for(spec->kind)
+                                       : fdw_cuda_backend_for(spec->kind);
     if (r->root) {
         st = make_dirs(r->opts->out_dir, err);
         if (st != FDW_OK)

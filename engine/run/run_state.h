@@ -33,6 +33,15 @@ typedef struct fdw_run_state {
     double max_abs_error;      /* derivative kind, after iteration 1 */
     const fdw_comm *comm;      /* distributed run, else NULL */
     int root;                  /* this process writes files and calls the callbacks */
+    /* Set by a kind's after_step (the same on every rank): stop ends the run after this
+     * step, completed (an iteration that converged); report_now reports this step's
+     * progress whatever the rate limit; has_change, change and changed go into every
+     * progress report from then on (fdw_progress). */
+    int stop;
+    int report_now;
+    int has_change;
+    double change;
+    long long changed;
 } fdw_run_state;
 
 /* printf-style log line through cb->log (rank 0 only). */

@@ -15,7 +15,9 @@
 #
 # Stage "nsys" (only when named): per-kernel GPU times of a CPML job (Nsight Compute).
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys]... [-- bench arguments]
+# Stage "sweep" (only when named): the sweep kind's GPU test, memcheck, SASS and benchmark.
+#
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|sweep]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -250,5 +252,46 @@ JSON
   }
   mpi_stage 2>&1 | tee "$OUT/mpi.log" | tee -a "$LOG"
   echo "mpi exit ${PIPESTATUS[0]}" | tee -a "$LOG"
+fi
+# Stage "sweep" (only when named): the sweep kind (issue 20): tests/gpu/test_gpu_sweep (GPU
+# against the CPU engine bit for bit, slabs on one GPU, exact skipping), compute-sanitizer
+# memcheck of a small sweep job on one slab and on three slabs of one GPU, the instruction
+# mix of its sub-sweep kernel, and fdwave-bench --only sweep (512^3 and 640^3, 8 sweeps,
+# float64 and float32, the seed's case and every plane computed). Logs: sweep_test.log,
+# sweep_memcheck.log, sweep_sass.txt, sweep_bench.log; records: sweep_bench.json.
+if printf '%s\n' "${STAGES[@]}" | grep -qx sweep; then
+  say "sweep: test_gpu_sweep, memcheck of a small job, SASS, fdwave-bench --only sweep"
+  if cmake --build "$BUILD" -j"$(nproc)" --target test_gpu_sweep fdwave-run >>"$LOG" 2>&1; then
+    (cd "$BUILD" && timeout 300 ./tests/gpu/test_gpu_sweep) 2>&1 | tee "$OUT/sweep_test.log" | tail -30 | tee -a "$LOG"
+    echo "test_gpu_sweep exit ${PIPESTATUS[0]}" | tee -a "$LOG"
+    for devs in 0 0,0,0; do
+      rm -rf /tmp/fdw-sweep-memcheck
+      echo "--- fdwave-run tests/gpu/sweep_small.json --devices $devs" >> "$OUT/sweep_memcheck.log"
+      timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/engine/fdwave-run" \
+        "$ROOT/tests/gpu/sweep_small.json" --backend cuda --devices $devs --quiet \
+        --out /tmp/fdw-sweep-memcheck >> "$OUT/sweep_memcheck.log" 2>&1
+      echo "sweep memcheck ($devs) exit $? : $(grep -E 'ERROR SUMMARY' "$OUT/sweep_memcheck.log" | tail -1)" | tee -a "$LOG"
+    done
+    o=$(find "$BUILD/kernels" -name "sweep.cu.o" | head -1)
+    cuobjdump -sass "$o" 2>/dev/null | python3 -c '
+import re, sys
+funcs = re.split(r"\n\s+Function : ", sys.stdin.read())
+for f in funcs[1:]:
+    name = f.split("\n", 1)[0]
+    if "subsweep_kernel" not in name:
+        continue
+    ops = re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z0-9_]+)", f)
+    cnt = {}
+    for o in ops:
+        cnt[o] = cnt.get(o, 0) + 1
+    dp = sum(v for k, v in cnt.items() if k.startswith("D") or k == "MUFU")
+    print(name[:90], "instructions", len(ops), "DP pipe (D*, MUFU)", dp, sorted(cnt.items(), key=lambda x: -x[1])[:16])
+' > "$OUT/sweep_sass.txt" 2>&1
+    head -c 1500 "$OUT/sweep_sass.txt" | tee -a "$LOG"
+  else
+    say "sweep: building test_gpu_sweep failed"; grep -E "error" "$LOG" | tail -20
+  fi
+  (cd "$BUILD" && timeout 300 ./bench/fdwave-bench --only sweep --json "$OUT/sweep_bench.json") 2>&1 \
+    | tee "$OUT/sweep_bench.log" | tail -60 | tee -a "$LOG"
 fi
 say "done $(date -u +%FT%TZ)"

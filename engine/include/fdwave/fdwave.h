@@ -74,7 +74,10 @@ typedef int (*fdw_model_resolver)(void *user, const char *name, char *path, size
 typedef enum fdw_file_use {
     FDW_FILE_MODEL = 0,   /* a velocity model file ("velocity.path") */
     FDW_FILE_WAVELET,     /* a source wavelet file ("sources[i].wavelet.path") */
-    FDW_FILE_MODEL_DATA   /* the binary an RSF model's header names with in= */
+    FDW_FILE_MODEL_DATA,  /* the binary an RSF model's header names with in= */
+    FDW_FILE_KIND_DATA    /* a data file of a kind's own section (the sweep kind's
+                             "initial.surface.path", "initial.volume.path"); format: its
+                             sample format ("raw-f32", "raw-f64") */
 } fdw_file_use;
 
 /* Decides whether the job may read a file its spec names. Called for every such file
@@ -174,6 +177,11 @@ typedef struct fdw_progress {
     double elapsed_s, eta_s;
     int ndevices;
     const fdw_device_progress *devices;
+    /* Kinds that iterate towards a fixed point (sweep): what the last step changed, for a
+     * convergence plot. has_change 0: the kind reports no such thing (the rest are 0). */
+    int has_change;
+    double change;         /* largest decrease of a value that was already finite */
+    long long changed;     /* values that changed, those that became finite included */
 } fdw_progress;
 
 typedef struct fdw_snapshot_info {
@@ -222,6 +230,9 @@ typedef struct fdw_tuning {
     /* CUDA under MPI: each rank prints its exchange figures per step on stderr when the
      * run ends (host wait, exchange, the part not hidden by the interior). */
     int mpi_stats;
+    /* Sweep kind: 1 computes every point of every sub-sweep instead of skipping the points
+     * whose upwind patch has not changed since their last update (same T either way). */
+    int sweep_full;
 } fdw_tuning;
 
 typedef struct fdw_run_opts {
