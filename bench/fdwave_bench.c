@@ -14,6 +14,7 @@
 #include "fdwave/fdwave.h"
 #include "acoustic/fdwk_acoustic.h"
 #include "bench_kernels.h"
+#include "bench_ete.h"
 #include "bench_sweep.h"
 #include "common/fdwk_runtime.h"
 #include "derivative/fdwk_derivative.h"
@@ -845,6 +846,8 @@ int main(int argc, char **argv)
         run_case(&cases[c], variants[c]);
         only = "none";
     }
+    if (only && strstr(only, "ete")) /* runs when named: bench_ete.c */
+        bench_ete(g_records, g_copy_bps, g_device, g_date, g_command, g_quick);
     /* Sections in the order given by --only (all, in this order, without it); the records
      * are written after each, so a run cut short keeps what it measured. */
     static const char *const SECTIONS[] = {"tune", "seed", "acoustic", "stencil", "derivative",

@@ -17,7 +17,9 @@
 #
 # Stage "sweep" (only when named): the sweep kind's GPU test, memcheck, SASS and benchmark.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|sweep]... [-- bench arguments]
+# Stage "ete" (only when named): the ETE kind's GPU test, memcheck and benchmark.
+#
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|sweep]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -252,6 +254,25 @@ JSON
   }
   mpi_stage 2>&1 | tee "$OUT/mpi.log" | tee -a "$LOG"
   echo "mpi exit ${PIPESTATUS[0]}" | tee -a "$LOG"
+fi
+# Stage "ete" (only when named): the ETE kind: tests/gpu/test_gpu_ete (GPU against the CPU
+# backend bit for bit, every kernel variant, slabs, its time against FD at a fifth of its
+# dt), compute-sanitizer memcheck on its small job (test_gpu_ete --small), and fdwave-bench
+# --only ete (kernels at 512^3 and 1024x1024x512, the seed's three kernels, the whole job,
+# the seed's Table 3 case). Logs: ete.log; records: bench_ete.json.
+if printf '%s\n' "${STAGES[@]}" | grep -qx ete; then
+  say "ete: test_gpu_ete, memcheck of its small job, fdwave-bench --only ete"
+  if cmake --build "$BUILD" -j"$(nproc)" --target test_gpu_ete >>"$LOG" 2>&1; then
+    (cd "$BUILD" && timeout 300 ./tests/gpu/test_gpu_ete) 2>&1 | tee "$OUT/ete.log" | tail -40 | tee -a "$LOG"
+    echo "test_gpu_ete exit ${PIPESTATUS[0]}" | tee -a "$LOG"
+    timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tests/gpu/test_gpu_ete" --small \
+      > "$OUT/ete_memcheck.log" 2>&1
+    echo "ete memcheck exit $? : $(grep -E 'ERROR SUMMARY' "$OUT/ete_memcheck.log" | tail -1)" | tee -a "$LOG"
+  else
+    say "ete: building test_gpu_ete failed"; grep -E "error" "$LOG" | tail -20
+  fi
+  (cd "$BUILD" && timeout 300 ./bench/fdwave-bench --only ete --json "$OUT/bench_ete.json") 2>&1 \
+    | tee -a "$OUT/ete.log" | tail -20 | tee -a "$LOG"
 fi
 # Stage "sweep" (only when named): the sweep kind (issue 20): tests/gpu/test_gpu_sweep (GPU
 # against the CPU engine bit for bit, slabs on one GPU, exact skipping), compute-sanitizer
