@@ -33,9 +33,13 @@ grep -q '^User=fdwave$' "$UNIT" || fail "unit does not run as user fdwave"
 grep -q '^Restart=on-failure$' "$UNIT" || fail "unit has no Restart=on-failure"
 grep -q '^LimitNOFILE=' "$UNIT" || fail "unit has no LimitNOFILE"
 grep -q '^u fdwave ' "$PREFIX/lib/sysusers.d/fdwave.conf" || fail "no sysusers entry"
-for f in index.html app.js style.css; do
-    [ -f "$PREFIX/share/fdwave/web/$f" ] || fail "web file $f not installed"
+# Every file of the page (index.html, style.css and the script modules it loads).
+SRC_WEB=$(cd "$(dirname "$0")/../../clients/web" && pwd)
+for f in "$SRC_WEB"/*; do
+    cmp -s "$f" "$PREFIX/share/fdwave/web/$(basename "$f")" \
+        || fail "web file $(basename "$f") not installed as it is in clients/web"
 done
+[ -f "$PREFIX/share/fdwave/web/main.js" ] || fail "web file main.js not installed"
 [ -f "$PREFIX/share/fdwave/fdwaved.conf.example" ] || fail "config example not installed"
 ls "$PREFIX"/share/fdwave/schema/*.sql >/dev/null 2>&1 || fail "schema not installed"
 [ -x "$PREFIX/bin/fdwave" ] || fail "fdwave CLI not installed"
