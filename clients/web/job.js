@@ -1,21 +1,23 @@
 /* job.js — the job page (#/job/ID): state, reason and live progress from the event stream
  * (EventSource on /v1/jobs/ID/events, which reconnects with Last-Event-ID by itself), the
  * snapshots (snapshots.js) and, once the job has ended, the receiver gather (gather.js)
- * and the output files; the event log; Cancel while queued or running. When a job goes
- * back from running to queued (fdwaved restarted under it) the page says so, with the
- * progress it had reached, and its progress bar starts again from 0. Every state change
- * refreshes the health line. */
+ * and the output files; a sweep job's convergence and slices (convergence.js); the event
+ * log; Cancel while queued or running. When a job goes back from running to queued
+ * (fdwaved restarted under it) the page says so, with the progress it had reached, and its
+ * progress bar starts again from 0. Every state change refreshes the health line. */
 import { api, withToken, showError, $ } from './api.js';
 import { refreshHealth } from './health.js';
 import { loadPrefs, savePrefs } from './viewprefs.js';
 import { SnapshotView } from './snapshots.js';
 import { GatherView } from './gather.js';
+import { ConvergenceView } from './convergence.js';
 
 const page = {
   id: null,
   source: null,
   snaps: null,
   gather: null,
+  conv: null,        // a sweep job's convergence and slices (convergence.js)
   ran: false,        // running, or progress seen, since it was last queued
   reached: 0,        // the last percent shown
   manifest: { busy: false, again: false, finished: false },
@@ -47,7 +49,9 @@ function setProgress(percent, detail) {
 }
 
 function progressDetail(p) {
-  return `step ${p.step}/${p.nsteps} · ${fmtRate(p.mpts)} · ETA ${fmtEta(p.eta_s)}`;
+  const change = typeof p.change === 'number'
+    ? ` · largest change ${p.change.toExponential(2)} (${p.changed} changed)` : '';
+  return `step ${p.step}/${p.nsteps} · ${fmtRate(p.mpts)} · ETA ${fmtEta(p.eta_s)}${change}`;
 }
 
 function renderJob(job) {
@@ -112,6 +116,7 @@ async function loadOutputs(jobId) {
     ul.appendChild(li);
   }
   if (!files.length) ul.innerHTML = '<li class="muted">none</li>';
+  page.conv.fromManifest(m);
   try {
     const has = await page.gather.load(files);
     $('gather-tools').hidden = !has;
@@ -149,6 +154,7 @@ function followEvents(jobId) {
     page.ran = true;
     page.reached = pct;
     setProgress(pct, progressDetail(d));
+    page.conv.progress(d);
     logEvent('progress', pct.toFixed(1) + '% ' + progressDetail(d));
   });
   es.addEventListener('snapshot', (e) => {
@@ -215,6 +221,9 @@ export async function showJob(id) {
   $('gather-svg').textContent = '';
   $('gather-caption').textContent = 'available when the job has finished';
   setProgress(0, '');
+  page.conv = new ConvergenceView({ box: $('sweep-box'), svg: $('conv-svg'),
+                                    caption: $('conv-caption'), table: $('conv-table'),
+                                    slices: $('sweep-slices') });
   const prefs = loadPrefs(id);
   const save = () => savePrefs(id, prefs);
   page.snaps = new SnapshotView({ box: $('snapshots'), control: $('snap-control'),

@@ -145,6 +145,9 @@ __global__ void __launch_bounds__(512) subsweep_kernel(const __grid_constant__ A
     double mx = 0.0;
     unsigned long long changed = 0, reached = 0, computed = 0;
     const unsigned long long tag = (unsigned long long)(unsigned)a.epoch << 32;
+    // this thread's first cell of each plane; later ones by steps of blockDim.x
+    const long long qt = q0 + threadIdx.x;
+    const int ut = (int)(qt % w.U), vt = (int)(qt / w.U);
     for (int s = 1; s < a.P; s++) {
         const int p = a.sign > 0 ? s : a.P - 1 - s, pu = p - a.sign;
         if (s >= 2 && !a.nosync) {
@@ -160,8 +163,13 @@ __global__ void __launch_bounds__(512) subsweep_kernel(const __grid_constant__ A
         }
         const long long up = (long long)pu * w.sp, at_p = (long long)p * w.sp;
         const long long bpu = (long long)((pu + 1) >> SHIFT) * w.bp;
-        for (long long q = q0 + threadIdx.x; q < q1; q += blockDim.x) {
-            const int u = (int)(q % w.U), v = (int)(q / w.U);
+        int u = ut - (int)blockDim.x, v = vt;
+        for (long long q = qt; q < q1; q += blockDim.x) {
+            u += (int)blockDim.x;
+            while (u >= w.U) {
+                u -= w.U;
+                v++;
+            }
             if (a.skip_before != INT_MIN) {
                 const long long bu0 = (long long)(u >> SHIFT) * w.bu;
                 const long long bu1 = (long long)((u + 2) >> SHIFT) * w.bu;

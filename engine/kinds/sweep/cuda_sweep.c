@@ -145,8 +145,9 @@ static uint64_t part_bytes(const sweep_cuda *c, int d, int max_blocks)
 }
 
 /* Threads per block and blocks of direction dir's launch on GPU g: all blocks resident,
- * the threads per block that leave the fewest idle lanes in the blocks' last round, the
- * blocks shared by the GPU's parts in proportion to their planes. */
+ * the threads per block that leave the fewest idle lanes in the blocks' last round (with
+ * at least two blocks per SM where that costs little), the blocks shared by the GPU's
+ * parts in proportion to their planes. */
 static fdw_status shape_launch(sweep_cuda *c, int g, int dir, int *blocks_of, fdw_error *err)
 {
     sweep_gpu *G = &c->gpu[g];
@@ -170,7 +171,10 @@ static fdw_status shape_launch(sweep_cuda *c, int g, int dir, int *blocks_of, fd
         if (k < 1)
             continue;
         const double B = (double)sms * k, per = cells / B;
-        const double util = per / (t * ceil(per / t)) + 1e-3 * k * t / 2048.0;
+        /* lanes busy in the blocks' rounds, less when a lone block per SM leaves the SM
+         * idle while it waits for its upwind blocks, a little more for more warps */
+        const double util =
+            per / (t * ceil(per / t)) - (k < 2 ? 0.1 : 0.0) + 1e-3 * k * t / 2048.0;
         if (util > best) {
             best = util;
             bt = t;

@@ -1,7 +1,7 @@
 /* sweep_outputs.c — what a sweep run leaves: the first-arrival times T as a raw volume
  * (float64 or float32, +inf where the front never arrives), one PNG per requested slice
- * coloured from the earliest to the latest time with isochrons drawn (black lines where T
- * crosses a multiple of the interval; unreached cells grey), the convergence record of
+ * coloured from the earliest to the latest time with isochrons drawn (darkened pixels where
+ * T crosses a multiple of the interval; unreached cells grey), the convergence record of
  * every sweep in manifest.json ("convergence"), and the result's summary members. */
 #include "kinds/sweep/sweep.h"
 
@@ -81,7 +81,8 @@ static void img_row(void *user, int y, int w, unsigned char *rgb)
             const double tr = x + 1 < w ? img_at(im, x + 1, y) : t;
             const double td = y + 1 < h ? img_at(im, x, y + 1) : t;
             if ((isfinite(tr) && band(im, tr) != b) || (isfinite(td) && band(im, td) != b))
-                px[0] = px[1] = px[2] = 0;
+                for (int c = 0; c < 3; c++) /* darkened, so dense lines keep their colour */
+                    px[c] = (unsigned char)(px[c] * 3 / 10);
         }
     }
 }
