@@ -1,5 +1,6 @@
 /* specs.c — the daemon's fdw_spec_parse options (see specs.h): the data-access model of
- * access.h for every file a spec names, the configured caps, this server's devices. */
+ * access.h for every file a spec names, the configured caps, this server's devices; and
+ * the derived memory need of a new job against those devices. */
 #include "specs.h"
 #include "access.h"
 #include "app.h"
@@ -27,5 +28,36 @@ fdw_status specs_parse(const identity *who, const char *body, size_t len, int no
     o.device_ids = ids;
     o.ndevice_ids = g_app.ndevices;
     o.normalised = normalised;
-    return fdw_spec_parse(body, len, &o, out, err);
+    fdw_status st = fdw_spec_parse(body, len, &o, out, err);
+    if (st != FDW_OK || normalised)
+        return st;
+    /* The memory the run will need, derived from the whole spec, against what the
+     * devices it may get hold together (the largest ones, as many as it asks for). */
+    const int n = fdw_spec_devices(*out);
+    uint64_t mem[APP_MAX_DEVICES], have = 0;
+    for (int i = 0; i < g_app.ndevices; i++)
+        mem[i] = g_app.devices[i].memory_total;
+    for (int k = 0; k < n && k < g_app.ndevices; k++) { /* pick the n largest */
+        int best = k;
+        for (int i = k + 1; i < g_app.ndevices; i++)
+            if (mem[i] > mem[best])
+                best = i;
+        uint64_t t = mem[k];
+        mem[k] = mem[best];
+        mem[best] = t;
+        have += mem[k];
+    }
+    const uint64_t need = fdw_spec_device_bytes(*out);
+    if (have > 0 && need > have) {
+        snprintf(err->field, sizeof err->field, "grid");
+        snprintf(err->message, sizeof err->message,
+                 "the job needs %.3g GiB of device memory (grid, recordings, ghost planes) but "
+                 "%d device(s) of this server hold %.3g GiB: use a smaller grid or more devices",
+                 (double)need / (1u << 30), n, (double)have / (1u << 30));
+        err->code = FDW_ERR_SPEC;
+        fdw_spec_free(*out);
+        *out = NULL;
+        return FDW_ERR_SPEC;
+    }
+    return FDW_OK;
 }

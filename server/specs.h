@@ -4,7 +4,9 @@
  * uploads the submitter may read (with the facts recorded at upload, so the model file
  * is not read), the configured caps on sources, receivers, snapshots, recordings and
  * grid points, and the devices checked by the engine against this server's
- * (FDW_ERR_DEVICE, answered as too_many_devices). */
+ * (FDW_ERR_DEVICE, answered as too_many_devices). A new job (not normalised) whose derived
+ * device memory (fdw_spec_device_bytes) exceeds what the largest devices it could get
+ * hold together is refused on "grid". */
 #ifndef FDWD_SPECS_H
 #define FDWD_SPECS_H
 

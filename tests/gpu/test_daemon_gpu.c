@@ -1,8 +1,10 @@
 /* test_daemon_gpu.c — issue 4's daemon-level GPU test: fdwaved scheduling onto the CUDA
- * GPUs (not virtual CPU devices) accepts a job too large for its GPU, fails it at once
- * with a reason that says how much it needs and how much is free, and keeps serving: the
- * health check answers, the GPU is free again, and a job submitted afterwards runs on the
- * GPU to the end with its outputs. Exits 77 (ctest: skipped) where no CUDA GPU is present.
+ * GPUs (not virtual CPU devices) refuses a job too large for its GPU at submission (issue
+ * 15: the derived device memory is checked against the GPUs' before the job is stored)
+ * with a reason that says how much it needs and how much the GPU holds, and keeps
+ * serving: the health check answers, the GPU is free, and a job submitted afterwards runs
+ * on the GPU to the end with its outputs. Exits 77 (ctest: skipped) where no CUDA GPU is
+ * present.
  * Uses the server tests' harness (tests/server/harness.h). */
 #include <check.h>
 #include <math.h>
@@ -74,27 +76,23 @@ START_TEST(test_too_large_job_fails_and_daemon_serves)
     long status = 0;
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    const long big = submit(&g_d, spec, NULL, &status);
-    ck_assert_int_eq(status, 201);
-    ck_assert_int_gt(big, 0);
-    const char *st = wait_done(&g_d, big, 120, NULL);
+    const char *hdr[] = {"Content-Type: application/json", NULL};
+    http_resp br;
+    ck_assert_int_eq(http(&g_d, "POST", "/v1/jobs", hdr, spec, strlen(spec), &br), 0);
     const double took = seconds_since(&t0);
-    ck_assert_str_eq(st, "failed");
-    char path[64];
-    snprintf(path, sizeof path, "/v1/jobs/%ld", big);
-    json_t *job = get_json(path);
-    ck_assert_ptr_nonnull(job);
-    const char *reason = json_string_value(json_object_get(job, "reason"));
-    ck_assert_ptr_nonnull(reason);
-    printf("test_daemon_gpu: %d^3 (%.1f GiB of wavefields on a %.1f GiB GPU) failed in %.1f s: "
-           "%s\n", n, 12.0 * n * n * n / 1073741824.0, total / 1073741824.0, took, reason);
-    ck_assert_msg(strstr(reason, "needs") && strstr(reason, "GiB") && strstr(reason, "free"),
-                  "the reason must say how much the job needs and how much is free: %s", reason);
-    /* Refused before the host built its model (tens of GiB): well within seconds. */
-    ck_assert_msg(took < 30, "the too-large job took %.1f s to fail", took);
-    json_decref(job);
+    ck_assert_int_eq(br.status, 400);
+    char body[8192];
+    snprintf(body, sizeof body, "%s", br.body ? br.body : "");
+    http_free(&br);
+    printf("test_daemon_gpu: %d^3 (%.1f GiB of wavefields on a %.1f GiB GPU) refused in %.2f s: "
+           "%s\n", n, 12.0 * n * n * n / 1073741824.0, total / 1073741824.0, took, body);
+    ck_assert_msg(strstr(body, "needs") && strstr(body, "GiB") && strstr(body, "hold") &&
+                      strstr(body, "\"grid\""),
+                  "the refusal must say how much the job needs and how much the GPU holds: %s",
+                  body);
+    ck_assert_msg(took < 30, "the too-large job took %.1f s to be refused", took);
 
-    /* The daemon is alive and healthy, the GPU is free again. */
+    /* The daemon is alive and healthy, the GPU is free. */
     ck_assert_int_eq(kill(g_d.pid, 0), 0);
     json_t *health = get_json("/v1/health");
     ck_assert_ptr_nonnull(health);
@@ -110,8 +108,9 @@ START_TEST(test_too_large_job_fails_and_daemon_serves)
     const long small = submit(&g_d, spec, NULL, &status);
     ck_assert_int_eq(status, 201);
     ck_assert_str_eq(wait_done(&g_d, small, 120, NULL), "succeeded");
+    char path[64];
     snprintf(path, sizeof path, "/v1/jobs/%ld", small);
-    job = get_json(path);
+    json_t *job = get_json(path);
     ck_assert_ptr_nonnull(job);
     json_t *devices = json_object_get(job, "devices");
     ck_assert_msg(json_array_size(devices) == 1 && json_integer_value(json_array_get(devices, 0)) == 0,

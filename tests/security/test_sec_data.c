@@ -6,7 +6,8 @@
  * explicit replace by the owner, 409 for another user, an admin's replace keeps the
  * owner, a racing upload cannot take a name); an admin's job on a user's model runs
  * (the worker re-checks with the submitter's rights); priorities above the default are
- * an admin's; a derived dt of 0 and a 10^7-receiver spec are refused naming the field. */
+ * an admin's; a derived dt of 0, a 10^7-receiver spec and a grid beyond the devices'
+ * memory are refused naming the field. */
 #include "sec_util.h"
 
 #include <arpa/inet.h>
@@ -345,6 +346,14 @@ START_TEST(derived_quantities_checked)
     ck_assert_str_eq(f, "receivers.lines[0].count");
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     ck_assert_msg(ms < 500, "the refusal took %.0f ms", ms);
+    /* 8e9 points need 128 GB on one device (a quarter of this host's memory) */
+    snprintf(spec, sizeof spec,
+             "{\"grid\":{\"nx\":2000,\"ny\":2000,\"nz\":2000,\"dx\":10,\"dy\":10,\"dz\":10},"
+             "\"order\":4,\"velocity\":{\"type\":\"constant\",\"value\":1500},\"time\":{\"nt\":8},"
+             "\"sources\":[{\"position\":[80,80,80],\"wavelet\":{\"type\":\"ricker\",\"f0\":10}}]}");
+    ck_assert_int_eq(submit_as(TOK_BOB, NULL, spec, f, m, sizeof m), 400);
+    ck_assert_str_eq(f, "grid");
+    ck_assert_msg(strstr(m, "device memory"), "%s", m);
 }
 END_TEST
 

@@ -636,9 +636,10 @@ START_TEST(model_upload_and_use)
 }
 END_TEST
 
-/* A job whose grid cannot fit in memory fails with a reason that says so, and the daemon
- * goes on serving: the next job succeeds (issue 4: "a job too large ... the daemon keeps
- * running"; the CPU backend stands in for a GPU here). */
+/* A job whose grid cannot fit in the devices' memory is refused at submission with a
+ * reason that says so (issue 15: the derived memory is range-checked, naming the field),
+ * and the daemon goes on serving: the next job succeeds (issue 4: "a job too large ...
+ * the daemon keeps running"; the CPU backend stands in for a GPU here). */
 START_TEST(too_large_job_fails_daemon_lives)
 {
     const char *huge =
@@ -646,20 +647,19 @@ START_TEST(too_large_job_fails_daemon_lives)
         "\"order\":8,\"velocity\":{\"type\":\"constant\",\"value\":2000},"
         "\"time\":{\"nt\":10,\"dt\":\"auto\"},"
         "\"sources\":[{\"position\":[20000,20000,20000],\"wavelet\":{\"type\":\"ricker\",\"f0\":5}}]}";
-    long status = 0;
-    long id = submit(&D, huge, NULL, &status);
-    ck_assert_msg(id > 0 && status == 201, "huge job not accepted: %ld", status);
-    ck_assert_str_eq(wait_done(&D, id, 60, NULL), "failed");
-    char path[64];
-    snprintf(path, sizeof path, "/v1/jobs/%ld", id);
+    const char *h[] = {"Content-Type: application/json", NULL};
     http_resp r;
-    ck_assert_int_eq(http(&D, "GET", path, NULL, NULL, 0, &r), 0);
+    ck_assert_int_eq(http(&D, "POST", "/v1/jobs", h, huge, strlen(huge), &r), 0);
+    ck_assert_msg(r.status == 400, "huge job: %ld %s", r.status, r.body);
     json_t *j = http_json(&r);
-    const char *reason = json_string_value(json_object_get(j, "reason"));
-    ck_assert_msg(reason && (strstr(reason, "memory") || strstr(reason, "GiB")),
+    json_t *e = json_object_get(j, "error");
+    const char *reason = json_string_value(json_object_get(e, "message"));
+    ck_assert_str_eq(json_string_value(json_object_get(e, "field")), "grid");
+    ck_assert_msg(reason && strstr(reason, "memory") && strstr(reason, "GiB"),
                   "reason does not speak of memory: %s", reason ? reason : "(null)");
     json_decref(j);
     http_free(&r);
+    long status = 0, id;
 
     char spec[4096];
     small_spec(spec, sizeof spec, 24, 20, 0, 1);
