@@ -214,7 +214,7 @@ void bench_ete(json_t *records, double copy_bps, const char *device, const char 
              "\"dz\":10},\"velocity\":{\"type\":\"gaussian\",\"background\":2500,\"center\":"
              "[%d,%d,%d],\"sigma\":800,\"dv\":1000},\"time\":{\"nt\":200,\"dt\":\"auto\"},"
              "\"sources\":[{\"position\":[%d,%d,1000],\"wavelet\":{\"type\":\"ricker\",\"f0\":"
-             "12}}],\"receivers\":{\"lines\":[{\"start\":[100,%d,50],\"end\":[%d,%d,50],"
+             "12}}],\"receivers\":{\"lines\":[{\"from\":[100,%d,50],\"to\":[%d,%d,50],"
              "\"count\":1000}]},\"boundary\":{\"type\":\"sponge\",\"width\":20},\"snapshots\":"
              "{\"every\":100,\"slices\":[{\"plane\":\"xz\",\"index\":%d}]}}",
              nj, nj, nj, nj * 5, nj * 5, nj * 5, nj * 5, nj * 5, nj * 5, nj * 10 - 100, nj * 5,
@@ -238,8 +238,8 @@ void bench_ete(json_t *records, double copy_bps, const char *device, const char 
                  "\"dz\":10},\"order\":8,\"velocity\":{\"type\":\"layered\",\"layers\":[{\"top\":0,"
                  "\"v\":1800},{\"top\":3000,\"v\":2800},{\"top\":6500,\"v\":3600}]},\"time\":"
                  "{\"nt\":%ld,\"dt\":%g},\"sources\":[{\"position\":[1600,1600,100],\"wavelet\":"
-                 "{\"type\":\"ricker\",\"f0\":10}}],\"receivers\":{\"lines\":[{\"start\":[0,1600,"
-                 "50],\"end\":[3190,1600,50],\"count\":320}]}}",
+                 "{\"type\":\"ricker\",\"f0\":10}}],\"receivers\":{\"lines\":[{\"from\":[0,1600,"
+                 "50],\"to\":[3190,1600,50],\"count\":320}]}}",
                  kinds[q], (long)lround(1.0 / dts[q]), dts[q]);
         secs[q] = run_job(json, &mp[q]);
     }

@@ -221,6 +221,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, test_time_vs_fd);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
+    /* CUDA is initialised above (the device check) and does not survive Check's fork */
+    srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, CK_NORMAL);
     const int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
