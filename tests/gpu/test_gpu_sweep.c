@@ -136,6 +136,8 @@ int main(void)
         printf("test_gpu_sweep: no CUDA GPU here; skipped\n");
         return 77;
     }
+    /* CUDA is initialised above (the GPU count) and does not survive Check's fork */
+    setenv("CK_FORK", "no", 1);
     Suite *s = suite_create("gpu_sweep");
     TCase *tc = tcase_create("sweep");
     tcase_set_timeout(tc, 600);
