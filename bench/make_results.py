@@ -285,6 +285,34 @@ def build(recs, others, configs):
                    "time minus the largest slab's compute time at the 1-GPU rate.",
                    "| grid | GPUs | Gpoints/s | speedup | exchange not hidden |", rows)
 
+    # ETE kind
+    best = use(newest([r for r in gpu if r.get("kind") == "ete"],
+                      lambda r: (r["nx"], r["ny"], r["nz"], r.get("variant"))))
+    rows = [f"| {r.get('variant')} | {grid(r)} | {gpts(r)} | {pct(r.get('roofline_fraction'))} "
+            + row_tail(r) for r in sorted(best.values(), key=lambda r: (r.get("device"), r["nx"], r.get("variant", "")))]
+    out += section("ETE kind (fdwave-bench --only ete)",
+                   "37-point velocity-fitted operator, 900 velocity bins at random; the roofline is "
+                   "14 B/point (p(t), p(t-dt), the 2-byte bin index, the write) at the same run's copy "
+                   "rate; whole-job and Table 3 rows are Mpoints/s of the time loop.",
+                   "| variant | grid | Gpoints/s | of roofline |", rows)
+
+    # Sweep kind
+    best = use(newest([r for r in gpu if r.get("kind") == "sweep"],
+                      lambda r: (r["nx"], r["ny"], r["nz"], r.get("variant"), r.get("precision"), r.get("gpus"))))
+
+    def sec(x):
+        return "%.3f s" % x if isinstance(x, (int, float)) else "-"
+    rows = [f"| {r.get('variant')} | {grid(r)} | {r.get('precision')} | {r.get('gpus')} | "
+            f"{r.get('sweeps')} | {sec(r.get('seconds'))} | {sec(r.get('shuffle_s'))} | "
+            f"{pct(r.get('computed_fraction'))} | {sec(r.get('memory_floor_s'))} | {sec(r.get('compute_floor_s'))} "
+            + row_tail(r) for r in sorted(best.values(), key=lambda r: (r.get("device"), r["nx"], str(r.get("precision")), r.get("variant", ""), r.get("gpus", 1)))]
+    out += section("Sweep kind (fdwave-bench --only sweep)",
+                   "Whole sweeps (6 sub-sweeps each) on one GPU; seed-case: point source, constant F, "
+                   "psi, a, exact skipping of unchanged tiles; every-plane: every point computed. "
+                   "\"slabs\" > 1 are several slabs on the one GPU. Floors: memory (a sub-sweep reads "
+                   "and writes T once) and compute (the update's cost measured alone).",
+                   "| case | grid | precision | slabs | sweeps | time | shuffles | points computed | memory floor | compute floor |", rows)
+
     # CPU backend
     cpu = [r for r in recs if r["_product"] and r.get("gpus", 1) == 0 and r.get("kind") != "http"]
     for r in cpu:
