@@ -21,6 +21,7 @@ typedef struct fdc_args {
     const char *out_dir;          /* fetch -o DIR */
     int all;                      /* fetch --all */
     const char *since;            /* watch --since ID */
+    int replace;                  /* models upload --replace (an existing name of yours) */
 } fdc_args;
 
 int fdc_cmd_submit(const fdc_client *c, const fdc_args *a);

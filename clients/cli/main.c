@@ -62,7 +62,7 @@ static const char usage_text[] =
 
 enum {
     OPT_URL = 256, OPT_TOKEN, OPT_JSON, OPT_WAIT, OPT_PRIORITY, OPT_IDEMPOTENCY_KEY, OPT_STATE,
-    OPT_NAME, OPT_LIMIT, OPT_BEFORE, OPT_SINCE, OPT_ALL, OPT_VERSION
+    OPT_NAME, OPT_LIMIT, OPT_BEFORE, OPT_SINCE, OPT_ALL, OPT_VERSION, OPT_REPLACE
 };
 
 /* The usage error for the option getopt_long refused (c: '?' or ':'). */
@@ -105,6 +105,7 @@ static int parse(int argc, char **argv, fdc_client *c, fdc_args *a, const char *
         {"since", required_argument, NULL, OPT_SINCE},
         {"out", required_argument, NULL, 'o'},
         {"all", no_argument, NULL, OPT_ALL},
+        {"replace", no_argument, NULL, OPT_REPLACE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -137,6 +138,7 @@ static int parse(int argc, char **argv, fdc_client *c, fdc_args *a, const char *
         case OPT_SINCE: a->since = optarg; break;
         case 'o': a->out_dir = optarg; break;
         case OPT_ALL: a->all = 1; break;
+        case OPT_REPLACE: a->replace = 1; break;
         case 'h': *help = 1; break;
         case OPT_VERSION: *version = 1; break;
         default: /* '?' or ':' */

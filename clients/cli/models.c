@@ -57,7 +57,9 @@ static size_t to_buf(void *user, const char *d, size_t n)
     return n;
 }
 
-static int upload(const fdc_client *c, const char *file, const char *name)
+/* PUT the file as model name; replace: ?replace=true, the server's explicit replace of a
+ * name the user already owns (without it an existing name answers 409). */
+static int upload(const fdc_client *c, const char *file, const char *name, int replace)
 {
     FILE *f = fopen(file, "rb");
     struct stat st;
@@ -70,7 +72,7 @@ static int upload(const fdc_client *c, const char *file, const char *name)
     }
     char *esc = curl_easy_escape(NULL, name, 0);
     char path[1024];
-    snprintf(path, sizeof path, "/v1/models/%s", esc ? esc : "");
+    snprintf(path, sizeof path, "/v1/models/%s%s", esc ? esc : "", replace ? "?replace=true" : "");
     curl_free(esc);
     const char *hdrs[] = {"Content-Type: application/octet-stream", NULL};
     buf_sink b = {0};
@@ -136,8 +138,8 @@ static int list(const fdc_client *c)
 int fdc_cmd_models(const fdc_client *c, const fdc_args *a)
 {
     if (a->npos == 3 && strcmp(a->pos[0], "upload") == 0)
-        return upload(c, a->pos[1], a->pos[2]);
+        return upload(c, a->pos[1], a->pos[2], a->replace);
     if (a->npos == 1 && strcmp(a->pos[0], "list") == 0)
         return list(c);
-    return fdc_fail_synopsis("models upload FILE NAME | fdwave models list");
+    return fdc_fail_synopsis("models upload [--replace] FILE NAME | fdwave models list");
 }

@@ -515,6 +515,17 @@ START_TEST(models_and_devices)
     ck_assert_ptr_nonnull(strstr(r.out, "32768 values")); /* what the server recorded */
     ck_assert_ptr_nonnull(strstr(r.out, "1800-2400 m/s"));
     fdt_run_free(&r);
+    /* the same name again: refused (409, exit 4) unless the replace is explicit */
+    cli(&r, "models", "upload", mpath, "two-layer.f32");
+    ck_assert_int_eq(r.code, 4);
+    ck_assert_ptr_nonnull(strstr(r.err, "409"));
+    fdt_run_free(&r);
+    cli(&r, "models", "upload", "--replace", mpath, "two-layer.f32");
+    if (r.code != 0)
+        dump("models upload --replace", &r);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "model two-layer.f32 uploaded"));
+    fdt_run_free(&r);
     cli(&r, "models", "upload", mpath, "..hidden.f32");
     ck_assert_int_eq(r.code, 4);
     fdt_run_free(&r);

@@ -250,7 +250,7 @@ def cmd_models(c, a):
     if len(a.pos) == 3 and a.pos[0] == "upload":
         path, name = a.pos[1:]
         try:
-            r = c.upload_model(path, name)
+            r = c.upload_model(path, name, replace=a.replace)
         except OSError as e:
             return a.report.local("cannot read %s: %s" % (path, e.strerror))
         if a.json:
@@ -260,9 +260,9 @@ def cmd_models(c, a):
                   % (name, fmt_bytes(r.get("bytes")), r.get("format") or "?", fmt_dims(r),
                      fmt_range(r), r.get("sha256") or "?"))
         return EXIT_OK
-    positional(a, 1, "models upload FILE NAME | fdwave models list")
+    positional(a, 1, "models upload [--replace] FILE NAME | fdwave models list")
     if a.pos[0] != "list":
-        raise Synopsis("models upload FILE NAME | fdwave models list")
+        raise Synopsis("models upload [--replace] FILE NAME | fdwave models list")
     page = c.models_page()
     if a.json:
         print_json(page)
@@ -363,7 +363,9 @@ def build_parser():
     s = add("fetch", cmd_fetch, "download output files")
     s.add_argument("--all", action="store_true", help="every file and the manifest")
     s.add_argument("-o", "--out", help="directory (default .)")
-    add("models", cmd_models, "upload FILE NAME, or list, velocity models")
+    s = add("models", cmd_models, "upload [--replace] FILE NAME, or list, velocity models")
+    s.add_argument("--replace", action="store_true",
+                   help="upload: replace a model of yours of that name (else 409)")
     add("devices", cmd_devices, "the server's devices")
     add("health", cmd_health, "server status")
     return p

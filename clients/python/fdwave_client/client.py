@@ -258,7 +258,7 @@ class FdwaveClient:
 
     # ---- models, devices, health ----------------------------------------------------
 
-    def upload_model(self, path, name):
+    def upload_model(self, path, name, replace=False):
         """Uploads a velocity model file (streamed) under name; the format comes from the
         name's extension (.f32/.bin/.raw or .segy/.sgy). Returns {"name", "bytes",
         "sha256", "format", "owner", "created_at"}.
@@ -272,6 +272,8 @@ class FdwaveClient:
         cls = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
         conn = cls(u.hostname, u.port, timeout=self.timeout)
         target = u.path.rstrip("/") + "/v1/models/" + urllib.parse.quote(name, safe="")
+        if replace:  # the explicit replace of a name this user owns (else 409)
+            target += "?replace=true"
         try:
             try:
                 conn.putrequest("PUT", target)
