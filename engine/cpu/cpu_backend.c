@@ -520,6 +520,8 @@ static const fdw_backend cpu_backend = {
     .wait = cpu_wait,
     .fetch_receivers = cpu_fetch_receivers,
     .device_bytes = cpu_device_bytes,
+    .save = fdw_cpu_save,
+    .load = fdw_cpu_load,
 };
 
 const fdw_backend *fdw_cpu_backend(void) { return &cpu_backend; }

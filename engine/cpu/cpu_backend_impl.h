@@ -128,4 +128,9 @@ void cpu_mirror_free_surface(const cpu_ctx *c, int b);
  * with periodic copies of the grid's values. */
 void cpu_fill_periodic_pad(const cpu_ctx *c, int b, fdw_axis axis);
 
+struct fdw_ckpt_io;
+/* cpu_checkpoint.c: the backend table's save and load (backend.h). */
+fdw_status fdw_cpu_save(void *ctx, struct fdw_ckpt_io *io, fdw_error *err);
+fdw_status fdw_cpu_load(void *ctx, struct fdw_ckpt_io *io, fdw_error *err);
+
 #endif

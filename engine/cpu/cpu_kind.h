@@ -25,6 +25,10 @@ typedef struct fdw_cpu_ops {
     /* After planes [ka, kb) of slab s were updated, before the free surface and sources
      * (may be NULL): the acoustic CPML correction. */
     void (*after_planes)(const cpu_ctx *c, const cpu_slab *s, int ka, int kb);
+    /* The arrays of slab s's kind state that change from step to step, for checkpoints
+     * (at most FDW_MAX_STATE_PARTS into parts; returns how many). NULL: none change (what
+     * slab_create derives from the problem is made again at resume). */
+    int (*state)(const cpu_slab *s, fdw_state_part *parts);
     /* A kind whose computation is not this slab step (the sweep: planes in sequence along
      * x, y and z, its own partitionings, fields and precision) brings its whole engine
      * instead: a backend table (run/backend.h) that fdw_run uses in place of this

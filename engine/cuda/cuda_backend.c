@@ -308,6 +308,8 @@ static const fdw_backend cuda_backend = {
     .fetch_receivers = cuda_fetch_receivers,
     .device_bytes = cuda_device_bytes,
     .precheck = cuda_precheck,
+    .save = fdw_cuda_save,
+    .load = fdw_cuda_load,
 };
 
 const fdw_backend *fdw_cuda_backend(void) { return &cuda_backend; }

@@ -125,4 +125,9 @@ fdw_status cuda_wait(void *vctx, fdw_error *err);
 fdw_status cuda_fetch_receivers(void *vctx, long first, long count, float *host,
                                 fdw_error *err);
 
+struct fdw_ckpt_io;
+/* cuda_checkpoint.c: the backend table's save and load (backend.h). */
+fdw_status fdw_cuda_save(void *ctx, struct fdw_ckpt_io *io, fdw_error *err);
+fdw_status fdw_cuda_load(void *ctx, struct fdw_ckpt_io *io, fdw_error *err);
+
 #endif

@@ -27,6 +27,10 @@ typedef struct fdw_cuda_ops {
     /* Issue the update of local planes [k0, k1) of slab g from f[cur] into f[1 - cur] on
      * stream s; errors are noted on g (cuda_note). */
     void (*update)(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1, fdwk_stream s);
+    /* The device arrays of slab g's kind state that change from step to step, for
+     * checkpoints (at most FDW_MAX_STATE_PARTS into parts; returns how many). NULL: none
+     * change. */
+    int (*state)(const gpu_slab *g, fdw_state_part *parts);
     /* What this backend cannot run of a problem and plan (may be NULL). */
     fdw_status (*check)(const fdw_problem *p, const fdw_plan *plan, fdw_error *err);
     /* A kind whose computation is not this slab step brings its whole engine for the GPUs

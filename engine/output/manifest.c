@@ -155,6 +155,30 @@ void fdw_manifest_set_json(fdw_manifest *m, const char *key, const char *json_te
     pthread_mutex_unlock(&m->mu);
 }
 
+char *fdw_manifest_files_text(fdw_manifest *m)
+{
+    if (!m)
+        return NULL;
+    pthread_mutex_lock(&m->mu);
+    char *text = json_dumps(m->files, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    pthread_mutex_unlock(&m->mu);
+    return text;
+}
+
+int fdw_manifest_restore_files(fdw_manifest *m, const char *text)
+{
+    json_t *files = m && text ? json_loads(text, 0, NULL) : NULL;
+    if (!json_is_array(files)) {
+        json_decref(files);
+        return -1;
+    }
+    pthread_mutex_lock(&m->mu);
+    json_decref(m->files);
+    m->files = files;
+    pthread_mutex_unlock(&m->mu);
+    return 0;
+}
+
 fdw_status fdw_manifest_write(fdw_manifest *m, fdw_error *err)
 {
     if (!m)

@@ -42,6 +42,11 @@ void fdw_manifest_add(fdw_manifest *m, const char *name, const char *kind, const
 void fdw_manifest_set_number(fdw_manifest *m, const char *name, const char *key, double v);
 /* Extra top-level key (e.g. "result"): takes a JSON text, copied. */
 void fdw_manifest_set_json(fdw_manifest *m, const char *key, const char *json_text);
+/* The files recorded so far as compact JSON text (caller frees), and the inverse: the
+ * entries of such a text replace the manifest's (a run resumed from a checkpoint keeps
+ * the snapshots it had delivered). restore returns 0, or -1 when text is no JSON list. */
+char *fdw_manifest_files_text(fdw_manifest *m);
+int fdw_manifest_restore_files(fdw_manifest *m, const char *text);
 /* Write out_dir/manifest.json atomically. Can be called repeatedly as files appear. */
 fdw_status fdw_manifest_write(fdw_manifest *m, fdw_error *err);
 void fdw_manifest_free(fdw_manifest *m);

@@ -19,6 +19,16 @@ typedef struct fdw_tap {
 } fdw_tap;
 
 struct fdw_kind_ops; /* kinds/kind.h */
+struct fdw_ckpt_io;  /* run/ckpt_io.h */
+
+/* One array of a kind's slab state that changes as the run goes (the acoustic CPML's psi
+ * and zeta), as the kind's state hooks list it for checkpoints: host memory on the CPU
+ * backend, device memory on CUDA. */
+typedef struct fdw_state_part {
+    void *data;
+    size_t bytes;
+} fdw_state_part;
+#define FDW_MAX_STATE_PARTS 8
 
 /* Everything a backend needs to set up and advance one job. Arrays are host memory
  * owned by the engine and valid until destroy(). The shared parts are described here; the
@@ -133,6 +143,14 @@ struct fdw_backend {
      * separate limit (the CPU backend). */
     fdw_status (*precheck)(const struct fdw_kind_ops *kind, int nx, int ny, int radius,
                            const fdw_plan *plan, fdw_error *err);
+
+    /* Checkpoints (run/checkpoint.h): save puts every value a later step reads that create
+     * does not make again (the fields with their ghost planes, the kind's changing state,
+     * the receiver slots recorded so far, which buffer is current); load reads them back
+     * into a context create has just made from the same problem and plan. Called with no
+     * work in flight (after wait). NULL: this table (a kind's own engine) has none. */
+    fdw_status (*save)(void *ctx, struct fdw_ckpt_io *io, fdw_error *err);
+    fdw_status (*load)(void *ctx, struct fdw_ckpt_io *io, fdw_error *err);
 };
 
 /* The CPU backend; always present. */

@@ -435,15 +435,51 @@ static fdw_status step_once(run *r, long it, fdw_error *err)
     return st;
 }
 
-/* The time loop: steps, cancellation, snapshots, progress. */
+/* A checkpoint when one is due (run/checkpoint.h), after the snapshots up to this step
+ * are delivered, so that its list of outputs is complete. One that cannot be written is
+ * logged and the run goes on (the previous one stays current); a suspension stops the
+ * run all the same. */
+static fdw_status checkpoint_step(run *r, fdw_error *err)
+{
+    const int due = fdw_checkpoint_due(r, r->steps_done);
+    if (!due)
+        return FDW_OK;
+    fdw_status st = FDW_OK;
+    if (r->ckpt.enabled) {
+        st = r->be->wait(r->ctx, err);
+        if (st == FDW_OK)
+            st = settle_snapshot(r, 1, err);
+        if (st == FDW_OK && r->root)
+            st = fdw_snapshots_drain(r->snaps, r->cb, err);
+        st = fdw_comm_agree(r->comm, st, err);
+        if (st != FDW_OK)
+            return st;
+        fdw_error cerr;
+        fdw_error_clear(&cerr);
+        if (fdw_checkpoint_write(r, &cerr) != FDW_OK)
+            fdw_run_log(r, FDW_LOG_WARN, "checkpoint at step %ld not written: %s (the run "
+                        "goes on)", r->steps_done, cerr.message);
+    }
+    if (due < 2)
+        return FDW_OK;
+    r->ckpt.suspended = 1;
+    return fdw_fail(err, FDW_ERR_CANCELLED, NULL, "suspended at step %ld of %ld (%s)",
+                    r->steps_done, r->prob.nt,
+                    r->ckpt.written == r->steps_done ? "its checkpoint written"
+                                                     : "no checkpoint of this step");
+}
+
+/* The time loop: steps, cancellation, snapshots, progress, checkpoints; from the step a
+ * checkpoint resumed at. */
 static fdw_status time_loop(run *r, fdw_error *err)
 {
     const fdw_spec *spec = r->spec;
     const long nt = r->prob.nt;
     const double interval = r->cb ? r->cb->progress_interval_s : 0.0;
     fdw_meter_start(&r->meter, nt, (double)spec->nx * spec->ny * spec->nz, interval);
+    r->meter.step_last = r->steps_done;
     fdw_status st = FDW_OK;
-    for (long it = 0; it < nt; it++) {
+    for (long it = r->steps_done; it < nt; it++) {
         if (st == FDW_OK && cancel_requested(r))
             st = fdw_fail(err, FDW_ERR_CANCELLED, NULL, "cancelled at step %ld of %ld", it,
                           nt);
@@ -455,6 +491,8 @@ static fdw_status time_loop(run *r, fdw_error *err)
             r->meter.nsteps = r->steps_done;
             break;
         }
+        if (st == FDW_OK)
+            st = checkpoint_step(r, err);
     }
     if (st == FDW_OK)
         st = report(r, r->steps_done, 1, err);
@@ -469,13 +507,16 @@ static fdw_status write_result(run *r, int completed, const char *extra, fdw_err
     if (!r->root)
         return FDW_OK;
     const double pts = (double)r->spec->nx * r->spec->ny * r->spec->nz;
-    const double mpts = r->loop_s > 0.0 ? pts * (double)r->steps_done / r->loop_s / 1e6 : 0.0;
-    char json[1024];
+    const double mpts =
+        r->loop_s > 0.0 ? pts * (double)(r->steps_done - r->ckpt.resumed) / r->loop_s / 1e6 : 0.0;
+    char json[1024], resumed[48] = "";
+    if (r->ckpt.resumed > 0) /* the loop's time and rate are then this process's part */
+        snprintf(resumed, sizeof resumed, ", \"resumed_at_step\": %ld", r->ckpt.resumed);
     snprintf(json, sizeof json,
              "{\"completed\": %s, \"steps\": %ld, \"nsteps\": %ld, \"elapsed_s\": %.6f, "
-             "\"mpts\": %.3f, \"backend\": \"%s\", \"devices\": %d%s}",
+             "\"mpts\": %.3f, \"backend\": \"%s\", \"devices\": %d%s%s}",
              completed ? "true" : "false", r->steps_done, r->prob.nt, r->loop_s, mpts,
-             r->be->name, r->plan.ndev, extra ? extra : "");
+             r->be->name, r->plan.ndev, resumed, extra ? extra : "");
     fdw_manifest_set_json(r->manifest, "result", json);
     return fdw_manifest_write(r->manifest, err);
 }
@@ -598,6 +639,8 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
     fdw_status st = run_setup(&r, err);
     st = fdw_comm_agree(r.comm, st, err); /* every rank set up, or every rank stops */
     if (st == FDW_OK)
+        st = fdw_checkpoint_start(&r, err); /* resumes from a checkpoint when asked */
+    if (st == FDW_OK)
         st = time_loop(&r, err);
 
     if (st == FDW_OK) {
@@ -606,6 +649,8 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
         if (st == FDW_OK)
             st = write_result(&r, 1, extra, err);
         st = fdw_comm_agree(r.comm, st, err);
+        if (st == FDW_OK)
+            fdw_checkpoint_done(&r);
     } else if (st == FDW_ERR_CANCELLED && r.ctx && r.root) {
         /* Keep what was made: the snapshots taken (the writer finishes them), and a
          * manifest saying where it stopped. */
@@ -621,9 +666,15 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
         result->steps_done = r.steps_done;
         result->elapsed_s = r.loop_s;
         const double pts = (double)spec->nx * spec->ny * spec->nz;
-        result->mpts = r.loop_s > 0.0 ? pts * (double)r.steps_done / r.loop_s / 1e6 : 0.0;
+        result->mpts = r.loop_s > 0.0 ? pts * (double)(r.steps_done - r.ckpt.resumed) / r.loop_s / 1e6
+                                     : 0.0;
         snprintf(result->backend, sizeof result->backend, "%s", r.be->name);
         result->max_abs_error = r.max_abs_error;
+    }
+    if (result) {
+        result->resumed_step = r.ckpt.resumed;
+        result->checkpoint_step = r.ckpt.enabled ? r.ckpt.written : -1;
+        result->suspended = r.ckpt.suspended;
     }
     if (st != FDW_OK && st != FDW_ERR_CANCELLED)
         fdw_run_log(&r, FDW_LOG_ERROR, "run failed: %s%s%s", err->field[0] ? err->field : "",

@@ -510,3 +510,14 @@ void fdw_snapshots_free(fdw_snapshots *s)
     free_sets(s);
     free(s);
 }
+
+int fdw_snapshots_delivered(const fdw_snapshots *s)
+{
+    return s ? s->next_index : 0;
+}
+
+void fdw_snapshots_resume(fdw_snapshots *s, int delivered)
+{
+    if (s)
+        s->next_index = delivered;
+}

@@ -61,6 +61,11 @@ fdw_status fdw_snapshots_drain(fdw_snapshots *s, const fdw_callbacks *cb, fdw_er
 
 void fdw_snapshots_stats(const fdw_snapshots *s, fdw_snapshot_stats *out);
 
+/* Snapshots delivered so far (the index the next callback gets), and setting it for a
+ * run resumed from a checkpoint that had delivered that many. NULL: 0 / nothing. */
+int fdw_snapshots_delivered(const fdw_snapshots *s);
+void fdw_snapshots_resume(fdw_snapshots *s, int delivered);
+
 /* Stop the writer (it abandons what it has not started, and stops between the files of the
  * one it is writing), join it and free everything. NULL is fine. */
 void fdw_snapshots_free(fdw_snapshots *s);

@@ -7,6 +7,7 @@
 #include "fdwave/comm.h"
 #include "output/outputs.h"
 #include "run/backend.h"
+#include "run/checkpoint.h"
 #include "run/progress.h"
 #include "run/run_snapshots.h"
 
@@ -42,6 +43,7 @@ typedef struct fdw_run_state {
     int has_change;
     double change;
     long long changed;
+    fdw_ckpt_run ckpt;         /* checkpoints (run/checkpoint.h) */
 } fdw_run_state;
 
 /* printf-style log line through cb->log (rank 0 only). */

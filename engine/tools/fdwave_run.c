@@ -3,6 +3,11 @@
  *
  *   fdwave-run job.json [--out DIR] [--backend auto|cpu|cuda] [--devices 0,1]
  *              [--threads N] [--quiet] [--json] [--mpi] [--cuda-aware-mpi auto|on|off]
+ *              [--checkpoint DIR [--checkpoint-interval S] [--checkpoint-steps N]]
+ *
+ * With --checkpoint the run writes checkpoints into DIR (every S seconds, default 600,
+ * and every N steps) and, started again with the same spec and DIR after a crash or a
+ * kill, resumes from the last one; the outputs equal an uninterrupted run's bit for bit.
  *
  * Under mpirun (or with --mpi) every rank runs one slab of the job (docs/mpi.md): on the
  * CUDA backend with --backend cuda (or auto when every rank sees a GPU; a rank takes its
@@ -71,6 +76,12 @@ static void usage(FILE *to)
             "                         the AVX-512 one (bit-identical to the CUDA backend)\n"
             "      --mpi-stats        CUDA under MPI: each rank prints its exchange figures\n"
             "                         per step on stderr at the end\n"
+            "      --checkpoint DIR   write checkpoints into DIR and resume from the one\n"
+            "                         there (same spec, devices and backend) when started\n"
+            "                         again after a crash or a kill\n"
+            "      --checkpoint-interval S  seconds between checkpoints (default 600; 0: not\n"
+            "                         by time)\n"
+            "      --checkpoint-steps N  also a checkpoint every N steps\n"
             "  -h, --help             this help\n"
             "  -V, --version          print the version\n"
             "\n"
@@ -113,6 +124,19 @@ static void on_log(void *user, int level, const char *msg)
     static const char *const names[] = {"debug", "info", "warning", "error"};
     progress_bar_hide(&ui->bar);
     fprintf(stderr, "fdwave-run: %s: %s\n", names[level > 3 ? 3 : level], msg);
+    progress_bar_redraw(&ui->bar);
+    fflush(stderr);
+}
+
+static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
+{
+    run_ui *ui = user;
+    if (ui->quiet)
+        return;
+    progress_bar_hide(&ui->bar);
+    fprintf(stderr, "fdwave-run: %s step %ld of %ld (%.1f MiB, %.2f s)\n",
+            c->resumed ? "resumed from the checkpoint of" : "checkpoint written at", c->step,
+            c->nsteps, (double)c->bytes / (1024.0 * 1024.0), c->seconds);
     progress_bar_redraw(&ui->bar);
     fflush(stderr);
 }
@@ -227,7 +251,24 @@ static int bad_option(char **argv, int c)
     return EXIT_USAGE;
 }
 
-enum { OPT_JSON = 256, OPT_MPI, OPT_CUDA_AWARE_MPI, OPT_CPU_PORTABLE, OPT_MPI_STATS };
+enum {
+    OPT_JSON = 256, OPT_MPI, OPT_CUDA_AWARE_MPI, OPT_CPU_PORTABLE, OPT_MPI_STATS,
+    OPT_CHECKPOINT, OPT_CHECKPOINT_INTERVAL, OPT_CHECKPOINT_STEPS
+};
+
+/* A whole number in [lo, hi] for option name; -1 (and a message) when it is not. */
+static long long number_option(const char *name, const char *v, long long lo, long long hi)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(v, &end, 10);
+    if (end == v || *end || errno || x < lo || x > hi) {
+        fprintf(stderr, "fdwave-run: %s takes a whole number from %lld to %lld, not '%s'\n",
+                name, lo, hi, v);
+        return -1;
+    }
+    return x;
+}
 
 int main(int argc, char **argv)
 {
@@ -238,6 +279,10 @@ int main(int argc, char **argv)
     memset(&tuning, 0, sizeof tuning);
     ro.backend = FDW_BACKEND_AUTO;
     ro.tuning = &tuning;
+    fdw_checkpoint_opts ckpt;
+    memset(&ckpt, 0, sizeof ckpt);
+    ckpt.interval_s = 600;
+    ckpt.resume = 1;
     int ids[64], nids = 0, json = 0, want_mpi = 0;
     int cuda_aware = 0; /* fdw_mpi_cuda_aware: 0 auto, 1 on, 2 off */
     run_ui ui;
@@ -254,6 +299,9 @@ int main(int argc, char **argv)
         {"cuda-aware-mpi", required_argument, NULL, OPT_CUDA_AWARE_MPI},
         {"cpu-portable", no_argument, NULL, OPT_CPU_PORTABLE},
         {"mpi-stats", no_argument, NULL, OPT_MPI_STATS},
+        {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
+        {"checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT_INTERVAL},
+        {"checkpoint-steps", required_argument, NULL, OPT_CHECKPOINT_STEPS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -309,6 +357,25 @@ int main(int argc, char **argv)
         case OPT_MPI: want_mpi = 1; break;
         case OPT_CPU_PORTABLE: tuning.cpu_portable = 1; break;
         case OPT_MPI_STATS: tuning.mpi_stats = 1; break;
+        case OPT_CHECKPOINT:
+            if (!optarg[0]) {
+                fprintf(stderr, "fdwave-run: --checkpoint needs a directory\n");
+                bad = EXIT_USAGE;
+            }
+            ckpt.dir = optarg;
+            break;
+        case OPT_CHECKPOINT_INTERVAL: {
+            long long v = number_option("--checkpoint-interval", optarg, 0, 31536000);
+            bad = v < 0 ? EXIT_USAGE : bad;
+            ckpt.interval_s = (double)v;
+            break;
+        }
+        case OPT_CHECKPOINT_STEPS: {
+            long long v = number_option("--checkpoint-steps", optarg, 1, 1000000000);
+            bad = v < 0 ? EXIT_USAGE : bad;
+            ckpt.every_steps = (long)v;
+            break;
+        }
         case OPT_CUDA_AWARE_MPI:
             if (strcmp(optarg, "auto") == 0)
                 cuda_aware = 0;
@@ -333,8 +400,15 @@ int main(int argc, char **argv)
             break;
         }
     }
+    if (!bad && !ckpt.dir && (ckpt.every_steps > 0 || ckpt.interval_s != 600)) {
+        fprintf(stderr, "fdwave-run: --checkpoint-interval and --checkpoint-steps need "
+                        "--checkpoint DIR\n");
+        bad = EXIT_USAGE;
+    }
     if (bad)
         return bad;
+    if (ckpt.dir)
+        ro.checkpoint = &ckpt;
     for (int a = optind; a < argc; a++) {
         if (spec_path) {
             fprintf(stderr, "fdwave-run: one job spec at a time ('%s' and '%s')\n", spec_path,
@@ -433,6 +507,7 @@ int main(int argc, char **argv)
     cb.snapshot = on_snapshot;
     cb.log = on_log;
     cb.cancelled = on_cancelled;
+    cb.checkpoint = on_checkpoint;
     cb.user = &ui;
     cb.progress_interval_s = tty ? 0.2 : 1.0;
 

@@ -36,6 +36,9 @@ const char *fdw_status_name(fdw_status s);
 
 /* ---- Job specs ---------------------------------------------------------- */
 
+/* Which backend runs a job (fdw_run_opts.backend, fdw_spec_host_bytes). */
+typedef enum { FDW_BACKEND_AUTO = 0, FDW_BACKEND_CPU, FDW_BACKEND_CUDA } fdw_backend_kind;
+
 typedef struct fdw_spec fdw_spec; /* opaque; see engine/spec.h inside the engine */
 
 /* ---- Velocity model files ----------------------------------------------- */
@@ -156,6 +159,14 @@ long fdw_spec_steps(const fdw_spec *spec);         /* time steps / iterations */
 double fdw_spec_dt(const fdw_spec *spec);          /* resolved dt (s); 0 for non-time kinds */
 /* Bytes of device memory the run needs in total (all devices), for admission checks. */
 uint64_t fdw_spec_device_bytes(const fdw_spec *spec);
+/* The most any one device holds of it: the largest slab's share (admission against the
+ * largest device). */
+uint64_t fdw_spec_device_bytes_max(const fdw_spec *spec);
+/* Bytes of host memory the run holds at its peak on the given backend (CPU: the slabs
+ * themselves live in host memory too): the problem's whole-grid arrays, the field copy,
+ * the snapshot buffers, the receiver recordings. An upper estimate for admission; the
+ * process itself (libraries, threads' stacks) comes on top. */
+uint64_t fdw_spec_host_bytes(const fdw_spec *spec, fdw_backend_kind backend);
 int fdw_spec_warning_count(const fdw_spec *spec);
 const char *fdw_spec_warning(const fdw_spec *spec, int i);
 /* The normalised spec (defaults filled, dt resolved) as JSON; caller frees with free(). */
@@ -184,6 +195,14 @@ typedef struct fdw_progress {
     long long changed;     /* values that changed, those that became finite included */
 } fdw_progress;
 
+/* What fdw_callbacks.checkpoint reports. */
+typedef struct fdw_checkpoint_info {
+    int resumed;           /* 1: the run resumed from this checkpoint; 0: it wrote it */
+    long step, nsteps;     /* the steps it holds, of the run's total */
+    uint64_t bytes;        /* its size on disk (all ranks of a distributed run) */
+    double seconds;        /* time it took to write or read, this process */
+} fdw_checkpoint_info;
+
 typedef struct fdw_snapshot_info {
     int index;             /* 0, 1, 2, ... */
     long step;             /* time step the snapshot shows */
@@ -205,11 +224,17 @@ typedef struct fdw_callbacks {
     int (*cancelled)(void *user);
     void *user;
     double progress_interval_s;
+    /* Polled every step (may be NULL): non-zero asks the run to write a checkpoint at this
+     * step and stop; fdw_run then returns FDW_ERR_CANCELLED with result->suspended set (a
+     * shutdown or a preemption the job resumes from). Without a checkpoint directory the
+     * run stops as if cancelled. */
+    int (*suspend)(void *user);
+    /* A checkpoint was written, or the run resumed from one (may be NULL). */
+    void (*checkpoint)(void *user, const struct fdw_checkpoint_info *c);
 } fdw_callbacks;
 
 struct fdw_comm; /* engine/comm.h */
 
-typedef enum { FDW_BACKEND_AUTO = 0, FDW_BACKEND_CPU, FDW_BACKEND_CUDA } fdw_backend_kind;
 
 /* Choices the engine makes by itself, forced for benchmarks and tests. Zero everywhere (or
  * a NULL pointer in fdw_run_opts) means: the engine decides. Results are bit-identical
@@ -235,6 +260,21 @@ typedef struct fdw_tuning {
     int sweep_full;
 } fdw_tuning;
 
+/* Checkpoints (docs/checkpoints.md): the state a later step needs (fields, auxiliary
+ * fields, receiver recordings so far, the outputs delivered), written atomically into a
+ * directory, so that a run stopped at any point (a crash, kill -9, a shutdown, a
+ * preemption) resumes from the last one and leaves outputs identical bit for bit to an
+ * uninterrupted run's. A distributed run writes one file per rank. Kinds that bring their
+ * own engine (sweep) have none: they log it and run from the start. */
+typedef struct fdw_checkpoint_opts {
+    const char *dir;           /* created if missing; NULL: none written or read */
+    double interval_s;         /* wall seconds between checkpoints; 0: not by time */
+    long every_steps;          /* also after every this many steps; 0: not by steps */
+    int resume;                /* start from the checkpoint in dir when it fits this spec,
+                                  plan and backend (else log why and start at step 0) */
+    int keep;                  /* 1: leave the last checkpoint after a completed run */
+} fdw_checkpoint_opts;
+
 typedef struct fdw_run_opts {
     const char *out_dir;        /* created if missing; outputs and manifest.json go here */
     fdw_backend_kind backend;   /* AUTO: CUDA when compiled in and a GPU is present */
@@ -247,6 +287,7 @@ typedef struct fdw_run_opts {
      * writes the outputs and calls progress, snapshot and log. NULL: one process. */
     const struct fdw_comm *comm;
     const fdw_tuning *tuning;   /* NULL: every choice automatic */
+    const struct fdw_checkpoint_opts *checkpoint; /* NULL: no checkpoints */
 } fdw_run_opts;
 
 /* Summary of a finished run. */
@@ -256,6 +297,9 @@ typedef struct fdw_result {
     double mpts;                /* average Mpoints/s over the time loop */
     char backend[16];           /* "cpu" or "cuda" */
     double max_abs_error;       /* derivative kind: max |numerical - analytic|; else 0 */
+    long resumed_step;          /* the step the run resumed from; 0 when it started anew */
+    long checkpoint_step;       /* steps held by the last checkpoint written; -1: none */
+    int suspended;              /* stopped by cb->suspend (after its checkpoint) */
 } fdw_result;
 
 /* Run a validated spec to completion. Outputs and manifest.json are written to out_dir.

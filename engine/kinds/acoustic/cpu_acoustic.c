@@ -253,10 +253,18 @@ static void acoustic_after_planes(const cpu_ctx *c, const cpu_slab *s, int ka, i
         cpu_cpml_planes(c, s, as->cpml, as->vdt2, ka, kb);
 }
 
+/* What changes from step to step besides the fields: the CPML's psi and zeta. */
+static int acoustic_state(const cpu_slab *s, fdw_state_part *parts)
+{
+    const acoustic_slab *as = s->kstate;
+    return as ? cpu_cpml_state(as->cpml, parts) : 0;
+}
+
 const fdw_cpu_ops fdw_acoustic_cpu = {
     .slab_bytes = acoustic_slab_bytes,
     .slab_create = acoustic_slab_create,
     .slab_destroy = acoustic_slab_destroy,
     .planes = acoustic_planes,
     .after_planes = acoustic_after_planes,
+    .state = acoustic_state,
 };

@@ -27,6 +27,7 @@ struct cpu_cpml {
     int nl[3];                 /* w[A][0] + w[A][1]; 0 when axis A has no layer */
     int nzs;                   /* planes of the slab */
     float *psi[3], *zeta[3];
+    size_t count[3];           /* floats in psi[a] and in zeta[a] */
     int *zslot;                /* per local plane: its slot in psi[2] / zeta[2], or -1 */
     int nzl;                   /* the slab's planes in a z layer */
     float *zero;               /* nx zeros: psi rows off the layers */
@@ -87,6 +88,7 @@ cpu_cpml *cpu_cpml_create(const cpu_ctx *c, const cpu_slab *s)
     const size_t count[3] = {(size_t)m->nl[0] * ny * nz, (size_t)m->nl[1] * nx * nz,
                              (size_t)m->nzl * nx * ny};
     for (int a = 0; a < 3; a++) {
+        m->count[a] = count[a];
         if (count[a] == 0)
             continue;
         m->psi[a] = calloc(count[a], sizeof(float));
@@ -95,6 +97,18 @@ cpu_cpml *cpu_cpml_create(const cpu_ctx *c, const cpu_slab *s)
             return cpu_cpml_destroy(m), NULL;
     }
     return m;
+}
+
+int cpu_cpml_state(const cpu_cpml *m, fdw_state_part *parts)
+{
+    int n = 0;
+    for (int a = 0; m && a < 3; a++) {
+        if (m->count[a] == 0)
+            continue;
+        parts[n++] = (fdw_state_part){m->psi[a], m->count[a] * sizeof(float)};
+        parts[n++] = (fdw_state_part){m->zeta[a], m->count[a] * sizeof(float)};
+    }
+    return n;
 }
 
 /* Points per chunk of an x layer run: its gathered psi neighbours stay in L1. */

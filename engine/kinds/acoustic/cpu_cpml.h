@@ -19,6 +19,9 @@ uint64_t cpu_cpml_bytes(const fdw_problem *p, int z0, int nz);
  * when out of memory. */
 cpu_cpml *cpu_cpml_create(const cpu_ctx *c, const cpu_slab *s);
 void cpu_cpml_destroy(cpu_cpml *m);
+/* psi and zeta of each axis with a layer (up to 6 parts, backend.h), for checkpoints;
+ * returns how many (0 for NULL). */
+int cpu_cpml_state(const cpu_cpml *m, fdw_state_part *parts);
 
 /* The CPML correction of local owned planes [ka, kb) of slab s, whose plain update into
  * buf[1 - cur] is complete: for x, y, then z, psi from u = buf[cur], then zeta and

@@ -177,10 +177,27 @@ static void acoustic_update(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int
     cuda_note(g, fdwk_acoustic_step(&a, st), "acoustic kernel");
 }
 
+/* What changes from step to step besides the fields: psi and zeta of each CPML axis. */
+static int acoustic_state(const gpu_slab *g, fdw_state_part *parts)
+{
+    const acoustic_gpu *s = g->kstate;
+    int n = 0;
+    for (int ax = 0; s && ax < 3; ax++) {
+        if (!s->psi[ax])
+            continue;
+        int w0, w1;
+        const size_t bytes = (size_t)pml_points(&g->ctx->prob, ax, g, &w0, &w1) * 4;
+        parts[n++] = (fdw_state_part){s->psi[ax], bytes};
+        parts[n++] = (fdw_state_part){s->zeta[ax], bytes};
+    }
+    return n;
+}
+
 const fdw_cuda_ops fdw_acoustic_cuda = {
     .extra_arrays = 1,
     .slab_bytes = acoustic_slab_bytes,
     .slab_create = acoustic_slab_create,
     .slab_destroy = acoustic_slab_destroy,
     .update = acoustic_update,
+    .state = acoustic_state,
 };

@@ -1,0 +1,71 @@
+/* spec_memory.c — what a validated spec will hold in memory, for admission (the daemon
+ * compares these with its largest device and with the host before a job is accepted, and
+ * with what is free before it starts): the largest device's share of the kind's device
+ * estimate, and the host memory of the run on a backend. Estimates from the spec alone;
+ * nothing is allocated. */
+#include "kinds/kind.h"
+#include "spec/spec.h"
+
+#include <stdint.h>
+
+/* Receiver recordings: receivers x recorded slots x 4 bytes (wave kinds; 0 otherwise). */
+static uint64_t recording_bytes(const fdw_spec *spec)
+{
+    if (!spec->kind->wave || spec->nreceivers <= 0 || spec->receiver_interval < 1)
+        return 0;
+    const uint64_t slots = (uint64_t)(spec->nt / spec->receiver_interval) + 1;
+    return (uint64_t)spec->nreceivers * slots * 4u;
+}
+
+/* Host buffers of the snapshot pipeline: two sets of every region, float32. */
+static uint64_t snapshot_bytes(const fdw_spec *spec)
+{
+    if (spec->snapshot_every <= 0)
+        return 0;
+    const uint64_t nx = (uint64_t)spec->nx, ny = (uint64_t)spec->ny, nz = (uint64_t)spec->nz;
+    uint64_t set = 0;
+    for (int q = 0; q < spec->nslices; q++) {
+        switch (spec->slices[q].plane) {
+        case FDW_PLANE_XY: set += nx * ny; break;
+        case FDW_PLANE_XZ: set += nx * nz; break;
+        case FDW_PLANE_YZ: set += ny * nz; break;
+        case FDW_PLANE_VOLUME: set += nx * ny * nz; break;
+        }
+    }
+    return 2u * 4u * set;
+}
+
+uint64_t fdw_spec_device_bytes_max(const fdw_spec *spec)
+{
+    if (!spec || !spec->kind)
+        return 0;
+    const uint64_t total = spec->kind->device_bytes(spec);
+    const int ndev = spec->plan.ndev > 0 ? spec->plan.ndev : 1;
+    if (ndev == 1 || spec->nz <= 0)
+        return total;
+    int most = 0;
+    for (int d = 0; d < ndev; d++)
+        if (spec->plan.nz[d] > most)
+            most = spec->plan.nz[d];
+    /* The per-point part splits with the planes; each device may hold every recording. */
+    const uint64_t rec = recording_bytes(spec);
+    const uint64_t points = total > rec ? total - rec : 0;
+    return (uint64_t)((double)points * most / spec->nz) + 1u + rec;
+}
+
+uint64_t fdw_spec_host_bytes(const fdw_spec *spec, fdw_backend_kind backend)
+{
+    if (!spec || !spec->kind)
+        return 0;
+    const uint64_t pts = (uint64_t)spec->nx * (uint64_t)spec->ny * (uint64_t)spec->nz;
+    /* The problem's whole-grid arrays while it is built and run: the model and what the
+     * kind derives from it (wave kinds), the initial field and the copy of the final one
+     * (field kinds). The CPU backend's slabs are host memory too, padded rows and ghost
+     * planes included (an eighth more covers the padding of any grid above 64^3). */
+    uint64_t bytes = 8u * pts + snapshot_bytes(spec) + 2u * recording_bytes(spec);
+    if (backend != FDW_BACKEND_CUDA) {
+        const uint64_t dev = spec->kind->device_bytes(spec);
+        bytes += dev + dev / 8u;
+    }
+    return bytes;
+}

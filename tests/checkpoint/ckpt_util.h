@@ -1,0 +1,25 @@
+/* ckpt_util.h — what the checkpoint tests share: a scratch directory, the job specs they
+ * run (one per kind, several devices, outputs of every sort), and the comparison of two
+ * output directories bit for bit (manifest.json as JSON, less the run's timings). */
+#ifndef FDW_TEST_CKPT_UTIL_H
+#define FDW_TEST_CKPT_UTIL_H
+
+#include <stddef.h>
+
+/* A new directory under $TMPDIR (or /tmp) named after tag; removed by ckpt_rmtree. */
+void ckpt_tmpdir(const char *tag, char *out, size_t cap);
+void ckpt_rmtree(const char *dir);
+
+/* The specs: index 0 .. CKPT_NSPECS-1, each a JSON text; name says which. */
+#define CKPT_NSPECS 6
+const char *ckpt_spec(int i, const char **name);
+
+/* Whether directory b holds exactly the files of a with the same bytes; manifest.json is
+ * compared as JSON with "result" and every "seconds" left out (timings). why gets the first
+ * difference. Returns 1 when equal. */
+int ckpt_outputs_equal(const char *a, const char *b, char *why, size_t len);
+
+/* Write text to path (0 on success). */
+int ckpt_write_file(const char *path, const char *text);
+
+#endif

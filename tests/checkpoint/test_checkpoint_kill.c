@@ -1,0 +1,192 @@
+/* test_checkpoint_kill.c — fdwave-run --checkpoint killed with SIGKILL at random moments
+ * (up to four times, wherever the run is: mid-step, mid-checkpoint, mid-snapshot) and
+ * started again with the same command until it completes: the outputs equal an
+ * uninterrupted run's bit for bit, and the later starts resumed from a checkpoint. Once on
+ * one process (2 slabs), once on 2 MPI ranks (skipped where fdwave-run has no MPI or there
+ * is no mpirun). The seed of the kill times is printed (FDW_TEST_SEED sets it). */
+#include "ckpt_util.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static unsigned g_seed;
+static char g_dir[512];
+
+static const char *path_in(const char *name)
+{
+    static char bufs[8][700];
+    static int next;
+    char *b = bufs[next++ & 7];
+    snprintf(b, sizeof bufs[0], "%s/%s", g_dir, name);
+    return b;
+}
+
+static void setup(void)
+{
+    ckpt_tmpdir("ckill", g_dir, sizeof g_dir);
+    ck_assert(g_dir[0]);
+    /* The acoustic job with a CPML on 2 slabs, long enough to be killed several times. */
+    char spec[4096];
+    snprintf(spec, sizeof spec, "%s", ckpt_spec(0, NULL));
+    char *nt = strstr(spec, "\"nt\":90");
+    ck_assert_ptr_nonnull(nt);
+    memmove(nt + 9, nt + 7, strlen(nt + 7) + 1);
+    memcpy(nt, "\"nt\":1500", 9);
+    ck_assert_int_eq(ckpt_write_file(path_in("job.json"), spec), 0);
+}
+
+static void teardown(void)
+{
+    ckpt_rmtree(g_dir);
+}
+
+/* Start argv in a process group of its own (so mpirun and its ranks die together), its
+ * output into log. */
+static pid_t start(char *const argv[], const char *log)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Wait up to ms for pid; its status, or -1 when it still runs. */
+static int wait_for(pid_t pid, long ms)
+{
+    for (long t = 0; t <= ms; t += 10) {
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return status;
+        usleep(10000);
+    }
+    return -1;
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *p = calloc(1, 1 << 20);
+    if (f) {
+        size_t n = fread(p, 1, (1 << 20) - 1, f);
+        p[n] = '\0';
+        fclose(f);
+    }
+    return p;
+}
+
+/* The uninterrupted run, then runs killed at random until one completes; compare. */
+static void kill_and_resume(int mpi)
+{
+    char *full[16] = {FDWAVE_RUN, (char *)path_in("job.json"), "-q", "-o",
+                      (char *)path_in("full"), NULL};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid_t pid = start(full, path_in("full.log"));
+    int status = wait_for(pid, 100000);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    /* kills fall within the first 80% of an uninterrupted run's time */
+    const long span = (long)(800.0 * (double)(t1.tv_sec - t0.tv_sec) +
+                             0.8e-6 * (double)(t1.tv_nsec - t0.tv_nsec));
+    ck_assert_msg(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                  "uninterrupted run failed: %s", read_text(path_in("full.log")));
+    char *argv[24];
+    int n = 0;
+    if (mpi) {
+        argv[n++] = MPIRUN;
+        argv[n++] = "--oversubscribe";
+        argv[n++] = "-np";
+        argv[n++] = "2";
+    }
+    argv[n++] = FDWAVE_RUN;
+    argv[n++] = (char *)path_in("job.json");
+    argv[n++] = "-o";
+    argv[n++] = (char *)path_in("part");
+    argv[n++] = "--checkpoint";
+    argv[n++] = (char *)path_in("ck");
+    argv[n++] = "--checkpoint-steps";
+    argv[n++] = "40";
+    argv[n] = NULL;
+    int kills = 0, done = 0;
+    for (int attempt = 0; attempt < 12 && !done; attempt++) {
+        pid = start(argv, path_in("part.log"));
+        if (kills < 4) {
+            long ms = 30 + (long)(rand_r(&g_seed) % (unsigned)(span > 30 ? span : 30));
+            status = wait_for(pid, ms);
+            if (status < 0) {
+                kill(-pid, SIGKILL);
+                waitpid(pid, &status, 0);
+                kills++;
+                fprintf(stderr, "%s: killed after %ld ms\n", mpi ? "2 ranks" : "1 process", ms);
+                continue;
+            }
+        } else {
+            status = wait_for(pid, 100000);
+        }
+        ck_assert_msg(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                      "seed %u: run failed: %s", g_seed, read_text(path_in("part.log")));
+        done = 1;
+    }
+    ck_assert_msg(done, "the run never completed");
+    char *log = read_text(path_in("part.log"));
+    if (kills > 0 && strstr(log, "checkpoint written at step"))
+        ck_assert_msg(strstr(log, "resumed from the checkpoint of step") != NULL,
+                      "seed %u: no resume after a checkpoint was written:\n%s", g_seed, log);
+    ck_assert_msg(strstr(log, "not used") == NULL, "seed %u: a checkpoint was refused:\n%s",
+                  g_seed, log);
+    free(log);
+    char why[512] = "";
+    ck_assert_msg(ckpt_outputs_equal(path_in("full"), path_in("part"), why, sizeof why),
+                  "seed %u: %s", g_seed, why);
+}
+
+START_TEST(kill9_one_process)
+{
+    kill_and_resume(0);
+}
+END_TEST
+
+START_TEST(kill9_two_mpi_ranks)
+{
+    struct stat sb;
+    if (!HAVE_MPI || stat(MPIRUN, &sb) != 0) {
+        fprintf(stderr, "kill9_two_mpi_ranks: no MPI in fdwave-run or no mpirun: skipped\n");
+        return;
+    }
+    kill_and_resume(1);
+}
+END_TEST
+
+int main(void)
+{
+    const char *s = getenv("FDW_TEST_SEED");
+    g_seed = s && s[0] ? (unsigned)strtoul(s, NULL, 10) : (unsigned)time(NULL);
+    fprintf(stderr, "test_checkpoint_kill: FDW_TEST_SEED=%u\n", g_seed);
+    Suite *suite = suite_create("checkpoint_kill");
+    TCase *tc = tcase_create("kill9");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, kill9_one_process);
+    tcase_add_test(tc, kill9_two_mpi_ranks);
+    suite_add_tcase(suite, tc);
+    SRunner *sr = srunner_create(suite);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
