@@ -6,6 +6,8 @@
  * too); the words that are not flags are handed back (`fdwaved token ...`). */
 #include "config.h"
 #include "log.h"
+#include "quota.h"
+#include "runner.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -25,7 +27,7 @@
 #define FDWD_SOURCE_WEB_DIR "clients/web"
 #endif
 
-enum kind { K_STR, K_INT, K_SIZE, K_LIST, K_LISTEN, K_LEVEL, K_FLAG };
+enum kind { K_STR, K_INT, K_SIZE, K_LIST, K_LISTEN, K_LEVEL, K_FLAG, K_DURATION };
 
 typedef struct opt {
     const char *name;
@@ -77,6 +79,43 @@ static const opt g_opts[] = {
     {"allow-dir", K_LIST, "directory job specs may read files from (repeatable)"},
     {"web", K_STR, "directory of the web page served at / (default: installed, else source)"},
     {"log-level", K_LEVEL, "debug | info | warn | error (default info)"},
+    {"runner", K_STR, "the runner program each job runs in (default: fdwave-runner next to "
+                      "fdwaved, else the installed one)"},
+    {"runner-command", K_STR, "command line that starts a job's runner: words with {runner}, "
+                              "{run} (the run file), {job}, {ndevices}, {devices}; e.g. "
+                              "\"mpirun -np {ndevices} {runner} {run}\" (default "
+                              "\"{runner} {run}\")"},
+    {"runner-stop-timeout", K_DURATION, "time a runner told to stop (cancel, shutdown, "
+                                        "preemption) has before it is killed (default 120s)"},
+    {"runner-memory-overhead", K_SIZE, "host memory a runner may hold above its job's "
+                                       "estimate: libraries, CUDA context (default 1G)"},
+    {"cgroup-dir", K_STR, "cgroup v2 directory delegated to fdwaved for the runners' memory "
+                          "limits (default: its own cgroup when delegated)"},
+    {"max-attempts", K_INT, "runs a job gets when its runner is killed (default 3)"},
+    {"checkpoint-interval", K_DURATION, "time between a running job's checkpoints; 0 = none "
+                                        "(default 10m)"},
+    {"host-memory", K_SIZE, "host memory running jobs may hold together (default: the "
+                            "host's, less 10% and at least 1G for the system)"},
+    {"disk-reserve", K_SIZE, "space set aside at start-up in the data directory, released "
+                             "to record a job's end when the disk is full; 0 = none "
+                             "(default 64M)"},
+    {"min-free-disk", K_SIZE, "free space below which /v1/health says degraded and jobs "
+                              "wait (default 1G)"},
+    {"integrity-check", K_FLAG, "run PRAGMA integrity_check at start instead of quick_check"},
+    {"user-quota", K_LIST, "a user's quota (repeatable): \"NAME: queued=N, devices=N, "
+                           "device-hours=H/PERIOD, disk=SIZE, priority=P\""},
+    {"default-quota", K_STR, "quota of users without a user-quota line, same keys "
+                             "(default: none)"},
+    {"fairshare-halflife", K_DURATION, "half-life of the decay of past usage in the fair "
+                                       "share (default 7d)"},
+    {"fairshare-weight", K_INT, "priority levels the fair share may take from a user "
+                                "with the most recent usage (default 5; 0 = off)"},
+    {"max-wall-time", K_DURATION, "longest wall_time a job may ask, and the limit of jobs "
+                                  "that ask none; 0 = none (default 0)"},
+    {"preempt-gap", K_INT, "a queued job this many priority levels above a running one "
+                           "preempts it (checkpoint, then re-queue); 0 = never (default 10)"},
+    {"retention", K_DURATION, "time a finished job keeps its outputs; 0 = for ever "
+                              "(default 0)"},
     {"config", K_STR, "config file of \"key = value\" lines (keys are the flag names)"},
     {"help", K_FLAG, "print this help"},
     {"version", K_FLAG, "print the version"},
@@ -96,6 +135,32 @@ static const opt *find_opt(const char *name)
         if (strcmp(g_opts[i].name, norm) == 0)
             return &g_opts[i];
     return NULL;
+}
+
+/* "90", "90s", "45m", "12h", "7d" -> seconds. */
+static int parse_duration(const char *s, long long *out)
+{
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno || v < 0 || *s == '-')
+        return -1;
+    long long mul = 1;
+    if (*end) {
+        switch (*end) {
+        case 's': mul = 1; break;
+        case 'm': mul = 60; break;
+        case 'h': mul = 3600; break;
+        case 'd': mul = 86400; break;
+        default: return -1;
+        }
+        if (end[1])
+            return -1;
+    }
+    if (v > INT_MAX / mul)
+        return -1;
+    *out = v * mul;
+    return 0;
 }
 
 /* "64G", "1M", "1048576" -> bytes. */
@@ -157,6 +222,8 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
             c->help = 1;
         else if (strcmp(name, "admin") == 0)
             c->admin = 1;
+        else if (strcmp(name, "integrity-check") == 0)
+            c->integrity_check = 1;
         else
             c->version = 1;
         return 0;
@@ -187,9 +254,14 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
     }
     case K_SIZE: {
         uint64_t v;
-        if (parse_size(val, &v) || v == 0)
-            BAD("%s %s: expected a positive byte count (K/M/G suffixes), got \"%s\"", src, name,
-                val);
+        const int zero_ok = strcmp(name, "disk-reserve") == 0;
+        if (parse_size(val, &v) || (v == 0 && !zero_ok))
+            BAD("%s %s: expected a %s byte count (K/M/G suffixes), got \"%s\"", src, name,
+                zero_ok ? "" : "positive", val);
+        if (strcmp(name, "runner-memory-overhead") == 0) { c->runner_memory_overhead = v; return 0; }
+        if (strcmp(name, "host-memory") == 0) { c->host_memory = v; return 0; }
+        if (strcmp(name, "disk-reserve") == 0) { c->disk_reserve = v; return 0; }
+        if (strcmp(name, "min-free-disk") == 0) { c->min_free_disk = v; return 0; }
         if (strcmp(name, "max-body") == 0)
             c->max_body = v;
         else if (strcmp(name, "body-min-rate") == 0)
@@ -216,6 +288,12 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
             hi = 10000000;
         if (strcmp(name, "validate-threads") == 0)
             hi = 64;
+        if (strcmp(name, "max-attempts") == 0)
+            hi = 100;
+        if (strcmp(name, "fairshare-weight") == 0)
+            lo = 0, hi = 20;
+        if (strcmp(name, "preempt-gap") == 0)
+            lo = 0, hi = 20;
         if (parse_int(val, lo, hi, &v))
             BAD("%s %s: expected an integer %d..%d, got \"%s\"", src, name, lo, hi, val);
         if (strcmp(name, "workers") == 0) c->workers = v;
@@ -233,10 +311,42 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
         else if (strcmp(name, "validate-threads") == 0) c->validate_threads = v;
         else if (strcmp(name, "validate-queue") == 0) c->validate_queue = v;
         else if (strcmp(name, "upload-sweep") == 0) c->upload_sweep = v;
+        else if (strcmp(name, "max-attempts") == 0) c->max_attempts = v;
+        else if (strcmp(name, "fairshare-weight") == 0) c->fairshare_weight = v;
+        else if (strcmp(name, "preempt-gap") == 0) c->preempt_gap = v;
         else c->http_threads = v;
         return 0;
     }
+    case K_DURATION: {
+        long long v;
+        const int positive = strcmp(name, "runner-stop-timeout") == 0 ||
+                             strcmp(name, "fairshare-halflife") == 0;
+        if (parse_duration(val, &v) || (positive && v == 0))
+            BAD("%s %s: expected a %sduration: seconds, or a number with s, m, h or d, got "
+                "\"%.100s\"", src, name, positive ? "positive " : "", val);
+        if (strcmp(name, "runner-stop-timeout") == 0) c->runner_stop_timeout = (int)v;
+        else if (strcmp(name, "checkpoint-interval") == 0) c->checkpoint_interval = (int)v;
+        else if (strcmp(name, "fairshare-halflife") == 0) c->fairshare_halflife = (int)v;
+        else if (strcmp(name, "max-wall-time") == 0) c->max_wall_time = (int)v;
+        else c->retention = (int)v;
+        return 0;
+    }
     case K_LIST: {
+        if (strcmp(name, "user-quota") == 0) {
+            if (!(*list_reset & 4)) {
+                c->nquotas = 0;
+                *list_reset |= 4;
+            }
+            char qerr[300];
+            if (c->nquotas >= CFG_MAX_QUOTAS)
+                BAD("%s user-quota: at most %d lines", src, CFG_MAX_QUOTAS);
+            if (strlen(val) >= CFG_QUOTA_LEN)
+                BAD("%s user-quota: value too long", src);
+            if (quota_check(val, 1, qerr, sizeof qerr))
+                BAD("%s user-quota: %s", src, qerr);
+            strcpy(c->user_quotas[c->nquotas++], val);
+            return 0;
+        }
         const int proxy = strcmp(name, "trusted-proxy") == 0;
         int *count = proxy ? &c->ntrusted : &c->nallow;
         const size_t cap = proxy ? sizeof c->trusted_proxies[0] : CFG_PATH;
@@ -271,7 +381,18 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
         else if (strcmp(name, "web") == 0) dst = c->web_dir, cap = sizeof c->web_dir;
         else if (strcmp(name, "cpu-job-sched") == 0)
             dst = c->cpu_job_sched, cap = sizeof c->cpu_job_sched;
+        else if (strcmp(name, "runner") == 0) dst = c->runner, cap = sizeof c->runner;
+        else if (strcmp(name, "runner-command") == 0)
+            dst = c->runner_command, cap = sizeof c->runner_command;
+        else if (strcmp(name, "cgroup-dir") == 0) dst = c->cgroup_dir, cap = sizeof c->cgroup_dir;
+        else if (strcmp(name, "default-quota") == 0)
+            dst = c->default_quota, cap = sizeof c->default_quota;
         else dst = c->config_file, cap = sizeof c->config_file;
+        char why[400];
+        if (strcmp(name, "runner-command") == 0 && runner_check_command(val, why, sizeof why))
+            BAD("%s %s", src, why);
+        if (strcmp(name, "default-quota") == 0 && quota_check(val, 0, why, sizeof why))
+            BAD("%s default-quota: %s", src, why);
         if (strcmp(name, "backend") == 0 && strcmp(val, "auto") && strcmp(val, "cpu") &&
             strcmp(val, "cuda"))
             BAD("%s backend: expected auto|cpu|cuda, got \"%.100s\"", src, val);
@@ -318,6 +439,16 @@ static void defaults(fdwd_config *c)
     c->sse_keepalive = 15;
     c->sse_wake_rate = 1000;
     strcpy(c->cpu_job_sched, "idle");
+    strcpy(c->runner_command, "{runner} {run}");
+    c->runner_stop_timeout = 120;
+    c->runner_memory_overhead = 1ull << 30;
+    c->max_attempts = 3;
+    c->checkpoint_interval = 600;
+    c->disk_reserve = 64ull << 20;
+    c->min_free_disk = 1ull << 30;
+    c->fairshare_halflife = 7 * 86400;
+    c->fairshare_weight = 5;
+    c->preempt_gap = 10;
     c->log_level = LOG_INFO;
     struct stat st;
     if (stat(FDWD_INSTALLED_WEB_DIR, &st) == 0 && S_ISDIR(st.st_mode))
@@ -507,13 +638,15 @@ int config_load(fdwd_config *c, int argc, char **argv, int first, char **envp, c
             continue;
         char src[100];
         snprintf(src, sizeof src, "environment %s:", key);
-        if (o->kind == K_LIST) { /* colon-separated list in the environment */
+        if (o->kind == K_LIST) { /* a colon-separated list in the environment */
             char buf[CFG_PATH * 2];
             snprintf(buf, sizeof buf, "%s", v);
             char *save = NULL;
             reset = 0;
             apply(c, o, "", src, &reset, err, errlen);
-            for (char *t = strtok_r(buf, ":", &save); t && !rc; t = strtok_r(NULL, ":", &save))
+            /* user-quota lines hold a colon themselves: ';' separates them there */
+            const char *sep = strcmp(o->name, "user-quota") == 0 ? ";" : ":";
+            for (char *t = strtok_r(buf, sep, &save); t && !rc; t = strtok_r(NULL, sep, &save))
                 rc = apply(c, o, t, src, &reset, err, errlen);
             continue;
         }
@@ -533,7 +666,7 @@ int config_load(fdwd_config *c, int argc, char **argv, int first, char **envp, c
 
 const char *config_usage(void)
 {
-    static char buf[4096];
+    static char buf[16384];
     if (buf[0])
         return buf;
     size_t n = (size_t)snprintf(
@@ -541,7 +674,9 @@ const char *config_usage(void)
         "usage: fdwaved [FLAGS]                 run the daemon\n"
         "       fdwaved token add NAME [--admin] [--data DIR]   print a new API token\n"
         "       fdwaved token list [--data DIR]\n"
-        "       fdwaved token remove NAME [--data DIR]\n\n"
+        "       fdwaved token remove NAME [--data DIR]\n"
+        "       fdwaved check [--data DIR]            PRAGMA integrity_check of the database\n"
+        "       fdwaved backup FILE [--data DIR]      online backup of the database to FILE\n\n"
         "Flags (each also read from env FDWAVE_<FLAG> and from the --config file as\n"
         "\"flag = value\"; precedence: flags > environment > config file > defaults):\n");
     for (int i = 0; i < NOPTS && n < sizeof buf; i++) {

@@ -10,6 +10,8 @@
 #define CFG_MAX_ALLOW_DIRS 16
 #define CFG_PATH 4096
 #define CFG_MAX_ARGS 16
+#define CFG_MAX_QUOTAS 256
+#define CFG_QUOTA_LEN 256
 
 typedef struct fdwd_config {
     char listen_host[256];        /* --listen HOST:PORT */
@@ -51,6 +53,28 @@ typedef struct fdwd_config {
     char web_dir[CFG_PATH];       /* --web */
     int log_level;                /* --log-level */
     char config_file[CFG_PATH];   /* --config */
+    /* Runners, checkpoints, memory (issue 16; docs/operations.md) */
+    char runner[CFG_PATH];        /* --runner: the runner program; "": next to fdwaved */
+    char runner_command[1024];    /* --runner-command: "{runner} {run}" or under mpirun... */
+    int runner_stop_timeout;      /* --runner-stop-timeout: seconds a runner told to stop has */
+    uint64_t runner_memory_overhead; /* --runner-memory-overhead: above the job's estimate */
+    char cgroup_dir[CFG_PATH];    /* --cgroup-dir: the cgroup v2 directory for runners */
+    int max_attempts;             /* --max-attempts: runs of a job whose runner is killed */
+    int checkpoint_interval;      /* --checkpoint-interval: seconds; 0 none */
+    uint64_t host_memory;         /* --host-memory: what running jobs may hold; 0 auto */
+    /* Disk and database */
+    uint64_t disk_reserve;        /* --disk-reserve: bytes kept free for recording ends */
+    uint64_t min_free_disk;       /* --min-free-disk: health is degraded below it */
+    int integrity_check;          /* --integrity-check: full check at start */
+    /* Sharing */
+    int nquotas;                  /* --user-quota, repeatable: "NAME: key=value, ..." */
+    char user_quotas[CFG_MAX_QUOTAS][CFG_QUOTA_LEN];
+    char default_quota[CFG_QUOTA_LEN]; /* --default-quota: "key=value, ..." */
+    int fairshare_halflife;       /* --fairshare-halflife: seconds */
+    int fairshare_weight;         /* --fairshare-weight: priority levels at most */
+    int max_wall_time;            /* --max-wall-time: seconds; 0 none */
+    int preempt_gap;              /* --preempt-gap: levels above a running job; 0 off */
+    int retention;                /* --retention: seconds a finished job keeps outputs; 0 */
     int help, version;            /* --help, --version */
     int admin;                    /* --admin (fdwaved token add only) */
     int nargs;                    /* the words that are not flags, in order (pointers */

@@ -1,13 +1,17 @@
-/* datadir.c — the data directory's layout and the allowed directories (see datadir.h). */
+/* datadir.c — the data directory's layout and the allowed directories (see datadir.h);
+ * the database is checked (dbcheck.h) before it is opened. */
 #include "datadir.h"
 #include "db.h"
+#include "dbcheck.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int mkdir_p(const char *path)
 {
@@ -42,6 +46,9 @@ int datadir_open(fdwd_app *app, char *err, size_t errlen)
                  strerror(errno));
         return -1;
     }
+    /* A damaged database is refused, with the way to restore it (dbcheck.h). */
+    if (dbcheck_run(app->db_path, app->cfg.integrity_check, err, errlen))
+        return -1;
     return db_init(app->db_path, err, errlen);
 }
 
@@ -63,3 +70,26 @@ int datadir_allowed(fdwd_app *app, char *err, size_t errlen)
     return 0;
 }
 
+
+void datadir_empty(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char p[CFG_PATH + 300];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        if (unlink(p) != 0 && errno == EISDIR)
+            datadir_remove(p);
+    }
+    closedir(d);
+}
+
+void datadir_remove(const char *dir)
+{
+    datadir_empty(dir);
+    rmdir(dir);
+}

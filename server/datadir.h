@@ -12,6 +12,10 @@
 /* Create app->cfg.data_dir and its folders, fill app's derived paths and open the
  * database. Returns 0, or -1 with the reason in err. */
 int datadir_open(fdwd_app *app, char *err, size_t errlen);
+/* Remove every file of dir, and (datadir_remove) dir itself, with the directories in it;
+ * for a job's folders (outputs, checkpoints). */
+void datadir_empty(const char *dir);
+void datadir_remove(const char *dir);
 /* Fill app->allowed (and allowed_ptrs) from the models directory and --allow-dir.
  * Returns 0, or -1 with the reason in err. */
 int datadir_allowed(fdwd_app *app, char *err, size_t errlen);

@@ -25,7 +25,8 @@
 
 enum {
     R_NONE = 0, R_BAD_JOB, R_JOBS, R_JOB, R_JOB_CANCEL, R_JOB_EVENTS, R_JOB_OUTPUTS,
-    R_JOB_OUTPUT_FILE, R_MODELS, R_MODEL, R_HEALTH, R_DEVICES, R_METRICS, R_OPENAPI, R_STATIC
+    R_JOB_OUTPUT_FILE, R_MODELS, R_MODEL, R_HEALTH, R_DEVICES, R_METRICS, R_OPENAPI, R_STATIC,
+    R_USAGE, R_USERS_ME
 };
 
 static struct MHD_Daemon *g_daemon;
@@ -67,6 +68,8 @@ static void route(request *r)
     if (!strcmp(p, "/metrics")) { r->route = R_METRICS; return; }
     if (!strcmp(p, "/v1/health")) { r->route = R_HEALTH; return; }
     if (!strcmp(p, "/v1/devices")) { r->route = R_DEVICES; return; }
+    if (!strcmp(p, "/v1/usage")) { r->route = R_USAGE; return; }
+    if (!strcmp(p, "/v1/users/me")) { r->route = R_USERS_ME; return; }
     if (!strcmp(p, "/v1/openapi.yaml")) { r->route = R_OPENAPI; return; }
     if (!strcmp(p, "/v1/jobs") || !strcmp(p, "/v1/jobs/")) { r->route = R_JOBS; return; }
     if (!strcmp(p, "/v1/models") || !strcmp(p, "/v1/models/")) { r->route = R_MODELS; return; }
@@ -153,7 +156,7 @@ static enum MHD_Result dispatch(request *r)
     int post = !strcmp(r->method, "POST");
     switch (r->route) {
     case R_JOBS: return post ? route_jobs_submit(r) : route_jobs_list(r);
-    case R_JOB: return !strcmp(r->method, "DELETE") ? route_job_cancel(r) : route_job_get(r);
+    case R_JOB: return !strcmp(r->method, "DELETE") ? route_job_delete(r) : route_job_get(r);
     case R_JOB_CANCEL: return route_job_cancel(r);
     case R_JOB_EVENTS: return route_job_events(r);
     case R_JOB_OUTPUTS: return route_job_outputs(r);
@@ -162,6 +165,8 @@ static enum MHD_Result dispatch(request *r)
     case R_MODEL: return route_model_put_done(r);
     case R_HEALTH: return route_health(r);
     case R_DEVICES: return route_devices(r);
+    case R_USAGE: return route_usage(r);
+    case R_USERS_ME: return route_users_me(r);
     case R_METRICS: return route_metrics(r);
     case R_OPENAPI: return route_openapi(r);
     case R_STATIC: return route_static(r);

@@ -4,6 +4,7 @@
  * nothing readable. */
 #include "job_json.h"
 #include "db.h"
+#include "jobruns.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -66,6 +67,7 @@ json_t *job_json_of(const job_record *r, int with_spec)
     json_object_set_new(j, "progress", parsed_or(r->progress, json_null()));
     json_object_set_new(j, "warnings", parsed_or(r->warnings, json_array()));
     json_object_set_new(j, "cancel_requested", json_boolean(r->cancel_requested));
+    jobruns_json(r->id, j); /* memory, wall_time, checkpoint, usage, outputs_removed */
     json_object_set_new(j, "links", links(r->id));
     if (with_spec)
         json_object_set_new(j, "spec", parsed_or(r->spec_json, json_null()));

@@ -160,8 +160,9 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
     }
     st = db_stmt(c, "INSERT INTO jobs (owner, name, kind, state, priority, "
                     "devices_requested, devices_wanted, idempotency_key, spec_body, "
-                    "spec_json, warnings, created_at) VALUES (?1, ?2, ?3, 'queued', "
-                    "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+                    "spec_json, warnings, created_at, host_bytes, device_bytes, wall_time) "
+                    "VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                    "?13, ?14)");
     if (!st)
         goto fail;
     sqlite3_bind_text(st, 1, j->owner, -1, SQLITE_STATIC);
@@ -178,6 +179,10 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
     sqlite3_bind_text(st, 10, j->warnings ? j->warnings : "[]", -1, SQLITE_STATIC);
     out->created_at = now_ms();
     sqlite3_bind_int64(st, 11, out->created_at);
+    sqlite3_bind_int64(st, 12, (sqlite3_int64)j->host_bytes);
+    sqlite3_bind_int64(st, 13, (sqlite3_int64)j->device_bytes);
+    if (j->wall_time > 0)
+        sqlite3_bind_double(st, 14, j->wall_time);
     int rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
@@ -335,45 +340,6 @@ fail:
     return 500;
 }
 
-int jobs_head(int64_t aging_ms, int64_t *id, int *devices_requested, int *wanted,
-              int *nwanted, int maxwanted, int64_t *rank)
-{
-    sqlite3 *c = db();
-    /* Within one priority level the oldest queued job (smallest id) has waited longest,
-     * so only the oldest of each of the 21 levels can be the head: 21 index look-ups
-     * instead of sorting the whole queue, which cost O(queue) on every sched_kick. */
-    sqlite3_stmt *st =
-        c ? db_stmt(c, "SELECT j.id, j.devices_requested, j.devices_wanted, "
-                       "j.priority + (?1 - j.created_at) / ?2 "
-                       "FROM queue_counts q JOIN jobs j ON j.id = (SELECT min(id) FROM jobs "
-                       "WHERE state = 'queued' AND priority = q.priority) "
-                       "ORDER BY j.priority + (?1 - j.created_at) / ?2 DESC, j.id ASC LIMIT 1")
-          : NULL;
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, now_ms());
-    sqlite3_bind_int64(st, 2, aging_ms > 0 ? aging_ms : 1);
-    int found = 0;
-    *nwanted = 0;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        found = 1;
-        *id = sqlite3_column_int64(st, 0);
-        *devices_requested = sqlite3_column_int(st, 1);
-        *rank = sqlite3_column_int64(st, 3);
-        const char *w = (const char *)sqlite3_column_text(st, 2);
-        json_t *arr = w ? json_loads(w, 0, NULL) : NULL;
-        size_t i;
-        json_t *v;
-        json_array_foreach(arr, i, v) {
-            if (*nwanted < maxwanted)
-                wanted[(*nwanted)++] = (int)json_integer_value(v);
-        }
-        json_decref(arr);
-    }
-    db_stmt_done(st);
-    return found;
-}
-
 int jobs_claim(int64_t id, const int *devices, int ndevices)
 {
     sqlite3 *c = db();
@@ -469,6 +435,50 @@ fail:
     return -1;
 }
 
+int jobs_retry(int64_t id, const char *reason, int max_attempts)
+{
+    sqlite3 *c = db();
+    if (!c || db_begin(c, 1) != SQLITE_OK)
+        return -1;
+    int attempts = (int)query_int3(c, "SELECT attempts FROM jobs WHERE id = ?1 AND "
+                                      "state = 'running'", id, 0, 0);
+    if (attempts < 0) { /* not running any more: nothing to do */
+        db_rollback(c);
+        return 1;
+    }
+    const int give_up = attempts >= max_attempts;
+    char text[1400];
+    if (give_up)
+        snprintf(text, sizeof text, "gave up after %d attempts: %s", attempts, reason);
+    else
+        snprintf(text, sizeof text, "%s; re-queued (attempt %d of %d)", reason, attempts,
+                 max_attempts);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(c,
+                           give_up ? "UPDATE jobs SET state = 'failed', reason = ?1, "
+                                     "finished_at = ?2 WHERE id = ?3 AND state = 'running'"
+                                   : "UPDATE jobs SET state = 'queued', reason = ?1, "
+                                     "started_at = NULL, devices = '[]', cancel_requested = 0 "
+                                     "WHERE id = ?3 AND state = 'running' AND ?2 >= 0",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, now_ms());
+    sqlite3_bind_int64(st, 3, id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE || append_state(c, id, give_up ? "failed" : "queued", text))
+        goto fail;
+    if (db_commit(c) != SQLITE_OK)
+        return -1;
+    notify_job(id);
+    return give_up ? 0 : 1;
+fail:
+    log_error("jobs: re-queueing %lld failed: %s", (long long)id, sqlite3_errmsg(c));
+    db_rollback(c);
+    return -1;
+}
+
 int jobs_fail_queued(int64_t id, const char *reason)
 {
     sqlite3 *c = db();
@@ -497,42 +507,49 @@ int jobs_fail_queued(int64_t id, const char *reason)
     return 0;
 }
 
-int jobs_recover(int max_attempts)
+int jobs_recover(int max_interruptions)
 {
     sqlite3 *c = db();
     if (!c || db_begin(c, 1) != SQLITE_OK)
         return -1;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(c, "SELECT id, attempts FROM jobs WHERE state = 'running'", -1, &st,
-                           NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(c, "SELECT id, interruptions + 1, checkpoint_step FROM jobs "
+                              "WHERE state = 'running'", -1, &st, NULL) != SQLITE_OK)
         goto fail;
-    int64_t ids[256];
-    int att[256], n = 0, more = 1;
+    int64_t ids[256], ckpt[256];
+    int cnt[256], n = 0, more = 1;
     while (more) {
         n = 0;
         sqlite3_reset(st);
         while (n < 256 && sqlite3_step(st) == SQLITE_ROW) {
             ids[n] = sqlite3_column_int64(st, 0);
-            att[n++] = sqlite3_column_int(st, 1);
+            cnt[n] = sqlite3_column_int(st, 1);
+            ckpt[n++] = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1
+                                                                  : sqlite3_column_int64(st, 2);
         }
         more = n == 256;
         for (int i = 0; i < n; i++) {
-            char reason[200];
+            char reason[300], from[96];
             sqlite3_stmt *up;
-            int fail = att[i] >= max_attempts;
+            int fail = cnt[i] >= max_interruptions;
+            if (ckpt[i] >= 0)
+                snprintf(from, sizeof from, "resumes from its last checkpoint, at step %lld "
+                         "or later", (long long)ckpt[i]);
+            else
+                snprintf(from, sizeof from, "no checkpoint: starts again");
             if (fail)
                 snprintf(reason, sizeof reason,
-                         "gave up after %d attempts: the daemon stopped during each run",
-                         att[i]);
+                         "gave up: the daemon stopped %d times while it ran", cnt[i]);
             else
                 snprintf(reason, sizeof reason,
-                         "re-queued: the daemon stopped while it ran (attempt %d of %d)",
-                         att[i], max_attempts);
+                         "re-queued: the daemon stopped while it ran (not counted as an "
+                         "attempt; %s)", from);
             if (sqlite3_prepare_v2(c,
                                    fail ? "UPDATE jobs SET state = 'failed', reason = ?1, "
-                                          "finished_at = ?2 WHERE id = ?3"
+                                          "finished_at = ?2, interruptions = ?4 WHERE id = ?3"
                                         : "UPDATE jobs SET state = 'queued', reason = ?1, "
-                                          "started_at = NULL, devices = '[]', "
+                                          "started_at = NULL, devices = '[]', attempts = "
+                                          "max(attempts - 1, 0), interruptions = ?4, "
                                           "cancel_requested = 0 WHERE id = ?3 AND ?2 >= 0",
                                    -1, &up, NULL) != SQLITE_OK) {
                 sqlite3_finalize(st);
@@ -541,6 +558,7 @@ int jobs_recover(int max_attempts)
             sqlite3_bind_text(up, 1, reason, -1, SQLITE_STATIC);
             sqlite3_bind_int64(up, 2, now_ms());
             sqlite3_bind_int64(up, 3, ids[i]);
+            sqlite3_bind_int(up, 4, cnt[i]);
             sqlite3_step(up);
             sqlite3_finalize(up);
             append_state(c, ids[i], fail ? "failed" : "queued", reason);

@@ -25,6 +25,9 @@ typedef struct job_new {
     const char *spec_body;
     const char *spec_json;
     const char *warnings;      /* JSON list of strings as compact text; NULL: none */
+    uint64_t host_bytes;       /* memory estimates (admission.h); 0: none */
+    uint64_t device_bytes;
+    double wall_time;          /* seconds it may run in all; 0: no limit */
 } job_new;
 
 /* What jobs_insert_tx stored. */
@@ -79,13 +82,7 @@ int jobs_page(const identity *who, const char *state, const char *name, int limi
  * 404 (not visible), 409 (already finished) or 500. */
 int jobs_cancel(int64_t id, const identity *who);
 
-/* Scheduler side. The head of the queue: highest priority first, with aging (one
- * priority level per aging_ms waited), then oldest. Returns 1 and fills the fields, 0 if
- * the queue is empty, -1 on error. wanted gets the device ids the spec names (nwanted 0
- * when it names none); rank the head's aged priority (priority + whole aging_ms
- * periods waited), which only grows while it waits. */
-int jobs_head(int64_t aging_ms, int64_t *id, int *devices_requested, int *wanted,
-              int *nwanted, int maxwanted, int64_t *rank);
+/* Scheduler side (the head of the queue is sharing.h's). */
 /* queued -> running on devices; 0 on success, -1 when the job is no longer queued. */
 int jobs_claim(int64_t id, const int *devices, int ndevices);
 /* Read what a worker needs: the owner and the engine's normalised spec (caller frees). */
@@ -96,11 +93,17 @@ int jobs_load_for_run(int64_t id, char **owner, char **spec_json);
  * transaction. */
 int jobs_finish(int64_t id, const char *state, const char *reason, int requeue,
                 const json_t *files);
+/* running -> queued with a reason, the attempt kept (its runner was killed: it resumes
+ * from its checkpoint), unless it has had max_attempts runs: then running -> failed with
+ * "gave up after N attempts: " and the reason. Returns 1 (re-queued), 0 (failed), -1. */
+int jobs_retry(int64_t id, const char *reason, int max_attempts);
 /* queued -> failed with a reason (a job this server can never run, e.g. it asks for
  * more devices than a restarted daemon has). */
 int jobs_fail_queued(int64_t id, const char *reason);
-/* At start: jobs left running go back to queued, or fail once they used max_attempts. */
-int jobs_recover(int max_attempts);
+/* At start: jobs left running by a daemon that stopped go back to queued (resuming from
+ * their checkpoints), their attempt given back: a daemon's crash is not the job's. A job
+ * that was running through max_interruptions such crashes fails with a reason. */
+int jobs_recover(int max_interruptions);
 
 /* Counts for /v1/health and /metrics: by state (order: queued, running, succeeded,
  * failed, cancelled). Returns 0 or -1. */

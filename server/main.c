@@ -1,19 +1,26 @@
-/* main.c — fdwaved's entry point: settings, data directory, database and recovery,
- * then the event writer, SSE timer, scheduler and HTTP threads; SIGTERM/SIGINT shut it
- * down in order (stop accepting, re-queue running jobs, store their events, end the
- * streams, stop HTTP) and it exits 0. `fdwaved token ...` manages API tokens. */
+/* main.c — fdwaved's entry point: settings, quotas, memory limits, data directory,
+ * database (checked first) and recovery, the disk reserve, then the event writer, SSE
+ * timer, scheduler and HTTP threads; SIGTERM/SIGINT shut it down in order (stop
+ * accepting, suspend running jobs with a checkpoint and re-queue them, store their
+ * events, end the streams, stop HTTP) and it exits 0. `fdwaved token ...` manages API
+ * tokens; `fdwaved check` and `fdwaved backup FILE` check and copy the database. */
 #include "accept.h"
 #include "access.h"
+#include "admission.h"
 #include "app.h"
 #include "auth.h"
 #include "datadir.h"
 #include "db.h"
+#include "dbcheck.h"
+#include "diskguard.h"
 #include "events.h"
 #include "http.h"
 #include "jobs.h"
 #include "log.h"
+#include "memlimit.h"
 #include "models.h"
 #include "notify.h"
+#include "quota.h"
 #include "scheduler.h"
 #include "sse.h"
 #include "sweep.h"
@@ -32,7 +39,9 @@
 
 extern char **environ;
 
-#define MAX_ATTEMPTS 3
+/* Daemon crashes a running job may live through before it is failed (a crash is not the
+ * job's: it is re-queued and resumes from its checkpoint). */
+#define MAX_INTERRUPTIONS 10
 
 /* Is every address the listen host resolves to a loopback address? */
 static int is_loopback(const char *host)
@@ -79,10 +88,26 @@ static int token_main(int argc, char **argv)
     return rc;
 }
 
+/* `fdwaved check` and `fdwaved backup FILE`: on the database as it is, without opening
+ * it the daemon's way (which refuses a damaged one). */
+static int database_main(int argc, char **argv)
+{
+    char err[1024];
+    if (config_load(&g_app.cfg, argc, argv, 2, environ, err, sizeof err)) {
+        fprintf(stderr, "fdwaved: %s\n", err);
+        return 2;
+    }
+    char path[CFG_PATH + 16];
+    snprintf(path, sizeof path, "%s/fdwave.db", g_app.cfg.data_dir);
+    return dbcheck_command(argv[1], g_app.cfg.nargs, g_app.cfg.args, path);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "token"))
         return token_main(argc, argv);
+    if (argc >= 2 && (!strcmp(argv[1], "check") || !strcmp(argv[1], "backup")))
+        return database_main(argc, argv);
     char err[2048];
     fdwd_app *app = &g_app;
     if (config_load(&app->cfg, argc, argv, 1, environ, err, sizeof err)) {
@@ -109,11 +134,18 @@ int main(int argc, char **argv)
     log_set_level(app->cfg.log_level);
     app->started_ms = now_ms();
     app->loopback = is_loopback(app->cfg.listen_host);
-    if (datadir_open(app, err, sizeof err) || datadir_allowed(app, err, sizeof err) ||
-        access_check_allowed(err, sizeof err) || app_init_devices(app, err, sizeof err)) {
+    if (quota_init(err, sizeof err) || datadir_open(app, err, sizeof err) ||
+        datadir_allowed(app, err, sizeof err) || access_check_allowed(err, sizeof err) ||
+        app_init_devices(app, err, sizeof err)) {
         log_error("%s", err);
         return 1;
     }
+    /* Before any thread: a delegated cgroup takes the daemon into its leaf. */
+    memlimit_init(app->cfg.cgroup_dir, err, sizeof err);
+    log_info("%s", err);
+    admission_init(err, sizeof err);
+    log_info("%s", err);
+    diskguard_init();
     app->workers = app->cfg.workers > 0 ? app->cfg.workers : app->ndevices;
     int ntokens = auth_token_count();
     if (!app->loopback && ntokens <= 0) {
@@ -127,7 +159,7 @@ int main(int argc, char **argv)
     int swept = models_sweep_partial(0); /* no upload is in progress yet */
     if (swept > 0)
         log_info("removed %d partial model upload(s) left by an earlier run", swept);
-    if (jobs_recover(MAX_ATTEMPTS)) {
+    if (jobs_recover(MAX_INTERRUPTIONS)) {
         log_error("recovery of interrupted jobs failed");
         return 1;
     }
@@ -169,7 +201,7 @@ int main(int argc, char **argv)
     validate_stop(); /* specs being checked are answered */
     sweep_stop();
     accept_stop();  /* jobs being accepted are stored and answered */
-    sched_stop();   /* running jobs re-queue themselves */
+    sched_stop();   /* running jobs write a checkpoint and re-queue themselves */
     events_stop();  /* every event stored */
     sse_shutdown(); /* streams end; suspended connections resumed */
     http_stop();

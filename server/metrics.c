@@ -1,12 +1,17 @@
 /* metrics.c — /metrics in the Prometheus text format: jobs by state, queue length,
  * the simulation rate of the running jobs, per-device busy flags, HTTP request counts
- * by status class, open event streams and dropped progress events. */
+ * by status class, open event streams and dropped progress events; the data disk's
+ * free space and reserve, the host memory the running jobs hold, and per user the
+ * device-seconds and runs of ended jobs (accounting). */
 #include "metrics.h"
+#include "admission.h"
 #include "app.h"
+#include "diskguard.h"
 #include "events.h"
 #include "jobs.h"
 #include "scheduler.h"
 #include "sse.h"
+#include "usage.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,6 +28,18 @@ void metrics_count_status(unsigned status)
     unsigned c = status / 100;
     if (c < 6)
         atomic_fetch_add(&g_by_class[c], 1);
+}
+
+static void device_seconds_line(void *arg, const char *user, double device_seconds, long runs)
+{
+    (void)runs;
+    fprintf(arg, "fdwave_device_seconds_total{user=\"%s\"} %.3f\n", user, device_seconds);
+}
+
+static void runs_line(void *arg, const char *user, double device_seconds, long runs)
+{
+    (void)device_seconds;
+    fprintf(arg, "fdwave_job_runs_total{user=\"%s\"} %ld\n", user, runs);
 }
 
 char *metrics_text(void)
@@ -66,6 +83,31 @@ char *metrics_text(void)
                "the event queue was full.\n# TYPE fdwave_progress_events_dropped_total counter\n"
                "fdwave_progress_events_dropped_total %llu\n",
             (unsigned long long)events_dropped());
+    disk_status ds;
+    if (diskguard_status(&ds) == 0)
+        fprintf(f, "# HELP fdwave_disk_free_bytes Free space of the data directory's file "
+                   "system.\n# TYPE fdwave_disk_free_bytes gauge\nfdwave_disk_free_bytes %llu\n"
+                   "# HELP fdwave_disk_total_bytes Size of the data directory's file system.\n"
+                   "# TYPE fdwave_disk_total_bytes gauge\nfdwave_disk_total_bytes %llu\n"
+                   "# HELP fdwave_disk_reserve_bytes Space set aside to record jobs' ends on "
+                   "a full disk (0: given up).\n# TYPE fdwave_disk_reserve_bytes gauge\n"
+                   "fdwave_disk_reserve_bytes %llu\n# HELP fdwave_disk_low 1 while free space "
+                   "is below min-free-disk.\n# TYPE fdwave_disk_low gauge\nfdwave_disk_low %d\n",
+                (unsigned long long)ds.free_bytes, (unsigned long long)ds.total_bytes,
+                (unsigned long long)ds.reserve_bytes, ds.low);
+    fprintf(f, "# HELP fdwave_host_memory_reserved_bytes Host memory the running jobs hold by "
+               "their estimates.\n# TYPE fdwave_host_memory_reserved_bytes gauge\n"
+               "fdwave_host_memory_reserved_bytes %llu\n# HELP fdwave_host_memory_budget_bytes "
+               "Host memory jobs may hold together.\n# TYPE fdwave_host_memory_budget_bytes "
+               "gauge\nfdwave_host_memory_budget_bytes %llu\n",
+            (unsigned long long)admission_reserved(),
+            (unsigned long long)admission_host_budget());
+    fprintf(f, "# HELP fdwave_device_seconds_total Device-seconds of the runs that ended, "
+               "per user.\n# TYPE fdwave_device_seconds_total counter\n");
+    usage_totals(device_seconds_line, f);
+    fprintf(f, "# HELP fdwave_job_runs_total Runs of jobs that ended, per user.\n"
+               "# TYPE fdwave_job_runs_total counter\n");
+    usage_totals(runs_line, f);
     fclose(f);
     return buf;
 }

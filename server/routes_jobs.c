@@ -2,6 +2,7 @@
  * keys), GET /v1/jobs (filter + pagination), GET /v1/jobs/{id} (cached), and cancellation
  * (POST /v1/jobs/{id}/cancel, DELETE /v1/jobs/{id}). */
 #include "accept.h"
+#include "admission.h"
 #include "db.h"
 #include "jobcache.h"
 #include "job_json.h"
@@ -174,6 +175,13 @@ static enum MHD_Result submit_checked(request *r)
         return reply_error(r, 500, "internal", err.field[0] ? err.field : NULL, "%s",
                            err.message);
     }
+    /* Its wall-time limit, its owner's quotas and its memory figures (admission.h). */
+    admission_new adm;
+    const int refused = admission_submit(&r->who, spec, &adm);
+    if (refused) {
+        fdw_spec_free(spec);
+        return reply_error(r, (unsigned)refused, adm.code, adm.field, "%s", adm.message);
+    }
     /* The normalised spec is stored as text (the worker runs it); the name, kind, device
      * ids and warnings come from the parsed spec itself. */
     const int ndev = fdw_spec_devices(spec);
@@ -197,7 +205,10 @@ static enum MHD_Result submit_checked(request *r)
                           .idempotency_key = key,
                           .spec_body = r->body,
                           .spec_json = ss->norm_text,
-                          .warnings = ss->warnings};
+                          .warnings = ss->warnings,
+                          .host_bytes = adm.host_bytes,
+                          .device_bytes = adm.device_bytes,
+                          .wall_time = adm.wall_time};
     ss->a.conn = r->conn;
     ss->stored = 1;
     if (accept_enqueue(&ss->a)) /* suspends; http.c calls us again once it is stored */

@@ -1,7 +1,9 @@
-/* routes_system.c — GET /v1/health, GET /v1/devices, GET /metrics and
+/* routes_system.c — GET /v1/health (with the data disk's free space), GET /v1/devices,
+ * GET /metrics and
  * GET /v1/openapi.yaml (embedded at build time from schema/openapi.yaml). */
 #include "app.h"
 #include "db.h"
+#include "diskguard.h"
 #include "embedded.h"
 #include "jobs.h"
 #include "metrics.h"
@@ -15,11 +17,23 @@ enum MHD_Result route_health(request *r)
     int64_t counts[5];
     if (jobs_count_by_state(counts))
         return reply_error(r, 503, "unavailable", NULL, "the database is not answering");
+    /* The data directory's disk: "degraded" below min-free-disk (jobs then wait). */
+    disk_status ds;
+    const int have_disk = diskguard_status(&ds) == 0;
+    json_t *disk = have_disk ? json_pack("{s:s, s:I, s:I, s:I, s:I}", "status",
+                                         ds.low ? "low" : "ok", "free_bytes",
+                                         (json_int_t)ds.free_bytes, "total_bytes",
+                                         (json_int_t)ds.total_bytes, "min_free_bytes",
+                                         (json_int_t)g_app.cfg.min_free_disk, "reserve_bytes",
+                                         (json_int_t)ds.reserve_bytes)
+                             : json_pack("{s:s}", "status", "unknown");
     return reply_json(r, 200,
-                      json_pack("{s:s, s:s, s:I, s:I, s:I}", "status", "ok", "version",
+                      json_pack("{s:s, s:s, s:I, s:I, s:I, s:o}", "status",
+                                have_disk && !ds.low ? "ok" : "degraded", "version",
                                 FDW_VERSION, "uptime_s",
                                 (json_int_t)((now_ms() - g_app.started_ms) / 1000), "queue",
-                                (json_int_t)counts[0], "running", (json_int_t)counts[1]));
+                                (json_int_t)counts[0], "running", (json_int_t)counts[1], "disk",
+                                disk));
 }
 
 enum MHD_Result route_devices(request *r)

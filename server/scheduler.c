@@ -1,12 +1,20 @@
 /* scheduler.c — the scheduling loop and worker threads (see scheduler.h). One thread
  * decides; each started job gets its own thread (at most g_app.workers at once) that
  * runs worker_run and then marks its slot done. The loop wakes on sched_kick() and at
- * least once a second (aging changes the order over time). */
+ * least once a second (aging and the fair share change the order over time). The head
+ * of the queue comes from sharing.h (rank, quotas); it starts when its devices are free,
+ * its host memory fits what the running jobs leave (admission.h) and the disk is not
+ * below min-free-disk; a head kept waiting for devices by a job preempt-gap priority
+ * levels below it has that job suspended (checkpoint, re-queue) to make room. */
 #include "scheduler.h"
+#include "admission.h"
 #include "app.h"
 #include "db.h"
+#include "diskguard.h"
 #include "jobs.h"
 #include "log.h"
+#include "quota.h"
+#include "sharing.h"
 #include "worker.h"
 
 #include <pthread.h>
@@ -37,7 +45,10 @@ static pthread_t g_thread;
  * a cancel, a kick), so sched_submitted need not wake the loop for it. INT64_MIN: the
  * pass was not blocked (queue empty), every submission wakes it. */
 static int g_waiting;
-static int64_t g_block_rank = INT64_MIN;
+static double g_block_rank = -1e300;
+#define RANK_NONE (-1e300)
+#define RANK_ALL (1e300)
+static int64_t g_last_wait_log; /* job whose wait for memory or disk was last logged */
 
 static void *job_thread(void *arg)
 {
@@ -63,6 +74,7 @@ static void reap(void)
             pthread_join(s->thread, NULL);
             for (int d = 0; d < s->job.ndevices; d++)
                 g_busy[s->dev_index[d]] = 0;
+            admission_release(admission_job_host_bytes(s->job.host_bytes));
             s->active = 0;
             s->done = 0;
         }
@@ -92,6 +104,65 @@ static int pick_devices(int g, const int *wanted, int nwanted, int *idx)
     return n == g ? 0 : -1;
 }
 
+/* Ask the running job of lowest priority, preempt-gap levels or more below the head, to
+ * make room: it writes a checkpoint and goes back to the queue (worker.c). One at a time:
+ * none while another is being preempted. g_lock held. */
+static void preempt_for(const sharing_job *head)
+{
+    const int gap = g_app.cfg.preempt_gap;
+    if (gap <= 0)
+        return;
+    const int head_prio = head->priority + quota_of(head->owner)->priority;
+    slot *victim = NULL;
+    int victim_prio = 0;
+    for (int i = 0; i < g_nslots; i++) {
+        slot *s = &g_slots[i];
+        if (!s->active || s->done)
+            continue;
+        const int stop = atomic_load(&s->job.stop);
+        if (stop == WORKER_PREEMPT)
+            return; /* one under way */
+        if (stop != WORKER_RUN)
+            continue;
+        if (s->job.priority <= head_prio - gap && (!victim || s->job.priority < victim_prio)) {
+            victim = s;
+            victim_prio = s->job.priority;
+        }
+    }
+    if (!victim)
+        return;
+    victim->job.preempted_by = head->id;
+    int expected = WORKER_RUN;
+    if (atomic_compare_exchange_strong(&victim->job.stop, &expected, WORKER_PREEMPT))
+        log_info("job %lld (priority %d) is preempted for job %lld (priority %d)",
+                 (long long)victim->job.job_id, victim_prio, (long long)head->id, head_prio);
+}
+
+/* Whether the head may start now as far as memory and disk go; says once why not. g_lock
+ * held. */
+static int resources_allow(const sharing_job *head, uint64_t host)
+{
+    disk_status ds;
+    const char *why = NULL;
+    char text[200];
+    if (!admission_fits(host)) {
+        snprintf(text, sizeof text, "needs %.3g GiB of host memory; %.3g GiB of %.3g GiB is "
+                 "held by running jobs", (double)host / (1u << 30),
+                 (double)admission_reserved() / (1u << 30),
+                 (double)admission_host_budget() / (1u << 30));
+        why = text;
+    } else if (diskguard_status(&ds) == 0 && ds.low) {
+        snprintf(text, sizeof text, "the data directory's disk has %.3g GiB free, below "
+                 "min-free-disk", (double)ds.free_bytes / (1u << 30));
+        why = text;
+    }
+    if (why && g_last_wait_log != head->id) {
+        log_info("job %lld waits: %s", (long long)head->id, why);
+        g_last_wait_log = head->id;
+    }
+    return why == NULL;
+}
+
 /* Start the head of the queue if it can start. Returns 1 if a job started (try again),
  * 0 if nothing can start now, with g_block_rank set (see there). Called with g_lock
  * held; drops it around database work. */
@@ -103,19 +174,22 @@ static int try_start(void)
             free_slot = i;
             break;
         }
-    g_block_rank = INT64_MAX; /* no free slot: no new job can start */
-    if (free_slot < 0)
-        return 0;
-    int64_t id, rank;
-    int g, wanted[APP_MAX_DEVICES], nwanted;
-    g_block_rank = INT64_MIN;
+    sharing_job head;
+    g_block_rank = RANK_NONE;
     pthread_mutex_unlock(&g_lock);
-    int r = jobs_head(AGING_MS, &id, &g, wanted, &nwanted, APP_MAX_DEVICES, &rank);
+    int r = sharing_head(AGING_MS, &head);
     pthread_mutex_lock(&g_lock);
     if (r != 1 || g_stop)
         return 0;
-    if (nwanted > 0)
-        g = nwanted;
+    if (free_slot < 0) { /* every slot busy: only a preemption can make room */
+        g_block_rank = RANK_ALL;
+        preempt_for(&head);
+        return 0;
+    }
+    const int64_t id = head.id;
+    const int nwanted = head.nwanted;
+    const int *wanted = head.wanted;
+    int g = nwanted > 0 ? nwanted : head.devices_requested;
     int missing = -1;
     for (int k = 0; k < nwanted; k++) {
         int found = 0;
@@ -143,7 +217,13 @@ static int try_start(void)
     if (pick_devices(g, wanted, nwanted, idx)) {
         /* Head-of-line: nobody behind it may take the devices. A new job ranks at its
          * bare priority and loses ties to this older head. */
-        g_block_rank = rank;
+        g_block_rank = head.rank;
+        preempt_for(&head);
+        return 0;
+    }
+    const uint64_t host = admission_job_host_bytes(head.host_bytes);
+    if (!resources_allow(&head, host)) {
+        g_block_rank = head.rank;
         return 0;
     }
     int ids[APP_MAX_DEVICES];
@@ -151,6 +231,7 @@ static int try_start(void)
         ids[k] = g_app.devices[idx[k]].id;
         g_busy[idx[k]] = id; /* reserve before dropping the lock */
     }
+    admission_reserve(host);
     /* The slot exists before the claim commits, so a cancel that arrives as soon as the
      * job shows "running" finds it (sched_cancel) and the run stops at its first step. */
     slot *s = &g_slots[free_slot];
@@ -158,6 +239,8 @@ static int try_start(void)
     s->job.job_id = id;
     s->job.ndevices = g;
     s->job.total_devices = g_app.ndevices;
+    s->job.priority = head.priority + quota_of(head.owner)->priority;
+    s->job.host_bytes = head.host_bytes;
     memcpy(s->job.device_ids, ids, sizeof(int) * (size_t)g);
     memcpy(s->dev_index, idx, sizeof(int) * (size_t)g);
     s->active = 1;
@@ -168,6 +251,7 @@ static int try_start(void)
     if (claimed != 0) {
         for (int k = 0; k < g; k++)
             g_busy[idx[k]] = 0;
+        admission_release(host);
         s->active = 0;
         return 1; /* cancelled meanwhile: look again */
     }
@@ -176,6 +260,7 @@ static int try_start(void)
         s->active = 0;
         for (int k = 0; k < g; k++)
             g_busy[idx[k]] = 0;
+        admission_release(host);
         pthread_mutex_unlock(&g_lock);
         jobs_finish(id, "failed", "internal: cannot start a worker thread", 0, NULL);
         pthread_mutex_lock(&g_lock);
@@ -247,7 +332,10 @@ void sched_kick(void)
 void sched_submitted(int max_priority)
 {
     pthread_mutex_lock(&g_lock);
-    if (!(g_waiting && max_priority <= g_block_rank)) {
+    /* The most a new job can rank: its priority, its owner's (up to 10) and the fair
+     * share's weight; it waits no time yet. */
+    const double most = max_priority + 10.0 + g_app.cfg.fairshare_weight;
+    if (!(g_waiting && most <= g_block_rank)) {
         g_kicked = 1;
         pthread_cond_signal(&g_cond);
     }
@@ -260,8 +348,12 @@ int sched_cancel(int64_t job_id)
     pthread_mutex_lock(&g_lock);
     for (int i = 0; i < g_nslots; i++)
         if (g_slots[i].active && !g_slots[i].done && g_slots[i].job.job_id == job_id) {
-            int expected = WORKER_RUN;
-            atomic_compare_exchange_strong(&g_slots[i].job.stop, &expected, WORKER_CANCEL);
+            /* A cancel wins over a suspension under way (shutdown, preemption): the job
+             * ends cancelled instead of going back to the queue. */
+            int s = atomic_load(&g_slots[i].job.stop);
+            while ((s == WORKER_RUN || s == WORKER_REQUEUE || s == WORKER_PREEMPT) &&
+                   !atomic_compare_exchange_weak(&g_slots[i].job.stop, &s, WORKER_CANCEL))
+                ;
             found = 1;
         }
     pthread_mutex_unlock(&g_lock);

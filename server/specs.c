@@ -1,8 +1,10 @@
 /* specs.c — the daemon's fdw_spec_parse options (see specs.h): the data-access model of
  * access.h for every file a spec names, the configured caps, this server's devices; and
- * the derived memory need of a new job against those devices. */
+ * the derived memory need of a new job against those devices, its largest device and the
+ * host (admission.h). */
 #include "specs.h"
 #include "access.h"
+#include "admission.h"
 #include "app.h"
 #include "models.h"
 
@@ -55,6 +57,12 @@ fdw_status specs_parse(const identity *who, const char *body, size_t len, int no
                  "%d device(s) of this server hold %.3g GiB: use a smaller grid or more devices",
                  (double)need / (1u << 30), n, (double)have / (1u << 30));
         err->code = FDW_ERR_SPEC;
+        fdw_spec_free(*out);
+        *out = NULL;
+        return FDW_ERR_SPEC;
+    }
+    /* Its largest device's share and the host memory it will hold (admission.h). */
+    if (admission_check(*out, err) != FDW_OK) {
         fdw_spec_free(*out);
         *out = NULL;
         return FDW_ERR_SPEC;

@@ -1,6 +1,10 @@
-/* sweep.c — the partial-upload sweeper thread (see sweep.h). */
+/* sweep.c — the housekeeping thread (see sweep.h). */
 #include "sweep.h"
+#include "app.h"
+#include "db.h"
+#include "diskguard.h"
 #include "models.h"
+#include "retention.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -14,19 +18,28 @@ static int g_on, g_stop, g_interval;
 static void *sweep_main(void *arg)
 {
     (void)arg;
+    const int tick = g_interval < 60 ? g_interval : 60;
+    int since_uploads = 0;
     pthread_mutex_lock(&g_lock);
     while (!g_stop) {
         struct timespec t;
         clock_gettime(CLOCK_REALTIME, &t);
-        t.tv_sec += g_interval;
+        t.tv_sec += tick;
         pthread_cond_timedwait(&g_cv, &g_lock, &t);
         if (g_stop)
             break;
         pthread_mutex_unlock(&g_lock);
-        models_sweep_partial((int64_t)g_interval * 1000);
+        since_uploads += tick;
+        if (since_uploads >= g_interval) {
+            models_sweep_partial((int64_t)g_interval * 1000);
+            since_uploads = 0;
+        }
+        retention_sweep(g_app.cfg.retention);
+        diskguard_maintain();
         pthread_mutex_lock(&g_lock);
     }
     pthread_mutex_unlock(&g_lock);
+    db_release_thread();
     return NULL;
 }
 

@@ -1,32 +1,45 @@
-/* worker.c — one job's run (see worker.h). The engine's callbacks only format JSON and
- * hand it to the event queue (events_post), so a slow database or slow watchers never
- * slow the time loop. Before the final state is committed, events_flush() makes sure
- * every progress/snapshot event is stored, so "end" is always a job's last event.
- * A CPU-backend simulation runs on a thread of its own at low priority (--cpu-job-sched)
- * so the HTTP side stays responsive; the job's database work stays on the worker thread
- * at normal priority, so a starved simulation never sits on SQLite's write lock.
- * The spec is the normalised one stored at submission, re-parsed with its recorded
- * facts, so a model file is read once per job: by the run itself. */
+/* worker.c — one job's run (see worker.h). The job runs in a runner process
+ * (runner.c): its callbacks arrive on this thread and only format JSON and hand it to the
+ * event queue (events_post), so a slow database or slow watchers never slow the run.
+ * Before the final state is committed, events_flush() makes sure every progress/snapshot
+ * event is stored, so "end" is always a job's last event; the commit is retried with
+ * back-off, the disk reserve given up when the disk is full (diskguard.h), until it is
+ * recorded. The spec is the normalised one stored at submission, re-parsed with its
+ * recorded facts and the submitter's rights as they are now. How the runner ended decides
+ * the job's state: its result; a crash or an abort fails the job; a SIGKILL (the OOM
+ * killer without a cgroup to say so, an operator) re-queues it to resume from its
+ * checkpoint, up to max-attempts runs; an OOM kill at its memory limit fails it. */
 #include "worker.h"
 #include "access.h"
+#include "admission.h"
 #include "app.h"
+#include "datadir.h"
 #include "db.h"
+#include "diskguard.h"
 #include "events.h"
+#include "jobruns.h"
 #include "jobs.h"
 #include "log.h"
+#include "runfile.h"
+#include "runner.h"
+#include "sharing.h"
 #include "specs.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static const char *format_of(const char *name)
 {
@@ -50,6 +63,7 @@ static int on_progress(void *user, const fdw_progress *p)
 {
     worker_job *w = user;
     w->mpts = p->mpts;
+    w->last_step = p->step;
     json_t *devs = json_array();
     for (int i = 0; i < p->ndevices; i++)
         json_array_append_new(devs, json_pack("{s:i, s:f, s:I}", "device", p->devices[i].device,
@@ -110,31 +124,69 @@ static void on_log(void *user, int level, const char *msg)
     log_msg(l, "job %lld: %s", (long long)w->job_id, msg);
 }
 
+/* The runner is told "cancel" for a cancellation or the end of its wall time. */
 static int on_cancelled(void *user)
 {
     worker_job *w = user;
-    return w->stop != WORKER_RUN;
+    if (w->deadline > 0 && mono_s() > w->deadline) {
+        int expected = WORKER_RUN;
+        atomic_compare_exchange_strong(&w->stop, &expected, WORKER_WALL_TIME);
+    }
+    const int stop = atomic_load(&w->stop);
+    return stop == WORKER_CANCEL || stop == WORKER_WALL_TIME;
 }
 
-/* mkdir -p for data/jobs/<id>/out, emptying an out dir left by an earlier attempt. */
-static int prepare_out_dir(const char *job_dir, const char *out_dir)
+/* ... and "suspend" (a checkpoint, then stop) at shutdown or to make room. */
+static int on_suspend(void *user)
+{
+    worker_job *w = user;
+    const int stop = atomic_load(&w->stop);
+    return stop == WORKER_REQUEUE || stop == WORKER_PREEMPT;
+}
+
+/* A checkpoint written is recorded with the job; a resume is said on the job's stream
+ * ("resumed at step N") with a progress event at that step, so a watcher's progress goes
+ * on from there instead of from 0. */
+static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
+{
+    worker_job *w = user;
+    char msg[200];
+    if (c->resumed) { /* the engine's own log line says "resumed at step N of M" */
+        w->last_step = c->step;
+        events_post(w->job_id, "progress",
+                    json_pack("{s:I, s:I, s:f, s:f, s:f, s:f, s:[], s:b}", "step",
+                              (json_int_t)c->step, "nsteps", (json_int_t)c->nsteps, "percent",
+                              c->nsteps > 0 ? 100.0 * (double)c->step / (double)c->nsteps : 0.0,
+                              "mpts", 0.0, "eta_s", 0.0, "elapsed_s", 0.0, "devices",
+                              "resumed", 1),
+                    0);
+        return;
+    }
+    snprintf(msg, sizeof msg, "checkpoint at step %ld of %ld (%.1f MiB, %.2f s)", c->step,
+             c->nsteps, (double)c->bytes / (1024.0 * 1024.0), c->seconds);
+    jobruns_checkpoint(w->job_id, c->step);
+    events_post(w->job_id, "log", json_pack("{s:s, s:s}", "level", "info", "message", msg), 1);
+    log_info("job %lld: %s", (long long)w->job_id, msg);
+}
+
+/* Whether the job has a checkpoint to resume from (the engine checks whether it fits). */
+static int has_checkpoint(const char *ckpt_dir)
+{
+    char cur[CFG_PATH + 64];
+    snprintf(cur, sizeof cur, "%s/current", ckpt_dir);
+    return access(cur, F_OK) == 0;
+}
+
+/* mkdir -p for data/jobs/<id>/out, emptying an out dir left by an earlier attempt unless
+ * the job resumes from a checkpoint (whose outputs so far are kept). */
+static int prepare_out_dir(const char *job_dir, const char *out_dir, int resume)
 {
     if (mkdir(job_dir, 0750) != 0 && errno != EEXIST)
         return -1;
     if (mkdir(out_dir, 0750) != 0 && errno != EEXIST)
         return -1;
-    DIR *d = opendir(out_dir);
-    if (!d)
-        return -1;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char p[CFG_PATH + 300];
-        snprintf(p, sizeof p, "%s/%s", out_dir, e->d_name);
-        unlink(p);
-    }
-    closedir(d);
+    if (!resume)
+        datadir_empty(out_dir);
     return 0;
 }
 
@@ -147,62 +199,152 @@ static json_t *manifest_files(const char *out_dir)
     return json_load_file(path, 0, NULL);
 }
 
-/* One fdw_run call, made on its own thread by run_low. */
-typedef struct sim_call {
-    const fdw_spec *spec;
-    const fdw_run_opts *ro;
-    const fdw_callbacks *cb;
-    fdw_result *res;
-    fdw_error *err;
-    fdw_status st;
-} sim_call;
-
-/* Lower this thread for good (an unprivileged thread cannot raise itself back, which is
- * why the simulation gets a thread of its own), then run. SCHED_IDLE: the simulation
- * gets only CPU time no other thread wants, and any waking HTTP thread preempts it at
- * once; nice 10 only weights it down. The engine's OpenMP threads, created from this
- * thread, inherit the setting. */
-static void *sim_main(void *arg)
+static const char *signal_words(int sig)
 {
-    sim_call *c = arg;
-    pid_t tid = (pid_t)syscall(SYS_gettid);
-    if (strcmp(g_app.cfg.cpu_job_sched, "nice") == 0) {
-        setpriority(PRIO_PROCESS, (id_t)tid, 10);
-    } else {
-        struct sched_param sp = {.sched_priority = 0};
-        if (sched_setscheduler(tid, SCHED_IDLE, &sp) != 0)
-            setpriority(PRIO_PROCESS, (id_t)tid, 19);
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV, a segmentation fault";
+    case SIGABRT: return "SIGABRT, an abort";
+    case SIGBUS: return "SIGBUS, a bus error";
+    case SIGFPE: return "SIGFPE, an arithmetic fault";
+    case SIGILL: return "SIGILL, an illegal instruction";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    default: return strsignal(sig);
     }
-    c->st = fdw_run(c->spec, c->ro, c->cb, c->res, c->err);
-    return NULL;
 }
 
-/* fdw_run at low priority on a thread of its own; inline (normal priority) if no thread
- * can be started. */
-static fdw_status run_low(const fdw_spec *spec, const fdw_run_opts *ro,
-                          const fdw_callbacks *cb, fdw_result *res, fdw_error *err)
+/* How the job ends after its runner ended: the state ("failed" etc.), its reason, and
+ * whether it goes back to the queue (requeue: the attempt is given back; retry: it is
+ * counted, up to max-attempts). */
+typedef struct ending {
+    const char *state;
+    char reason[1400];
+    int requeue, retry;
+} ending;
+
+static void judge(const worker_job *w, const runner_outcome *o, ending *e)
 {
-    sim_call c = {.spec = spec, .ro = ro, .cb = cb, .res = res, .err = err, .st = FDW_OK};
-    pthread_t t;
-    if (pthread_create(&t, NULL, sim_main, &c) != 0)
-        return fdw_run(spec, ro, cb, res, err);
-    pthread_join(t, NULL);
-    return c.st;
+    const int stop = atomic_load(&w->stop);
+    e->state = "failed";
+    e->requeue = e->retry = 0;
+    const char *tail = o->tail[0] ? o->tail : "(nothing)";
+    if (o->have_result && o->st == FDW_OK) {
+        e->state = "succeeded";
+        char resumed[64] = "";
+        if (o->res.resumed_step > 0)
+            snprintf(resumed, sizeof resumed, ", resumed at step %ld", o->res.resumed_step);
+        snprintf(e->reason, sizeof e->reason,
+                 "completed %ld steps in %.2f s (%.1f Mpoints/s, %s)%s", o->res.steps_done,
+                 o->res.elapsed_s, o->res.mpts, o->res.backend, resumed);
+    } else if (o->have_result && o->st == FDW_ERR_CANCELLED && o->res.suspended &&
+               (stop == WORKER_REQUEUE || stop == WORKER_PREEMPT)) {
+        e->requeue = 1;
+        char at[120];
+        if (o->res.checkpoint_step >= 0)
+            snprintf(at, sizeof at, "resumes at step %ld", o->res.checkpoint_step);
+        else
+            snprintf(at, sizeof at, "no checkpoint: starts again");
+        if (stop == WORKER_PREEMPT)
+            snprintf(e->reason, sizeof e->reason, "preempted by job %lld (%s)",
+                     (long long)w->preempted_by, at);
+        else
+            snprintf(e->reason, sizeof e->reason, "re-queued at shutdown (%s)", at);
+    } else if (o->have_result && o->st == FDW_ERR_CANCELLED) {
+        e->state = stop == WORKER_WALL_TIME ? "failed" : "cancelled";
+        if (stop == WORKER_WALL_TIME)
+            snprintf(e->reason, sizeof e->reason, "wall-time limit reached at step %ld",
+                     o->res.steps_done);
+        else
+            snprintf(e->reason, sizeof e->reason, "cancelled while running (at step %ld)",
+                     o->res.steps_done);
+    } else if (o->have_result) {
+        snprintf(e->reason, sizeof e->reason, "%s%s: %s%s%s",
+                 diskguard_is_full_message(o->err.message) ? "disk full: " : "",
+                 fdw_status_name(o->st), o->err.field, o->err.field[0] ? ": " : "",
+                 o->err.message);
+    } else if (o->stop_timed_out && (stop == WORKER_REQUEUE || stop == WORKER_PREEMPT)) {
+        e->requeue = 1;
+        snprintf(e->reason, sizeof e->reason, "%s; its runner did not stop within %d s and "
+                 "was killed (resumes from its last checkpoint)",
+                 stop == WORKER_PREEMPT ? "preempted" : "re-queued at shutdown",
+                 g_app.cfg.runner_stop_timeout);
+    } else if (o->stop_timed_out) {
+        e->state = stop == WORKER_CANCEL ? "cancelled" : "failed";
+        snprintf(e->reason, sizeof e->reason, "%s at step %ld; its runner did not stop within "
+                 "%d s and was killed",
+                 stop == WORKER_CANCEL ? "cancelled while running" : "wall-time limit reached",
+                 o->last_step, g_app.cfg.runner_stop_timeout);
+    } else if (o->oom_killed) {
+        snprintf(e->reason, sizeof e->reason, "out of memory: the runner was killed by the "
+                 "kernel's OOM killer at its limit of %.3g GiB (the job's estimate and %.3g "
+                 "GiB for the runner) at step %ld",
+                 (double)admission_job_host_bytes(w->host_bytes) / (1u << 30),
+                 (double)g_app.cfg.runner_memory_overhead / (1u << 30), o->last_step);
+    } else if (o->signal == SIGKILL) {
+        e->retry = 1;
+        snprintf(e->reason, sizeof e->reason, "the runner was killed (SIGKILL: the kernel's "
+                 "OOM killer, or an operator) at step %ld", o->last_step);
+    } else if (o->signal) {
+        snprintf(e->reason, sizeof e->reason, "the runner crashed (%s) at step %ld; its "
+                 "runner.log ends: %.600s", signal_words(o->signal), o->last_step, tail);
+    } else {
+        snprintf(e->reason, sizeof e->reason, "the runner exited with status %d at step %ld "
+                 "without reporting an end; its runner.log ends: %.600s", o->exit_code,
+                 o->last_step, tail);
+    }
+}
+
+/* Record the job's end (or its return to the queue), retrying with back-off: a full disk
+ * gives up its reserve first; the retries go on for runner-stop-timeout x 5 at most (at
+ * shutdown a few seconds), then the job stays "running" in the database and the next
+ * start's recovery re-queues it. */
+static int record_end(const worker_job *w, ending *e, const json_t *files)
+{
+    double delay = 0.05, waited = 0;
+    const double most = 5.0 * g_app.cfg.runner_stop_timeout;
+    for (int attempt = 0;; attempt++) {
+        int rc;
+        if (e->retry) {
+            rc = jobs_retry(w->job_id, e->reason, g_app.cfg.max_attempts);
+            if (rc >= 0) {
+                if (rc == 0) /* out of attempts: it failed */
+                    e->state = "failed", e->retry = 0;
+                return 0;
+            }
+        } else if (jobs_finish(w->job_id, e->state, e->reason, e->requeue, files) == 0) {
+            return 0;
+        }
+        disk_status ds;
+        if (diskguard_status(&ds) == 0 && ds.free_bytes < (1u << 20))
+            diskguard_release();
+        if (waited > most || (atomic_load(&g_app.shutting_down) && waited > 3.0))
+            return -1;
+        if (attempt == 0)
+            log_warn("job %lld: could not record its end yet (%s); retrying",
+                     (long long)w->job_id, e->reason);
+        struct timespec ts = {(time_t)delay, (long)((delay - (time_t)delay) * 1e9)};
+        nanosleep(&ts, NULL);
+        waited += delay;
+        delay = delay * 2 > 5.0 ? 5.0 : delay * 2;
+    }
 }
 
 void worker_run(worker_job *w)
 {
-    char job_dir[CFG_PATH + 32], out_dir[CFG_PATH + 40], reason[1200];
+    char job_dir[CFG_PATH + 32], out_dir[CFG_PATH + 40], ckpt_dir[CFG_PATH + 48];
     snprintf(job_dir, sizeof job_dir, "%s/%lld", g_app.jobs_dir, (long long)w->job_id);
     snprintf(out_dir, sizeof out_dir, "%s/out", job_dir);
+    snprintf(ckpt_dir, sizeof ckpt_dir, "%s/checkpoint", job_dir);
     char *owner = NULL, *spec_json = NULL;
     fdw_spec *spec = NULL;
     fdw_error err = {0};
-    const char *state = "failed";
-    int requeue = 0;
+    ending e = {.state = "failed"};
+    runner_outcome o;
+    memset(&o, 0, sizeof o);
+    const int64_t started = now_ms();
 
     if (jobs_load_for_run(w->job_id, &owner, &spec_json)) {
-        snprintf(reason, sizeof reason, "internal: cannot read the job from the database");
+        snprintf(e.reason, sizeof e.reason, "internal: cannot read the job from the database");
         goto done;
     }
     /* Checked again with the submitter's rights as they stand now (an admin's job may use
@@ -212,63 +354,96 @@ void worker_run(worker_job *w)
     identity who;
     access_rights_of(owner, &who);
     if (specs_parse(&who, spec_json, strlen(spec_json), 1, &spec, &err) != FDW_OK) {
-        snprintf(reason, sizeof reason, "the spec is no longer valid: %s%s%s", err.field,
+        snprintf(e.reason, sizeof e.reason, "the spec is no longer valid: %s%s%s", err.field,
                  err.field[0] ? ": " : "", err.message);
         goto done;
     }
-    if (prepare_out_dir(job_dir, out_dir)) {
-        snprintf(reason, sizeof reason, "cannot create the output directory %.900s: %s", out_dir,
-                 strerror(errno));
+    if (prepare_out_dir(job_dir, out_dir, has_checkpoint(ckpt_dir))) {
+        snprintf(e.reason, sizeof e.reason, "%scannot create the output directory %.900s: %s",
+                 errno == ENOSPC ? "disk full: " : "", out_dir, strerror(errno));
         goto done;
     }
     w->spec = spec;
+    uint64_t host = 0, dev = 0;
+    double wall_time = 0;
+    if (jobruns_estimates(w->job_id, &host, &dev, &wall_time) != 0 || host == 0)
+        host = fdw_spec_host_bytes(spec, g_app.backend);
+    if (wall_time > 0) { /* its limit counts every earlier run too */
+        const double left = wall_time - jobruns_wall_used(w->job_id);
+        w->deadline = mono_s() + (left > 0 ? left : 0);
+    }
+    const int cpu = g_app.backend == FDW_BACKEND_CPU;
+    long share = 0;
+    if (cpu) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        share = ncpu * w->ndevices / (w->total_devices > 0 ? w->total_devices : 1);
+        share = share < 1 ? 1 : share;
+    }
+    runfile_job rj = {.job_id = w->job_id,
+                      .who = &who,
+                      .spec = spec,
+                      .job_dir = job_dir,
+                      .out_dir = out_dir,
+                      .checkpoint_dir = ckpt_dir,
+                      .checkpoint_interval_s = g_app.cfg.checkpoint_interval,
+                      .device_ids = w->device_ids,
+                      .ndevices = w->ndevices,
+                      .threads = (int)share};
+    char run_file[CFG_PATH + 64], why[600];
+    if (runfile_write(&rj, run_file, sizeof run_file, why, sizeof why)) {
+        snprintf(e.reason, sizeof e.reason, "%s%s",
+                 diskguard_is_full_message(why) ? "disk full: " : "", why);
+        goto done;
+    }
     log_info("job %lld: running on %d device(s)", (long long)w->job_id, w->ndevices);
     fdw_callbacks cb = {.progress = on_progress,
                         .snapshot = on_snapshot,
                         .log = on_log,
                         .cancelled = on_cancelled,
-                        .user = w,
-                        .progress_interval_s = 0.5};
-    fdw_run_opts ro = {0};
-    ro.out_dir = out_dir;
-    ro.backend = g_app.backend;
-    ro.device_ids = w->device_ids;
-    ro.ndevice_ids = w->ndevices;
-    if (g_app.backend == FDW_BACKEND_CPU) {
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        long share = ncpu * w->ndevices / (w->total_devices > 0 ? w->total_devices : 1);
-        ro.threads = share < 1 ? 1 : (int)share;
+                        .suspend = on_suspend,
+                        .checkpoint = on_checkpoint,
+                        .user = w};
+    runner_job rjob = {.job_id = w->job_id,
+                       .job_dir = job_dir,
+                       .run_file = run_file,
+                       .ndevices = w->ndevices,
+                       .device_ids = w->device_ids,
+                       .cpu = cpu,
+                       .memory_limit = admission_job_host_bytes(host)};
+    w->host_bytes = host;
+    if (runner_run(&rjob, &cb, &o) != 0) {
+        snprintf(e.reason, sizeof e.reason, "internal: %s", o.why);
+        goto done;
     }
-    fdw_result res = {0};
-    fdw_status st = g_app.backend == FDW_BACKEND_CPU ? run_low(spec, &ro, &cb, &res, &err)
-                                                     : fdw_run(spec, &ro, &cb, &res, &err);
-    if (st == FDW_OK) {
-        state = "succeeded";
-        snprintf(reason, sizeof reason, "completed %ld steps in %.2f s (%.1f Mpoints/s, %s)",
-                 res.steps_done, res.elapsed_s, res.mpts, res.backend);
-    } else if (st == FDW_ERR_CANCELLED || w->stop != WORKER_RUN) {
-        if (w->stop == WORKER_REQUEUE) {
-            requeue = 1;
-            snprintf(reason, sizeof reason, "re-queued at shutdown");
-        } else {
-            state = "cancelled";
-            snprintf(reason, sizeof reason, "cancelled while running (at step %ld)",
-                     res.steps_done);
-        }
-    } else {
-        snprintf(reason, sizeof reason, "%s: %s%s%s", fdw_status_name(st), err.field,
-                 err.field[0] ? ": " : "", err.message);
-    }
+    judge(w, &o, &e);
 done:
     events_flush();
-    json_t *manifest = requeue ? NULL : manifest_files(out_dir);
-    int finished = jobs_finish(w->job_id, state, reason, requeue,
-                               json_object_get(manifest, "files"));
+    if (o.started) { /* its accounting, whatever the end */
+        run_usage u = {.job_id = w->job_id,
+                       .owner = owner ? owner : "",
+                       .devices = w->ndevices,
+                       .started_at = started,
+                       .ended_at = now_ms(),
+                       .wall_seconds = o.wall_s,
+                       .peak_host_bytes = o.peak_rss,
+                       .peak_device_bytes = o.peak_device_bytes,
+                       .outcome = e.requeue || e.retry ? "requeued" : e.state};
+        jobruns_record_usage(&u);
+        sharing_usage_changed();
+    }
+    json_t *manifest = e.requeue || e.retry ? NULL : manifest_files(out_dir);
+    const int recorded = record_end(w, &e, json_object_get(manifest, "files"));
     json_decref(manifest);
-    if (finished)
-        log_error("job %lld: could not record its end (%s)", (long long)w->job_id, reason);
+    if (recorded)
+        log_error("job %lld: could not record its end (%s)", (long long)w->job_id, e.reason);
     else
-        log_info("job %lld: %s: %s", (long long)w->job_id, requeue ? "queued" : state, reason);
+        log_info("job %lld: %s: %s", (long long)w->job_id,
+                 e.requeue || e.retry ? "queued" : e.state, e.reason);
+    if (!recorded && !e.requeue && !e.retry) { /* it ended: its checkpoint is of no use */
+        datadir_remove(ckpt_dir);
+        jobruns_checkpoint_clear(w->job_id);
+        diskguard_maintain();
+    }
     fdw_spec_free(spec);
     free(owner);
     free(spec_json);

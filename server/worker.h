@@ -1,13 +1,19 @@
-/* worker.h — running one claimed job: re-parse its stored spec, call fdw_run with
- * callbacks that post progress / snapshot / log events and poll for cancellation, and
- * record how it ended. Runs on a thread the scheduler starts per job. */
+/* worker.h — running one claimed job: re-parse its stored spec with the submitter's
+ * rights, write its run file and run it in a runner process (runner.h) whose callbacks
+ * post progress / snapshot / log / checkpoint events, pass on cancellation, suspension
+ * (shutdown, preemption) and the wall-time limit, then record how it ended (retrying the
+ * record while the disk is full), its accounting, and clear its checkpoint once it ends.
+ * Runs on a thread the scheduler starts per job. */
 #ifndef FDWD_WORKER_H
 #define FDWD_WORKER_H
 
 #include <stdatomic.h>
 #include <stdint.h>
 
-enum { WORKER_RUN = 0, WORKER_CANCEL = 1, WORKER_REQUEUE = 2 };
+/* Why a run must end: cancelled; re-queued at shutdown (suspended with a checkpoint);
+ * preempted by a job of higher priority (likewise); its wall-time limit reached. */
+enum { WORKER_RUN = 0, WORKER_CANCEL = 1, WORKER_REQUEUE = 2, WORKER_PREEMPT = 3,
+       WORKER_WALL_TIME = 4 };
 
 typedef struct worker_job {
     int64_t job_id;
@@ -17,6 +23,11 @@ typedef struct worker_job {
     atomic_int stop;           /* WORKER_RUN, or why the run must end */
     _Atomic double mpts;       /* latest rate, for /metrics */
     const struct fdw_spec *spec; /* set by worker_run while the run lasts */
+    int64_t preempted_by;      /* WORKER_PREEMPT: the job it makes room for */
+    int priority;              /* its own, for the scheduler's preemption choice */
+    uint64_t host_bytes;       /* what the scheduler reserved for it (admission.h) */
+    double deadline;           /* monotonic seconds its wall time ends; 0: none */
+    long last_step;            /* the last step reported */
 } worker_job;
 
 /* Run the job to its end and record the outcome in the database. */

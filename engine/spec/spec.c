@@ -294,7 +294,7 @@ static int parse_devices(spec_ctx *c, const json_t *root)
 static int check_top_keys(spec_ctx *c, const json_t *root)
 {
     static const char *const common[] = {"kind", "name", "grid", "order", "devices",
-                                         "snapshots", NULL};
+                                         "snapshots", "wall_time", NULL};
     const fdw_kind_ops *kind = c->spec->kind;
     const char *key;
     json_t *val;
@@ -321,7 +321,7 @@ static int check_top_keys(spec_ctx *c, const json_t *root)
                                    kind->keys[i]);
         return sp_fail(c, key,
                        "unknown field \"%s\" in the spec (known fields for kind \"%s\": kind, "
-                       "name, grid, order, devices, snapshots, %s)",
+                       "name, grid, order, devices, snapshots, wall_time, %s)",
                        key, kind->name, own);
     }
     return 0;
@@ -372,7 +372,7 @@ static fdw_status parse_root(spec_ctx *c, const json_t *root)
         return FDW_ERR_SPEC;
     if (parse_devices(c, root))
         return c->err->code;
-    if (s->kind->parse(c, root) || sp_parse_snapshots(c, root))
+    if (s->kind->parse(c, root) || sp_parse_snapshots(c, root) || sp_parse_wall_time(c, root))
         return FDW_ERR_SPEC;
     collect_warnings(c);
     /* Keep the normalised form; its reals read back as the same doubles. */
@@ -551,6 +551,11 @@ uint64_t fdw_spec_points(const fdw_spec *spec)
 long fdw_spec_steps(const fdw_spec *spec)
 {
     return spec ? spec->nt : 0;
+}
+
+double fdw_spec_wall_time(const fdw_spec *spec)
+{
+    return spec ? spec->wall_time_s : 0.0;
 }
 
 double fdw_spec_dt(const fdw_spec *spec)

@@ -109,6 +109,8 @@ struct fdw_spec {
 
     fdw_boundary boundary;
 
+    double wall_time_s;        /* "wall_time" (the service's limit); 0: not given */
+
     int snapshot_every;        /* 0: no snapshots */
     int nslices;
     fdw_slice *slices;         /* includes FDW_PLANE_VOLUME when "volume": true */

@@ -141,6 +141,7 @@ int sp_parse_boundary(spec_ctx *c, const json_t *root);   /* spec_boundary.c */
  * at boundary.frequency when it is missing and no source has one (spec_boundary.c). */
 int sp_finish_boundary(spec_ctx *c);
 int sp_parse_snapshots(spec_ctx *c, const json_t *root);  /* spec_snapshots.c */
+int sp_parse_wall_time(spec_ctx *c, const json_t *root);  /* spec_wall_time.c */
 
 /* ---- what kinds share (kinds/<kind>/ call these from their fdw_kind_ops) ---- */
 

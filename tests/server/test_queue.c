@@ -4,8 +4,8 @@
  * and, once the blocker is cancelled, run in that order (highest first, oldest first
  * within a priority). GET answers are cached by the daemon, so every change must show in
  * the very next GET: a higher-priority submit moves a queued job back, a cancel shows at
- * once, and a running job's progress advances between polls. A CPU simulation runs on
- * a low-priority (SCHED_IDLE) thread, and the daemon's other threads do not. */
+ * once, and a running job's progress advances between polls. A CPU simulation runs in
+ * its runner process at low priority (SCHED_IDLE), and the daemon's threads do not. */
 #include "harness.h"
 
 #include <check.h>
@@ -108,18 +108,19 @@ static long start_blocker(void)
     return id;
 }
 
-/* How many of the daemon's threads run SCHED_IDLE (policy 5) or niced, among those whose
- * stat files /proc/PID/<tasks>stat names: every thread with the task directories' glob,
- * the main thread with "". The spec validators ("validate", nice 5 by design) are not
- * counted. -1 if unknown. */
-static int low_priority(const char *tasks)
+/* How many threads run SCHED_IDLE (policy 5) or niced, among those whose stat files
+ * /proc/<procs>/<tasks>stat names: procs the daemon's pid, or its children's (the
+ * runners, as the daemon's tasks' "children" files list them); tasks every thread with
+ * the task directories' glob, the main thread with "". The spec validators ("validate", nice 5 by
+ * design) are not counted. -1 if unknown. */
+static int low_priority_of(const char *procs, const char *tasks)
 {
-    char cmd[192];
+    char cmd[512];
     snprintf(cmd, sizeof cmd,
-             "cat /proc/%d/%sstat 2>/dev/null | "
+             "for p in %s; do cat /proc/$p/%sstat 2>/dev/null; done | "
              "awk '/\\(validate\\)/ {next} "
              "{sub(/^.*\\) /, \"\"); if ($39 == 5 || $17 > 0) n++} END {print n + 0}'",
-             (int)D.pid, tasks);
+             procs, tasks);
     FILE *p = popen(cmd, "r");
     int n = -1;
     if (p) {
@@ -130,8 +131,20 @@ static int low_priority(const char *tasks)
     return n;
 }
 
-/* The simulation's threads (--cpu-job-sched idle, the default, falls back to nice 19). */
-static int low_priority_threads(void) { return low_priority("task/*/"); }
+static int low_priority(const char *tasks)
+{
+    char pid[32];
+    snprintf(pid, sizeof pid, "%d", (int)D.pid);
+    return low_priority_of(pid, tasks);
+}
+
+/* The runners' threads (--cpu-job-sched idle, the default, falls back to nice 19). */
+static int low_priority_threads(void)
+{
+    char procs[96];
+    snprintf(procs, sizeof procs, "$(cat /proc/%d/task/*/children 2>/dev/null)", (int)D.pid);
+    return low_priority_of(procs, "task/*/");
+}
 
 /* 1 if the daemon's main thread itself is niced or SCHED_IDLE (inherited from whoever
  * started the tests, e.g. `nice ctest`), 0 if not, -1 if unknown. */
@@ -152,7 +165,8 @@ START_TEST(simulation_runs_at_low_priority)
         if (n <= 0)
             usleep(50000);
     }
-    ck_assert_msg(n > 0, "no SCHED_IDLE or niced thread while a CPU job runs");
+    ck_assert_msg(n > 0, "no SCHED_IDLE or niced runner thread while a CPU job runs");
+    ck_assert_int_eq(low_priority("task/*/"), 0); /* the daemon's own threads stay normal */
     cancel(blocker);
     ck_assert_str_eq(wait_done(&D, blocker, 60, NULL), "cancelled");
 }

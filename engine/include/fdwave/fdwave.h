@@ -157,6 +157,8 @@ int fdw_spec_device_ids(const fdw_spec *spec, int *ids, int cap);
 uint64_t fdw_spec_points(const fdw_spec *spec);    /* nx*ny*nz */
 long fdw_spec_steps(const fdw_spec *spec);         /* time steps / iterations */
 double fdw_spec_dt(const fdw_spec *spec);          /* resolved dt (s); 0 for non-time kinds */
+/* The spec's "wall_time" in seconds (how long the service lets the job run); 0: none. */
+double fdw_spec_wall_time(const fdw_spec *spec);
 /* Bytes of device memory the run needs in total (all devices), for admission checks. */
 uint64_t fdw_spec_device_bytes(const fdw_spec *spec);
 /* The most any one device holds of it: the largest slab's share (admission against the

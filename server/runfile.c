@@ -1,0 +1,90 @@
+/* runfile.c — writing a job's run file for its runner (see runfile.h). */
+#include "runfile.h"
+#include "app.h"
+#include "models.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The model the spec names by name, as models_resolve gives it to this user; NULL when
+ * the spec names none. */
+static json_t *named_models(const runfile_job *j, const char *spec_text, char *why, size_t len)
+{
+    json_t *models = json_object();
+    json_t *spec = json_loads(spec_text, 0, NULL);
+    json_t *vel = json_object_get(spec, "velocity");
+    const char *type = json_string_value(json_object_get(vel, "type"));
+    const char *name = json_string_value(json_object_get(vel, "name"));
+    if (type && strcmp(type, "model") == 0 && name) {
+        char path[CFG_PATH];
+        fdw_model_info info;
+        memset(&info, 0, sizeof info);
+        if (models_resolve((void *)j->who, name, path, sizeof path, &info) != 0) {
+            snprintf(why, len, "the spec's model \"%.200s\" is no longer there", name);
+            json_decref(spec);
+            json_decref(models);
+            return NULL;
+        }
+        json_object_set_new(
+            models, name,
+            json_pack("{s:s, s:s, s:I, s:i, s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:s}", "path",
+                      path, "format", info.format, "nvalues", (json_int_t)info.nvalues, "nx",
+                      info.nx, "ny", info.ny, "nz", info.nz, "dx", info.dx, "dy", info.dy,
+                      "dz", info.dz, "vmin", info.vmin, "vmax", info.vmax, "sha256",
+                      info.sha256));
+    }
+    json_decref(spec);
+    return models;
+}
+
+int runfile_write(const runfile_job *j, char *path, size_t pathlen, char *why, size_t len)
+{
+    char *spec_text = fdw_spec_to_json(j->spec);
+    if (!spec_text) {
+        snprintf(why, len, "out of memory writing the run file");
+        return -1;
+    }
+    json_t *models = named_models(j, spec_text, why, len);
+    if (!models) {
+        free(spec_text);
+        return -1;
+    }
+    json_t *dirs = json_array(), *ids = json_array();
+    for (int i = 0; g_app.allowed_ptrs[i]; i++)
+        json_array_append_new(dirs, json_string(g_app.allowed_ptrs[i]));
+    for (int d = 0; d < j->ndevices; d++)
+        json_array_append_new(ids, json_integer(j->device_ids[d]));
+    char lock[CFG_PATH + 32];
+    snprintf(lock, sizeof lock, "%s/runner.lock", j->job_dir);
+    const char *backend = g_app.backend == FDW_BACKEND_CPU    ? "cpu"
+                          : g_app.backend == FDW_BACKEND_CUDA ? "cuda"
+                                                              : "auto";
+    json_t *ck = j->checkpoint_dir
+                     ? json_pack("{s:s, s:f, s:I}", "dir", j->checkpoint_dir, "interval_s",
+                                 j->checkpoint_interval_s, "every_steps",
+                                 (json_int_t)j->checkpoint_every_steps)
+                     : json_null();
+    json_t *run = json_pack(
+        "{s:I, s:s, s:o, s:o, s:s, s:s, s:o, s:s, s:o, s:i, s:s, s:s, s:i, s:f}", "job",
+        (json_int_t)j->job_id, "spec", spec_text, "models", models, "allowed_dirs", dirs,
+        "base_dir", g_app.models_dir, "out_dir", j->out_dir, "checkpoint", ck, "backend",
+        backend, "device_ids", ids, "threads", j->threads, "cpu_job_sched",
+        g_app.cfg.cpu_job_sched, "lock", lock, "lock_wait_s", g_app.cfg.runner_stop_timeout,
+        "progress_interval_s", 0.5);
+    free(spec_text);
+    snprintf(path, pathlen, "%s/run.json", j->job_dir);
+    char tmp[CFG_PATH + 48];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    int rc = run && json_dump_file(run, tmp, JSON_COMPACT) == 0 && rename(tmp, path) == 0 ? 0 : -1;
+    if (rc) {
+        snprintf(why, len, "cannot write the run file %.300s: %s", path,
+                 run ? strerror(errno) : "out of memory");
+        unlink(tmp);
+    }
+    json_decref(run);
+    return rc;
+}

@@ -1,0 +1,362 @@
+/* fdwave_runner.c — fdwave-runner, the process fdwaved starts for each running job
+ * (server/runner.c), directly or under a launcher such as mpirun or srun (the daemon's
+ * runner-command), so that a crash, an abort, a GPU fault or an OOM kill of a job takes
+ * that job alone. It reads the run file the worker wrote (the normalised spec, the model
+ * facts its names stand for, the output and checkpoint directories, the devices and the
+ * limits), runs it through fdw_run, and speaks runner_proto.h: the engine's callbacks as
+ * JSON lines on stdout, "cancel" and "suspend" from stdin; the end of stdin (the daemon is
+ * gone) suspends the run at its next step with a checkpoint.
+ *
+ *   fdwave-runner RUN.json
+ *
+ * Under MPI (started by mpirun, srun, ...: docs/operations.md) every rank runs one slab;
+ * rank 0 alone takes the job's lock, reads stdin and writes stdout. The process raises its
+ * own OOM score to the most, so the kernel's OOM killer takes a runner before the daemon,
+ * and a CPU job lowers its own scheduling class (the daemon's cpu-job-sched). Exit status:
+ * 0 when the result line was written (whatever the run's outcome), 1 otherwise. */
+#include "fdwave/comm.h"
+#include "fdwave/fdwave.h"
+#ifdef FDW_HAVE_MPI
+#include "mpi_comm.h"
+#endif
+#include "runner_proto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static atomic_int g_cancel, g_suspend, g_daemon_gone;
+static pthread_mutex_t g_out = PTHREAD_MUTEX_INITIALIZER;
+static int g_root = 1;
+
+/* One protocol line on stdout (rank 0). A failed write means the daemon is gone: the
+ * run suspends with a checkpoint. */
+static void emit(char *line)
+{
+    if (!g_root || !line) {
+        free(line);
+        return;
+    }
+    pthread_mutex_lock(&g_out);
+    int bad = fputs(line, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout) != 0;
+    pthread_mutex_unlock(&g_out);
+    free(line);
+    if (bad) {
+        atomic_store(&g_daemon_gone, 1);
+        atomic_store(&g_suspend, 1);
+    }
+}
+
+static int on_progress(void *user, const fdw_progress *p)
+{
+    (void)user;
+    emit(proto_progress(p));
+    return atomic_load(&g_cancel);
+}
+
+static void on_snapshot(void *user, const fdw_snapshot_info *s)
+{
+    (void)user;
+    emit(proto_snapshot(s));
+}
+
+static void on_log(void *user, int level, const char *msg)
+{
+    (void)user;
+    if (level >= FDW_LOG_INFO)
+        emit(proto_log(level, msg));
+}
+
+static int on_cancelled(void *user)
+{
+    (void)user;
+    return atomic_load(&g_cancel);
+}
+
+static int on_suspend(void *user)
+{
+    (void)user;
+    return atomic_load(&g_suspend);
+}
+
+static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
+{
+    (void)user;
+    emit(proto_checkpoint(c));
+}
+
+/* Rank 0: the daemon's words on stdin. */
+static void *control_main(void *arg)
+{
+    (void)arg;
+    char line[64];
+    while (fgets(line, sizeof line, stdin)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strcmp(line, PROTO_CANCEL) == 0)
+            atomic_store(&g_cancel, 1);
+        else if (strcmp(line, PROTO_SUSPEND) == 0)
+            atomic_store(&g_suspend, 1);
+    }
+    atomic_store(&g_daemon_gone, 1); /* the daemon closed our stdin or died */
+    atomic_store(&g_suspend, 1);
+    return NULL;
+}
+
+/* ---- the run file ---------------------------------------------------------------- */
+
+typedef struct run_file {
+    json_t *root;
+    json_t *models;            /* name -> facts */
+} run_file;
+
+static const char *str_or_empty(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : "";
+}
+
+/* A model the spec names ("velocity": {"type": "model"}), from the facts the daemon put
+ * in the run file (it resolved the name with the submitter's rights). */
+static int resolve_model(void *user, const char *name, char *path, size_t len,
+                         fdw_model_info *info)
+{
+    const run_file *rf = user;
+    json_t *m = json_object_get(rf->models, name);
+    const char *p = json_string_value(json_object_get(m, "path"));
+    if (!p || strlen(p) >= len)
+        return -1;
+    snprintf(path, len, "%s", p);
+    memset(info, 0, sizeof *info);
+    snprintf(info->format, sizeof info->format, "%s", str_or_empty(m, "format"));
+    info->nvalues = (uint64_t)json_integer_value(json_object_get(m, "nvalues"));
+    info->nx = (int)json_integer_value(json_object_get(m, "nx"));
+    info->ny = (int)json_integer_value(json_object_get(m, "ny"));
+    info->nz = (int)json_integer_value(json_object_get(m, "nz"));
+    info->dx = json_number_value(json_object_get(m, "dx"));
+    info->dy = json_number_value(json_object_get(m, "dy"));
+    info->dz = json_number_value(json_object_get(m, "dz"));
+    info->vmin = json_number_value(json_object_get(m, "vmin"));
+    info->vmax = json_number_value(json_object_get(m, "vmax"));
+    snprintf(info->sha256, sizeof info->sha256, "%s", str_or_empty(m, "sha256"));
+    return 0;
+}
+
+static const char *str_of(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* Rank 0: hold the job's lock for the whole run, so a runner left by a daemon that
+ * crashed (still writing its checkpoint) and a new one never share the job's files. */
+static int take_lock(const char *path, int wait_s)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+    if (fd < 0)
+        return -1;
+    for (int waited = 0;; waited++) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return fd;
+        if (errno != EWOULDBLOCK || waited >= wait_s * 10) {
+            close(fd);
+            return -1;
+        }
+        if (waited == 0)
+            emit(proto_log(FDW_LOG_INFO, "waiting for the previous runner of this job to "
+                                         "finish its checkpoint"));
+        struct timespec ts = {0, 100000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The OOM killer takes the process with the highest score: make it a runner. */
+static void raise_oom_score(void)
+{
+    int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+    if (fd >= 0) { /* a failure is not fatal: the limits and admission still hold */
+        ssize_t w = write(fd, "1000", 4);
+        (void)w;
+        close(fd);
+    }
+}
+
+/* A CPU job at the daemon's cpu-job-sched, for the whole process (threads made later
+ * inherit it): SCHED_IDLE, or nice 10. */
+static void lower_priority(const char *sched)
+{
+    if (sched && strcmp(sched, "nice") == 0) {
+        setpriority(PRIO_PROCESS, 0, 10);
+        return;
+    }
+    struct sched_param sp = {.sched_priority = 0};
+    if (sched_setscheduler(0, SCHED_IDLE, &sp) != 0)
+        setpriority(PRIO_PROCESS, 0, 19);
+}
+
+static uint64_t peak_rss(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024u : 0;
+}
+
+/* The run's end as the last line; 0 when it was written. */
+static int finish(fdw_status st, const fdw_error *err, const fdw_result *res)
+{
+    if (!g_root)
+        return 0;
+    char *line = proto_result(st, err, res, peak_rss());
+    if (!line)
+        return 1;
+    emit(line);
+    return atomic_load(&g_daemon_gone) ? 1 : 0;
+}
+
+static int fail_early(const char *field, const char *fmt, const char *detail)
+{
+    fdw_error err;
+    memset(&err, 0, sizeof err);
+    err.code = FDW_ERR_INTERNAL;
+    snprintf(err.field, sizeof err.field, "%s", field);
+    snprintf(err.message, sizeof err.message, fmt, detail);
+    fdw_result res;
+    memset(&res, 0, sizeof res);
+    res.checkpoint_step = -1;
+    if (g_root)
+        fprintf(stderr, "fdwave-runner: %s\n", err.message);
+    return finish(FDW_ERR_INTERNAL, &err, &res);
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    fdw_comm comm;
+    memset(&comm, 0, sizeof comm);
+    int mpi = 0;
+#ifdef FDW_HAVE_MPI
+    if (fdw_mpi_launched()) {
+        char msg[256];
+        const int init = fdw_mpi_init(&argc, &argv, FDW_MPI_CUDA_AUTO, &comm, msg, sizeof msg);
+        if (init != 0) {
+            g_root = comm.rank == 0;
+            int rc = fail_early("", "MPI: %s", msg);
+            if (init > 0)
+                fdw_mpi_finalize();
+            return rc;
+        }
+        mpi = 1;
+        g_root = comm.rank == 0;
+    }
+#endif
+    if (argc != 2 || argv[1][0] == '-') {
+        fprintf(stderr, "usage: fdwave-runner RUN.json (started by fdwaved for each job; "
+                        "see docs/operations.md)\n");
+        return 2;
+    }
+    raise_oom_score();
+    json_error_t jerr;
+    run_file rf = {.root = json_load_file(argv[1], JSON_REJECT_DUPLICATES, &jerr)};
+    if (!json_is_object(rf.root))
+        return fail_early("", "cannot read the run file: %s", jerr.text);
+    rf.models = json_object_get(rf.root, "models");
+    const char *spec_text = str_of(rf.root, "spec"), *out_dir = str_of(rf.root, "out_dir");
+    const char *backend = str_of(rf.root, "backend");
+    if (!spec_text || !out_dir || !backend)
+        return fail_early("", "the run file %s lacks spec, out_dir or backend", argv[1]);
+
+    int lock_fd = -1;
+    const char *lock = str_of(rf.root, "lock");
+    if (g_root && lock) {
+        lock_fd = take_lock(lock, (int)json_integer_value(json_object_get(rf.root, "lock_wait_s")));
+        if (lock_fd < 0)
+            return fail_early("", "another runner of this job still holds %s", lock);
+    }
+    fdw_run_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.out_dir = out_dir;
+    ro.backend = !strcmp(backend, "cpu") ? FDW_BACKEND_CPU
+                 : !strcmp(backend, "cuda") ? FDW_BACKEND_CUDA
+                                            : FDW_BACKEND_AUTO;
+    if (ro.backend == FDW_BACKEND_CPU)
+        lower_priority(str_of(rf.root, "cpu_job_sched"));
+    ro.threads = (int)json_integer_value(json_object_get(rf.root, "threads"));
+    int ids[64], nids = 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(rf.root, "device_ids"), i, v) {
+        if (nids < 64)
+            ids[nids++] = (int)json_integer_value(v);
+    }
+    ro.device_ids = nids ? ids : NULL;
+    ro.ndevice_ids = nids;
+    if (mpi && comm.size > 1)
+        ro.comm = &comm;
+    json_t *ck = json_object_get(rf.root, "checkpoint");
+    fdw_checkpoint_opts co = {.dir = str_of(ck, "dir"),
+                              .interval_s = json_number_value(json_object_get(ck, "interval_s")),
+                              .every_steps = (long)json_integer_value(json_object_get(ck, "every_steps")),
+                              .resume = 1};
+    if (co.dir)
+        ro.checkpoint = &co;
+
+    const char *allowed[34];
+    int nallowed = 0;
+    json_array_foreach(json_object_get(rf.root, "allowed_dirs"), i, v) {
+        if (nallowed < 33 && json_is_string(v))
+            allowed[nallowed++] = json_string_value(v);
+    }
+    allowed[nallowed] = NULL;
+    fdw_parse_opts po;
+    memset(&po, 0, sizeof po);
+    po.base_dir = str_of(rf.root, "base_dir");
+    po.allowed_dirs = nallowed ? allowed : NULL;
+    po.resolve_model = resolve_model;
+    po.resolve_user = &rf;
+    po.normalised = 1;
+    fdw_spec *spec = NULL;
+    fdw_error err;
+    memset(&err, 0, sizeof err);
+    fdw_status st = fdw_spec_parse(spec_text, strlen(spec_text), &po, &spec, &err);
+    if (ro.comm)
+        st = fdw_comm_agree(ro.comm, st, &err);
+    fdw_result res;
+    memset(&res, 0, sizeof res);
+    res.checkpoint_step = -1;
+    if (g_root) {
+        emit(proto_hello((long)getpid(), mpi ? comm.size : 1));
+        pthread_t t;
+        if (pthread_create(&t, NULL, control_main, NULL) == 0)
+            pthread_detach(t);
+    }
+    if (st == FDW_OK) {
+        fdw_callbacks cb;
+        memset(&cb, 0, sizeof cb);
+        cb.progress = on_progress;
+        cb.snapshot = on_snapshot;
+        cb.log = on_log;
+        cb.cancelled = on_cancelled;
+        cb.suspend = on_suspend;
+        cb.checkpoint = on_checkpoint;
+        cb.progress_interval_s = json_number_value(json_object_get(rf.root, "progress_interval_s"));
+        st = fdw_run(spec, &ro, &cb, &res, &err);
+    }
+    int rc = finish(st, &err, &res);
+    fdw_spec_free(spec);
+    json_decref(rf.root);
+#ifdef FDW_HAVE_MPI
+    if (mpi)
+        fdw_mpi_finalize();
+#endif
+    if (lock_fd >= 0)
+        close(lock_fd);
+    return rc;
+}
