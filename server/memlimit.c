@@ -29,12 +29,13 @@ memlimit_mode memlimit_current(void)
     return g_mode;
 }
 
-/* Write text into dir/name; 0 or -1 (errno set). */
+/* Write text into dir/name; 0 or -1 (errno set). (O_CREAT: a cgroup file system has the
+ * file already; a --cgroup-dir that is a plain directory, as in the tests, gets it.) */
 static int write_file(const char *dir, const char *name, const char *text)
 {
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
     ssize_t n = (ssize_t)strlen(text);
@@ -156,7 +157,7 @@ int memlimit_prepare(memlimit_slot *s, int64_t job, uint64_t bytes, int cpu, cha
     write_file(s->dir, "memory.oom.group", "1"); /* absent before Linux 4.19 */
     char procs[4400];
     snprintf(procs, sizeof procs, "%s/cgroup.procs", s->dir);
-    s->procs_fd = open(procs, O_WRONLY | O_CLOEXEC);
+    s->procs_fd = open(procs, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (s->procs_fd < 0) {
         snprintf(why, len, "cannot open %.300s: %s", procs, strerror(errno));
         return -1;

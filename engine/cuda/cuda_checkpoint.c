@@ -7,6 +7,7 @@
  * with no work in flight, from the loop's thread. */
 #include "cuda/cuda_kind.h"
 #include "core/error.h"
+#include "fdwave/comm.h"
 #include "run/ckpt_io.h"
 
 #include <stdint.h>
