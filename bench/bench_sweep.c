@@ -156,6 +156,36 @@ static double run_case(const bench_sweep_ctx *b, const sweep_case *k, const char
     return total;
 }
 
+/* Issue 17's scaling runs: 512^3 and 640^3, 8 sweeps, float64, the seed's case and every
+ * plane, on 1, 2, 4 ... GPUs (up to --gpus), one slab per GPU; the speedup over 1 GPU
+ * and where the time went (sub-sweeps, shuffles). */
+static void bench_sweep_gpus(const bench_sweep_ctx *b)
+{
+    static const int sizes[2] = {512, 640};
+    for (int q = 0; q < 2; q++)
+        for (int every = 0; every < 2; every++) {
+            double t1 = -1.0, s1 = 0.0;
+            for (int n = 1; n <= b->gpus && n <= 8; n *= 2) {
+                sweep_case k = {sizes[q], 1, every, n, {0}};
+                for (int g = 0; g < n; g++)
+                    k.ids[g] = g;
+                char variant[48];
+                snprintf(variant, sizeof variant, "%s-%d-gpu%s", every ? "every-plane" : "seed-case",
+                         n, n > 1 ? "s" : "");
+                double sub = 0.0;
+                const double t = run_case(b, &k, variant, &sub);
+                if (n == 1) {
+                    t1 = t;
+                    s1 = sub;
+                } else if (t1 > 0 && t > 0) {
+                    printf("  %d^3 %s: %d GPUs vs 1: %.2fx (sub-sweeps %.4f vs %.4f s; the rest "
+                           "is shuffles and exchange)\n", sizes[q],
+                           every ? "every plane" : "seed case", n, t1 / t, sub, s1);
+                }
+            }
+        }
+}
+
 void bench_sweep(const bench_sweep_ctx *b)
 {
     printf("sweep kind: 8 sweeps of the seed's cube (side 10, point source at the centre, F "
@@ -175,14 +205,6 @@ void bench_sweep(const bench_sweep_ctx *b)
         run_case(b, &two, "every-plane-2-slabs-1-gpu", &s2) > 0)
         printf("  2 slabs on one GPU vs 1: sub-sweeps %+.2f ms per sweep (the exchange and "
                "waiting not hidden)\n", 1e3 * (s2 - s1) / SWEEPS);
-    if (b->gpus > 1) {
-        sweep_case many = {640, 1, 1, b->gpus < 8 ? b->gpus : 8, {0}};
-        sweep_case single = {640, 1, 1, 1, {0}};
-        for (int g = 0; g < many.nids; g++)
-            many.ids[g] = g;
-        const double t1 = run_case(b, &single, "every-plane-1-gpu", &s1);
-        const double tn = run_case(b, &many, "every-plane-n-gpus", &s2);
-        if (t1 > 0 && tn > 0)
-            printf("  %d GPUs vs 1 at 640^3: %.2fx\n", many.nids, t1 / tn);
-    }
+    if (b->gpus > 1)
+        bench_sweep_gpus(b);
 }

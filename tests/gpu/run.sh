@@ -278,14 +278,17 @@ fi
 # against the CPU engine bit for bit, slabs on one GPU, exact skipping), compute-sanitizer
 # memcheck of a small sweep job on one slab and on three slabs of one GPU, the instruction
 # mix of its sub-sweep kernel, and fdwave-bench --only sweep (512^3 and 640^3, 8 sweeps,
-# float64 and float32, the seed's case and every plane computed). Logs: sweep_test.log,
+# float64 and float32, the seed's case and every plane computed; with several GPUs also on
+# 1, 2, 4 ... of them, issue 17's scaling runs, and memcheck with a slab per GPU). Logs: sweep_test.log,
 # sweep_memcheck.log, sweep_sass.txt, sweep_bench.log; records: sweep_bench.json.
 if printf '%s\n' "${STAGES[@]}" | grep -qx sweep; then
   say "sweep: test_gpu_sweep, memcheck of a small job, SASS, fdwave-bench --only sweep"
   if cmake --build "$BUILD" -j"$(nproc)" --target test_gpu_sweep fdwave-run >>"$LOG" 2>&1; then
     (cd "$BUILD" && timeout 300 ./tests/gpu/test_gpu_sweep) 2>&1 | tee "$OUT/sweep_test.log" | tail -30 | tee -a "$LOG"
     echo "test_gpu_sweep exit ${PIPESTATUS[0]}" | tee -a "$LOG"
-    for devs in 0 0,0,0; do
+    NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
+    DEVLISTS="0 0,0,0"; [ "$NGPU" -gt 1 ] && DEVLISTS="0 0,0,0 $(seq -s, 0 $((NGPU - 1)))"
+    for devs in $DEVLISTS; do
       rm -rf /tmp/fdw-sweep-memcheck
       echo "--- fdwave-run tests/gpu/sweep_small.json --devices $devs" >> "$OUT/sweep_memcheck.log"
       timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/engine/fdwave-run" \
@@ -312,7 +315,7 @@ for f in funcs[1:]:
   else
     say "sweep: building test_gpu_sweep failed"; grep -E "error" "$LOG" | tail -20
   fi
-  (cd "$BUILD" && timeout 300 ./bench/fdwave-bench --only sweep --json "$OUT/sweep_bench.json") 2>&1 \
+  (cd "$BUILD" && timeout 300 ./bench/fdwave-bench --only sweep --gpus "$(nvidia-smi -L 2>/dev/null | wc -l)" --json "$OUT/sweep_bench.json") 2>&1 \
     | tee "$OUT/sweep_bench.log" | tail -60 | tee -a "$LOG"
 fi
 say "done $(date -u +%FT%TZ)"
