@@ -5,26 +5,22 @@
  * Update (the seed's eq. 5, p+ = 2 sum_j c_j p_j - p-, written as 2p - p- + L with
  * L = sum_j 2 c_j (p_j - p), which holds because the weights of a consistent operator sum
  * to 1). Each point has a bin b = idx[point] and a table row w = table + b *
- * ETE_TABLE_STRIDE: w[0] = alpha = (v_b dt / h_min)^2 and w[s] = 2 c_s / alpha (ete_fit.h's
- * slots). The weight of the pair (point, neighbour j) is alpha(b) times the mean of both
- * points' normalised weights, 0.5 (w[s](b) + w[s](b_j)), s the slot of j's offset. So the
- * spatial operator is diag(alpha) B with B symmetric: similar to a symmetric matrix, its
- * eigenvalues are real, and where the velocity is constant it is each bin's fitted operator
- * exactly. The seed's form (each point's own row alone) is not: a two-layer model at 2.25
- * times the order-8 FD limit grows without bound within 500 steps; the plain mean of the
- * rows (B alone) is stable but models p_tt = div(v^2 grad p), a density 1/v^2, and
- * reflects with the opposite sign. This form keeps the acoustic kind's constant density:
- * where every weight is v^2 dt^2 times a fixed stencil's, it is that stencil's v^2 lap
- * (docs/ete.md). Outside the grid a point's bin is that of the nearest grid point (the
- * index array's padding and ghost planes hold it). With u = p(t),
- * t(dx,dy,dz) = (0.5 (w[s](b) + w[s](b_j))) (u(dx,dy,dz) - u), and p- = p(t - dt),
- * overwritten by p(t + dt):
+ * ETE_TABLE_STRIDE: w[s] = 2 c_s (ete_fit.h's slots; w[0] unused). The weight of the pair
+ * (point, neighbour j) is the mean of both points' weights, 0.5 (w[s](b) + w[s](b_j)), s
+ * the slot of j's offset: the spatial operator is symmetric, so its eigenvalues are real,
+ * and where the velocity is constant it is each bin's fitted operator exactly. The seed's
+ * form (each point's own row alone) grows without bound within 500 steps in a two-layer
+ * model at 2.25 times the order-8 FD limit. The price: the symmetric operator models
+ * p_tt = div(v^2 grad p), a density 1/v^2, at a contrast (docs/ete.md). Outside the grid a
+ * point's bin is that of the nearest grid point (the index array's padding and ghost planes
+ * hold it). With u = p(t), t(dx,dy,dz) = (0.5 (w[s](b) + w[s](b_j))) (u(dx,dy,dz) - u),
+ * and p- = p(t - dt), overwritten by p(t + dt):
  *     ax = t(-1,0,0) + t(1,0,0);  ax = ax + (t(-m,0,0) + t(m,0,0)), m = 2..4
  *     ay, az alike along y and z (slots 5..8, 9..12; x: 1..4)
  *     exy = (t(-1,-1,0) + t(1,-1,0)) + (t(-1,1,0) + t(1,1,0))     (slot 13)
  *     exz = (t(-1,0,-1) + t(1,0,-1)) + (t(-1,0,1) + t(1,0,1))     (slot 14)
  *     eyz = (t(0,-1,-1) + t(0,1,-1)) + (t(0,-1,1) + t(0,1,1))     (slot 15)
- *     L   = w[0] * ((((ax + ay) + az) + exy) + (exz + eyz))
+ *     L   = (((ax + ay) + az) + exy) + (exz + eyz)
  *     p+  = (2u - p-) + L                              where q = 0
  *     p+  = ((2u - (1 - q) p-) + L) / (1 + q)          where q != 0 (the sponge)
  * with q = qx[i] + (qy[j] + qz[k]); every operation rounded (no fused multiply-add). A free
