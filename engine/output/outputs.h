@@ -19,12 +19,20 @@ fdw_status fdw_write_png_rgb(const char *path, int w, int h,
                              void (*row)(void *user, int y, int w, unsigned char *rgb),
                              void *user, fdw_error *err);
 
+/* The shot a gather records: its number (1-based; written as the FFID and the shot point)
+ * and its source position (metres). A single-shot run is shot 1 at its first source. */
+typedef struct fdw_gather_shot {
+    int number;
+    double x, y, z;
+} fdw_gather_shot;
+
 /* Receiver gather: traces[r*ns + s] for nrec receivers and ns samples of interval dt
- * seconds. Trace headers carry receiver x/y/z (scaled metres, scalar -100 = cm) and the
- * first source's position; the file is readable by segyio tools. */
+ * seconds. Trace headers carry the shot (FFID, shot point, source x/y/depth), the
+ * receiver x/y/z (scaled metres) and the offset; shot may be NULL (source fields zero).
+ * The file is readable by segyio tools. */
 fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec, int ns,
-                                 double dt, const fdw_receiver *recs, const fdw_source *src,
-                                 fdw_error *err);
+                                 double dt, const fdw_receiver *recs,
+                                 const fdw_gather_shot *shot, fdw_error *err);
 
 typedef struct fdw_manifest fdw_manifest;
 

@@ -15,8 +15,8 @@
 #include <segyio/segy.h>
 
 fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec, int ns,
-                                 double dt, const fdw_receiver *recs, const fdw_source *src,
-                                 fdw_error *err)
+                                 double dt, const fdw_receiver *recs,
+                                 const fdw_gather_shot *shot, fdw_error *err)
 {
     if (!path || nrec < 0 || ns < 0 || (nrec > 0 && (!traces || !recs)))
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "fdw_write_segy_gather: bad arguments");
@@ -44,9 +44,10 @@ fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec
     for (int r = 0; r < nrec; r++)
         for (int a = 0; a < 3; a++)
             maxabs = fmax(maxabs, fabs(recs[r].pos[a]));
-    if (src)
-        for (int a = 0; a < 3; a++)
-            maxabs = fmax(maxabs, fabs(src->pos[a]));
+    const double spos[3] = {shot ? shot->x : 0, shot ? shot->y : 0, shot ? shot->z : 0};
+    const int shotno = shot ? shot->number : 1;
+    for (int a = 0; a < 3; a++)
+        maxabs = fmax(maxabs, fabs(spos[a]));
     double mult;
     int scalar = fdw_segy_coord_scalar(maxabs, &mult);
 
@@ -93,9 +94,9 @@ fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec
         memset(hdr, 0, sizeof hdr);
         segy_set_field(hdr, SEGY_TR_SEQ_LINE, r + 1);
         segy_set_field(hdr, SEGY_TR_SEQ_FILE, r + 1);
-        segy_set_field(hdr, SEGY_TR_FIELD_RECORD, 1);
+        segy_set_field(hdr, SEGY_TR_FIELD_RECORD, shotno);
         segy_set_field(hdr, SEGY_TR_NUMBER_ORIG_FIELD, r + 1);
-        segy_set_field(hdr, SEGY_TR_ENERGY_SOURCE_POINT, 1);
+        segy_set_field(hdr, SEGY_TR_ENERGY_SOURCE_POINT, shotno);
         segy_set_field(hdr, SEGY_TR_NUM_IN_ENSEMBLE, r + 1);
         segy_set_field(hdr, SEGY_TR_TRACE_ID, 1);
         segy_set_field(hdr, SEGY_TR_DATA_USE, 1);
@@ -104,11 +105,11 @@ fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec
         segy_set_field(hdr, SEGY_TR_GROUP_X, fdw_segy_coord(p[0], mult));
         segy_set_field(hdr, SEGY_TR_GROUP_Y, fdw_segy_coord(p[1], mult));
         segy_set_field(hdr, SEGY_TR_RECV_GROUP_ELEV, fdw_segy_coord(-p[2], mult));
-        if (src) {
-            double ox = p[0] - src->pos[0], oy = p[1] - src->pos[1];
-            segy_set_field(hdr, SEGY_TR_SOURCE_X, fdw_segy_coord(src->pos[0], mult));
-            segy_set_field(hdr, SEGY_TR_SOURCE_Y, fdw_segy_coord(src->pos[1], mult));
-            segy_set_field(hdr, SEGY_TR_SOURCE_DEPTH, fdw_segy_coord(src->pos[2], mult));
+        if (shot) {
+            double ox = p[0] - spos[0], oy = p[1] - spos[1];
+            segy_set_field(hdr, SEGY_TR_SOURCE_X, fdw_segy_coord(spos[0], mult));
+            segy_set_field(hdr, SEGY_TR_SOURCE_Y, fdw_segy_coord(spos[1], mult));
+            segy_set_field(hdr, SEGY_TR_SOURCE_DEPTH, fdw_segy_coord(spos[2], mult));
             /* Offset (bytes 37) is unscaled whole metres by the standard. */
             segy_set_field(hdr, SEGY_TR_OFFSET, fdw_segy_coord(sqrt(ox * ox + oy * oy), 1.0));
         }

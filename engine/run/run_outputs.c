@@ -111,9 +111,14 @@ fdw_status fdw_run_write_gathers(fdw_run_state *r, char *extra, size_t len, fdw_
                      "wavefield amplitude (arbitrary)", -1, -1.0);
     fdw_manifest_set_number(r->manifest, "gather.f32", "sample_interval", sdt);
     snprintf(path, sizeof path, "%s/gather.segy", r->opts->out_dir);
+    fdw_gather_shot shot = {1, 0, 0, 0};
+    if (spec->nsources > 0) {
+        shot.x = spec->sources[0].pos[0];
+        shot.y = spec->sources[0].pos[1];
+        shot.z = spec->sources[0].pos[2];
+    }
     st = fdw_write_segy_gather(path, traces, nrec, (int)(ns < INT_MAX ? ns : INT_MAX), sdt,
-                               spec->receivers, spec->nsources > 0 ? &spec->sources[0] : NULL,
-                               err);
+                               spec->receivers, spec->nsources > 0 ? &shot : NULL, err);
     if (st == FDW_ERR_UNSUPPORTED) {
         /* SEG-Y cannot hold this gather (sample count or interval); the raw one has it. */
         fdw_run_log(r, FDW_LOG_WARN, "no gather.segy: %s; gather.f32 holds the traces",

@@ -125,13 +125,9 @@ static void write_test_gather(const char *path)
         for (int s = 0; s < 50; s++)
             tr[r * 50 + s] = (r + 1) * 0.5f * s - 3.0f;
     fdw_receiver rec[3] = {{{100.25, 50, 30}}, {{200.5, 50, 31}}, {{300.75, 50, 32}}};
-    fdw_source src;
-    memset(&src, 0, sizeof src);
-    src.pos[0] = 10;
-    src.pos[1] = 20;
-    src.pos[2] = 5.5;
+    fdw_gather_shot shot = {1, 10, 20, 5.5};
     fdw_error e;
-    ck_assert_int_eq(fdw_write_segy_gather(path, tr, 3, 50, 0.002, rec, &src, &e), FDW_OK);
+    ck_assert_int_eq(fdw_write_segy_gather(path, tr, 3, 50, 0.002, rec, &shot, &e), FDW_OK);
 }
 
 static int32_t field(const char *hdr, int f)
