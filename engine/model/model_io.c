@@ -295,6 +295,11 @@ fdw_status fdw_model_load(const fdw_spec *spec, float *out, fdw_error *err)
 {
     if (!spec || !out)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "fdw_model_load: null argument");
+    if (spec->model_cache) { /* a survey's shot: the model was read once for all shots */
+        memcpy(out, spec->model_cache,
+               (size_t)spec->nx * (size_t)spec->ny * (size_t)spec->nz * sizeof(float));
+        return FDW_OK;
+    }
     if (spec->velocity.type == FDW_VEL_FILE)
         return read_file_model(&spec->velocity, spec->nx, spec->ny, spec->nz, spec->dx,
                                spec->dy, spec->dz, out, NULL, NULL, err);

@@ -19,6 +19,7 @@
 #include "run/cpml.h"
 #include "run/distrib.h"
 #include "run/problem.h"
+#include "run/survey.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -45,8 +46,7 @@ void fdw_run_log(const run *r, int level, const char *fmt, ...)
     r->cb->log(r->cb->user, level, msg);
 }
 
-/* mkdir -p: create out_dir and its missing parents. */
-static fdw_status make_dirs(const char *dir, fdw_error *err)
+fdw_status fdw_run_make_dirs(const char *dir, fdw_error *err)
 {
     char path[FDW_PATH_MAX];
     if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path)
@@ -562,7 +562,7 @@ static fdw_status run_setup(run *r, fdw_error *err)
     r->be = r->be == fdw_cpu_backend() ? fdw_cpu_backend_for(spec->kind)
                                        : fdw_cuda_backend_for(spec->kind);
     if (r->root) {
-        st = make_dirs(r->opts->out_dir, err);
+        st = fdw_run_make_dirs(r->opts->out_dir, err);
         if (st != FDW_OK)
             return st;
     }
@@ -628,7 +628,14 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "fdw_run called without a spec");
     if (!opts || !opts->out_dir || !opts->out_dir[0])
         return fdw_fail(err, FDW_ERR_IO, NULL, "fdw_run called without an output directory");
+    if (spec->survey) /* many shots, each a run of its own (run/survey.c) */
+        return fdw_survey_run(spec, opts, cb, result, err);
+    return fdw_run_single(spec, opts, cb, result, err);
+}
 
+fdw_status fdw_run_single(const fdw_spec *spec, const fdw_run_opts *opts,
+                          const fdw_callbacks *cb, fdw_result *result, fdw_error *err)
+{
     run r;
     memset(&r, 0, sizeof r);
     r.spec = spec;

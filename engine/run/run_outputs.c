@@ -111,7 +111,8 @@ fdw_status fdw_run_write_gathers(fdw_run_state *r, char *extra, size_t len, fdw_
                      "wavefield amplitude (arbitrary)", -1, -1.0);
     fdw_manifest_set_number(r->manifest, "gather.f32", "sample_interval", sdt);
     snprintf(path, sizeof path, "%s/gather.segy", r->opts->out_dir);
-    fdw_gather_shot shot = {1, 0, 0, 0};
+    /* a survey's shot (run/survey.c) carries its number; a single-shot run is shot 1 */
+    fdw_gather_shot shot = {spec->shot_number > 0 ? spec->shot_number : 1, 0, 0, 0};
     if (spec->nsources > 0) {
         shot.x = spec->sources[0].pos[0];
         shot.y = spec->sources[0].pos[1];

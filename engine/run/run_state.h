@@ -46,6 +46,14 @@ typedef struct fdw_run_state {
     fdw_ckpt_run ckpt;         /* checkpoints (run/checkpoint.h) */
 } fdw_run_state;
 
+/* fdw_run of a spec without a survey: one shot, one run (run.c); a survey's shots are
+ * each run by it (run/survey.c). Arguments checked by fdw_run. */
+fdw_status fdw_run_single(const fdw_spec *spec, const fdw_run_opts *opts,
+                          const fdw_callbacks *cb, fdw_result *result, fdw_error *err);
+
+/* mkdir -p: create dir and its missing parents. */
+fdw_status fdw_run_make_dirs(const char *dir, fdw_error *err);
+
 /* printf-style log line through cb->log (rank 0 only). */
 void fdw_run_log(const fdw_run_state *r, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -3,6 +3,7 @@
  * devices), hand each section to its parser (spec_*.c), collect warnings, and keep the
  * normalised JSON that fdw_spec_to_json returns. */
 #include "spec/spec_parse.h"
+#include "spec/spec_survey.h"
 #include "kinds/kind.h"
 #include "output/segy_common.h"
 
@@ -374,6 +375,10 @@ static fdw_status parse_root(spec_ctx *c, const json_t *root)
         return c->err->code;
     if (s->kind->parse(c, root) || sp_parse_snapshots(c, root) || sp_parse_wall_time(c, root))
         return FDW_ERR_SPEC;
+    if (s->survey && s->snapshot_every > 0)
+        return sp_fail(c, "snapshots",
+                       "a survey job takes no snapshots: run the shot you want to see as a "
+                       "single-shot job"), FDW_ERR_SPEC;
     collect_warnings(c);
     /* Keep the normalised form; its reals read back as the same doubles. */
     s->json = sp_dump(c->norm);
@@ -514,6 +519,7 @@ void fdw_spec_free(fdw_spec *spec)
         free(spec->warnings[i]);
     free(spec->warnings);
     free(spec->json);
+    fdw_survey_free(spec->survey);
     if (spec->kind && spec->kind->free_spec)
         spec->kind->free_spec(spec);
     free(spec);
@@ -563,10 +569,9 @@ double fdw_spec_dt(const fdw_spec *spec)
     return spec && spec->kind && spec->kind->wave ? spec->dt : 0.0;
 }
 
-/* What the kind says its slabs, ghost planes and recordings need on all devices. */
-uint64_t fdw_spec_device_bytes(const fdw_spec *spec)
+int fdw_spec_shots(const fdw_spec *spec)
 {
-    return spec && spec->kind ? spec->kind->device_bytes(spec) : 0;
+    return spec && spec->survey ? spec->survey->nshots : 0;
 }
 
 int fdw_spec_warning_count(const fdw_spec *spec)

@@ -75,6 +75,7 @@ typedef struct fdw_boundary {
 typedef enum { FDW_AXIS_X = 0, FDW_AXIS_Y, FDW_AXIS_Z } fdw_axis;
 
 struct fdw_kind_ops; /* kinds/kind.h */
+struct fdw_survey;   /* spec/spec_survey.h */
 
 struct fdw_spec {
     const struct fdw_kind_ops *kind;
@@ -128,6 +129,16 @@ struct fdw_spec {
     char **warnings;
 
     char *json;                /* normalised JSON (cached for fdw_spec_to_json) */
+
+    /* Survey (spec_survey.h): many shots over one model; NULL for a single-shot job. A
+     * survey's spec has no sources of its own (nsources 0) and, when its receivers move
+     * with the shot, none of its own either: run/survey.c derives one single-shot spec
+     * per shot, whose shot_number is the shot's (FFID); 0 everywhere else. */
+    struct fdw_survey *survey;
+    int shot_number;
+    /* A shot of a survey: the velocity model the survey read once (nx*ny*nz values,
+     * x fastest), which fdw_model_load copies instead of reading the model again. */
+    const float *model_cache;
 };
 
 #endif

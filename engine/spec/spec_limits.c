@@ -1,5 +1,6 @@
 /* spec_limits.c — the limits on what a spec may make the engine expand, load or write
- * (sources, expanded receivers, snapshot files, recorded and loaded samples): the
+ * (sources, expanded receivers, snapshot files, recorded and loaded samples, a survey's
+ * shots and traces): the
  * engine's defaults, lowered by the caller's fdw_parse_opts (the daemon's configured
  * caps). The section parsers check counts against these before expanding anything. */
 #include "spec/spec_parse.h"
@@ -29,4 +30,15 @@ uint64_t sp_max_record_bytes(const spec_ctx *c)
 {
     uint64_t opt = c->opts ? c->opts->max_record_bytes : 0;
     return opt > 0 && opt < SP_MAX_RECORD_BYTES ? opt : SP_MAX_RECORD_BYTES;
+}
+
+long sp_max_shots(const spec_ctx *c)
+{
+    return lower(c->opts ? c->opts->max_shots : 0, SP_MAX_SHOTS);
+}
+
+long long sp_max_traces(const spec_ctx *c)
+{
+    long long opt = c->opts ? c->opts->max_traces : 0;
+    return opt > 0 && opt < SP_MAX_TRACES ? opt : SP_MAX_TRACES;
 }

@@ -4,6 +4,7 @@
  * estimate, and the host memory of the run on a backend. Estimates from the spec alone;
  * nothing is allocated. */
 #include "kinds/kind.h"
+#include "run/survey.h"
 #include "spec/spec.h"
 
 #include <stdint.h>
@@ -35,10 +36,29 @@ static uint64_t snapshot_bytes(const fdw_spec *spec)
     return 2u * 4u * set;
 }
 
+/* A survey's estimates are those of one shot on the spec's devices (survey_plan.c). */
+static const fdw_spec *shot_of(const fdw_spec *spec, fdw_spec *view)
+{
+    if (!spec->survey)
+        return spec;
+    *view = *spec;
+    view->survey = NULL;
+    view->nreceivers = spec->survey->max_receivers;
+    return view;
+}
+
+uint64_t fdw_spec_device_bytes(const fdw_spec *spec)
+{
+    fdw_spec view;
+    return spec && spec->kind ? spec->kind->device_bytes(shot_of(spec, &view)) : 0;
+}
+
 uint64_t fdw_spec_device_bytes_max(const fdw_spec *spec)
 {
     if (!spec || !spec->kind)
         return 0;
+    fdw_spec view;
+    spec = shot_of(spec, &view);
     const uint64_t total = spec->kind->device_bytes(spec);
     const int ndev = spec->plan.ndev > 0 ? spec->plan.ndev : 1;
     if (ndev == 1 || spec->nz <= 0)
@@ -53,10 +73,37 @@ uint64_t fdw_spec_device_bytes_max(const fdw_spec *spec)
     return (uint64_t)((double)points * most / spec->nz) + 1u + rec;
 }
 
+/* A survey: the shots its groups run at once (on the CPU, as survey_plan.c chooses; on a
+ * GPU at most one per device, as many as there are shots), each on its group's devices,
+ * and the model read once for them. */
+static uint64_t survey_host_bytes(const fdw_spec *spec, fdw_backend_kind backend)
+{
+    const int ndev = spec->ndevices > 0 ? spec->ndevices : 1;
+    fdw_survey_layout lay;
+    if (backend == FDW_BACKEND_CUDA) {
+        const int k = ndev < spec->survey->nshots ? ndev : spec->survey->nshots;
+        lay.ngroups = k > 0 ? k : 1;
+        for (int g = 0; g < lay.ngroups; g++)
+            lay.count[g] = 1; /* the smallest group holds the most host memory per device */
+    } else {
+        fdw_survey_layout_make(spec, ndev, NULL, fdw_survey_host_budget(), 0, &lay);
+    }
+    uint64_t bytes = 4u * fdw_spec_points(spec);
+    for (int g = 0; g < lay.ngroups; g++) {
+        fdw_spec view;
+        if (fdw_survey_shot_view(spec, lay.count[g], &view) != 0)
+            fdw_survey_shot_view(spec, ndev, &view);
+        bytes += fdw_spec_host_bytes(&view, backend);
+    }
+    return bytes;
+}
+
 uint64_t fdw_spec_host_bytes(const fdw_spec *spec, fdw_backend_kind backend)
 {
     if (!spec || !spec->kind)
         return 0;
+    if (spec->survey)
+        return survey_host_bytes(spec, backend);
     const uint64_t pts = (uint64_t)spec->nx * (uint64_t)spec->ny * (uint64_t)spec->nz;
     /* The problem's whole-grid arrays while it is built and run: the model and what the
      * kind derives from it (wave kinds), the initial field and the copy of the final one

@@ -16,6 +16,8 @@
 #define SP_MAX_NT 100000000L        /* largest nt / iterations */
 #define SP_MAX_RECEIVERS 10000000L  /* largest expanded receiver count */
 #define SP_MAX_SOURCES 100000L      /* largest source count */
+#define SP_MAX_SHOTS 100000L        /* most shots of a survey */
+#define SP_MAX_TRACES 100000000LL   /* most traces of all a survey's shots together */
 #define SP_MAX_SNAPSHOTS 1000000L   /* most snapshot files one run writes */
 #define SP_MAX_RECORD_BYTES (1ull << 36) /* receiver recordings; wavelet samples loaded */
 #define SP_DEFAULT_MAX_POINTS (1ull << 36)
@@ -43,6 +45,8 @@ long sp_max_sources(const spec_ctx *c);
 long sp_max_receivers(const spec_ctx *c);
 long sp_max_snapshots(const spec_ctx *c);
 uint64_t sp_max_record_bytes(const spec_ctx *c);
+long sp_max_shots(const spec_ctx *c);
+long long sp_max_traces(const spec_ctx *c);
 
 /* ---- paths and errors (spec_json.c) ---- */
 
@@ -135,6 +139,15 @@ int sp_parse_time_members(spec_ctx *c, const json_t *root, double default_safety
  * ("largest stable dt") gets a value that keeps it (spec_time.c). */
 double sp_trunc4(double x);
 int sp_parse_sources(spec_ctx *c, const json_t *root);    /* spec_sources.c */
+/* One source wavelet object at path (a Ricker pulse or a file of samples) into src (its
+ * wavelet members; index names it in messages), its normalised form into norm. */
+int sp_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
+                     fdw_source *src, json_t *norm);
+/* A survey (spec_survey.c): "survey" in place of "sources" (shots, their wavelets, the
+ * receiver layout), then, after the receivers, the receivers of every shot counted
+ * against the limits. */
+int sp_parse_survey(spec_ctx *c, const json_t *root);
+int sp_finish_survey(spec_ctx *c, const json_t *root);
 int sp_parse_receivers(spec_ctx *c, const json_t *root);  /* spec_receivers.c */
 int sp_parse_boundary(spec_ctx *c, const json_t *root);   /* spec_boundary.c */
 /* After the sources: the CPML's default frequency (their largest Ricker f0), or an error

@@ -85,8 +85,8 @@ static int load_wavelet(spec_ctx *c, const char *field, int index, fdw_source *s
     return 0;
 }
 
-static int parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
-                         fdw_source *src, json_t *norm)
+int sp_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
+                     fdw_source *src, json_t *norm)
 {
     static const char *const rkeys[] = {"type", "f0", "delay", "amplitude", NULL};
     static const char *const fkeys[] = {"type", "path", "amplitude", NULL};
@@ -174,7 +174,7 @@ int sp_parse_sources(spec_ctx *c, const json_t *root)
         json_t *nw = json_object(); /* owned by the array entry below */
         json_array_append_new(norm, json_pack("{soso}", "position", sp_json_vec3(S->pos),
                                               "wavelet", nw));
-        if (parse_wavelet(c, w, wpath, (int)i, S, nw))
+        if (sp_parse_wavelet(c, w, wpath, (int)i, S, nw))
             return -1;
     }
     return 0;

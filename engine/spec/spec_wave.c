@@ -9,9 +9,13 @@
 
 int sp_parse_wave(spec_ctx *c, const json_t *root)
 {
+    /* a survey's shots stand in for the sources (spec_survey.c) */
+    const int survey = json_object_get(root, "survey") != NULL;
     return sp_parse_velocity(c, root) || sp_parse_time(c, root) ||
-           sp_parse_boundary(c, root) || sp_parse_sources(c, root) || sp_finish_boundary(c) ||
-           sp_parse_receivers(c, root)
+           sp_parse_boundary(c, root) ||
+           (survey ? sp_parse_survey(c, root) : sp_parse_sources(c, root)) ||
+           sp_finish_boundary(c) || sp_parse_receivers(c, root) ||
+           (survey && sp_finish_survey(c, root))
                ? -1
                : 0;
 }

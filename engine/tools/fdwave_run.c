@@ -96,7 +96,8 @@ static int on_progress(void *user, const fdw_progress *p)
     if (!ui->quiet) {
         const progress_report r = {.percent = p->percent, .step = p->step, .nsteps = p->nsteps,
                                    .mpts = p->mpts, .elapsed_s = p->elapsed_s,
-                                   .eta_s = p->eta_s};
+                                   .eta_s = p->eta_s, .nshots = p->nshots,
+                                   .shots_done = p->shots_done, .shot = p->shot};
         progress_bar_show(&ui->bar, &r);
     }
     return stop_signal != 0;
@@ -526,7 +527,12 @@ int main(int argc, char **argv)
     if (st == FDW_OK) {
         code = 0;
         status = "succeeded";
-        if (!ui.quiet)
+        if (!ui.quiet && res.nshots > 0)
+            fprintf(stderr, "fdwave-run: done: %d shots (%d run now, %d groups of devices), "
+                    "%ld steps in %.2f s, %.1f Mpts/s (%s)\n", res.nshots,
+                    res.shots_done - res.shots_resumed, res.groups, res.steps_done,
+                    res.elapsed_s, res.mpts, res.backend);
+        else if (!ui.quiet)
             fprintf(stderr, "fdwave-run: done: %ld steps in %.2f s, %.1f Mpts/s (%s)\n",
                     res.steps_done, res.elapsed_s, res.mpts, res.backend);
         if (!json && root)
@@ -534,7 +540,11 @@ int main(int argc, char **argv)
     } else if (st == FDW_ERR_CANCELLED) {
         code = stop_signal == SIGTERM ? 128 + SIGTERM : EXIT_CANCELLED;
         status = "cancelled";
-        if (root)
+        if (root && res.nshots > 0)
+            fprintf(stderr, "fdwave-run: %s after %d of %d shots; their files are in %s\n",
+                    res.suspended ? "suspended" : "cancelled", res.shots_done, res.nshots,
+                    out_dir);
+        else if (root)
             fprintf(stderr, "fdwave-run: cancelled after %ld steps; outputs so far are in %s\n",
                     res.steps_done, out_dir);
     } else {

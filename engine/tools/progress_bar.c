@@ -35,11 +35,24 @@ void progress_bar_init(progress_bar *b, FILE *out, int tty)
     b->tty = tty;
 }
 
+/* "shots 3/12, shot 5 " for a survey (the steps that follow are that shot's), else "". */
+static void fmt_shots(char *out, size_t cap, const progress_report *p)
+{
+    out[0] = '\0';
+    if (p->nshots <= 0)
+        return;
+    if (p->shot > 0)
+        snprintf(out, cap, "shots %d/%d, shot %d ", p->shots_done, p->nshots, p->shot);
+    else
+        snprintf(out, cap, "shots %d/%d ", p->shots_done, p->nshots);
+}
+
 void progress_bar_show(progress_bar *b, const progress_report *p)
 {
-    char rate[32], eta[32];
+    char rate[32], eta[32], shots[64];
     progress_fmt_rate(rate, sizeof rate, p->mpts);
     progress_fmt_time(eta, sizeof eta, p->eta_s);
+    fmt_shots(shots, sizeof shots, p);
     if (!b->tty) {
         char elapsed[48] = "";
         if (p->elapsed_s >= 0) {
@@ -47,8 +60,8 @@ void progress_bar_show(progress_bar *b, const progress_report *p)
             progress_fmt_time(t, sizeof t, p->elapsed_s);
             snprintf(elapsed, sizeof elapsed, " elapsed %s", t);
         }
-        fprintf(b->out, "progress %5.1f%% step %ld/%ld %s%s ETA %s\n", p->percent, p->step,
-                p->nsteps, rate, elapsed, eta);
+        fprintf(b->out, "progress %5.1f%% %sstep %ld/%ld %s%s ETA %s\n", p->percent, shots,
+                p->step, p->nsteps, rate, elapsed, eta);
         fflush(b->out);
         return;
     }
@@ -61,8 +74,8 @@ void progress_bar_show(progress_bar *b, const progress_report *p)
     memset(bar, '#', (size_t)fill);
     memset(bar + fill, '.', (size_t)(BAR_WIDTH - fill));
     bar[BAR_WIDTH] = '\0';
-    snprintf(b->line, sizeof b->line, "[%s] %5.1f%%  step %ld/%ld  %s  ETA %s", bar,
-             p->percent, p->step, p->nsteps, rate, eta);
+    snprintf(b->line, sizeof b->line, "[%s] %5.1f%%  %sstep %ld/%ld  %s  ETA %s", bar,
+             p->percent, shots, p->step, p->nsteps, rate, eta);
     fputs("\r\033[K", b->out);
     fputs(b->line, b->out);
     b->shown = 1;

@@ -24,6 +24,9 @@ typedef struct progress_report {
     double mpts;      /* grid points per second / 1e6 */
     double elapsed_s; /* < 0: unknown (left out of the plain line) */
     double eta_s;     /* < 0: unknown ("-") */
+    /* A survey: "shots 3/12" before the steps, which are then those of shot number shot;
+     * nshots 0: a single shot. */
+    int nshots, shots_done, shot;
 } progress_report;
 
 void progress_bar_init(progress_bar *b, FILE *out, int tty);

@@ -123,6 +123,11 @@ typedef struct fdw_parse_opts {
      * recordings (receivers x recorded samples x 4) and of wavelet samples loaded. */
     long max_sources;
     long max_receivers;
+    /* A survey (spec "survey"): max_shots (100000) shots, max_traces (10^8) traces of all
+     * its shots together (receivers of each shot summed, before any are dropped outside
+     * the grid); the recordings of all its shots count against max_record_bytes. */
+    long max_shots;
+    long long max_traces;
     long max_snapshots;
     uint64_t max_record_bytes;
     /* Devices available to run on (0: do not check "devices"): their ids are 0 ..
@@ -159,14 +164,19 @@ long fdw_spec_steps(const fdw_spec *spec);         /* time steps / iterations */
 double fdw_spec_dt(const fdw_spec *spec);          /* resolved dt (s); 0 for non-time kinds */
 /* The spec's "wall_time" in seconds (how long the service lets the job run); 0: none. */
 double fdw_spec_wall_time(const fdw_spec *spec);
-/* Bytes of device memory the run needs in total (all devices), for admission checks. */
+/* Shots of a survey job (spec "survey"); 0 for a single-shot job. */
+int fdw_spec_shots(const fdw_spec *spec);
+/* Bytes of device memory the run needs in total (all devices), for admission checks. A
+ * survey: what one shot needs on all the spec's devices (its shots run one at a time on
+ * them, or in parallel only where a shot fits on fewer). */
 uint64_t fdw_spec_device_bytes(const fdw_spec *spec);
 /* The most any one device holds of it: the largest slab's share (admission against the
  * largest device). */
 uint64_t fdw_spec_device_bytes_max(const fdw_spec *spec);
 /* Bytes of host memory the run holds at its peak on the given backend (CPU: the slabs
  * themselves live in host memory too): the problem's whole-grid arrays, the field copy,
- * the snapshot buffers, the receiver recordings. An upper estimate for admission; the
+ * the snapshot buffers, the receiver recordings; for a survey, those of every shot it may
+ * run at once and the model it keeps for them. An upper estimate for admission; the
  * process itself (libraries, threads' stacks) comes on top. */
 uint64_t fdw_spec_host_bytes(const fdw_spec *spec, fdw_backend_kind backend);
 int fdw_spec_warning_count(const fdw_spec *spec);
@@ -195,6 +205,14 @@ typedef struct fdw_progress {
     int has_change;
     double change;         /* largest decrease of a value that was already finite */
     long long changed;     /* values that changed, those that became finite included */
+    /* A survey (fdw_spec_shots > 0): nshots shots, shots_done of them finished, and shot
+     * (its number, the FFID) the one that step and nsteps are of: the lowest-numbered shot
+     * under way (0 once none is). percent, eta_s and elapsed_s are then of the whole
+     * survey; devices lists every device of every shot under way. nshots 0: a single
+     * shot (shot and shots_done 0 too). */
+    int nshots;
+    int shots_done;
+    int shot;
 } fdw_progress;
 
 /* What fdw_callbacks.checkpoint reports. */
@@ -260,6 +278,9 @@ typedef struct fdw_tuning {
     /* Sweep kind: 1 computes every point of every sub-sweep instead of skipping the points
      * whose upwind patch has not changed since their last update (same T either way). */
     int sweep_full;
+    /* Survey: run the shots in this many groups of the devices at once (1: one shot at a
+     * time on every device); 0: as many as fit (survey_plan.c). Same results either way. */
+    int survey_groups;
 } fdw_tuning;
 
 /* Checkpoints (docs/checkpoints.md): the state a later step needs (fields, auxiliary
@@ -302,6 +323,10 @@ typedef struct fdw_result {
     long resumed_step;          /* the step the run resumed from; 0 when it started anew */
     long checkpoint_step;       /* steps held by the last checkpoint written; -1: none */
     int suspended;              /* stopped by cb->suspend (after its checkpoint) */
+    /* A survey: its shots, those finished (by this run and any earlier one it resumed),
+     * those found finished at the start, and the groups of devices that ran them at once;
+     * steps_done then counts the steps this run made, all shots together. */
+    int nshots, shots_done, shots_resumed, groups;
 } fdw_result;
 
 /* Run a validated spec to completion. Outputs and manifest.json are written to out_dir.

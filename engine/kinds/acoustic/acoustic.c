@@ -24,7 +24,7 @@ extern const struct fdw_cuda_ops fdw_acoustic_cuda;
 #endif
 
 static const char *const KEYS[] = {"velocity", "time", "sources", "receivers", "boundary",
-                                   NULL};
+                                   "survey", NULL};
 
 /* u, u_prev and (v dt)^2 (12 B/point) with the ghost planes of the three arrays at each
  * boundary between two devices' slabs, the receiver recordings, and with a CPML its psi

@@ -1,0 +1,445 @@
+/* survey_out.c — the files of a survey (survey.h). Each shot runs in its own directory
+ * (shot_NNNN.run); when it completes, its gathers are renamed into the output directory
+ * as shot_NNNN.sgy and shot_NNNN.f32 (so a finished shot's files are whole and stay, what
+ * ever happens to the shots after it), the directory is removed and the shot is recorded
+ * as finished in the checkpoint directory's "current" file (the file the daemon looks for
+ * to resume a job): "survey <spec hash> <shots>" and one finished shot index per line,
+ * replaced atomically. At the end all_shots.sgy and all_shots.f32 hold every shot's
+ * traces in shot order, and manifest.json lists each shot (number, source position,
+ * files). */
+#include "run/survey.h"
+
+#include "core/error.h"
+#include "output/atomic_file.h"
+#include "output/outputs.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SEGY_HEAD 3600   /* textual (3200) and binary (400) file headers */
+#define SEGY_TRACE_HEAD 240
+#define MANIFEST_EVERY_S 2.0 /* the manifest rewritten at most this often while running */
+
+struct fdw_survey_out {
+    const fdw_spec *spec;
+    char *out_dir, *ckpt_dir;  /* ckpt_dir NULL: no record kept */
+    unsigned char *done;       /* the caller's, one per shot */
+    int width;                 /* digits of the shot numbers in file names (>= 4) */
+    long ns;                   /* samples per trace */
+    double sdt;                /* sample interval, s */
+    unsigned long long hash;   /* of the survey's normalised spec */
+    fdw_manifest *manifest;
+    double manifest_at;        /* when it was last written */
+    pthread_mutex_t mu;
+};
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* FNV-1a of the normalised spec: a record of finished shots is used only by the same
+ * survey. */
+static unsigned long long spec_hash(const fdw_spec *spec)
+{
+    unsigned long long h = 0xcbf29ce484222325ull;
+    for (const char *p = spec->json ? spec->json : ""; *p; p++) {
+        h ^= (unsigned char)*p;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* out_dir/shot_NNNN<suffix> of shot i (name only when dir is NULL). */
+static void shot_name(const fdw_survey_out *o, int i, const char *suffix, char *out, size_t len,
+                      int with_dir)
+{
+    const int number = o->spec->survey->shots[i].number;
+    if (with_dir)
+        snprintf(out, len, "%s/shot_%0*d%s", o->out_dir, o->width, number, suffix);
+    else
+        snprintf(out, len, "shot_%0*d%s", o->width, number, suffix);
+}
+
+void fdw_survey_out_shot_dir(const fdw_survey_out *o, int i, char *path, size_t len)
+{
+    shot_name(o, i, ".run", path, len, 1);
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The manifest's entries of shot i's files that exist. */
+static void add_shot_entries(fdw_survey_out *o, int i)
+{
+    const fdw_shot *S = &o->spec->survey->shots[i];
+    char name[64], path[FDW_PATH_MAX + 64], desc[320];
+    const long dims[2] = {o->ns, S->nreceivers};
+    static const char *const suffix[2] = {".sgy", ".f32"};
+    static const char *const format[2] = {"segy", "raw-f32"};
+    for (int f = 0; f < 2; f++) {
+        shot_name(o, i, suffix[f], name, sizeof name, 0);
+        shot_name(o, i, suffix[f], path, sizeof path, 1);
+        if (!exists(path))
+            continue;
+        snprintf(desc, sizeof desc,
+                 "shot %d (source at %g, %g, %g m): %d traces of %ld samples every %g s "
+                 "(sample 0 is t = 0)%s",
+                 S->number, S->pos[0], S->pos[1], S->pos[2], S->nreceivers, o->ns, o->sdt,
+                 f == 0 ? "; SEG-Y, IEEE float, FFID = shot number"
+                        : "; float32 little-endian [receiver][sample]");
+        fdw_manifest_add(o->manifest, name, "gather", format[f], desc, 2, dims,
+                         "wavefield amplitude (arbitrary)", -1, -1.0);
+        fdw_manifest_set_number(o->manifest, name, "sample_interval", o->sdt);
+        fdw_manifest_set_number(o->manifest, name, "shot", S->number);
+        fdw_manifest_set_number(o->manifest, name, "source_x", S->pos[0]);
+        fdw_manifest_set_number(o->manifest, name, "source_y", S->pos[1]);
+        fdw_manifest_set_number(o->manifest, name, "source_z", S->pos[2]);
+    }
+}
+
+/* The manifest's "survey" member: the counts and each finished shot in shot order. */
+static void set_survey_json(fdw_survey_out *o, const char *all_shots)
+{
+    const fdw_survey *sv = o->spec->survey;
+    json_t *shots = json_array();
+    int ndone = 0;
+    for (int i = 0; i < sv->nshots; i++) {
+        if (!o->done[i])
+            continue;
+        char segy[64], raw[64], path[FDW_PATH_MAX + 64];
+        shot_name(o, i, ".sgy", segy, sizeof segy, 0);
+        shot_name(o, i, ".sgy", path, sizeof path, 1);
+        const int has_segy = exists(path);
+        shot_name(o, i, ".f32", raw, sizeof raw, 0);
+        json_array_append_new(
+            shots, json_pack("{sisosisoss}", "shot", sv->shots[i].number, "source",
+                             json_pack("[fff]", sv->shots[i].pos[0], sv->shots[i].pos[1],
+                                       sv->shots[i].pos[2]),
+                             "receivers", sv->shots[i].nreceivers, "file",
+                             has_segy ? json_string(segy) : json_null(), "raw", raw));
+        ndone++;
+    }
+    json_t *s = json_pack("{sisisisoso}", "nshots", sv->nshots, "shots_done", ndone,
+                          "first_number", sv->shots[0].number, "all_shots",
+                          all_shots ? json_string(all_shots) : json_null(), "shots", shots);
+    char *text = s ? json_dumps(s, JSON_COMPACT) : NULL;
+    json_decref(s);
+    if (text)
+        fdw_manifest_set_json(o->manifest, "survey", text);
+    free(text);
+}
+
+/* The record of finished shots, replaced atomically. */
+static fdw_status write_record(fdw_survey_out *o, fdw_error *err)
+{
+    if (!o->ckpt_dir)
+        return FDW_OK;
+    char path[FDW_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/current", o->ckpt_dir);
+    fdw_atomic_file af;
+    fdw_status st = fdw_atomic_open(&af, path, err);
+    if (st != FDW_OK)
+        return st;
+    fprintf(af.fp, "survey %016llx %d\n", o->hash, o->spec->survey->nshots);
+    for (int i = 0; i < o->spec->survey->nshots; i++)
+        if (o->done[i])
+            fprintf(af.fp, "%d\n", i);
+    return fdw_atomic_commit(&af, err);
+}
+
+/* The record of an earlier run of this survey: the shots it finished whose files are
+ * here. A record of another spec, or none, marks nothing. */
+static void read_record(fdw_survey_out *o)
+{
+    char path[FDW_PATH_MAX + 16], line[128];
+    snprintf(path, sizeof path, "%s/current", o->ckpt_dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    unsigned long long hash = 0;
+    int n = 0;
+    if (!fgets(line, sizeof line, f) || sscanf(line, "survey %llx %d", &hash, &n) != 2 ||
+        hash != o->hash || n != o->spec->survey->nshots) {
+        fclose(f);
+        return;
+    }
+    while (fgets(line, sizeof line, f)) {
+        char *end;
+        const long i = strtol(line, &end, 10);
+        if (end == line || i < 0 || i >= n)
+            continue;
+        char file[FDW_PATH_MAX + 64];
+        shot_name(o, (int)i, ".f32", file, sizeof file, 1);
+        o->done[i] = exists(file);
+    }
+    fclose(f);
+}
+
+fdw_survey_out *fdw_survey_out_new(const fdw_spec *spec, const char *out_dir,
+                                   const char *ckpt_dir, int resume, unsigned char *done)
+{
+    fdw_survey_out *o = calloc(1, sizeof *o);
+    if (!o)
+        return NULL;
+    o->spec = spec;
+    o->done = done;
+    o->out_dir = strdup(out_dir);
+    o->ckpt_dir = ckpt_dir ? strdup(ckpt_dir) : NULL;
+    o->manifest = fdw_manifest_new(spec, out_dir);
+    pthread_mutex_init(&o->mu, NULL);
+    if (!o->out_dir || (ckpt_dir && !o->ckpt_dir) || !o->manifest) {
+        fdw_survey_out_free(o);
+        return NULL;
+    }
+    const fdw_survey *sv = spec->survey;
+    const int last = sv->shots[sv->nshots - 1].number;
+    o->width = 4;
+    for (int v = last; v >= 10000; v /= 10)
+        o->width++;
+    const int interval = spec->receiver_interval >= 1 ? spec->receiver_interval : 1;
+    o->ns = spec->nt / interval + 1;
+    o->sdt = spec->dt * interval;
+    o->hash = spec_hash(spec);
+    memset(done, 0, (size_t)sv->nshots);
+    if (o->ckpt_dir && resume)
+        read_record(o);
+    for (int i = 0; i < sv->nshots; i++)
+        if (done[i])
+            add_shot_entries(o, i);
+    return o;
+}
+
+/* Remove a shot's run directory and what its run left there (manifest.json, its
+ * checkpoint directory's leftovers are elsewhere). */
+static void remove_dir(const char *dir)
+{
+    static const char *const left[] = {"manifest.json", "gather.f32", "gather.segy", NULL};
+    char path[FDW_PATH_MAX + 128];
+    for (int i = 0; left[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, left[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+fdw_status fdw_survey_out_shot_done(fdw_survey_out *o, int i, fdw_error *err)
+{
+    char dir[FDW_PATH_MAX + 64], from[FDW_PATH_MAX + 96], to[FDW_PATH_MAX + 64];
+    fdw_survey_out_shot_dir(o, i, dir, sizeof dir);
+    static const char *const src[2] = {"gather.segy", "gather.f32"};
+    static const char *const dst[2] = {".sgy", ".f32"};
+    for (int f = 0; f < 2; f++) {
+        snprintf(from, sizeof from, "%s/%s", dir, src[f]);
+        shot_name(o, i, dst[f], to, sizeof to, 1);
+        if (!exists(from)) {
+            if (f == 1) /* gather.f32 is always written */
+                return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "shot %d: its run left no %s",
+                                o->spec->survey->shots[i].number, from);
+            unlink(to); /* no SEG-Y (it cannot hold the gather): none from an earlier run */
+            continue;
+        }
+        if (rename(from, to) != 0)
+            return fdw_fail(err, FDW_ERR_IO, NULL, "cannot move %s to %s: %s", from, to,
+                            strerror(errno));
+    }
+    remove_dir(dir);
+    pthread_mutex_lock(&o->mu);
+    o->done[i] = 1;
+    add_shot_entries(o, i);
+    fdw_status st = write_record(o, err);
+    if (st == FDW_OK && now_s() - o->manifest_at >= MANIFEST_EVERY_S) {
+        set_survey_json(o, NULL);
+        st = fdw_manifest_write(o->manifest, err);
+        o->manifest_at = now_s();
+    }
+    pthread_mutex_unlock(&o->mu);
+    return st;
+}
+
+static void put_be32(unsigned char *b, uint32_t v)
+{
+    b[0] = (unsigned char)(v >> 24);
+    b[1] = (unsigned char)(v >> 16);
+    b[2] = (unsigned char)(v >> 8);
+    b[3] = (unsigned char)v;
+}
+
+/* Append the traces of one shot's file (after its file headers) to out; trace headers'
+ * sequence numbers (bytes 1-4 in the line, 5-8 in the file) renumbered from *seq on. The
+ * first shot's file headers go first. */
+static fdw_status append_segy(FILE *out, const char *path, int first, long ns, long long *seq,
+                              fdw_error *err)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot read %s: %s", path, strerror(errno));
+    unsigned char head[SEGY_HEAD];
+    fdw_status st = FDW_OK;
+    if (fread(head, 1, sizeof head, in) != sizeof head) {
+        fclose(in);
+        return fdw_fail(err, FDW_ERR_IO, NULL, "%s is shorter than a SEG-Y file header", path);
+    }
+    /* extended textual headers (binary header bytes 3505-3506) follow the binary one */
+    const int next = (int16_t)((head[3504] << 8) | head[3505]);
+    const size_t tsize = SEGY_TRACE_HEAD + 4u * (size_t)ns;
+    unsigned char *buf = malloc(tsize > 3200 ? tsize : 3200);
+    if (!buf) {
+        fclose(in);
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of memory joining the shots");
+    }
+    if (first && fwrite(head, 1, sizeof head, out) != sizeof head)
+        st = fdw_fail(err, FDW_ERR_IO, NULL, "cannot write all_shots.sgy: %s", strerror(errno));
+    for (int e = 0; e < next && st == FDW_OK; e++) {
+        if (fread(buf, 1, 3200, in) != 3200)
+            st = fdw_fail(err, FDW_ERR_IO, NULL, "%s: short extended header", path);
+        else if (first && fwrite(buf, 1, 3200, out) != 3200)
+            st = fdw_fail(err, FDW_ERR_IO, NULL, "cannot write all_shots.sgy: %s",
+                          strerror(errno));
+    }
+    size_t got;
+    while (st == FDW_OK && (got = fread(buf, 1, tsize, in)) > 0) {
+        if (got != tsize) {
+            st = fdw_fail(err, FDW_ERR_IO, NULL, "%s ends within a trace (%zu of %zu bytes)",
+                          path, got, tsize);
+            break;
+        }
+        ++*seq;
+        put_be32(buf, (uint32_t)*seq);
+        put_be32(buf + 4, (uint32_t)*seq);
+        if (fwrite(buf, 1, tsize, out) != tsize)
+            st = fdw_fail(err, FDW_ERR_IO, NULL, "cannot write all_shots.sgy: %s",
+                          strerror(errno));
+    }
+    free(buf);
+    fclose(in);
+    return st;
+}
+
+/* Append a whole file to out. */
+static fdw_status append_raw(FILE *out, const char *path, fdw_error *err)
+{
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        return fdw_fail(err, FDW_ERR_IO, NULL, "cannot read %s: %s", path, strerror(errno));
+    char buf[1 << 16];
+    size_t got;
+    fdw_status st = FDW_OK;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, got, out) != got) {
+            st = fdw_fail(err, FDW_ERR_IO, NULL, "cannot write all_shots.f32: %s",
+                          strerror(errno));
+            break;
+        }
+    fclose(in);
+    return st;
+}
+
+/* all_shots.sgy (when every shot has its SEG-Y) and all_shots.f32: every shot's traces in
+ * shot order. Sets *segy when all_shots.sgy was written. */
+static fdw_status join_shots(fdw_survey_out *o, int *segy, fdw_error *err)
+{
+    const fdw_survey *sv = o->spec->survey;
+    char path[FDW_PATH_MAX + 64];
+    *segy = 1;
+    for (int i = 0; i < sv->nshots && *segy; i++) {
+        shot_name(o, i, ".sgy", path, sizeof path, 1);
+        *segy = exists(path);
+    }
+    for (int f = *segy ? 0 : 1; f < 2; f++) {
+        fdw_atomic_file af;
+        snprintf(path, sizeof path, "%s/all_shots.%s", o->out_dir, f == 0 ? "sgy" : "f32");
+        fdw_status st = fdw_atomic_open(&af, path, err);
+        long long seq = 0;
+        for (int i = 0; i < sv->nshots && st == FDW_OK; i++) {
+            char shot[FDW_PATH_MAX + 64];
+            shot_name(o, i, f == 0 ? ".sgy" : ".f32", shot, sizeof shot, 1);
+            st = f == 0 ? append_segy(af.fp, shot, i == 0, o->ns, &seq, err)
+                        : append_raw(af.fp, shot, err);
+        }
+        if (st == FDW_OK)
+            st = fdw_atomic_commit(&af, err);
+        else
+            fdw_atomic_abort(&af);
+        if (st != FDW_OK)
+            return st;
+    }
+    const long dims[2] = {o->ns, (long)(sv->traces < LONG_MAX ? sv->traces : LONG_MAX)};
+    static const char *const name[2] = {"all_shots.sgy", "all_shots.f32"};
+    static const char *const format[2] = {"segy", "raw-f32"};
+    static const char *const layout[2] = {
+        "SEG-Y, IEEE float, FFID = shot number, trace sequence numbers running through the "
+        "file",
+        "float32 little-endian [trace][sample]"};
+    for (int f = *segy ? 0 : 1; f < 2; f++) {
+        char desc[320];
+        snprintf(desc, sizeof desc,
+                 "every shot's traces in shot order (%d shots, %lld traces of %ld samples every "
+                 "%g s); %s",
+                 sv->nshots, sv->traces, o->ns, o->sdt, layout[f]);
+        fdw_manifest_add(o->manifest, name[f], "gather", format[f], desc, 2, dims,
+                         "wavefield amplitude (arbitrary)", -1, -1.0);
+        fdw_manifest_set_number(o->manifest, name[f], "sample_interval", o->sdt);
+    }
+    return FDW_OK;
+}
+
+fdw_status fdw_survey_out_finish(fdw_survey_out *o, int completed, const char *result_json,
+                                 fdw_error *err)
+{
+    pthread_mutex_lock(&o->mu);
+    /* the entries in shot order (they were added as shots finished) */
+    fdw_manifest *m = fdw_manifest_new(o->spec, o->out_dir);
+    if (m) {
+        fdw_manifest_free(o->manifest);
+        o->manifest = m;
+        for (int i = 0; i < o->spec->survey->nshots; i++)
+            if (o->done[i])
+                add_shot_entries(o, i);
+    }
+    int segy = 0;
+    fdw_status st = completed ? join_shots(o, &segy, err) : FDW_OK;
+    if (st == FDW_OK) {
+        set_survey_json(o, completed && segy ? "all_shots.sgy" : NULL);
+        if (result_json)
+            fdw_manifest_set_json(o->manifest, "result", result_json);
+        st = fdw_manifest_write(o->manifest, err);
+    }
+    pthread_mutex_unlock(&o->mu);
+    return st;
+}
+
+void fdw_survey_out_forget(fdw_survey_out *o)
+{
+    if (!o->ckpt_dir)
+        return;
+    char path[FDW_PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/current", o->ckpt_dir);
+    unlink(path);
+}
+
+void fdw_survey_out_free(fdw_survey_out *o)
+{
+    if (!o)
+        return;
+    if (o->manifest)
+        fdw_manifest_free(o->manifest);
+    pthread_mutex_destroy(&o->mu);
+    free(o->out_dir);
+    free(o->ckpt_dir);
+    free(o);
+}
