@@ -1,12 +1,22 @@
-/* test_gpu_sweep.c — the sweep kind's CUDA engine (issue 20): T bit for bit equal to the
+/* test_gpu_sweep.c — the sweep kind's CUDA engine (issue 20): the initial upload (T and
+ * the slowness in both layouts equal the host's, cell for cell); T bit for bit equal to the
  * CPU engine's (the same operations in the same order: correctly rounded sqrt and fma on
  * both sides, no contraction), in float64 and float32, for the Randers metric and for an F
- * field with a folded surface; several slabs on one GPU (and on several GPUs where there
- * are) bit for bit equal to one; exact skipping equal to computing everything; the same
- * sweeps, changes and convergence as the CPU. Exits 77 (skipped) without a GPU. */
+ * field with a folded surface, one sweep computing everything and with skipping, and the
+ * same run twice; several slabs on one GPU (and on several GPUs where there are) bit for
+ * bit equal to one, with a wait across a cut every plane and every 8 planes; exact
+ * skipping equal to computing everything; the same sweeps, changes and convergence as the
+ * CPU. A difference is described (cells, first cell, values, z range) before the test
+ * fails. Exits 77 (skipped) without a GPU. */
 #include "../sweep/sweep_util.h"
 
+#include "kinds/sweep/cuda_sweep.h"
+#include "run/plan.h"
+#include "run/problem.h"
+#include "spec/spec.h"
+
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +41,154 @@ static void spec(char *json, size_t len, int m, const char *precision, const cha
              devices, precision, METRICS[m], sweeps);
 }
 
+/* Whether a and b hold the same bits; if not, print what differs (how many cells, the
+ * first one with both values, the largest difference, cells finite on one side only, the
+ * z range of the differences) under the label. */
+static int same_or_describe(const sw_run *a, const sw_run *b, const char *label)
+{
+    if (sw_same_bits(a, b))
+        return 1;
+    const int nx = a->nx, ny = a->ny;
+    const size_t n = (size_t)nx * ny * a->nz;
+    size_t diff = 0, first = n, one_inf = 0;
+    int zlo = a->nz, zhi = -1;
+    double mx = 0.0;
+    for (size_t q = 0; q < n; q++) {
+        if (memcmp(&a->T[q], &b->T[q], sizeof(double)) == 0)
+            continue;
+        diff++;
+        first = first < n ? first : q;
+        if (isinf(a->T[q]) != isinf(b->T[q]))
+            one_inf++;
+        else if (fabs(a->T[q] - b->T[q]) > mx)
+            mx = fabs(a->T[q] - b->T[q]);
+        const int z = (int)(q / ((size_t)nx * ny));
+        zlo = z < zlo ? z : zlo;
+        zhi = z > zhi ? z : zhi;
+    }
+    const int fx = (int)(first % nx), fy = (int)(first / nx % ny), fz = (int)(first / ((size_t)nx * ny));
+    printf("DIFF %s: %zu of %zu cells differ (%zu finite on one side only), largest finite "
+           "difference %.3e, z %d..%d; first at (%d, %d, %d): %.17g vs %.17g\n", label, diff, n,
+           one_inf, mx, zlo, zhi, fx, fy, fz, a->T[first], b->T[first]);
+    return 0;
+}
+
+/* The upload: every held cell of T and of the slowness, in both layouts of every slab (1
+ * and 2 slabs of GPU 0), equals the host's initial time and 1/F as the precision stores
+ * them. Counts and prints the cells that do not. */
+static long check_upload(const char *json, int nslabs)
+{
+    fdw_spec *spec = NULL;
+    fdw_error err;
+    fdw_problem prob;
+    fdw_plan plan;
+    void *ctx = NULL;
+    memset(&prob, 0, sizeof prob);
+    fdw_status st = fdw_spec_parse(json, strlen(json), NULL, &spec, &err);
+    if (st == FDW_OK)
+        st = fdw_problem_build(spec, NULL, &prob, &err);
+    if (st == FDW_OK)
+        st = fdw_plan_slabs(spec->nz, 1, nslabs, (const int[]){0, 0, 0, 0}, &plan, &err);
+    if (st == FDW_OK)
+        st = fdw_sweep_cuda_engine.create(&prob, &plan, &ctx, &err);
+    ck_assert_msg(st == FDW_OK, "upload check: %s: %s", err.field, err.message);
+    sweep_cuda *c = ctx;
+    const fdw_sweep_data *d = c->d;
+    const int nx = spec->nx, ny = spec->ny;
+    long bad = 0;
+    for (int e = 0; e < c->parts.nparts; e++)
+        for (int l = 0; l < 2; l++)
+            for (int sl = 0; sl < (d->metric.field ? 2 : 1); sl++) {
+                const sweep_box *b = l == SWEEP_LAYOUT_A ? &c->parts.a[e] : &c->parts.b[e];
+                int lo[3], hi[3];
+                sweep_box_held(&c->parts, b, lo, hi);
+                const size_t cnt = (size_t)(hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+                double *h = malloc(cnt * sizeof(double));
+                void *dev = NULL;
+                const fdwk_sweep_box box = sweep_cuda_box(c, e, l, sl);
+                sweep_gpu *G = &c->gpu[c->part[e].gpu];
+                int rc = fdwk_set_device(G->id);
+                if (!rc)
+                    rc = fdwk_malloc(&dev, cnt * sizeof(double));
+                if (!rc)
+                    rc = fdwk_sweep_pack(&box, lo, hi, c->f64, dev, 1, G->st);
+                if (!rc)
+                    rc = fdwk_stream_sync(G->st);
+                if (!rc)
+                    rc = fdwk_d2h(h, dev, cnt * sizeof(double));
+                ck_assert_msg(rc == 0, "upload check: %s", fdwk_strerror(rc));
+                long here = 0;
+                size_t q = 0;
+                for (int z = lo[2]; z < hi[2]; z++)
+                    for (int y = lo[1]; y < hi[1]; y++)
+                        for (int x = lo[0]; x < hi[0]; x++, q++) {
+                            const size_t g = (size_t)x + (size_t)nx * ((size_t)y + (size_t)ny * z);
+                            double want = sl ? 1.0 / (double)d->speed[g] : d->t0[g];
+                            if (!c->f64)
+                                want = (double)(float)want;
+                            if (memcmp(&want, &h[q], sizeof want) != 0 && here++ == 0)
+                                printf("DIFF upload, %d slab%s, part %d, layout %s, %s: first at "
+                                       "(%d, %d, %d): GPU %.17g, host %.17g\n", nslabs,
+                                       nslabs == 1 ? "" : "s", e, l ? "B" : "A",
+                                       sl ? "slowness" : "T", x, y, z, h[q], want);
+                        }
+                if (here)
+                    printf("DIFF upload: %ld cells of %zu differ there\n", here, cnt);
+                bad += here;
+                fdwk_free(dev);
+                free(h);
+            }
+    fdw_sweep_cuda_engine.destroy(ctx);
+    fdw_problem_free(&prob);
+    fdw_spec_free(spec);
+    return bad;
+}
+
+START_TEST(upload_is_exact)
+{
+    for (int m = 0; m < 2; m++)
+        for (int slabs = 1; slabs <= 2; slabs++) {
+            char json[2048];
+            spec(json, sizeof json, m, "float64", "1", "1");
+            const long bad = check_upload(json, slabs);
+            ck_assert_msg(bad == 0, "metric %d, %d slab(s): %ld uploaded cells differ", m, slabs,
+                          bad);
+        }
+}
+END_TEST
+
+/* The F field: one sweep computing everything, one with skipping, against the CPU; and
+ * the same GPU run twice (a race would show as a difference). Each comparison describes
+ * its difference before the assertions, so one run tells where a difference starts. */
+START_TEST(field_one_sweep)
+{
+    fdw_tuning full;
+    memset(&full, 0, sizeof full);
+    full.sweep_full = 1;
+    char json[2048];
+    spec(json, sizeof json, 1, "float64", "1", "1");
+    sw_run cpu, gpu_full, gpu_skip, again;
+    sw_run_spec(json, FDW_BACKEND_CPU, NULL, &cpu);
+    sw_run_spec(json, FDW_BACKEND_CUDA, &full, &gpu_full);
+    sw_run_spec(json, FDW_BACKEND_CUDA, NULL, &gpu_skip);
+    sw_run_spec(json, FDW_BACKEND_CUDA, NULL, &again);
+    const int a = same_or_describe(&cpu, &gpu_full, "field, 1 sweep, CPU vs GPU computing all");
+    const int b = same_or_describe(&cpu, &gpu_skip, "field, 1 sweep, CPU vs GPU skipping");
+    const int r = same_or_describe(&gpu_skip, &again, "field, 1 sweep, GPU run twice");
+    printf("field, 1 sweep: GPU computing all %s, skipping %s, twice %s\n", a ? "== CPU" : "DIFFERS",
+           b ? "== CPU" : "DIFFERS", r ? "identical" : "DIFFERS");
+    ck_assert(a && b && r);
+    sw_run_free(&cpu);
+    sw_run_free(&gpu_full);
+    sw_run_free(&gpu_skip);
+    sw_run_free(&again);
+}
+END_TEST
+
 START_TEST(gpu_equals_cpu)
 {
     static const char *const precisions[2] = {"float64", "float32"};
+    int ok = 1;
     for (int m = 0; m < 2; m++)
         for (int p = 0; p < 2; p++) {
             char json[2048];
@@ -42,22 +197,28 @@ START_TEST(gpu_equals_cpu)
             sw_run_spec(json, FDW_BACKEND_CPU, NULL, &cpu);
             sw_run_spec(json, FDW_BACKEND_CUDA, NULL, &gpu);
             ck_assert_str_eq(gpu.result.backend, "cuda");
-            ck_assert_msg(sw_same_bits(&cpu, &gpu), "metric %d %s: the GPU's T differs from the "
-                          "CPU's", m, precisions[p]);
-            ck_assert_int_eq(cpu.sweeps, gpu.sweeps);
-            ck_assert(cpu.converged && gpu.converged);
-            for (long s = 0; s < cpu.sweeps && s < 128; s++) {
-                ck_assert_int_eq(cpu.changed[s], gpu.changed[s]);
-                ck_assert(cpu.max_change[s] == gpu.max_change[s]);
+            char label[96];
+            snprintf(label, sizeof label, "metric %d %s, CPU vs GPU", m, precisions[p]);
+            const int same = same_or_describe(&cpu, &gpu, label);
+            ok &= same;
+            if (same) { /* the figures too (a different T has different figures) */
+                ck_assert_int_eq(cpu.sweeps, gpu.sweeps);
+                ck_assert(cpu.converged && gpu.converged);
+                for (long s = 0; s < cpu.sweeps && s < 128; s++) {
+                    ck_assert_int_eq(cpu.changed[s], gpu.changed[s]);
+                    ck_assert(cpu.max_change[s] == gpu.max_change[s]);
+                }
             }
-            printf("metric %d, %s: GPU == CPU bit for bit, %ld sweeps; points computed per "
-                   "sweep (GPU):", m, precisions[p], gpu.sweeps);
+            printf("metric %d, %s: GPU %s CPU bit for bit, %ld sweeps (CPU %ld); points computed "
+                   "per sweep (GPU):", m, precisions[p], same ? "==" : "DIFFERS from",
+                   gpu.sweeps, cpu.sweeps);
             for (long s = 0; s < gpu.sweeps && s < 128; s++)
                 printf(" %lld", gpu.computed[s]);
             printf("\n");
             sw_run_free(&cpu);
             sw_run_free(&gpu);
         }
+    ck_assert_msg(ok, "the GPU's T differs from the CPU's (the DIFF lines above say where)");
 }
 END_TEST
 
@@ -67,6 +228,7 @@ static const int ZEROS[5] = {0, 0, 0, 0, 0};
 START_TEST(slabs_on_one_gpu)
 {
     static const int counts[3] = {2, 3, 5};
+    int ok = 1;
     for (int m = 0; m < 2; m++) {
         char json[2048];
         spec(json, sizeof json, m, "float64", "1", "4");
@@ -75,12 +237,16 @@ START_TEST(slabs_on_one_gpu)
         for (int q = 0; q < 3; q++) {
             sw_run many;
             sw_run_spec_on(json, FDW_BACKEND_CUDA, NULL, ZEROS, counts[q], &many);
-            ck_assert_msg(sw_same_bits(&one, &many), "metric %d: %d slabs differ from one", m,
-                          counts[q]);
+            char label[96];
+            snprintf(label, sizeof label, "metric %d, %d slabs vs one", m, counts[q]);
+            const int same = same_or_describe(&one, &many, label);
+            printf("metric %d: %d slabs %s one\n", m, counts[q], same ? "==" : "DIFFER from");
+            ok &= same;
             sw_run_free(&many);
         }
         sw_run_free(&one);
     }
+    ck_assert_msg(ok, "slabs differ from one (the DIFF lines above say where)");
 }
 END_TEST
 
@@ -92,15 +258,22 @@ START_TEST(several_gpus)
     }
     char devices[64], json[2048];
     snprintf(devices, sizeof devices, "%d", g_ngpu < 4 ? g_ngpu : 4);
-    spec(json, sizeof json, 0, "float64", "1", "4");
-    sw_run one, many;
-    sw_run_spec(json, FDW_BACKEND_CUDA, NULL, &one);
-    spec(json, sizeof json, 0, "float64", devices, "4");
-    sw_run_spec(json, FDW_BACKEND_CUDA, NULL, &many);
-    ck_assert_msg(sw_same_bits(&one, &many), "%s GPUs differ from one", devices);
-    printf("%s GPUs == one GPU bit for bit\n", devices);
-    sw_run_free(&one);
-    sw_run_free(&many);
+    int ok = 1;
+    for (int m = 0; m < 2; m++) {
+        spec(json, sizeof json, m, "float64", "1", "4");
+        sw_run one, many;
+        sw_run_spec(json, FDW_BACKEND_CUDA, NULL, &one);
+        spec(json, sizeof json, m, "float64", devices, "4");
+        sw_run_spec(json, FDW_BACKEND_CUDA, NULL, &many);
+        char label[96];
+        snprintf(label, sizeof label, "metric %d, %s GPUs vs one", m, devices);
+        const int same = same_or_describe(&one, &many, label);
+        printf("metric %d: %s GPUs %s one GPU bit for bit\n", m, devices, same ? "==" : "DIFFER from");
+        ok &= same;
+        sw_run_free(&one);
+        sw_run_free(&many);
+    }
+    ck_assert_msg(ok, "several GPUs differ from one");
 }
 END_TEST
 
@@ -141,6 +314,8 @@ int main(void)
     Suite *s = suite_create("gpu_sweep");
     TCase *tc = tcase_create("sweep");
     tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, upload_is_exact);
+    tcase_add_test(tc, field_one_sweep);
     tcase_add_test(tc, gpu_equals_cpu);
     tcase_add_test(tc, slabs_on_one_gpu);
     tcase_add_test(tc, several_gpus);

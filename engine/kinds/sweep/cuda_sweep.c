@@ -259,8 +259,10 @@ static fdw_status build_descriptors(sweep_cuda *c, int nblk[6][FDW_MAX_DEVICES],
             int rc = fdwk_set_device(G->id);
             if (!rc)
                 rc = fdwk_malloc((void **)&G->desc[dir], bytes);
+            if (!rc) /* ordered before the launches on the same stream */
+                rc = fdwk_h2d_async(G->desc[dir], h, bytes, G->st);
             if (!rc)
-                rc = fdwk_h2d(G->desc[dir], h, bytes);
+                rc = fdwk_stream_sync(G->st);
             if (rc)
                 return sweep_cuda_fail(err, G->id, rc, "uploading the launch descriptors");
         }
@@ -350,9 +352,12 @@ static fdw_status upload_b(sweep_cuda *c, int d, double *hs, fdw_error *err)
         const int z1 = z + chunk < hi[2] ? z + chunk : hi[2];
         const int clo[3] = {lo[0], lo[1], z}, chi[3] = {hi[0], hi[1], z1};
         const size_t n = plane * (size_t)(z1 - z);
+        /* The copies into the staging buffer go on the GPU's own stream: a plain cudaMemcpy
+         * from pageable memory may return before its DMA has landed, and the stream is
+         * non-blocking, so an unpack issued after it could read the buffer's old bytes. */
         rc = fdwk_stream_sync(G->st); /* the staging buffer is free again */
         if (!rc)
-            rc = fdwk_h2d(G->stage, c->d->t0 + plane * (size_t)z, n * 8);
+            rc = fdwk_h2d_async(G->stage, c->d->t0 + plane * (size_t)z, n * 8, G->st);
         if (!rc)
             rc = fdwk_sweep_unpack(G->stage, &tb, clo, chi, c->f64, G->st);
         if (!rc && hs) {
@@ -360,7 +365,7 @@ static fdw_status upload_b(sweep_cuda *c, int d, double *hs, fdw_error *err)
                 hs[q] = 1.0 / (double)c->d->speed[plane * (size_t)z + q];
             rc = fdwk_stream_sync(G->st);
             if (!rc)
-                rc = fdwk_h2d(G->stage, hs, n * 8);
+                rc = fdwk_h2d_async(G->stage, hs, n * 8, G->st);
             if (!rc)
                 rc = fdwk_sweep_unpack(G->stage, &sb, clo, chi, c->f64, G->st);
         }
