@@ -51,6 +51,12 @@ json_t *job_json_of(const job_record *r, int with_spec)
     json_object_set_new(j, "name", json_string(r->name ? r->name : ""));
     json_object_set_new(j, "owner", json_string(r->owner));
     json_object_set_new(j, "kind", json_string(r->kind));
+    /* The uploaded model it names, with the SHA-256 of the content it was checked
+     * against, kept with the job: a later re-upload of the name does not change it. */
+    json_object_set_new(j, "model", r->model_name ? json_pack("{s:s, s:s?}", "name",
+                                                              r->model_name, "sha256",
+                                                              r->model_sha256)
+                                                  : json_null());
     json_object_set_new(j, "state", json_string(r->state));
     json_object_set_new(j, "reason", r->reason ? json_string(r->reason) : json_null());
     json_object_set_new(j, "priority", json_integer(r->priority));

@@ -5,6 +5,7 @@
 #include "jobs.h"
 #include "db.h"
 #include "events.h"
+#include "idempotency.h"
 #include "log.h"
 #include "notify.h"
 #include "outputs.h"
@@ -17,7 +18,8 @@ const char *const jobs_states[5] = {"queued", "running", "succeeded", "failed", 
 
 #define JOB_COLS                                                                            \
     "id, owner, name, kind, state, reason, priority, attempts, devices_requested, devices, " \
-    "created_at, started_at, finished_at, progress, warnings, spec_json, cancel_requested"
+    "created_at, started_at, finished_at, progress, warnings, spec_json, cancel_requested, " \
+    "model_name, model_sha256"
 
 static const char *state_static(const char *s)
 {
@@ -97,6 +99,8 @@ static void visit_row(sqlite3 *c, sqlite3_stmt *st, job_visitor fn, void *user)
     r.warnings = (const char *)sqlite3_column_text(st, 14);
     r.spec_json = (const char *)sqlite3_column_text(st, 15);
     r.cancel_requested = sqlite3_column_int(st, 16);
+    r.model_name = (const char *)sqlite3_column_text(st, 17);
+    r.model_sha256 = (const char *)sqlite3_column_text(st, 18);
     r.queue_position = strcmp(r.state, "queued") == 0 ? queue_position(c, r.id, r.priority) : -1;
     fn(user, &r);
 }
@@ -120,7 +124,9 @@ void jobs_new_record(const job_new *j, const job_stored *st, job_record *out)
                         .progress = NULL,
                         .warnings = j->warnings ? j->warnings : "[]",
                         .spec_json = j->spec_json,
-                        .cancel_requested = 0};
+                        .cancel_requested = 0,
+                        .model_name = j->model_name,
+                        .model_sha256 = j->model_name ? j->model_sha256 : NULL};
 }
 
 static json_t *state_data(const char *state, const char *reason)
@@ -143,26 +149,27 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
 {
     sqlite3_stmt *st;
     out->existed = 0;
+    out->key_reused = 0;
     out->queue_position = -1;
     if (j->idempotency_key) {
-        st = db_stmt(c, "SELECT id FROM jobs WHERE owner = ?1 AND idempotency_key = ?2");
-        if (!st)
+        /* Again inside the accepting transaction: two submissions with one key in a
+         * batch, or racing the route's early look-up, store one job. */
+        idem_match m = idem_lookup(c, j->owner, j->idempotency_key,
+                                   j->request_hash ? j->request_hash : "", &out->id);
+        if (m == IDEM_ERROR)
             goto fail;
-        sqlite3_bind_text(st, 1, j->owner, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, j->idempotency_key, -1, SQLITE_STATIC);
-        if (sqlite3_step(st) == SQLITE_ROW) {
-            out->id = sqlite3_column_int64(st, 0);
+        if (m != IDEM_NEW) {
             out->existed = 1;
-        }
-        db_stmt_done(st);
-        if (out->existed)
+            out->key_reused = m == IDEM_OTHER;
             return 0;
+        }
     }
     st = db_stmt(c, "INSERT INTO jobs (owner, name, kind, state, priority, "
                     "devices_requested, devices_wanted, idempotency_key, spec_body, "
-                    "spec_json, warnings, created_at, host_bytes, device_bytes, wall_time) "
+                    "spec_json, warnings, created_at, host_bytes, device_bytes, wall_time, "
+                    "request_hash, model_name, model_sha256) "
                     "VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                    "?13, ?14)");
+                    "?13, ?14, ?15, ?16, ?17)");
     if (!st)
         goto fail;
     sqlite3_bind_text(st, 1, j->owner, -1, SQLITE_STATIC);
@@ -183,6 +190,13 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
     sqlite3_bind_int64(st, 13, (sqlite3_int64)j->device_bytes);
     if (j->wall_time > 0)
         sqlite3_bind_double(st, 14, j->wall_time);
+    if (j->idempotency_key && j->request_hash)
+        sqlite3_bind_text(st, 15, j->request_hash, -1, SQLITE_STATIC);
+    if (j->model_name) {
+        sqlite3_bind_text(st, 16, j->model_name, -1, SQLITE_STATIC);
+        if (j->model_sha256)
+            sqlite3_bind_text(st, 17, j->model_sha256, -1, SQLITE_STATIC);
+    }
     int rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
@@ -389,6 +403,25 @@ int jobs_load_for_run(int64_t id, char **owner, char **spec_json)
         *owner = strdup((const char *)sqlite3_column_text(st, 0));
         *spec_json = strdup((const char *)sqlite3_column_text(st, 1));
         rc = *owner && *spec_json ? 0 : -1;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int jobs_model(int64_t id, char name[160], char hex[65])
+{
+    sqlite3 *c = db();
+    sqlite3_stmt *st;
+    name[0] = hex[0] = '\0';
+    if (!c || sqlite3_prepare_v2(c, "SELECT model_name, model_sha256 FROM jobs WHERE id = ?1",
+                                 -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    if (rc == 0 && sqlite3_column_type(st, 0) == SQLITE_TEXT &&
+        sqlite3_column_type(st, 1) == SQLITE_TEXT) {
+        snprintf(name, 160, "%s", (const char *)sqlite3_column_text(st, 0));
+        snprintf(hex, 65, "%s", (const char *)sqlite3_column_text(st, 1));
     }
     sqlite3_finalize(st);
     return rc;

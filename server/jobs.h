@@ -22,6 +22,9 @@ typedef struct job_new {
     int devices_requested;
     const char *devices_wanted;  /* JSON list of ids the spec names, or NULL */
     const char *idempotency_key; /* or NULL */
+    const char *request_hash;  /* the body's fingerprint (idempotency.h); NULL without a key */
+    const char *model_name;    /* the uploaded model the spec names, or NULL */
+    const char *model_sha256;  /* its SHA-256 as recorded when the spec was checked */
     const char *spec_body;
     const char *spec_json;
     const char *warnings;      /* JSON list of strings as compact text; NULL: none */
@@ -34,6 +37,7 @@ typedef struct job_new {
 typedef struct job_stored {
     int64_t id;
     int existed;               /* the owner's idempotency key named an earlier job: id */
+    int key_reused;            /* ... made with another request: nothing stored (422) */
     int64_t created_at;        /* new job: ms since the epoch */
     int64_t queue_position;    /* new job: jobs queued ahead of it at insert; -1 unknown */
 } job_stored;
@@ -54,6 +58,8 @@ typedef struct job_record {
     const char *warnings;      /* JSON list text */
     const char *spec_json;     /* the engine's normalised spec (JSON text) */
     int cancel_requested;
+    const char *model_name;    /* the uploaded model it names and that model's SHA-256 */
+    const char *model_sha256;  /* when the job was submitted; NULL when none */
 } job_record;
 
 /* Called once per job read; job and its text are valid during the call only. */
@@ -61,7 +67,8 @@ typedef void (*job_visitor)(void *user, const job_record *job);
 
 /* Store a new queued job inside the caller's open transaction (see accept.c, which
  * commits many at once with synchronous=FULL and then notifies). out->existed = 1 and
- * out->id = the first job when the owner already used this idempotency key. Returns 0,
+ * out->id = the first job when the owner already used this idempotency key for the same
+ * request (idempotency.h), also out->key_reused = 1 when for another. Returns 0,
  * or -1 (the caller rolls back to its savepoint). */
 int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out);
 /* The record of a job jobs_insert_tx just stored (not existed), as a read inside that
@@ -87,6 +94,10 @@ int jobs_cancel(int64_t id, const identity *who);
 int jobs_claim(int64_t id, const int *devices, int ndevices);
 /* Read what a worker needs: the owner and the engine's normalised spec (caller frees). */
 int jobs_load_for_run(int64_t id, char **owner, char **spec_json);
+/* The uploaded model job id names and its SHA-256 as recorded at submission, into name
+ * and hex ("" when it names none or was stored before they were recorded). Returns 0,
+ * or -1. */
+int jobs_model(int64_t id, char name[160], char hex[65]);
 /* running -> succeeded | failed | cancelled with a reason (synchronous=FULL), or, when
  * requeue is set, back to queued with the attempt given back. files (a manifest's
  * "files" list, may be NULL) are recorded in the outputs table in the same

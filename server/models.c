@@ -101,14 +101,12 @@ const char *models_format_of(const char *name, const char **why)
             return "raw-f32";
         if (!strcasecmp(dot, ".segy") || !strcasecmp(dot, ".sgy"))
             return "segy";
-        if (!strcasecmp(dot, ".rsf")) {
-            *why = "RSF models cannot be uploaded (an RSF header names a separate binary); "
-                   "upload the binary as NAME.f32 instead";
-            return NULL;
-        }
+        if (!strcasecmp(dot, ".rsf")) /* the one-file form only: see inspect_upload */
+            return "rsf";
     }
     *why = "model name needs an extension naming its format: .f32, .bin, .raw (raw "
-           "little-endian float32) or .segy, .sgy (SEG-Y)";
+           "little-endian float32), .segy, .sgy (SEG-Y) or .rsf (Madagascar RSF, header and "
+           "samples in one file)";
     return NULL;
 }
 
@@ -318,6 +316,25 @@ void models_upload_abort(model_upload *u)
     free(u);
 }
 
+/* Remove an RSF upload's inspection directory (inspect_upload) left by a killed daemon:
+ * its one file, then itself. */
+static int empty_aside_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent *ent;
+    while ((ent = readdir(d))) {
+        char p[CFG_PATH + 600];
+        if (!strcmp(ent->d_name, ".") || !strcmp(ent->d_name, ".."))
+            continue;
+        snprintf(p, sizeof p, "%s/%s", dir, ent->d_name);
+        unlink(p);
+    }
+    closedir(d);
+    return rmdir(dir);
+}
+
 int models_sweep_partial(int64_t min_age_ms)
 {
     DIR *d = opendir(g_app.models_dir);
@@ -333,16 +350,19 @@ int models_sweep_partial(int64_t min_age_ms)
             continue;
         char p[CFG_PATH + 300];
         snprintf(p, sizeof p, "%s/%s", g_app.models_dir, ent->d_name);
-        int live = 0;
+        int live = 0; /* its file, or its .d (inspect_upload) */
         for (model_upload *u = g_live; u && !live; u = u->next)
-            live = strcmp(u->tmp, p) == 0;
+            live = strncmp(u->tmp, p, strlen(u->tmp)) == 0;
         struct stat st;
         if (live || lstat(p, &st) != 0)
             continue;
         int64_t mtime = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
         if (now - mtime < min_age_ms)
             continue;
-        if (unlink(p) == 0) {
+        if (S_ISDIR(st.st_mode) && empty_aside_dir(p) == 0) {
+            removed++;
+            log_info("removed the partial upload %s", ent->d_name);
+        } else if (unlink(p) == 0) {
             removed++;
             log_info("removed the partial upload %s (%lld bytes)", ent->d_name,
                      (long long)st.st_size);
@@ -482,6 +502,45 @@ out:
     return rc;
 }
 
+/* fdw_model_inspect of the uploaded file, its messages naming the model instead of the
+ * server's paths. An RSF header names the file of its samples (in=, relative to the
+ * header's directory, which the engine does not let it leave): an upload is inspected
+ * alone in a new empty directory, so only the one-file form (in="stdin": the samples
+ * follow the header) can be valid, and no upload can point at another model. */
+static fdw_status inspect_upload(model_upload *u, fdw_model_info *info, fdw_error *fe)
+{
+    if (strcmp(u->format, "rsf") != 0) {
+        fdw_status st = fdw_model_inspect(u->tmp, u->format, "body", info, fe);
+        name_the_model(fe->message, sizeof fe->message, u->tmp, u->name);
+        return st;
+    }
+    char dir[sizeof u->tmp + 4], alone[sizeof dir + 200];
+    snprintf(dir, sizeof dir, "%s.d", u->tmp);
+    snprintf(alone, sizeof alone, "%s/%s", dir, u->name);
+    if (mkdir(dir, 0700) != 0 || rename(u->tmp, alone) != 0) {
+        fdw_status st = FDW_ERR_IO;
+        snprintf(fe->message, sizeof fe->message, "cannot set the upload aside: %s",
+                 strerror(errno));
+        rmdir(dir);
+        return st;
+    }
+    fdw_status st = fdw_model_inspect(alone, u->format, "body", info, fe);
+    if (rename(alone, u->tmp) != 0 && st == FDW_OK) {
+        st = FDW_ERR_IO;
+        snprintf(fe->message, sizeof fe->message, "cannot take the upload back: %s",
+                 strerror(errno));
+    }
+    rmdir(dir);
+    name_the_model(fe->message, sizeof fe->message, alone, u->name);
+    name_the_model(fe->message, sizeof fe->message, dir, "(the upload)");
+    if (st == FDW_ERR_SPEC && (strstr(fe->message, "RSF binary") || strstr(fe->message, "in=")))
+        snprintf(fe->message + strlen(fe->message), sizeof fe->message - strlen(fe->message),
+                 "; an uploaded RSF model holds its samples itself: its header says "
+                 "in=\"stdin\" and the samples follow the bytes 0x0c 0x0c 0x04 (Madagascar: "
+                 "sfcp --out=stdin; fdwave models upload joins a header and its binary)");
+    return st;
+}
+
 json_t *models_upload_finish(model_upload *u, model_error *e)
 {
     char hex[DIGEST_HEX_LEN + 1];
@@ -498,9 +557,8 @@ json_t *models_upload_finish(model_upload *u, model_error *e)
     model_row m = {.name = u->name, .owner = u->owner, .format = u->format, .sha256 = hex,
                    .bytes = u->bytes, .created_at = now_ms(), .has_facts = 1};
     fdw_error fe = {0};
-    fdw_status st = fdw_model_inspect(u->tmp, u->format, "body", &m.info, &fe);
+    fdw_status st = inspect_upload(u, &m.info, &fe);
     if (st != FDW_OK) {
-        name_the_model(fe.message, sizeof fe.message, u->tmp, u->name);
         if (st == FDW_ERR_SPEC)
             set_error(e, 400, "invalid_model", "body", "%s is not a valid %s model: %s",
                       u->name, u->format, fe.message);

@@ -16,8 +16,8 @@
 #include <stdint.h>
 
 /* Check a model name: [A-Za-z0-9._-]{1,128}, not starting with '.', with a known
- * extension (.f32/.bin/.raw -> raw-f32, .segy/.sgy -> segy). Returns the format, or NULL
- * with the reason in why. */
+ * extension (.f32/.bin/.raw -> raw-f32, .segy/.sgy -> segy, .rsf -> rsf: the one-file
+ * form, in="stdin"). Returns the format, or NULL with the reason in why. */
 const char *models_format_of(const char *name, const char **why);
 
 typedef struct model_upload model_upload;

@@ -1,14 +1,17 @@
 /* routes_jobs.c — POST /v1/jobs (validate with the engine, store durably, idempotency
- * keys), GET /v1/jobs (filter + pagination), GET /v1/jobs/{id} (cached), and cancellation
+ * keys bound to their spec: idempotency.h), GET /v1/jobs (filter + pagination), GET /v1/jobs/{id} (cached), and cancellation
  * (POST /v1/jobs/{id}/cancel, DELETE /v1/jobs/{id}). */
 #include "accept.h"
 #include "admission.h"
+#include "app.h"
 #include "db.h"
+#include "idempotency.h"
 #include "jobcache.h"
 #include "job_json.h"
 #include "jobs.h"
 #include "log.h"
 #include "metrics.h"
+#include "models.h"
 #include "routes.h"
 #include "scheduler.h"
 #include "validate.h"
@@ -80,6 +83,8 @@ typedef struct submit_state {
     long long prio;
     accept_req a;
     char *name, *kind, *norm_text, *wanted, *warnings;
+    char hash[DIGEST_HEX_LEN + 1]; /* the body's fingerprint, with an Idempotency-Key */
+    char model[160], model_sha[65]; /* the uploaded model the spec names, its SHA-256 */
 } submit_state;
 
 static void submit_state_free(void *p)
@@ -98,6 +103,54 @@ static void submit_state_free(void *p)
 
 static enum MHD_Result submit_done(request *r);
 static enum MHD_Result submit_checked(request *r);
+
+/* The answer to a submission whose Idempotency-Key the owner used before: 200 with that
+ * job as it is now (a retry), or 422 when the key came with another spec (the IETF
+ * idempotency-key draft: a key is bound to its first request). */
+static enum MHD_Result answer_used_key(request *r, const char *owner, const char *key,
+                                       int64_t id, int same)
+{
+    if (!same)
+        return reply_error(r, 422, "idempotency_key_reused", "Idempotency-Key",
+                           "Idempotency-Key \"%s\" was already used for job %lld with a "
+                           "different spec; a new job needs a new key (the same spec again "
+                           "answers job %lld)",
+                           key, (long long)id, (long long)id);
+    identity as_owner = {.admin = 1};
+    snprintf(as_owner.user, sizeof as_owner.user, "%s", owner);
+    json_t *job = job_json_get(id, &as_owner, 0);
+    if (!job)
+        return reply_error(r, 500, "internal", NULL, "could not write the job's answer");
+    char loc[64];
+    snprintf(loc, sizeof loc, "/v1/jobs/%lld", (long long)id);
+    return reply_json_at(r, 200, job, loc);
+}
+
+/* The uploaded model a checked spec names ("velocity": {"type": "model", "name"}, or a
+ * "file" whose normalised path is one in the models directory) and the SHA-256 its
+ * record holds now, into ss; nothing when it names none. */
+static void note_model(submit_state *ss, const identity *who)
+{
+    json_t *norm = json_loads(ss->norm_text, 0, NULL);
+    json_t *vel = json_object_get(norm, "velocity");
+    const char *type = json_string_value(json_object_get(vel, "type"));
+    const char *name = json_string_value(json_object_get(vel, "name"));
+    const char *file = json_string_value(json_object_get(vel, "path"));
+    const size_t dl = strlen(g_app.models_dir);
+    if (type && !strcmp(type, "file") && file && !strncmp(file, g_app.models_dir, dl) &&
+        file[dl] == '/' && !strchr(file + dl + 1, '/'))
+        name = file + dl + 1;
+    else if (!type || strcmp(type, "model") != 0)
+        name = NULL;
+    char path[CFG_PATH];
+    fdw_model_info info;
+    if (name && strlen(name) < sizeof ss->model &&
+        models_resolve((void *)who, name, path, sizeof path, &info) == 0 && info.sha256[0]) {
+        snprintf(ss->model, sizeof ss->model, "%s", name);
+        snprintf(ss->model_sha, sizeof ss->model_sha, "%s", info.sha256);
+    }
+    json_decref(norm);
+}
 
 enum MHD_Result route_jobs_submit(request *r)
 {
@@ -126,10 +179,23 @@ enum MHD_Result route_jobs_submit(request *r)
      * invalid_spec with the path "" (docs/spec.md, "Errors and warnings"). */
     if (!r->body || r->len == 0)
         return reply_error(r, 400, "invalid_spec", "", "empty body: POST the job spec as JSON");
-    /* The spec is checked by a validator thread, never here (validate.h). */
     submit_state *ss = calloc(1, sizeof *ss);
     if (!ss)
         return reply_error(r, 500, "internal", NULL, "out of memory");
+    if (key) {
+        /* A key already used answers now, before the spec and the quotas are checked
+         * again: a retry gets its job even when it would no longer be admitted. */
+        idem_fingerprint(r->body, r->len, ss->hash);
+        int64_t id = 0;
+        idem_match m = idem_lookup(db(), r->who.user, key, ss->hash, &id);
+        if (m != IDEM_NEW) {
+            free(ss);
+            if (m == IDEM_ERROR)
+                return reply_error(r, 500, "internal", NULL, "database error");
+            return answer_used_key(r, r->who.user, key, id, m == IDEM_SAME);
+        }
+    }
+    /* The spec is checked by a validator thread, never here (validate.h). */
     ss->prio = prio;
     ss->v.who = r->who;
     ss->v.body = r->body;
@@ -196,6 +262,7 @@ static enum MHD_Result submit_checked(request *r)
         (named_ids && !ss->wanted))
         return reply_error(r, 500, "internal", NULL,
                            "out of memory writing the job's normalised spec");
+    note_model(ss, &r->who);
     ss->a.job = (job_new){.owner = r->who.user,
                           .name = ss->name,
                           .kind = ss->kind,
@@ -203,6 +270,9 @@ static enum MHD_Result submit_checked(request *r)
                           .devices_requested = ndev,
                           .devices_wanted = ss->wanted,
                           .idempotency_key = key,
+                          .request_hash = key ? ss->hash : NULL,
+                          .model_name = ss->model[0] ? ss->model : NULL,
+                          .model_sha256 = ss->model[0] ? ss->model_sha : NULL,
                           .spec_body = r->body,
                           .spec_json = ss->norm_text,
                           .warnings = ss->warnings,
@@ -218,28 +288,24 @@ static enum MHD_Result submit_checked(request *r)
 
 /* Second half of POST /v1/jobs: the accept thread stored the job (or failed). A new
  * job's answer is rendered from what was submitted and stored (jobs_new_record, no read
- * back); a repeated Idempotency-Key answers with the first job as it is now. */
+ * back); a repeated Idempotency-Key answers as answer_used_key says. */
 static enum MHD_Result submit_done(request *r)
 {
     submit_state *ss = r->route_state;
     if (ss->a.rc)
         return reply_error(r, 500, "internal", NULL, "could not store the job");
-    json_t *job;
-    if (ss->a.stored.existed) {
-        identity owner = {.admin = 1};
-        snprintf(owner.user, sizeof owner.user, "%s", ss->a.job.owner);
-        job = job_json_get(ss->a.stored.id, &owner, 0);
-    } else {
-        job_record rec;
-        jobs_new_record(&ss->a.job, &ss->a.stored, &rec);
-        job = job_json_of(&rec, 0);
-        log_debug("job %lld accepted from %s", (long long)ss->a.stored.id, r->who.user);
-    }
+    if (ss->a.stored.existed) /* the key was used meanwhile (same batch, a race) */
+        return answer_used_key(r, ss->a.job.owner, ss->a.job.idempotency_key, ss->a.stored.id,
+                               !ss->a.stored.key_reused);
+    job_record rec;
+    jobs_new_record(&ss->a.job, &ss->a.stored, &rec);
+    json_t *job = job_json_of(&rec, 0);
+    log_debug("job %lld accepted from %s", (long long)ss->a.stored.id, r->who.user);
     if (!job)
         return reply_error(r, 500, "internal", NULL, "could not write the job's answer");
     char loc[64];
     snprintf(loc, sizeof loc, "/v1/jobs/%lld", (long long)ss->a.stored.id);
-    return reply_json_at(r, ss->a.stored.existed ? 200 : 201, job, loc);
+    return reply_json_at(r, 201, job, loc);
 }
 
 enum MHD_Result route_jobs_list(request *r)

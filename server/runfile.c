@@ -1,6 +1,7 @@
 /* runfile.c — writing a job's run file for its runner (see runfile.h). */
 #include "runfile.h"
 #include "app.h"
+#include "jobs.h"
 #include "models.h"
 
 #include <errno.h>
@@ -41,8 +42,34 @@ static json_t *named_models(const runfile_job *j, const char *spec_text, char *w
     return models;
 }
 
+/* Whether the uploaded model the job recorded at submission (jobs_model: by name or by
+ * its path in the models directory) still has the content it was checked against; a
+ * model replaced since then is not run silently under the old job's provenance. Returns
+ * 0, or -1 with why. */
+static int model_unchanged(const runfile_job *j, char *why, size_t len)
+{
+    char name[160], was[65], path[CFG_PATH];
+    fdw_model_info info;
+    if (jobs_model(j->job_id, name, was) != 0 || !name[0])
+        return 0;
+    memset(&info, 0, sizeof info);
+    if (models_resolve((void *)j->who, name, path, sizeof path, &info) != 0) {
+        snprintf(why, len, "the spec's model \"%.200s\" is no longer there", name);
+        return -1;
+    }
+    if (strcmp(was, info.sha256) == 0)
+        return 0;
+    snprintf(why, len,
+             "the model \"%.200s\" was replaced after the job was submitted (sha256 %.12s... "
+             "then, %.12s... now); submit the job again to run it on the new content",
+             name, was, info.sha256);
+    return -1;
+}
+
 int runfile_write(const runfile_job *j, char *path, size_t pathlen, char *why, size_t len)
 {
+    if (model_unchanged(j, why, len))
+        return -1;
     char *spec_text = fdw_spec_to_json(j->spec);
     if (!spec_text) {
         snprintf(why, len, "out of memory writing the run file");

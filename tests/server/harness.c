@@ -323,3 +323,17 @@ void small_spec(char *buf, size_t cap, int n, int nt, int snap, int devices)
              "\"devices\":%d}",
              n, n, n, n, nt, c, c, c, 6 * h, c, c / 2, L - 6 * h, c, c / 2, snap, n / 2, devices);
 }
+
+void harness_add_token(const daemon_proc *d, const char *name, int admin, char *out)
+{
+    char buf[512];
+    const char *args[] = {"token", "add", name, "--data", d->data, admin ? "--admin" : NULL,
+                          NULL};
+    int rc = harness_run_cli(args, buf, sizeof buf);
+    if (rc != 0 || strncmp(buf, "fdw_", 4) != 0) {
+        fprintf(stderr, "token add %s failed (%d): %s\n", name, rc, buf);
+        abort();
+    }
+    buf[strcspn(buf, "\n")] = '\0';
+    snprintf(out, 128, "%.100s", buf);
+}

@@ -40,6 +40,9 @@ int harness_stop(daemon_proc *d);
 void harness_kill9(daemon_proc *d);
 /* Run `fdwaved ARGS...` to completion, capturing stdout into out. Returns exit status. */
 int harness_run_cli(const char *const *args, char *out, size_t cap);
+/* `fdwaved token add NAME [--admin] --data d->data`: the new token into out (128 bytes);
+ * aborts when that fails (a test without its users cannot run). */
+void harness_add_token(const daemon_proc *d, const char *name, int admin, char *out);
 
 /* Whole-request timeout of http(), milliseconds (default 60000). */
 extern long http_timeout_ms;

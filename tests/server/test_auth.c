@@ -16,16 +16,7 @@ static char alice[128], bob[128], root[128];
 
 static void add_token(const char *name, int admin, char *out)
 {
-    char buf[512];
-    const char *args[] = {"token", "add", name, "--data", D.data, admin ? "--admin" : NULL,
-                          NULL};
-    int rc = harness_run_cli(args, buf, sizeof buf);
-    if (rc != 0 || strncmp(buf, "fdw_", 4) != 0) {
-        fprintf(stderr, "token add %s failed (%d): %s\n", name, rc, buf);
-        abort();
-    }
-    buf[strcspn(buf, "\n")] = '\0';
-    snprintf(out, 128, "%.100s", buf);
+    harness_add_token(&D, name, admin, out);
 }
 
 static void setup(void)
