@@ -14,6 +14,7 @@ typedef struct fdc_args {
     int wait;                     /* submit --wait */
     const char *priority;         /* submit --priority N */
     const char *idempotency_key;  /* submit --idempotency-key K */
+    int upload_models;            /* submit --upload-models (local_models.h) */
     const char *state;            /* list --state S */
     const char *name;             /* list --name TEXT */
     const char *limit;            /* list --limit N */
@@ -40,6 +41,13 @@ int fdc_cmd_health(const fdc_client *c, const fdc_args *a);
  * line per event otherwise, or one JSON object per line when json is set. since: replay
  * only events after this id (NULL: all). Returns the exit code for the job's final state. */
 int fdc_watch_job(const fdc_client *c, long id, FILE *out, int bar, int json, const char *since);
+
+/* `models upload`: PUT file as model name (replace: ?replace=true, the server's explicit
+ * replace of a name the user owns; without it an existing name answers 409), then say
+ * what the server recorded: on stdout (the JSON with --json), or with to_stderr as a line
+ * on stderr and nothing with --json (submit --upload-models). Returns an exit code. */
+int fdc_upload_model(const fdc_client *c, const char *file, const char *name, int replace,
+                     int to_stderr);
 
 /* Parses a job id argument (positive integer). Prints a usage error and returns 0 if bad. */
 long fdc_parse_job_id(const char *s);

@@ -47,3 +47,65 @@ void fdc_print_json(const json_t *v)
         free(s);
     }
 }
+
+void fdc_table_init(fdc_table *t, int ncols)
+{
+    *t = (fdc_table){.ncols = ncols};
+}
+
+void fdc_table_add(fdc_table *t, const char *const *row)
+{
+    if (t->nrows == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 16;
+        char **c = realloc(t->cells, cap * (size_t)t->ncols * sizeof *c);
+        if (!c)
+            return; /* out of memory: the row is left out */
+        t->cells = c;
+        t->cap = cap;
+    }
+    for (int i = 0; i < t->ncols; i++)
+        t->cells[t->nrows * (size_t)t->ncols + (size_t)i] = strdup(row[i] ? row[i] : "");
+    t->nrows++;
+}
+
+/* Characters in a UTF-8 string: bytes that do not continue a sequence. */
+static size_t text_width(const char *s)
+{
+    size_t n = 0;
+    for (; s && *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+void fdc_table_print(const fdc_table *t, const char *align)
+{
+    size_t *w = calloc((size_t)t->ncols, sizeof *w);
+    if (!w)
+        return;
+    for (size_t r = 0; r < t->nrows; r++)
+        for (int i = 0; i < t->ncols; i++) {
+            size_t n = text_width(t->cells[r * (size_t)t->ncols + (size_t)i]);
+            w[i] = n > w[i] ? n : w[i];
+        }
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (int i = 0; i < t->ncols; i++) {
+            const char *cell = t->cells[r * (size_t)t->ncols + (size_t)i];
+            const int last = i == t->ncols - 1;
+            const int pad = (int)(w[i] - text_width(cell));
+            if (align[i] == 'r')
+                printf("%*s%s", pad, "", cell ? cell : "");
+            else
+                printf("%s%*s", cell ? cell : "", last ? 0 : pad, "");
+            fputs(last ? "\n" : "  ", stdout);
+        }
+    }
+    free(w);
+}
+
+void fdc_table_free(fdc_table *t)
+{
+    for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    *t = (fdc_table){0};
+}

@@ -17,4 +17,18 @@ void fdc_fmt_value(char *out, size_t cap, const json_t *v);
 /* Prints a JSON value to stdout, indented, followed by a newline. */
 void fdc_print_json(const json_t *v);
 
+/* A text table whose columns line up whatever their contents: cells are added a row at a
+ * time (copied), then printed with each column as wide as its widest cell (in characters:
+ * UTF-8 code points), two spaces apart, align[i] 'r' right-aligning column i; the last
+ * column is not padded. The Python CLI's textfmt.table prints the same. */
+typedef struct fdc_table {
+    int ncols;
+    size_t nrows, cap;
+    char **cells;
+} fdc_table;
+void fdc_table_init(fdc_table *t, int ncols);
+void fdc_table_add(fdc_table *t, const char *const *row);
+void fdc_table_print(const fdc_table *t, const char *align);
+void fdc_table_free(fdc_table *t);
+
 #endif

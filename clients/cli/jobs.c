@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "format.h"
+#include "local_models.h"
 #include "progress_bar.h"
 #include "report.h"
 
@@ -96,7 +97,8 @@ static int get_job(const fdc_client *c, long id, fdc_response *resp)
 int fdc_cmd_submit(const fdc_client *c, const fdc_args *a)
 {
     if (a->npos != 1)
-        return fdc_fail_synopsis("submit JOB.json [--wait] [--priority N] [--idempotency-key K]");
+        return fdc_fail_synopsis("submit JOB.json [--wait] [--priority N] [--idempotency-key K] "
+                                 "[--upload-models]");
     char path[96] = "/v1/jobs";
     if (a->priority) {
         char *end;
@@ -116,11 +118,26 @@ int fdc_cmd_submit(const fdc_client *c, const fdc_args *a)
         snprintf(keyline, sizeof keyline, "Idempotency-Key: %s", a->idempotency_key);
         hdrs[0] = keyline;
     }
+    fdc_local_model local;
+    const int has_local = fdc_local_model_find(spec, len, a->pos[0], &local);
+    if (has_local && a->upload_models) {
+        char *named;
+        int urc = fdc_local_model_upload(c, &local, spec, len, &named, &len);
+        free(spec);
+        if (urc)
+            return urc;
+        spec = named;
+    }
     fdc_response r;
     int rc = fdc_call(c, "POST", path, "application/json", spec, len, hdrs, &r);
     free(spec);
+    if (rc == FDC_EXIT_BAD_REQUEST && has_local && !c->json &&
+        !strcmp(fdc_last_error_field(), "velocity.path"))
+        fdc_local_model_hint(&local);
     if (rc)
         return rc;
+    /* 200: the server's answer for an Idempotency-Key already used with this spec. */
+    const int again = r.status == 200;
     json_int_t id = json_integer_value(json_object_get(r.json, "id"));
     if (id <= 0) {
         rc = fdc_fail_answer("the server's answer has no job id: %.200s", r.body);
@@ -136,15 +153,23 @@ int fdc_cmd_submit(const fdc_client *c, const fdc_args *a)
             char pos[32];
             fdc_fmt_value(pos, sizeof pos, json_object_get(r.json, "queue_position"));
             const char *st = json_string_value(json_object_get(r.json, "state"));
-            printf("job %lld submitted (%s, queue position %s)\n", (long long)id,
-                   st ? st : "queued", pos);
+            if (again && !json_is_integer(json_object_get(r.json, "queue_position")))
+                printf("already submitted as job %lld (%s)\n", (long long)id, st ? st : "?");
+            else if (again)
+                printf("already submitted as job %lld (%s, queue position %s)\n",
+                       (long long)id, st ? st : "?", pos);
+            else
+                printf("job %lld submitted (%s, queue position %s)\n", (long long)id,
+                       st ? st : "queued", pos);
         }
         fdc_response_free(&r);
         return FDC_EXIT_OK;
     }
     fdc_response_free(&r);
     if (!c->json)
-        fprintf(stderr, "job %lld submitted; waiting for it to finish\n", (long long)id);
+        fprintf(stderr, "%s %lld%s; waiting for it to finish\n",
+                again ? "already submitted as job" : "job", (long long)id,
+                again ? "" : " submitted");
     /* Progress goes to stderr (a bar on a terminal); the result goes to stdout. */
     FILE *progress = c->json ? NULL : stderr;
     rc = fdc_watch_job(c, (long)id, progress, isatty(STDERR_FILENO), 0, NULL);
@@ -228,8 +253,10 @@ int fdc_cmd_list(const fdc_client *c, const fdc_args *a)
         fdc_response_free(&r);
         return FDC_EXIT_OK;
     }
-    printf("%-7s %-10s %4s %8s  %-20s  %s\n", "ID", "STATE", "PRIO", "PROGRESS", "CREATED",
-           "NAME");
+    fdc_table t;
+    fdc_table_init(&t, 6);
+    const char *head[] = {"ID", "STATE", "PRIO", "PROGRESS", "CREATED", "NAME"};
+    fdc_table_add(&t, head);
     size_t i;
     json_t *j;
     json_int_t last = 0;
@@ -246,9 +273,12 @@ int fdc_cmd_list(const fdc_client *c, const fdc_args *a)
             snprintf(pct, sizeof pct, "%.1f%%", json_number_value(p));
         else if (strcmp(st, "succeeded") == 0)
             snprintf(pct, sizeof pct, "100.0%%");
-        printf("%-7s %-10s %4s %8s  %-20s  %s\n", id, st, prio, pct, created, name);
+        const char *row[] = {id, st, prio, pct, created, name};
+        fdc_table_add(&t, row);
         last = json_integer_value(json_object_get(j, "id"));
     }
+    fdc_table_print(&t, "rlrrll");
+    fdc_table_free(&t);
     if (json_is_string(json_object_get(r.json, "next")) && last > 0)
         printf("(more: the next page is list --before %lld)\n", (long long)last);
     fdc_response_free(&r);
@@ -285,6 +315,12 @@ int fdc_cmd_status(const fdc_client *c, const fdc_args *a)
     row("name:", json_object_get(j, "name"));
     row("owner:", json_object_get(j, "owner"));
     row("kind:", json_object_get(j, "kind"));
+    json_t *model = json_object_get(j, "model");
+    if (json_is_object(model)) {
+        const char *mn = json_string_value(json_object_get(model, "name"));
+        const char *ms = json_string_value(json_object_get(model, "sha256"));
+        printf("  %-13s %s (sha256 %s)\n", "model:", mn ? mn : "?", ms ? ms : "not recorded");
+    }
     row("reason:", json_object_get(j, "reason"));
     row("priority:", json_object_get(j, "priority"));
     row("attempts:", json_object_get(j, "attempts"));

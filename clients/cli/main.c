@@ -21,9 +21,11 @@ static const char usage_text[] =
     "Client of the fdwaved simulation service.\n"
     "\n"
     "Commands:\n"
-    "  submit JOB.json [--wait] [--priority N] [--idempotency-key K]\n"
+    "  submit JOB.json [--wait] [--priority N] [--idempotency-key K] [--upload-models]\n"
     "                          submit a job spec (\"-\" reads stdin); --wait follows it to\n"
-    "                          the end and exits with the job's final state\n"
+    "                          the end and exits with the job's final state; a key already\n"
+    "                          used: \"already submitted as job N\"; --upload-models uploads\n"
+    "                          the model file the spec names on this machine first\n"
     "  list [--state S] [--name TEXT] [--limit N] [--before ID]\n"
     "                          jobs, newest first (S: queued running succeeded failed\n"
     "                          cancelled; TEXT: part of the name; ID: the page after it)\n"
@@ -36,7 +38,9 @@ static const char usage_text[] =
     "  fetch ID NAME|--all [-o DIR]\n"
     "                          download one output file, or all of them and the manifest,\n"
     "                          into DIR (default .)\n"
-    "  models upload FILE NAME upload a velocity model (.f32/.bin/.raw or .segy/.sgy name)\n"
+    "  models upload [--replace] FILE NAME\n"
+    "                          upload a velocity model (NAME .f32/.bin/.raw, .segy/.sgy or\n"
+    "                          .rsf: the server checks it and refuses a bad one)\n"
     "  models list             uploaded models\n"
     "  devices                 the server's devices and the job each one runs\n"
     "  health                  server status\n"
@@ -62,7 +66,8 @@ static const char usage_text[] =
 
 enum {
     OPT_URL = 256, OPT_TOKEN, OPT_JSON, OPT_WAIT, OPT_PRIORITY, OPT_IDEMPOTENCY_KEY, OPT_STATE,
-    OPT_NAME, OPT_LIMIT, OPT_BEFORE, OPT_SINCE, OPT_ALL, OPT_VERSION, OPT_REPLACE
+    OPT_NAME, OPT_LIMIT, OPT_BEFORE, OPT_SINCE, OPT_ALL, OPT_VERSION, OPT_REPLACE,
+    OPT_UPLOAD_MODELS
 };
 
 /* The usage error for the option getopt_long refused (c: '?' or ':'). */
@@ -106,6 +111,7 @@ static int parse(int argc, char **argv, fdc_client *c, fdc_args *a, const char *
         {"out", required_argument, NULL, 'o'},
         {"all", no_argument, NULL, OPT_ALL},
         {"replace", no_argument, NULL, OPT_REPLACE},
+        {"upload-models", no_argument, NULL, OPT_UPLOAD_MODELS},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -139,6 +145,7 @@ static int parse(int argc, char **argv, fdc_client *c, fdc_args *a, const char *
         case 'o': a->out_dir = optarg; break;
         case OPT_ALL: a->all = 1; break;
         case OPT_REPLACE: a->replace = 1; break;
+        case OPT_UPLOAD_MODELS: a->upload_models = 1; break;
         case 'h': *help = 1; break;
         case OPT_VERSION: *version = 1; break;
         default: /* '?' or ':' */

@@ -57,9 +57,8 @@ static size_t to_buf(void *user, const char *d, size_t n)
     return n;
 }
 
-/* PUT the file as model name; replace: ?replace=true, the server's explicit replace of a
- * name the user already owns (without it an existing name answers 409). */
-static int upload(const fdc_client *c, const char *file, const char *name, int replace)
+int fdc_upload_model(const fdc_client *c, const char *file, const char *name, int replace,
+                     int to_stderr)
 {
     FILE *f = fopen(file, "rb");
     struct stat st;
@@ -83,7 +82,8 @@ static int upload(const fdc_client *c, const char *file, const char *name, int r
     if (rc == FDC_EXIT_OK) {
         json_t *j = b.p ? json_loadb(b.p, b.len, 0, NULL) : NULL;
         if (c->json && j) {
-            fdc_print_json(j);
+            if (!to_stderr)
+                fdc_print_json(j);
         } else if (j) {
             char bytes[32], dims[64], range[64];
             fdc_fmt_bytes(bytes, sizeof bytes, json_number_value(json_object_get(j, "bytes")));
@@ -91,8 +91,8 @@ static int upload(const fdc_client *c, const char *file, const char *name, int r
             fmt_range(range, sizeof range, j);
             const char *sha = json_string_value(json_object_get(j, "sha256"));
             const char *fmt = json_string_value(json_object_get(j, "format"));
-            printf("model %s uploaded (%s, %s, %s, %s, sha256 %s)\n", name, bytes,
-                   fmt ? fmt : "?", dims, range, sha ? sha : "?");
+            fprintf(to_stderr ? stderr : stdout, "model %s uploaded (%s, %s, %s, %s, sha256 %s)\n",
+                    name, bytes, fmt ? fmt : "?", dims, range, sha ? sha : "?");
         } else {
             rc = fdc_fail_answer("unexpected answer from the server: %.200s", b.p ? b.p : "");
         }
@@ -138,7 +138,7 @@ static int list(const fdc_client *c)
 int fdc_cmd_models(const fdc_client *c, const fdc_args *a)
 {
     if (a->npos == 3 && strcmp(a->pos[0], "upload") == 0)
-        return upload(c, a->pos[1], a->pos[2], a->replace);
+        return fdc_upload_model(c, a->pos[1], a->pos[2], a->replace, 0);
     if (a->npos == 1 && strcmp(a->pos[0], "list") == 0)
         return list(c);
     return fdc_fail_synopsis("models upload [--replace] FILE NAME | fdwave models list");

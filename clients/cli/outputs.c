@@ -109,6 +109,33 @@ static int fetch_one(const fdc_client *c, long id, const char *name, const char 
     return FDC_EXIT_OK;
 }
 
+/* mkdir -p: dir and every missing folder above it (as `fetch -o a/b/c` needs). Returns 0,
+ * or -1 with errno set (a part that exists but is no directory: ENOTDIR). */
+static int make_dirs(const char *dir)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", *dir ? dir : ".") >= (int)sizeof p) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *s = p + 1;; s++) {
+        const int end = *s == '\0';
+        if (*s != '/' && !end)
+            continue;
+        *s = '\0';
+        struct stat st;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+            return -1;
+        if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            errno = ENOTDIR;
+            return -1;
+        }
+        if (end)
+            return 0;
+        *s = '/';
+    }
+}
+
 int fdc_cmd_fetch(const fdc_client *c, const fdc_args *a)
 {
     if (a->npos != (a->all ? 1 : 2))
@@ -117,7 +144,7 @@ int fdc_cmd_fetch(const fdc_client *c, const fdc_args *a)
     if (!id)
         return FDC_EXIT_USAGE;
     const char *dir = a->out_dir ? a->out_dir : ".";
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    if (make_dirs(dir) != 0)
         return fdc_fail_local("cannot create directory %s: %s", dir, strerror(errno));
     if (!a->all) {
         if (!safe_name(a->pos[1]))

@@ -10,6 +10,12 @@
 #include "exit_codes.h"
 
 static int json_mode;
+static char last_field[256]; /* the field of the last API error reported */
+
+const char *fdc_last_error_field(void)
+{
+    return last_field;
+}
 
 void fdc_report_set_json(int on)
 {
@@ -121,6 +127,7 @@ int fdc_fail_http(long status, const char *body, size_t len)
         const char *field = json_string_value(json_object_get(e, "field"));
         if (!msg)
             msg = "no message";
+        snprintf(last_field, sizeof last_field, "%s", field ? field : "");
         if (json_mode)
             print_json_error(code, msg, field, status);
         else

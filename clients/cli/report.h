@@ -32,6 +32,10 @@ int fdc_fail_unreachable(const char *url, const char *why);
  * 6, 7 or 8 by status. */
 int fdc_fail_http(long status, const char *body, size_t len);
 
+/* The field of the last API error fdc_fail_http reported ("" when none): what a command
+ * may add a hint to. */
+const char *fdc_last_error_field(void);
+
 /* Exit code for an HTTP status >= 400. */
 int fdc_exit_for_http(long status);
 

@@ -591,7 +591,64 @@ START_TEST(idempotent_submit_and_priority)
     cli(&a, "submit", path, "--priority", "99");
     ck_assert_int_eq(a.code, 4); /* the server's range check */
     fdt_run_free(&a);
+    /* In text the retry says which job it is (issue 14), also before --wait follows it;
+     * another spec under the key is refused (422: exit 4) naming that job. */
+    cli(&a, "--json", "submit", path, "--idempotency-key", "cli-test-key-2");
+    json_t *first = json_loads(a.out, 0, NULL);
+    const long id = (long)json_integer_value(json_object_get(first, "id"));
+    json_decref(first);
+    fdt_run_free(&a);
+    char want[96];
+    snprintf(want, sizeof want, "already submitted as job %ld (", id);
+    cli(&a, "submit", path, "--idempotency-key", "cli-test-key-2");
+    ck_assert_int_eq(a.code, 0);
+    ck_assert_msg(strncmp(a.out, want, strlen(want)) == 0, "%s", a.out);
+    fdt_run_free(&a);
+    cli(&a, "submit", path, "--idempotency-key", "cli-test-key-2", "--wait");
+    ck_assert_int_eq(a.code, 0);
+    snprintf(want, sizeof want, "already submitted as job %ld; waiting for it to finish\n", id);
+    ck_assert_msg(strncmp(a.err, want, strlen(want)) == 0, "%s", a.err);
+    fdt_run_free(&a);
+    char *other_spec = strdup(small_spec);
+    memcpy(strstr(other_spec, "cli small"), "cli other", 9);
+    char *other = write_tmp("idem-other.json", other_spec);
+    cli(&a, "submit", other, "--idempotency-key", "cli-test-key-2");
+    ck_assert_int_eq(a.code, 4);
+    snprintf(want, sizeof want, "was already used for job %ld with a different spec", id);
+    ck_assert_msg(strstr(a.err, "error: idempotency_key_reused: Idempotency-Key: ") &&
+                      strstr(a.err, want),
+                  "%s", a.err);
+    fdt_run_free(&a);
+    free(other);
+    free(other_spec);
     free(path);
+}
+END_TEST
+
+/* `fetch -o` creates the folders it needs (the docs' `-o results/shot42`), and says so
+ * when a part of the path is a file. */
+START_TEST(fetch_creates_nested_folders)
+{
+    long id = submit_json(small_spec);
+    char ids[32], dir[1024], file[1200];
+    snprintf(ids, sizeof ids, "%ld", id);
+    fdt_run r;
+    cli(&r, "watch", ids);
+    fdt_run_free(&r);
+    snprintf(dir, sizeof dir, "%s/nested/a/b/c", tmp);
+    cli(&r, "fetch", ids, "gather.segy", "-o", dir);
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    snprintf(file, sizeof file, "%s/gather.segy\n", dir);
+    ck_assert_str_eq(r.out, file);
+    fdt_run_free(&r);
+    file[strlen(file) - 1] = '\0';
+    ck_assert_int_eq(access(file, R_OK), 0);
+    snprintf(dir, sizeof dir, "%s/x", file); /* below the file just fetched */
+    cli(&r, "fetch", ids, "gather.segy", "-o", dir);
+    ck_assert_int_eq(r.code, 9);
+    ck_assert_msg(strstr(r.err, "cannot create directory") && strstr(r.err, "Not a directory"),
+                  "%s", r.err);
+    fdt_run_free(&r);
 }
 END_TEST
 
@@ -701,6 +758,7 @@ int main(void)
     tcase_add_test(t, unreachable);
     tcase_add_test(t, invalid_spec_shows_field);
     tcase_add_test(t, submit_wait_status_list_outputs_fetch);
+    tcase_add_test(t, fetch_creates_nested_folders);
     tcase_add_test(t, watch_lines_and_json);
     tcase_add_test(t, watch_on_a_terminal_draws_a_bar);
     tcase_add_test(t, cancel_running_and_conflict);

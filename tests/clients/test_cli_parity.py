@@ -81,8 +81,16 @@ class CliParityTest(unittest.TestCase):
         with open(cls.model_file, "wb") as f:
             f.write(struct.pack("<%df" % n, *([1800.0 + i % 7 for i in range(n)])))
         cls.c.upload_model(cls.model_file, "parity-shared.f32")
+        # A model file on "this machine" that the server does not have, beside a spec that
+        # names it by a relative path (issue 14: the hint, --upload-models).
+        n = 32 * 32 * 32
+        with open(os.path.join(cls.tmp, "local-vel.f32"), "wb") as f:
+            f.write(struct.pack("<%df" % n, *([1900.0 + i % 5 for i in range(n)])))
         cls.files = {}
         for name, text in (("small.json", json.dumps(SMALL)),
+                           ("other.json", json.dumps(dict(SMALL, name="parity other"))),
+                           ("local.json", json.dumps(dict(SMALL, name="parity local", velocity={
+                               "type": "file", "format": "raw-f32", "path": "local-vel.f32"}))),
                            ("junk.json", '{"grid": '),
                            ("bad.json", json.dumps(dict(SMALL, sources=[
                                {"position": [960, 160, 160],
@@ -150,12 +158,15 @@ class CliParityTest(unittest.TestCase):
         self.assertRegex(c.stdout.splitlines()[0], r"^NAME +FORMAT +SIZE +DIMS +VELOCITY +OWNER")
         self.assertIn("16.0 KiB  4096 values      1800-1806 m/s", c.stdout)
         c = self.assert_same(["list", "--limit", "1"])
-        self.assertIn("(more: the next page is list --before %s)" % cancelled, c.stdout)
+        self.assertIn("(more: the next page is list --before %s)" % self.c.list(limit=1)[0]["id"],
+                      c.stdout)
 
     def test_health(self):
         up = re.compile(r"up \d+ s|\"uptime_s\": ?\d+")
+        free = re.compile(r"\"free_bytes\": ?\d+")  # jobs write meanwhile
         self.assert_same(["health"], lambda s: up.sub("up", s))
-        self.assert_same(["--json", "health"], lambda s: up.sub('"uptime_s":0', s))
+        self.assert_same(["--json", "health"],
+                         lambda s: free.sub('"free_bytes":0', up.sub('"uptime_s":0', s)))
 
     def test_errors(self):
         done = str(self.done)
@@ -189,7 +200,9 @@ class CliParityTest(unittest.TestCase):
     def test_fetch(self):
         done = str(self.done)
         for args in (["fetch", done, "gather.f32", "-o", "out"], ["fetch", done, "--all"],
-                     ["--json", "fetch", done, "--all", "-o", "all"]):
+                     ["--json", "fetch", done, "--all", "-o", "all"],
+                     ["fetch", done, "gather.f32", "-o", "results/shot42/a"],
+                     ["--json", "fetch", done, "--all", "-o", "deep/er/still"]):
             dirs = [os.path.join(self.tmp, "fetch-" + who) for who in ("c", "py")]
             for d in dirs:
                 shutil.rmtree(d, ignore_errors=True)
@@ -218,17 +231,39 @@ class CliParityTest(unittest.TestCase):
                     self.assertEqual(trees[0][name], trees[1][name], name)
 
     def test_submit_and_cancel(self):
-        # A job on both devices keeps what follows queued at position 0, so each CLI sees
-        # the same state; one idempotency key makes both answers the same job.
+        # A job on both devices keeps what follows queued, so each CLI sees the same state.
         blocker = self.c.submit(long_spec(40000, devices=2))["id"]
         try:
+            # Each submits a new job under a key of its own: the same line but for the
+            # numbers.
+            outs = []
+            for argv, key in (([C_CLI], "parity-new-c"),
+                              ([sys.executable, "-m", "fdwave_client"], "parity-new-py")):
+                p = subprocess.run(argv + ["--url", self.daemon.url, "submit",
+                                           self.files["small.json"], "--idempotency-key", key],
+                                   capture_output=True, text=True, env=clean_env(), timeout=60)
+                outs.append((p.returncode, re.sub(r"\d+", "#", p.stdout), p.stderr))
+            self.assertEqual(outs[0], outs[1])
+            self.assertEqual(outs[0][1], "job # submitted (queued, queue position #)\n")
+            with open(self.files["small.json"]) as f:
+                small_text = f.read()
             for mode, key in (([], "parity-text"), (["--json"], "parity-json")):
+                # A key already used with this spec: both answer that job, which the text
+                # names; the key with another spec: 422, naming that job.
+                jid = self.c.submit(small_text, idempotency_key=key)["id"]
                 c = self.assert_same(mode + ["submit", self.files["small.json"],
                                              "--idempotency-key", key])
                 self.assertEqual(c.returncode, 0, c.stderr)
-                if not mode:
-                    self.assertRegex(c.stdout, r"^job \d+ submitted \(queued, queue position "
-                                               r"\d+\)\n$")
+                if mode:
+                    self.assertEqual(json.loads(c.stdout)["id"], jid)
+                else:
+                    self.assertRegex(c.stdout, r"^already submitted as job %d \(queued, "
+                                               r"queue position \d+\)\n$" % jid)
+                other = self.assert_same(mode + ["submit", self.files["other.json"],
+                                                 "--idempotency-key", key])
+                self.assertEqual(other.returncode, 4)
+                self.assertIn("already used for job %d with a different spec" % jid,
+                              other.stdout if mode else other.stderr)
             # Each cancels a queued job of its own: the same line but for the id.
             ids = [self.c.submit(SMALL)["id"] for _ in range(2)]
             outs = []
@@ -243,6 +278,71 @@ class CliParityTest(unittest.TestCase):
             for j in self.c.list(state="queued"):
                 self.c.cancel(j["id"])
             self.c.wait(blocker, timeout=60)
+
+    def test_list_pages_and_columns(self):
+        """The columns line up whatever the widths of ids, states and names, and following
+        the "(more: ...)" hints pages through every job once, newest first."""
+        # Ids of one and two digits, names short and long.
+        for i in range(9):
+            jid = self.c.submit(dict(SMALL, name="p" * (1 + 7 * i)))["id"]
+        self.c.wait(jid, timeout=120)
+        c = self.assert_same(["list"])
+        lines = c.stdout.splitlines()
+        head = lines[0]
+        self.assertRegex(head, r"^ *ID  STATE +PRIO  PROGRESS  CREATED +NAME$")
+        created, name = head.index("CREATED"), head.index("NAME")
+        rows = [line for line in lines[1:] if not line.startswith("(more")]
+        self.assertTrue(len(rows) > 9 and len({len(r.split()[0]) for r in rows}) > 1, rows)
+        for row in rows:
+            self.assertRegex(row[created:], r"^\d{4}-\d\d-\d\dT[\d:.]+Z  \S", row)
+            self.assertEqual(row[name - 2:name], "  ", row)
+            self.assertNotEqual(row[name], " ", row)
+        seen, args = [], ["list", "--limit", "3"]
+        while True:
+            c = self.assert_same(args)
+            page = [int(r.split()[0]) for r in c.stdout.splitlines()[1:]
+                    if not r.startswith("(more")]
+            self.assertTrue(0 < len(page) <= 3, c.stdout)
+            seen += page
+            m = re.search(r"\(more: the next page is list --before (\d+)\)\n$", c.stdout)
+            if not m:
+                break
+            args = ["list", "--limit", "3", "--before", m.group(1)]
+        self.assertEqual(seen, [j["id"] for j in self.c.list(limit=500)])
+
+    def test_local_model_file(self):
+        """A spec naming a model file of this machine: refused by the server, and both say
+        how to upload it; --upload-models uploads it (or finds it there with the same
+        sha256) and submits the spec naming the upload; the job shows the model's sha256."""
+        spec = self.files["local.json"]
+        path = os.path.join(self.tmp, "local-vel.f32")
+        for mode in ([], ["--json"]):
+            c = self.assert_same(mode + ["submit", spec])
+            self.assertEqual(c.returncode, 4)
+        c = self.assert_same(["submit", spec])
+        self.assertEqual(c.stderr.splitlines()[1],
+                         "hint: velocity.path names %s, a file on this machine, which the "
+                         "server cannot read: upload it first (`fdwave models upload %s "
+                         "local-vel.f32`, then name it in the spec as \"velocity\": "
+                         "{\"type\": \"model\", \"name\": \"local-vel.f32\"}), or submit with "
+                         "--upload-models to do both" % (path, path))
+        args = ["submit", spec, "--upload-models", "--idempotency-key", "parity-local"]
+        c, py = self.run_both(args)
+        self.assertEqual((c.returncode, py.returncode), (0, 0), c.stderr + py.stderr)
+        self.assertRegex(c.stderr, r"^model local-vel\.f32 uploaded \(128\.0 KiB, raw-f32, "
+                                   r"32768 values, 1900-1904 m/s, sha256 ([0-9a-f]{64})\)\n")
+        sha = re.search(r"sha256 ([0-9a-f]{64})", c.stderr).group(1)
+        self.assertTrue(py.stderr.startswith(
+            "model local-vel.f32 is on the server already (sha256 %s)\n" % sha), py.stderr)
+        jid = int(re.match(r"^job (\d+) submitted", c.stdout).group(1))
+        self.assertRegex(py.stdout, r"^already submitted as job %d \(" % jid)
+        self.c.wait(jid, timeout=120)
+        c = self.assert_same(args)
+        self.assertEqual(c.stdout, "already submitted as job %d (succeeded)\n" % jid)
+        c = self.assert_same(["status", str(jid)])
+        self.assertIn("\n  model:        local-vel.f32 (sha256 %s)\n" % sha, c.stdout)
+        self.assertEqual(self.c.get(jid)["model"], {"name": "local-vel.f32", "sha256": sha})
+        self.assert_same(["--json"] + args)
 
     def test_submit_wait(self):
         """Each CLI runs a job of its own: the same lines, but for ids and timings, and the

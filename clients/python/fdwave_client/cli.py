@@ -8,10 +8,12 @@ import os
 import re
 import sys
 
+from . import local_models
 from .client import FdwaveClient, FdwaveError
-from .exit_codes import EXIT_CODES_HELP, EXIT_OK
+from .exit_codes import EXIT_BAD_REQUEST, EXIT_CODES_HELP, EXIT_OK, exit_for_status
 from .report import Reporter
-from .textfmt import fmt_bytes, fmt_dims, fmt_gib, fmt_range, fmt_rate, fmt_time, show
+from .textfmt import (fmt_bytes, fmt_dims, fmt_gib, fmt_range, fmt_rate, fmt_time,
+                      print_table, show)
 from .watch import follow
 
 STATES = ("queued", "running", "succeeded", "failed", "cancelled")
@@ -49,9 +51,16 @@ def positional(a, n, synopsis):
     return a.pos
 
 
+def uploaded_line(name, r):
+    """What `models upload` says of an upload the server accepted (r: its answer)."""
+    return "model %s uploaded (%s, %s, %s, %s, sha256 %s)" % (
+        name, fmt_bytes(r.get("bytes")), r.get("format") or "?", fmt_dims(r), fmt_range(r),
+        r.get("sha256") or "?")
+
+
 def cmd_submit(c, a):
     (a.spec,) = positional(a, 1, "submit JOB.json [--wait] [--priority N] "
-                                 "[--idempotency-key K]")
+                                 "[--idempotency-key K] [--upload-models]")
     priority = 0
     if a.priority is not None:
         try:
@@ -66,19 +75,46 @@ def cmd_submit(c, a):
                 text = f.read()
     except OSError as e:
         return a.report.local("cannot read %s: %s" % (a.spec, e.strerror))
-    r = c.submit(text, priority=priority, idempotency_key=a.idempotency_key)
+    local = local_models.find(text, a.spec)
+
+    def say_uploaded(r):
+        if not a.json:
+            print(uploaded_line(local[1], r), file=sys.stderr)
+
+    try:
+        if local and a.upload_models:
+            try:
+                text = local_models.upload(c, local, text, a.json, say_uploaded)
+            except OSError as e:
+                return a.report.local("cannot read %s: %s" % (local[0], e.strerror))
+        r, again = c.submit_status(text, priority=priority, idempotency_key=a.idempotency_key)
+    except FdwaveError as e:
+        rc = a.report.server(e)
+        if getattr(e, "hint", None):
+            print(e.hint, file=sys.stderr)
+        elif (local and not a.json and e.field == "velocity.path"
+              and exit_for_status(e.status) == EXIT_BAD_REQUEST):
+            local_models.hint(local)
+        return rc
     if not a.wait:
         # With --wait the warnings arrive again as events; print them once.
         for w in r.get("warnings") or []:
             print("warning: %s" % w, file=sys.stderr)
         if a.json:
             print_json(r)
+        elif again and not isinstance(r.get("queue_position"), int):
+            print("already submitted as job %s (%s)" % (r["id"], r.get("state") or "?"))
+        elif again:
+            print("already submitted as job %s (%s, queue position %s)"
+                  % (r["id"], r.get("state") or "?", show(r.get("queue_position"))))
         else:
             print("job %s submitted (%s, queue position %s)"
                   % (r["id"], r.get("state") or "queued", show(r.get("queue_position"))))
         return EXIT_OK
     if not a.json:
-        print("job %s submitted; waiting for it to finish" % r["id"], file=sys.stderr)
+        print("%s %s%s; waiting for it to finish"
+              % ("already submitted as job" if again else "job", r["id"],
+                 "" if again else " submitted"), file=sys.stderr)
     # Progress goes to stderr (a bar on a terminal); the result goes to stdout.
     rc = follow(c, r["id"], None if a.json else sys.stderr, sys.stderr.isatty(), False)
     job = c.get(r["id"])
@@ -116,8 +152,7 @@ def cmd_list(c, a):
     if a.json:
         print_json(page)
         return EXIT_OK
-    print("%-7s %-10s %4s %8s  %-20s  %s" % ("ID", "STATE", "PRIO", "PROGRESS", "CREATED",
-                                              "NAME"))
+    rows = [("ID", "STATE", "PRIO", "PROGRESS", "CREATED", "NAME")]
     last = 0
     for j in page["jobs"]:
         p = j.get("progress") if isinstance(j.get("progress"), dict) else {}
@@ -126,10 +161,10 @@ def cmd_list(c, a):
             pct = "%.1f%%" % pct
         else:
             pct = "100.0%" if j.get("state") == "succeeded" else "-"
-        print("%-7s %-10s %4s %8s  %-20s  %s" % (show(j.get("id")), show(j.get("state")),
-                                                 show(j.get("priority")), pct,
-                                                 show(j.get("created_at")), show(j.get("name"))))
+        rows.append((show(j.get("id")), show(j.get("state")), show(j.get("priority")), pct,
+                     show(j.get("created_at")), show(j.get("name"))))
         last = j.get("id") or last
+    print_table(rows, "rlrrll")
     if isinstance(page.get("next"), str) and last:
         print("(more: the next page is list --before %s)" % last)
     return EXIT_OK
@@ -143,10 +178,16 @@ def cmd_status(c, a):
         return EXIT_OK
     print("job %d: %s" % (jid, show(j.get("state"))))
     for key, label in (("name", "name"), ("owner", "owner"), ("kind", "kind"),
-                       ("reason", "reason"), ("priority", "priority"), ("attempts", "attempts"),
+                       ("model", "model"), ("reason", "reason"), ("priority", "priority"), ("attempts", "attempts"),
                        ("devices_requested", "devices"), ("devices", "assigned"),
                        ("queue_position", "queue pos"), ("created_at", "created"),
                        ("started_at", "started"), ("finished_at", "finished")):
+        if key == "model":
+            m = j.get("model")
+            if isinstance(m, dict):
+                print("  %-13s %s (sha256 %s)" % ("model:", m.get("name") or "?",
+                                                 m.get("sha256") or "not recorded"))
+            continue
         print("  %-13s %s" % (label + ":", show(j.get(key))))
     p = j.get("progress")
     if isinstance(p, dict):
@@ -256,9 +297,7 @@ def cmd_models(c, a):
         if a.json:
             print_json(r)
         else:
-            print("model %s uploaded (%s, %s, %s, %s, sha256 %s)"
-                  % (name, fmt_bytes(r.get("bytes")), r.get("format") or "?", fmt_dims(r),
-                     fmt_range(r), r.get("sha256") or "?"))
+            print(uploaded_line(name, r))
         return EXIT_OK
     positional(a, 1, "models upload [--replace] FILE NAME | fdwave models list")
     if a.pos[0] != "list":
@@ -348,8 +387,10 @@ def build_parser():
     s = add("submit", cmd_submit, "submit a job spec (- reads stdin)")
     s.add_argument("--wait", action="store_true", help="follow the job to its end")
     s.add_argument("--priority", help="-10..10 (default 0)")
-    s.add_argument("--idempotency-key", help="a retried submit with the same key returns "
-                                             "the first job")
+    s.add_argument("--idempotency-key", help="a retried submit with the same key and spec "
+                                             "returns the first job (another spec: 422)")
+    s.add_argument("--upload-models", action="store_true",
+                   help="upload the model file the spec names on this machine first")
     s = add("list", cmd_list, "jobs, newest first")
     s.add_argument("--state", help="queued, running, succeeded, failed or cancelled")
     s.add_argument("--name", help="only jobs whose name contains this text")

@@ -110,6 +110,13 @@ class FdwaveClient:
     def submit(self, spec, priority=0, idempotency_key=None):
         """Submits a job spec (a dict, or JSON text). Returns the server's answer:
         {"id", "state", "queue_position", "warnings", "links"}."""
+        return self.submit_status(spec, priority, idempotency_key)[0]
+
+    def submit_status(self, spec, priority=0, idempotency_key=None):
+        """submit(), and whether the job existed already: (job, existed). existed is True
+        when the server answered with the job this idempotency_key made before (the same
+        spec: 200); the key with another spec raises FdwaveError idempotency_key_reused
+        (422)."""
         if isinstance(spec, (dict, list)):
             payload = json.dumps(spec)
         elif isinstance(spec, (str, bytes)):
@@ -122,7 +129,8 @@ class FdwaveClient:
         headers = {}
         if idempotency_key is not None:
             headers["Idempotency-Key"] = str(idempotency_key)
-        return self._json("POST", path, payload, headers)[1]
+        status, job = self._json("POST", path, payload, headers)
+        return job, status == 200
 
     def get(self, job_id):
         """The job: state, reason, progress, devices, timestamps, warnings, spec."""
@@ -260,8 +268,10 @@ class FdwaveClient:
 
     def upload_model(self, path, name, replace=False):
         """Uploads a velocity model file (streamed) under name; the format comes from the
-        name's extension (.f32/.bin/.raw or .segy/.sgy). Returns {"name", "bytes",
-        "sha256", "format", "owner", "created_at"}.
+        name's extension (.f32/.bin/.raw, .segy/.sgy, or .rsf: header and samples in one
+        file). The server checks it and refuses a file that is not a model of that format
+        (FdwaveError invalid_model). Returns {"name", "bytes", "sha256", "format", "owner",
+        "created_at", "nvalues", "dims", "spacing", "vmin", "vmax"}.
 
         Uses http.client directly: a server that rejects the upload (bad name, too large)
         answers before reading the body and closes, and urllib would report that as a

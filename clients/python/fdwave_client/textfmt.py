@@ -71,3 +71,19 @@ def fmt_range(m):
     if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
         return "%.6g-%.6g m/s" % (lo, hi)
     return "-"
+
+
+def print_table(rows, align):
+    """Rows of text cells as a table whose columns line up (fdc_table_print): each column
+    as wide as its widest cell, two spaces apart, align[i] 'r' right-aligning column i, the
+    last column not padded."""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        cells = []
+        for i, cell in enumerate(r):
+            last = i == len(r) - 1
+            if align[i] == "r":
+                cells.append(cell.rjust(widths[i]))
+            else:
+                cells.append(cell if last else cell.ljust(widths[i]))
+        print("  ".join(cells))
