@@ -39,6 +39,11 @@ char *proto_progress(const fdw_progress *p)
         json_object_set_new(o, "change", json_real(p->change));
         json_object_set_new(o, "changed", json_integer((json_int_t)p->changed));
     }
+    if (o && p->nshots > 0) { /* a survey */
+        json_object_set_new(o, "nshots", json_integer(p->nshots));
+        json_object_set_new(o, "shots_done", json_integer(p->shots_done));
+        json_object_set_new(o, "shot", json_integer(p->shot));
+    }
     return dump(o);
 }
 
@@ -157,6 +162,11 @@ static void decode_progress(reader *r, proto_msg *m)
         p->has_change = 1;
         p->change = get_num(r, r->o, "change");
         p->changed = get_int(r, r->o, "changed", 0, BIG);
+    }
+    if (json_object_get(r->o, "nshots")) {
+        p->nshots = (int)get_int(r, r->o, "nshots", 1, 1 << 30);
+        p->shots_done = (int)get_int(r, r->o, "shots_done", 0, p->nshots);
+        p->shot = (int)get_int(r, r->o, "shot", 0, INT32_MAX);
     }
 }
 

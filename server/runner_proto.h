@@ -6,7 +6,8 @@
  * runner -> daemon (stdout; only rank 0 of an MPI job writes):
  *   {"t":"hello","pid":P,"ranks":N}
  *   {"t":"progress","step","nsteps","percent","mpts","eta_s","elapsed_s",
- *    "devices":[{"device","z0","nz","mpts","mem_bytes"}], "change"?, "changed"?}
+ *    "devices":[{"device","z0","nz","mpts","mem_bytes"}], "change"?, "changed"?,
+ *    "nshots"?, "shots_done"?, "shot"?}  (the last three for a survey)
  *   {"t":"snapshot","index","step","time","files":[names]}
  *   {"t":"log","level":0..3,"message"}
  *   {"t":"checkpoint","resumed":0|1,"step","nsteps","bytes","seconds"}

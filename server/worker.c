@@ -77,6 +77,11 @@ static int on_progress(void *user, const fdw_progress *p)
         json_object_set_new(d, "change", json_real(p->change));
         json_object_set_new(d, "changed", json_integer((json_int_t)p->changed));
     }
+    if (d && p->nshots > 0) { /* a survey: shots done / total, the shot the steps are of */
+        json_object_set_new(d, "nshots", json_integer(p->nshots));
+        json_object_set_new(d, "shots_done", json_integer(p->shots_done));
+        json_object_set_new(d, "shot", json_integer(p->shot));
+    }
     if (d)
         events_post(w->job_id, "progress", d, 1);
     return w->stop != WORKER_RUN;

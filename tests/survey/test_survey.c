@@ -1,0 +1,507 @@
+/* test_survey.c — survey jobs through the public API (CPU backend, virtual devices): the
+ * survey section's errors name the field (shot positions, generated lines, spreads outside
+ * the grid, the limits on shots and traces); every shot's gather is the same bit for bit
+ * whether the shots ran one after another on two devices, in parallel one per device, or
+ * as a single-shot job of that shot; a cancelled survey keeps its finished shots (files and
+ * manifest); a survey stopped and run again resumes at the first unfinished shot (and, when
+ * suspended within a shot, from that shot's checkpoint) with outputs identical to an
+ * uninterrupted run's; the SEG-Y of each shot and all_shots.sgy read back with segyio
+ * (check_survey.py) hold the shot numbers, positions and traces. */
+#include "ckpt_util.h"
+#include "fdwave/fdwave.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char g_dir[512];
+
+static void setup(void)
+{
+    ckpt_tmpdir("survey", g_dir, sizeof g_dir);
+}
+
+static void teardown(void)
+{
+    ckpt_rmtree(g_dir);
+}
+
+static const char *path_in(const char *name)
+{
+    static char bufs[4][1024];
+    static int next;
+    char *b = bufs[next++ & 3];
+    snprintf(b, sizeof bufs[0], "%s/%s", g_dir, name);
+    return b;
+}
+
+/* The grid, model and time every spec here shares; survey and receivers vary. */
+#define HEAD                                                                                  \
+    "{\"kind\": \"acoustic\", \"name\": \"survey test\", "                                   \
+    "\"grid\": {\"nx\": 40, \"ny\": 12, \"nz\": 32, \"dx\": 10, \"dy\": 10, \"dz\": 10}, "     \
+    "\"order\": 8, \"velocity\": {\"type\": \"layered\", \"layers\": [{\"top\": 0, \"v\": "   \
+    "1500}, {\"top\": 150, \"v\": 2200}]}, \"time\": {\"nt\": 120, \"dt\": \"auto\"}, "        \
+    "\"boundary\": {\"type\": \"cpml\", \"width\": 5, \"free_surface\": true}, "
+
+/* Three shots along x with a split spread of 10 receivers 10 m deep, on 2 devices. */
+static const char *SURVEY =
+    HEAD "\"survey\": {\"generate\": {\"first\": [120, 40, 20], \"step\": [70, 0, 0.5], "
+    "\"count\": 3}, \"wavelet\": {\"type\": \"ricker\", \"f0\": 14}, \"first_number\": 101, "
+    "\"spread\": {\"lines\": [{\"from\": [-100, 0, -10], \"to\": [-20, 0, -10], \"count\": 5}, "
+    "{\"from\": [20, 0, -10], \"to\": [100, 0, -10], \"count\": 5}]}}, "
+    "\"receivers\": {\"interval\": 2}, \"devices\": 2}";
+
+static fdw_status parse_with(const char *json, const fdw_parse_opts *opts, fdw_spec **spec,
+                             fdw_error *err)
+{
+    return fdw_spec_parse(json, strlen(json), opts, spec, err);
+}
+
+static fdw_spec *parse(const char *json)
+{
+    fdw_spec *spec = NULL;
+    fdw_error err;
+    ck_assert_msg(parse_with(json, NULL, &spec, &err) == FDW_OK, "spec: %s: %s", err.field,
+                  err.message);
+    return spec;
+}
+
+/* The spec with a survey section and receivers of our own. */
+static char *with_survey(const char *survey, const char *receivers)
+{
+    char *s = malloc(8192);
+    snprintf(s, 8192, HEAD "\"survey\": %s, \"receivers\": %s}", survey, receivers);
+    return s;
+}
+
+/* A spec refused on field, its message holding words. */
+static void refused(const char *json, const fdw_parse_opts *opts, const char *field,
+                    const char *words)
+{
+    fdw_spec *spec = NULL;
+    fdw_error err;
+    ck_assert_int_eq(parse_with(json, opts, &spec, &err), FDW_ERR_SPEC);
+    ck_assert_ptr_null(spec);
+    ck_assert_msg(strcmp(err.field, field) == 0, "field %s (want %s): %s", err.field, field,
+                  err.message);
+    ck_assert_msg(strstr(err.message, words), "message lacks \"%s\": %s", words, err.message);
+}
+
+START_TEST(parse_counts_and_positions)
+{
+    fdw_spec *spec = parse(SURVEY);
+    ck_assert_int_eq(fdw_spec_shots(spec), 3);
+    ck_assert_uint_gt(fdw_spec_device_bytes(spec), 0);
+    ck_assert_uint_gt(fdw_spec_host_bytes(spec, FDW_BACKEND_CPU),
+                      fdw_spec_device_bytes(spec));
+    char *json = fdw_spec_to_json(spec);
+    ck_assert_ptr_nonnull(strstr(json, "\"first_number\":101"));
+    ck_assert_ptr_nonnull(strstr(json, "\"generate\""));
+    free(json);
+    fdw_spec_free(spec);
+    /* a listed survey with a fixed layout and one shot's own wavelet */
+    char *s = with_survey("{\"shots\": [{\"position\": [100, 40, 20]}, {\"position\": [200, 40, "
+                          "20], \"wavelet\": {\"type\": \"ricker\", \"f0\": 10}}], \"wavelet\": "
+                          "{\"type\": \"ricker\", \"f0\": 14}}",
+                          "{\"lines\": [{\"from\": [0, 40, 10], \"to\": [390, 40, 10], "
+                          "\"count\": 20}]}");
+    spec = parse(s);
+    ck_assert_int_eq(fdw_spec_shots(spec), 2);
+    fdw_spec_free(spec);
+    free(s);
+    /* a single-shot spec has no shots */
+    spec = parse(HEAD "\"sources\": [{\"position\": [100, 40, 20], \"wavelet\": {\"type\": "
+                      "\"ricker\", \"f0\": 14}}], \"receivers\": {\"points\": [[10, 40, 10]]}}");
+    ck_assert_int_eq(fdw_spec_shots(spec), 0);
+    fdw_spec_free(spec);
+}
+END_TEST
+
+START_TEST(parse_errors_name_the_field)
+{
+    static const char *W = "\"wavelet\": {\"type\": \"ricker\", \"f0\": 14}";
+    static const char *REC = "{\"points\": [[10, 40, 10]]}";
+    char sv[2048];
+    /* a listed shot outside the grid: its index and field */
+    snprintf(sv, sizeof sv, "{\"shots\": [{\"position\": [10, 40, 20]}, {\"position\": [20, "
+             "40, 20]}, {\"position\": [500, 40, 20]}], %s}", W);
+    char *s = with_survey(sv, REC);
+    refused(s, NULL, "survey.shots[2].position", "outside the grid");
+    free(s);
+    /* a generated line running off the grid: its count, the shot */
+    snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [100, 0, 0], "
+             "\"count\": 5}, %s}", W);
+    s = with_survey(sv, REC);
+    refused(s, NULL, "survey.generate.count", "generated shot 4");
+    free(s);
+    /* both a list and a generator */
+    snprintf(sv, sizeof sv, "{\"shots\": [{\"position\": [10, 40, 20]}], \"generate\": "
+             "{\"first\": [100, 40, 20], \"step\": [1, 0, 0], \"count\": 1}, %s}", W);
+    s = with_survey(sv, REC);
+    refused(s, NULL, "survey", "exactly one");
+    free(s);
+    /* a shot without a wavelet */
+    s = with_survey("{\"shots\": [{\"position\": [10, 40, 20]}]}", REC);
+    refused(s, NULL, "survey.shots[0].wavelet", "no wavelet");
+    free(s);
+    /* a spread receiver off the grid: the spread entry, the shot named */
+    snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [100, 0, 0], "
+             "\"count\": 3}, %s, \"spread\": {\"points\": [[0, 0, -10]], \"lines\": [{\"from\": "
+             "[10, 0, -10], \"to\": [50, 0, -10], \"count\": 3}, {\"from\": [60, 0, -10], \"to\": "
+             "[150, 0, -10], \"count\": 4}]}}", W);
+    s = with_survey(sv, "{\"interval\": 1}");
+    refused(s, NULL, "survey.spread.lines[1]", "shot 3 (survey shot 2 at (300, 40, 20) m)");
+    free(s);
+    /* ... which "drop" accepts, keeping fewer receivers for the last shots */
+    snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [100, 0, 0], "
+             "\"count\": 3}, %s, \"outside\": \"drop\", \"spread\": {\"lines\": [{\"from\": "
+             "[60, 0, -10], \"to\": [150, 0, -10], \"count\": 4}]}}", W);
+    s = with_survey(sv, "{\"interval\": 1}");
+    fdw_spec *spec = parse(s);
+    ck_assert_int_eq(fdw_spec_shots(spec), 3);
+    fdw_spec_free(spec);
+    free(s);
+    /* a spread with fixed receivers too */
+    snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [10, 0, 0], "
+             "\"count\": 2}, %s, \"spread\": {\"points\": [[10, 0, 0]]}}", W);
+    s = with_survey(sv, REC);
+    refused(s, NULL, "receivers", "move with each shot");
+    free(s);
+    /* a fixed layout without receivers */
+    snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [10, 0, 0], "
+             "\"count\": 2}, %s}", W);
+    s = with_survey(sv, "{\"interval\": 1}");
+    refused(s, NULL, "receivers", "records every shot");
+    free(s);
+    /* the limits: shots, traces */
+    fdw_parse_opts o = {.max_shots = 2};
+    snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [10, 0, 0], "
+             "\"count\": 3}, %s}", W);
+    s = with_survey(sv, REC);
+    refused(s, &o, "survey.generate.count", "between 1 and 2");
+    free(s);
+    snprintf(sv, sizeof sv, "{\"shots\": [{\"position\": [10, 40, 20]}, {\"position\": [20, 40, "
+             "20]}, {\"position\": [30, 40, 20]}], %s}", W);
+    s = with_survey(sv, REC);
+    refused(s, &o, "survey.shots", "at most 2");
+    fdw_parse_opts t = {.max_traces = 5};
+    free(s);
+    snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [10, 0, 0], "
+             "\"count\": 3}, %s, \"spread\": {\"lines\": [{\"from\": [0, 0, 0], \"to\": [20, 0, "
+             "0], \"count\": 2}]}}", W);
+    s = with_survey(sv, "{\"interval\": 1}");
+    refused(s, &t, "survey.spread", "at most 5");
+    free(s);
+    fdw_parse_opts rb = {.max_record_bytes = 1000};
+    snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [10, 0, 0], "
+             "\"count\": 3}, %s}", W);
+    s = with_survey(sv, REC);
+    refused(s, &rb, "survey", "bytes");
+    free(s);
+    /* sources beside a survey, snapshots, a survey on a kind without sources */
+    refused(HEAD "\"sources\": [], \"survey\": {}, \"receivers\": {}}", NULL, "sources",
+            "does not apply");
+    snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [10, 0, 0], "
+             "\"count\": 2}, %s}", W);
+    s = malloc(8192);
+    snprintf(s, 8192, HEAD "\"survey\": %s, \"receivers\": %s, \"snapshots\": {\"every\": 10, "
+             "\"slices\": [{\"plane\": \"xy\", \"index\": 2}]}}", sv, REC);
+    refused(s, NULL, "snapshots", "no snapshots");
+    free(s);
+    refused("{\"kind\": \"stencil\", \"grid\": {\"nx\": 16, \"ny\": 16, \"nz\": 16, \"dx\": 1, "
+            "\"dy\": 1, \"dz\": 1}, \"iterations\": 2, \"survey\": {}}",
+            NULL, "survey", "does not apply");
+}
+END_TEST
+
+/* What a run's progress reports said. */
+typedef struct seen {
+    int reports, max_shots_done, nshots, last_shot;
+    int cancel_after;          /* cancel once this many shots are done (0: never) */
+    int suspend_shot;          /* suspend when this shot number is at suspend_step */
+    long suspend_step;
+    int suspended_poll;
+    int resumed;               /* checkpoint callbacks that said resumed */
+    double last_percent;
+    char log[8192];
+} seen;
+
+static int on_progress(void *user, const fdw_progress *p)
+{
+    seen *s = user;
+    s->reports++;
+    ck_assert_int_gt(p->nshots, 0);
+    ck_assert_int_le(p->shots_done, p->nshots);
+    ck_assert(p->percent >= 0.0 && p->percent <= 100.0);
+    s->nshots = p->nshots;
+    if (p->shots_done > s->max_shots_done)
+        s->max_shots_done = p->shots_done;
+    if (p->shot > 0)
+        s->last_shot = p->shot;
+    s->last_percent = p->percent;
+    if (s->suspend_shot > 0 && p->shot == s->suspend_shot && p->step >= s->suspend_step)
+        s->suspended_poll = 1;
+    return s->cancel_after > 0 && p->shots_done >= s->cancel_after;
+}
+
+static int on_suspend(void *user)
+{
+    return ((seen *)user)->suspended_poll;
+}
+
+static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
+{
+    if (c->resumed)
+        ((seen *)user)->resumed++;
+}
+
+static void on_log(void *user, int level, const char *msg)
+{
+    seen *s = user;
+    if (level < FDW_LOG_INFO)
+        return;
+    size_t n = strlen(s->log);
+    snprintf(s->log + n, sizeof s->log - n, "%s\n", msg);
+}
+
+static fdw_status run(const fdw_spec *spec, const char *out, int groups, const char *ck,
+                      long every, seen *s, fdw_result *res)
+{
+    fdw_tuning tu = {.survey_groups = groups};
+    fdw_checkpoint_opts co = {.dir = ck, .every_steps = every, .resume = 1};
+    fdw_run_opts ro = {.out_dir = out, .backend = FDW_BACKEND_CPU, .threads = 2,
+                       .tuning = &tu, .checkpoint = ck ? &co : NULL};
+    fdw_callbacks cb = {.progress = on_progress, .suspend = on_suspend, .log = on_log,
+                        .checkpoint = on_checkpoint, .user = s,
+                        .progress_interval_s = 0.001};
+    fdw_error err;
+    fdw_status st = fdw_run(spec, &ro, &cb, res, &err);
+    if (st != FDW_OK && st != FDW_ERR_CANCELLED)
+        ck_abort_msg("run failed: %s: %s", err.field, err.message);
+    return st;
+}
+
+static unsigned char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    const long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)n + 1);
+    ck_assert_int_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static void same_file(const char *a, const char *b)
+{
+    size_t na, nb;
+    unsigned char *x = slurp(a, &na), *y = slurp(b, &nb);
+    ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "%s and %s differ", a, b);
+    free(x);
+    free(y);
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+START_TEST(sequential_parallel_single_identical)
+{
+    fdw_spec *spec = parse(SURVEY);
+    seen s1 = {0}, s2 = {0}, s0 = {0};
+    fdw_result r1, r2, r0;
+    ck_assert_int_eq(run(spec, path_in("seq"), 1, NULL, 0, &s1, &r1), FDW_OK);
+    ck_assert_int_eq(run(spec, path_in("par"), 2, NULL, 0, &s2, &r2), FDW_OK);
+    ck_assert_int_eq(run(spec, path_in("auto"), 0, NULL, 0, &s0, &r0), FDW_OK);
+    ck_assert_int_eq(r1.groups, 1);
+    ck_assert_int_eq(r2.groups, 2);
+    ck_assert_int_eq(r0.groups, 2); /* a shot fits on one virtual device */
+    ck_assert_int_eq(r1.shots_done, 3);
+    ck_assert_int_eq(r2.nshots, 3);
+    ck_assert_int_eq(s1.max_shots_done, 3);
+    ck_assert_int_eq(s2.max_shots_done, 3);
+    ck_assert_int_gt(s1.reports, 3);
+    ck_assert(s1.last_percent > 99.9);
+    ck_assert_ptr_nonnull(strstr(s1.log, "one after another"));
+    ck_assert_ptr_nonnull(strstr(s2.log, "in parallel"));
+    char why[512];
+    ck_assert_msg(ckpt_outputs_equal(path_in("seq"), path_in("par"), why, sizeof why), "%s",
+                  why);
+    ck_assert_msg(ckpt_outputs_equal(path_in("seq"), path_in("auto"), why, sizeof why), "%s",
+                  why);
+    /* shot 102 (the second) as a job of its own on one device */
+    char *single = malloc(8192);
+    snprintf(single, 8192,
+             HEAD "\"sources\": [{\"position\": [190, 40, 20.5], \"wavelet\": {\"type\": "
+                  "\"ricker\", \"f0\": 14}}], \"receivers\": {\"interval\": 2, \"lines\": "
+                  "[{\"from\": [90, 40, 10.5], \"to\": [170, 40, 10.5], \"count\": 5}, "
+                  "{\"from\": [210, 40, 10.5], \"to\": [290, 40, 10.5], \"count\": 5}]}, "
+                  "\"devices\": 1}");
+    fdw_spec *one = parse(single);
+    free(single);
+    fdw_run_opts ro = {.out_dir = path_in("single"), .backend = FDW_BACKEND_CPU, .threads = 2};
+    fdw_error err;
+    ck_assert_int_eq(fdw_run(one, &ro, NULL, NULL, &err), FDW_OK);
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s/gather.f32", path_in("single"));
+    snprintf(b, sizeof b, "%s/shot_0102.f32", path_in("par"));
+    same_file(a, b);
+    fdw_spec_free(one);
+    /* all_shots.f32 is the shots' traces in order */
+    size_t n[3], total = 0, nall;
+    unsigned char *parts[3];
+    for (int i = 0; i < 3; i++) {
+        snprintf(a, sizeof a, "%s/shot_%04d.f32", path_in("seq"), 101 + i);
+        parts[i] = slurp(a, &n[i]);
+        total += n[i];
+    }
+    snprintf(a, sizeof a, "%s/all_shots.f32", path_in("seq"));
+    unsigned char *all = slurp(a, &nall);
+    ck_assert_uint_eq(nall, total);
+    ck_assert(memcmp(all, parts[0], n[0]) == 0 && memcmp(all + n[0], parts[1], n[1]) == 0 &&
+              memcmp(all + n[0] + n[1], parts[2], n[2]) == 0);
+    for (int i = 0; i < 3; i++)
+        free(parts[i]);
+    free(all);
+    /* no run directories or records left */
+    snprintf(a, sizeof a, "%s/shot_0101.run", path_in("seq"));
+    ck_assert(!exists(a));
+    fdw_spec_free(spec);
+}
+END_TEST
+
+START_TEST(cancel_keeps_finished_shots)
+{
+    fdw_spec *spec = parse(SURVEY);
+    seen s = {.cancel_after = 2};
+    fdw_result r;
+    ck_assert_int_eq(run(spec, path_in("cancel"), 1, NULL, 0, &s, &r), FDW_ERR_CANCELLED);
+    ck_assert_int_eq(r.shots_done, 2);
+    char p[1024];
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%s/shot_%04d.sgy", path_in("cancel"), 101 + i);
+        ck_assert_int_eq(exists(p), i < 2);
+    }
+    snprintf(p, sizeof p, "%s/all_shots.sgy", path_in("cancel"));
+    ck_assert(!exists(p));
+    size_t n;
+    snprintf(p, sizeof p, "%s/manifest.json", path_in("cancel"));
+    char *m = (char *)slurp(p, &n);
+    m[n] = '\0';
+    ck_assert_ptr_nonnull(strstr(m, "\"completed\": false"));
+    ck_assert_ptr_nonnull(strstr(m, "\"shots_done\": 2"));
+    ck_assert_ptr_nonnull(strstr(m, "\"name\": \"shot_0102.sgy\""));
+    ck_assert_ptr_null(strstr(m, "shot_0103"));
+    free(m);
+    fdw_spec_free(spec);
+}
+END_TEST
+
+/* Stopped after its first shot (a cancellation), the survey run again with the same
+ * checkpoint directory starts at the second shot; suspended within the third shot, it
+ * resumes that shot from its checkpoint; the outputs equal an uninterrupted run's. */
+START_TEST(resume_at_first_unfinished_shot)
+{
+    fdw_spec *spec = parse(SURVEY);
+    fdw_result r;
+    seen ref = {0};
+    ck_assert_int_eq(run(spec, path_in("ref"), 1, NULL, 0, &ref, &r), FDW_OK);
+    const char *ck = path_in("ck");
+    seen a = {.cancel_after = 1};
+    ck_assert_int_eq(run(spec, path_in("out"), 1, ck, 0, &a, &r), FDW_ERR_CANCELLED);
+    ck_assert_int_eq(r.shots_done, 1);
+    seen b = {.suspend_shot = 103, .suspend_step = 60};
+    ck_assert_int_eq(run(spec, path_in("out"), 1, ck, 20, &b, &r), FDW_ERR_CANCELLED);
+    ck_assert_int_eq(r.shots_resumed, 1);
+    ck_assert_int_eq(r.shots_done, 2);
+    ck_assert_int_eq(r.suspended, 1);
+    ck_assert_ptr_nonnull(strstr(b.log, "survey resumed: 1 of 3 shots were finished"));
+    seen c = {0};
+    ck_assert_int_eq(run(spec, path_in("out"), 1, ck, 20, &c, &r), FDW_OK);
+    ck_assert_int_eq(r.shots_resumed, 2);
+    ck_assert_int_eq(r.shots_done, 3);
+    ck_assert_int_eq(c.resumed, 1); /* shot 103 from its checkpoint */
+    ck_assert_ptr_nonnull(strstr(c.log, "shot 103 resumed at step"));
+    ck_assert_int_lt(r.steps_done, 120);
+    char why[512];
+    ck_assert_msg(ckpt_outputs_equal(path_in("ref"), path_in("out"), why, sizeof why), "%s",
+                  why);
+    char p[1024];
+    snprintf(p, sizeof p, "%s/current", ck); /* a completed survey forgets its record */
+    ck_assert(!exists(p));
+    fdw_spec_free(spec);
+}
+END_TEST
+
+/* A record of another spec is not used: the run starts at the first shot. */
+START_TEST(record_of_another_spec_ignored)
+{
+    fdw_spec *spec = parse(SURVEY);
+    fdw_result r;
+    const char *ck = path_in("ck");
+    mkdir(ck, 0755);
+    char p[1024];
+    snprintf(p, sizeof p, "%s/current", ck);
+    ck_assert_int_eq(ckpt_write_file(p, "survey 0123456789abcdef 3\n0\n1\n"), 0);
+    seen s = {0};
+    ck_assert_int_eq(run(spec, path_in("out"), 1, ck, 0, &s, &r), FDW_OK);
+    ck_assert_int_eq(r.shots_resumed, 0);
+    ck_assert_int_eq(r.shots_done, 3);
+    fdw_spec_free(spec);
+}
+END_TEST
+
+/* segyio reads each shot's file and all_shots.sgy (check_survey.py). */
+START_TEST(segy_read_back)
+{
+    if (!FDW_PYTHON_SEGYIO[0]) {
+        printf("segy_read_back: no python3 with segyio; skipped\n");
+        return;
+    }
+    fdw_spec *spec = parse(SURVEY);
+    fdw_result r;
+    seen s = {0};
+    ck_assert_int_eq(run(spec, path_in("segy"), 0, NULL, 0, &s, &r), FDW_OK);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s'", FDW_PYTHON_SEGYIO, FDW_CHECK_SURVEY_PY,
+             path_in("segy"));
+    ck_assert_int_eq(system(cmd), 0);
+    fdw_spec_free(spec);
+}
+END_TEST
+
+static Suite *survey_suite(void)
+{
+    Suite *s = suite_create("survey");
+    TCase *p = tcase_create("parse");
+    tcase_add_test(p, parse_counts_and_positions);
+    tcase_add_test(p, parse_errors_name_the_field);
+    suite_add_tcase(s, p);
+    TCase *r = tcase_create("run");
+    tcase_add_checked_fixture(r, setup, teardown);
+    tcase_set_timeout(r, 120);
+    tcase_add_test(r, sequential_parallel_single_identical);
+    tcase_add_test(r, cancel_keeps_finished_shots);
+    tcase_add_test(r, resume_at_first_unfinished_shot);
+    tcase_add_test(r, record_of_another_spec_ignored);
+    tcase_add_test(r, segy_read_back);
+    suite_add_tcase(s, r);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(survey_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
