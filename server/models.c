@@ -536,8 +536,8 @@ static fdw_status inspect_upload(model_upload *u, fdw_model_info *info, fdw_erro
     if (st == FDW_ERR_SPEC && (strstr(fe->message, "RSF binary") || strstr(fe->message, "in=")))
         snprintf(fe->message + strlen(fe->message), sizeof fe->message - strlen(fe->message),
                  "; an uploaded RSF model holds its samples itself: its header says "
-                 "in=\"stdin\" and the samples follow the bytes 0x0c 0x0c 0x04 (Madagascar: "
-                 "sfcp --out=stdin; fdwave models upload joins a header and its binary)");
+                 "in=\"stdin\" and the samples follow the bytes 0x0c 0x0c 0x04 (as Madagascar "
+                 "writes it with out=stdin)");
     return st;
 }
 
