@@ -4,7 +4,8 @@
  * anything else (a changed spec, another device count) starts the run anew with the
  * reason logged. The loop's own state is small: the step, the derivative kind's error of
  * iteration 1, the snapshots delivered and (rank 0) the manifest's files; the backend
- * writes the rest (backend.h save). */
+ * writes the rest (backend.h save). A run with a checkpoint directory continues an earlier
+ * one: the temporaries of outputs that one was killed while writing are removed first. */
 #include "run/checkpoint.h"
 #include "core/error.h"
 #include "core/limits.h"
@@ -344,6 +345,47 @@ static fdw_status load_file(run *r, long step, fdw_error *err)
     return st;
 }
 
+/* Whether name is a temporary of the atomic writer (output/atomic_file.c: the file's
+ * name, ".tmp" and mkstemp's six characters). */
+static int is_atomic_temporary(const char *name)
+{
+    const char *t = strstr(name, ".tmp");
+    if (!t || t == name)
+        return 0;
+    while (strstr(t + 1, ".tmp"))
+        t = strstr(t + 1, ".tmp");
+    if (strlen(t + 4) != 6)
+        return 0;
+    for (const char *p = t + 4; *p; p++)
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+            return 0;
+    return 1;
+}
+
+/* A run that continues an earlier one (checkpoints on: it may have been killed while
+ * writing an output) removes the temporaries that run's atomic writes left in the output
+ * directory, so the outputs end as an uninterrupted run's. Rank 0 (it alone writes them),
+ * before any output of this run is written. */
+static void remove_stale_outputs(const run *r)
+{
+    DIR *d = r->root ? opendir(r->opts->out_dir) : NULL;
+    if (!d)
+        return;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!is_atomic_temporary(e->d_name))
+            continue;
+        char path[FDW_PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", r->opts->out_dir, e->d_name);
+        removed += unlink(path) == 0;
+    }
+    closedir(d);
+    if (removed)
+        fdw_run_log(r, FDW_LOG_INFO, "removed %d unfinished output file(s) an earlier "
+                    "run left in %s", removed, r->opts->out_dir);
+}
+
 fdw_status fdw_checkpoint_start(run *r, fdw_error *err)
 {
     memset(&r->ckpt, 0, sizeof r->ckpt);
@@ -352,6 +394,7 @@ fdw_status fdw_checkpoint_start(run *r, fdw_error *err)
     const fdw_checkpoint_opts *o = opts_of(r);
     if (!o || !o->dir || !o->dir[0])
         return FDW_OK;
+    remove_stale_outputs(r);
     if (!r->be->save || !r->be->load) {
         fdw_run_log(r, FDW_LOG_INFO,
                     "checkpoints: the %s kind runs on an engine of its own that keeps none; "

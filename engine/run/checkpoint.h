@@ -29,7 +29,9 @@ typedef struct fdw_ckpt_run {
  * the backend's state, the loop's step (r->steps_done), the snapshots delivered, the
  * manifest's files. A checkpoint that does not fit, or is damaged, is checked whole before
  * anything is read into the run, logged with the reason and left: the run starts at step
- * 0. A directory that cannot be made turns checkpoints off (logged). Collective. Fails
+ * 0. First, rank 0 removes the temporaries of outputs an earlier run was killed while
+ * writing (any run with a checkpoint directory continues one). A directory that cannot be
+ * made turns checkpoints off (logged). Collective. Fails
  * only when reading a checked checkpoint fails half-way (the run's
  * state is then lost; "current" is renamed "current.unusable" so a retry starts anew). */
 fdw_status fdw_checkpoint_start(struct fdw_run_state *r, fdw_error *err);

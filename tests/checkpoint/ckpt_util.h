@@ -4,6 +4,8 @@
 #ifndef FDW_TEST_CKPT_UTIL_H
 #define FDW_TEST_CKPT_UTIL_H
 
+#include "fdwave/fdwave.h"
+
 #include <stddef.h>
 
 /* A new directory under $TMPDIR (or /tmp) named after tag; removed by ckpt_rmtree. */
@@ -15,9 +17,24 @@ void ckpt_rmtree(const char *dir);
 const char *ckpt_spec(int i, const char **name);
 
 /* Whether directory b holds exactly the files of a with the same bytes; manifest.json is
- * compared as JSON with "result" and every "seconds" left out (timings). why gets the first
+ * compared as JSON with "result", every "seconds" (timings) and the sweep's count of updates
+ * computed (it depends on how the threads ran) left out. why gets the first
  * difference. Returns 1 when equal. */
 int ckpt_outputs_equal(const char *a, const char *b, char *why, size_t len);
+
+/* What one run's callbacks saw (ckpt_callbacks). */
+typedef struct ckpt_watch {
+    long suspend_at;           /* suspend once this many steps are done (0: never) */
+    long done;                 /* steps done as the suspend poll counts them */
+    char log[16384];           /* info, warning and error lines */
+    int checkpoints, resumed;  /* checkpoints written; resumes */
+    int empty;                 /* checkpoints reported with 0 bytes (never expected) */
+    long resumed_step;
+} ckpt_watch;
+
+/* Callbacks for fdw_run that fill w: log lines, checkpoints written and resumed from, and
+ * a suspension once w->suspend_at steps are done (the suspend poll runs once a step). */
+fdw_callbacks ckpt_callbacks(ckpt_watch *w);
 
 /* Write text to path (0 on success). */
 int ckpt_write_file(const char *path, const char *text);

@@ -5,7 +5,8 @@
  * or another device count, or named by a malformed "current", is not used (the log says
  * why) and the run starts at step 0 with the same outputs; a checkpoint that cannot be
  * written, or a directory that cannot be made, leaves the run going; a completed run
- * removes its checkpoints. The seed of the random steps is printed (FDW_TEST_SEED sets it). */
+ * removes its checkpoints, and a resumed run removes the temporary of an output a killed run
+ * left. The seed of the random steps is printed (FDW_TEST_SEED sets it). */
 #include "ckpt_util.h"
 #include "fdwave/fdwave.h"
 
@@ -20,44 +21,7 @@
 static unsigned g_seed;
 static char g_dir[512];
 
-/* What one run's callbacks saw. */
-typedef struct watch {
-    long suspend_at;           /* suspend once this many steps are done (0: never) */
-    long done;                 /* steps done as the suspend poll counts them */
-    char log[16384];           /* info, warning and error lines */
-    int checkpoints, resumed;
-    long resumed_step;
-} watch;
-
-static void on_log(void *user, int level, const char *msg)
-{
-    watch *w = user;
-    if (level < FDW_LOG_INFO)
-        return;
-    size_t n = strlen(w->log);
-    snprintf(w->log + n, sizeof w->log - n, "%s\n", msg);
-}
-
-static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
-{
-    watch *w = user;
-    ck_assert_int_gt(c->bytes, 0);
-    if (c->resumed) {
-        w->resumed++;
-        w->resumed_step = c->step;
-        w->done = c->step;
-    } else {
-        w->checkpoints++;
-    }
-}
-
-/* Polled once after every step the loop does. */
-static int on_suspend(void *user)
-{
-    watch *w = user;
-    w->done++;
-    return w->suspend_at > 0 && w->done >= w->suspend_at;
-}
+typedef ckpt_watch watch;
 
 static fdw_spec *parse(const char *json)
 {
@@ -75,14 +39,14 @@ static fdw_status run(const fdw_spec *spec, const char *out, const char *ck, lon
     fdw_checkpoint_opts co = {.dir = ck, .every_steps = every, .resume = 1};
     fdw_run_opts ro = {.out_dir = out, .backend = FDW_BACKEND_CPU, .threads = 2,
                        .checkpoint = ck ? &co : NULL};
-    fdw_callbacks cb = {.log = on_log, .suspend = on_suspend, .checkpoint = on_checkpoint,
-                        .user = w};
+    fdw_callbacks cb = ckpt_callbacks(w);
     fdw_error err;
     memset(&err, 0, sizeof err);
     memset(res, 0, sizeof *res);
     fdw_status st = fdw_run(spec, &ro, &cb, res, &err);
     if (st != FDW_OK && st != FDW_ERR_CANCELLED)
         ck_abort_msg("run failed: %s: %s", err.field, err.message);
+    ck_assert_int_eq(w->empty, 0);
     return st;
 }
 
@@ -146,8 +110,11 @@ START_TEST(suspend_resume_bit_identical)
     ck_assert_int_eq(w.resumed, saves);
     ck_assert_int_eq(res.steps_done, second);
 
+    /* what a run killed while writing an output leaves (output/atomic_file.c): removed */
+    ck_assert_int_eq(ckpt_write_file(path_in("part/manifest.json.tmpQ1w2E3"), "{"), 0);
     memset(&w, 0, sizeof w);
     ck_assert_int_eq(run(spec, path_in("part"), path_in("ck"), every, &w, &res), FDW_OK);
+    ck_assert_msg(strstr(w.log, "removed 1 unfinished output file") != NULL, "%s", w.log);
     ck_assert_int_eq(res.resumed_step, saves ? second : 0);
     if (saves)
         ck_assert_msg(strstr(w.log, "resumed at step") != NULL, "%s", w.log);

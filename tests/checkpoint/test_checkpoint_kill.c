@@ -3,7 +3,9 @@
  * started again with the same command until it completes: the outputs equal an
  * uninterrupted run's bit for bit, and the later starts resumed from a checkpoint. Once on
  * one process (2 slabs), once on 2 MPI ranks (skipped where fdwave-run has no MPI or there
- * is no mpirun). The seed of the kill times is printed (FDW_TEST_SEED sets it). */
+ * is no mpirun). The seed of the kill times is printed (FDW_TEST_SEED sets it).
+ * FDW_CKPT_RUN_ARGS adds words to every fdwave-run command line (tests/gpu/run.sh's
+ * checkpoint stage: "--backend cuda --devices 0,0", the same kills on the GPU). */
 #include "ckpt_util.h"
 
 #include <check.h>
@@ -90,11 +92,33 @@ static char *read_text(const char *path)
     return p;
 }
 
+/* The words of FDW_CKPT_RUN_ARGS appended to argv at *n (at most 8). */
+static void extra_args(char **argv, int *n)
+{
+    static char buf[512];
+    const char *e = getenv("FDW_CKPT_RUN_ARGS");
+    snprintf(buf, sizeof buf, "%s", e ? e : "");
+    int k = 0;
+    for (char *save = NULL, *w = strtok_r(buf, " \t", &save); w && k < 8;
+         w = strtok_r(NULL, " \t", &save), k++)
+        argv[(*n)++] = w;
+}
+
+/* The last 3000 bytes of text (Check refuses longer messages). */
+static const char *tail_of(const char *text)
+{
+    const size_t n = strlen(text);
+    return n > 3000 ? text + n - 3000 : text;
+}
+
 /* The uninterrupted run, then runs killed at random until one completes; compare. */
 static void kill_and_resume(int mpi)
 {
-    char *full[16] = {FDWAVE_RUN, (char *)path_in("job.json"), "-q", "-o",
+    char *full[24] = {FDWAVE_RUN, (char *)path_in("job.json"), "-q", "-o",
                       (char *)path_in("full"), NULL};
+    int nfull = 5;
+    extra_args(full, &nfull);
+    full[nfull] = NULL;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t pid = start(full, path_in("full.log"));
@@ -104,8 +128,8 @@ static void kill_and_resume(int mpi)
     const long span = (long)(800.0 * (double)(t1.tv_sec - t0.tv_sec) +
                              0.8e-6 * (double)(t1.tv_nsec - t0.tv_nsec));
     ck_assert_msg(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                  "uninterrupted run failed: %s", read_text(path_in("full.log")));
-    char *argv[24];
+                  "uninterrupted run failed: %s", tail_of(read_text(path_in("full.log"))));
+    char *argv[32];
     int n = 0;
     if (mpi) {
         argv[n++] = MPIRUN;
@@ -121,6 +145,7 @@ static void kill_and_resume(int mpi)
     argv[n++] = (char *)path_in("ck");
     argv[n++] = "--checkpoint-steps";
     argv[n++] = "40";
+    extra_args(argv, &n);
     argv[n] = NULL;
     int kills = 0, done = 0;
     for (int attempt = 0; attempt < 12 && !done; attempt++) {
@@ -139,16 +164,17 @@ static void kill_and_resume(int mpi)
             status = wait_for(pid, 100000);
         }
         ck_assert_msg(status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                      "seed %u: run failed: %s", g_seed, read_text(path_in("part.log")));
+                      "seed %u: run failed: %s", g_seed, tail_of(read_text(path_in("part.log"))));
         done = 1;
     }
     ck_assert_msg(done, "the run never completed");
     char *log = read_text(path_in("part.log"));
     if (kills > 0 && strstr(log, "checkpoint written at step"))
         ck_assert_msg(strstr(log, "resumed from the checkpoint of step") != NULL,
-                      "seed %u: no resume after a checkpoint was written:\n%s", g_seed, log);
+                      "seed %u: no resume after a checkpoint was written:\n%s", g_seed,
+                      tail_of(log));
     ck_assert_msg(strstr(log, "not used") == NULL, "seed %u: a checkpoint was refused:\n%s",
-                  g_seed, log);
+                  g_seed, tail_of(log));
     free(log);
     char why[512] = "";
     ck_assert_msg(ckpt_outputs_equal(path_in("full"), path_in("part"), why, sizeof why),
