@@ -151,11 +151,16 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
     out->existed = 0;
     out->key_reused = 0;
     out->queue_position = -1;
+    char hash[DIGEST_HEX_LEN + 1];
+    const char *request_hash = j->request_hash;
+    if (j->idempotency_key && !request_hash) { /* a caller that did not fingerprint it */
+        idem_fingerprint(j->spec_body, strlen(j->spec_body), hash);
+        request_hash = hash;
+    }
     if (j->idempotency_key) {
         /* Again inside the accepting transaction: two submissions with one key in a
          * batch, or racing the route's early look-up, store one job. */
-        idem_match m = idem_lookup(c, j->owner, j->idempotency_key,
-                                   j->request_hash ? j->request_hash : "", &out->id);
+        idem_match m = idem_lookup(c, j->owner, j->idempotency_key, request_hash, &out->id);
         if (m == IDEM_ERROR)
             goto fail;
         if (m != IDEM_NEW) {
@@ -190,8 +195,8 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
     sqlite3_bind_int64(st, 13, (sqlite3_int64)j->device_bytes);
     if (j->wall_time > 0)
         sqlite3_bind_double(st, 14, j->wall_time);
-    if (j->idempotency_key && j->request_hash)
-        sqlite3_bind_text(st, 15, j->request_hash, -1, SQLITE_STATIC);
+    if (j->idempotency_key)
+        sqlite3_bind_text(st, 15, request_hash, -1, SQLITE_STATIC);
     if (j->model_name) {
         sqlite3_bind_text(st, 16, j->model_name, -1, SQLITE_STATIC);
         if (j->model_sha256)
