@@ -336,8 +336,18 @@ int fdc_cmd_status(const fdc_client *c, const fdc_args *a)
         progress_fmt_rate(rate, sizeof rate, json_number_value(json_object_get(p, "mpts")));
         json_t *e = json_object_get(p, "eta_s");
         progress_fmt_time(eta, sizeof eta, json_is_number(e) ? json_number_value(e) : -1);
-        printf("  %-13s %.1f%% (step %lld/%lld, %s, ETA %s)\n", "progress:",
-               json_number_value(json_object_get(p, "percent")),
+        char shots[64] = ""; /* a survey: "shots 3/12, shot 4: " */
+        if (json_is_integer(json_object_get(p, "nshots"))) {
+            const long long shot = json_integer_value(json_object_get(p, "shot"));
+            snprintf(shots, sizeof shots, "shots %lld/%lld%s", (long long)json_integer_value(
+                         json_object_get(p, "shots_done")),
+                     (long long)json_integer_value(json_object_get(p, "nshots")),
+                     shot > 0 ? ", shot " : ", ");
+            if (shot > 0)
+                snprintf(shots + strlen(shots), sizeof shots - strlen(shots), "%lld: ", shot);
+        }
+        printf("  %-13s %.1f%% (%sstep %lld/%lld, %s, ETA %s)\n", "progress:",
+               json_number_value(json_object_get(p, "percent")), shots,
                (long long)json_integer_value(json_object_get(p, "step")),
                (long long)json_integer_value(json_object_get(p, "nsteps")), rate, eta);
     }

@@ -43,7 +43,10 @@ static void show_progress(watch_state *w, json_t *d)
         .nsteps = (long)json_integer_value(json_object_get(d, "nsteps")),
         .mpts = number_or(d, "mpts", 0),
         .elapsed_s = number_or(d, "elapsed_s", -1),
-        .eta_s = number_or(d, "eta_s", -1)};
+        .eta_s = number_or(d, "eta_s", -1),
+        .nshots = (int)number_or(d, "nshots", 0), /* a survey: "shots 3/12" */
+        .shots_done = (int)number_or(d, "shots_done", 0),
+        .shot = (int)number_or(d, "shot", 0)};
     progress_bar_show(&w->pb, &r);
 }
 

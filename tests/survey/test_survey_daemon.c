@@ -1,7 +1,8 @@
 /* test_survey_daemon.c — a survey job through a real fdwaved (CPU, 4 virtual devices): its
  * progress events carry the shots done / total and the shot under way, its outputs list
  * every shot's SEG-Y and all_shots.sgy, which download; a cancelled survey keeps the
- * shots it finished (files and outputs); a daemon killed with SIGKILL mid-survey restarts
+ * shots it finished (files and outputs); `fdwave status` (C and Python) says "shots 4/4";
+ * a daemon killed with SIGKILL mid-survey restarts
  * and the job resumes at the first unfinished shot, ending with every shot. */
 #include "harness.h"
 
@@ -130,6 +131,21 @@ START_TEST(survey_job_progress_and_outputs)
     ck_assert_str_eq(wait_done(&D, id, 60, NULL), "succeeded");
     ck_assert_int_eq(shots_done(id), 4);
     ck_assert(most >= 3);
+    /* the C and Python CLIs say it too */
+    char cmd[1024], line[512];
+    const char *clis[2] = {FDWAVE_CLI, FDWAVE_PY_CLI};
+    for (int c = 0; c < 2; c++) {
+        if (!clis[c][0])
+            continue;
+        snprintf(cmd, sizeof cmd, "%s --url %s status %ld", clis[c], D.base, id);
+        FILE *p = popen(cmd, "r");
+        ck_assert_ptr_nonnull(p);
+        int found = 0;
+        while (fgets(line, sizeof line, p))
+            found |= strstr(line, "progress:") && strstr(line, "(shots 4/4, step");
+        pclose(p);
+        ck_assert_msg(found, "%s: no \"shots 4/4\" in its status", cmd);
+    }
     char names[4096];
     ck_assert_int_eq(outputs(id, names, sizeof names), 4);
     for (int s = 1; s <= 4; s++) {

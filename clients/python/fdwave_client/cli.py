@@ -191,8 +191,14 @@ def cmd_status(c, a):
         print("  %-13s %s" % (label + ":", show(j.get(key))))
     p = j.get("progress")
     if isinstance(p, dict):
-        print("  %-13s %.1f%% (step %d/%d, %s, ETA %s)" % (
-            "progress:", p.get("percent") or 0.0, p.get("step") or 0, p.get("nsteps") or 0,
+        shots = ""  # a survey: "shots 3/12, shot 4: " as the C CLI prints it
+        if isinstance(p.get("nshots"), int):
+            shots = "shots %d/%d, " % (p.get("shots_done") or 0, p["nshots"])
+            if (p.get("shot") or 0) > 0:
+                shots = shots + "shot %d: " % p["shot"]
+        print("  %-13s %.1f%% (%sstep %d/%d, %s, ETA %s)" % (
+            "progress:", p.get("percent") or 0.0, shots, p.get("step") or 0,
+            p.get("nsteps") or 0,
             fmt_rate(p.get("mpts")), fmt_time(p.get("eta_s") if p.get("eta_s") is not None
                                               else -1)))
     for w in j.get("warnings") or []:

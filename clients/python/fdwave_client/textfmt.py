@@ -26,6 +26,19 @@ def fmt_rate(mpts):
     return "%.2f Gpt/s" % (mpts / 1000.0) if mpts >= 1000.0 else "%.1f Mpt/s" % mpts
 
 
+def fmt_shots(d):
+    """A survey's "shots 3/12, shot 5 " before the steps (fmt_shots in progress_bar.c);
+    "" for a single-shot job."""
+    n = d.get("nshots")
+    if not isinstance(n, int) or n <= 0:
+        return ""
+    done = d.get("shots_done") or 0
+    shot = d.get("shot") or 0
+    if shot > 0:
+        return "shots %d/%d, shot %d " % (done, n, shot)
+    return "shots %d/%d " % (done, n)
+
+
 def fmt_time(s):
     """"45s", "3m07s", "2h05m"; "-" when unknown (progress_fmt_time)."""
     if s is None or s != s or s < 0 or s > 1e9:

@@ -8,7 +8,7 @@ import json
 import sys
 
 from .exit_codes import exit_for_state
-from .textfmt import fmt_rate, fmt_time
+from .textfmt import fmt_rate, fmt_shots, fmt_time
 
 BAR_WIDTH = 30
 
@@ -27,16 +27,18 @@ class ProgressBar:
         step, nsteps = _int(d, "step"), _int(d, "nsteps")
         rate = fmt_rate(_num(d, "mpts", 0.0))
         eta = fmt_time(_num(d, "eta_s", -1.0))
+        shots = fmt_shots(d)
         if not self.tty:
             elapsed = _num(d, "elapsed_s", -1.0)
             el = " elapsed %s" % fmt_time(elapsed) if elapsed >= 0 else ""
-            self.out.write("progress %5.1f%% step %d/%d %s%s ETA %s\n"
-                           % (pct, step, nsteps, rate, el, eta))
+            self.out.write("progress %5.1f%% %sstep %d/%d %s%s ETA %s\n"
+                           % (pct, shots, step, nsteps, rate, el, eta))
             self.out.flush()
             return
         fill = max(0, min(BAR_WIDTH, int(pct / 100.0 * BAR_WIDTH + 0.5)))
         bar = "#" * fill + "." * (BAR_WIDTH - fill)
-        self.line = "[%s] %5.1f%%  step %d/%d  %s  ETA %s" % (bar, pct, step, nsteps, rate, eta)
+        self.line = "[%s] %5.1f%%  %sstep %d/%d  %s  ETA %s" % (bar, pct, shots, step, nsteps,
+                                                                rate, eta)
         self.out.write("\r\033[K" + self.line)
         self.shown = True
         self.out.flush()
