@@ -51,7 +51,10 @@ function setProgress(percent, detail) {
 function progressDetail(p) {
   const change = typeof p.change === 'number'
     ? ` · largest change ${p.change.toExponential(2)} (${p.changed} changed)` : '';
-  return `step ${p.step}/${p.nsteps} · ${fmtRate(p.mpts)} · ETA ${fmtEta(p.eta_s)}${change}`;
+  // a survey: shots done / total, then the steps of the shot under way
+  const shots = typeof p.nshots === 'number'
+    ? `shots ${p.shots_done}/${p.nshots}` + (p.shot > 0 ? ` · shot ${p.shot} ` : ' · ') : '';
+  return `${shots}step ${p.step}/${p.nsteps} · ${fmtRate(p.mpts)} · ETA ${fmtEta(p.eta_s)}${change}`;
 }
 
 function renderJob(job) {
