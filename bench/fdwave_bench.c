@@ -15,6 +15,7 @@
 #include "acoustic/fdwk_acoustic.h"
 #include "bench_kernels.h"
 #include "bench_ete.h"
+#include "bench_survey.h"
 #include "bench_sweep.h"
 #include "common/fdwk_runtime.h"
 #include "derivative/fdwk_derivative.h"
@@ -715,10 +716,10 @@ static void usage(FILE *f, const char *argv0)
             "       %s [options] --case KIND,ORDER,NX,NY,NZ[,AXIS] [--case ...]\n"
             "  --json FILE        write every measurement as a JSON record\n"
             "  --quick            fewer repetitions, only the default configurations\n"
-            "  --gpus N           the multi and huge sections use up to N GPUs\n"
+            "  --gpus N           the multi, huge, sweep and survey sections use up to N GPUs\n"
             "  --only LIST        sections, in this order: tune seed acoustic stencil\n"
-            "                     derivative job multi huge largest sweep (default: all\n"
-            "                     but sweep, which runs when named)\n"
+            "                     derivative job multi huge largest sweep survey (default:\n"
+            "                     all but sweep and survey, which run when named)\n"
             "  --case SPEC        one kernel measurement instead of the sections (repeatable;\n"
             "                     KIND: acoustic, stencil, derivative or seed; AXIS x|y|z)\n"
             "  --config N         2.5D configuration 1..%d (0: the tuned default)\n"
@@ -851,7 +852,8 @@ int main(int argc, char **argv)
     /* Sections in the order given by --only (all, in this order, without it); the records
      * are written after each, so a run cut short keeps what it measured. */
     static const char *const SECTIONS[] = {"tune", "seed", "acoustic", "stencil", "derivative",
-                                           "job", "multi", "huge", "largest", "sweep"};
+                                           "job", "multi", "huge", "largest", "sweep",
+                                           "survey"};
     const int nsec = (int)(sizeof SECTIONS / sizeof SECTIONS[0]);
     int order_[16], n_ = 0;
     if (only) {
@@ -865,7 +867,7 @@ int main(int argc, char **argv)
                 p++;
         }
     } else {
-        for (int q = 0; q < nsec - 1; q++) /* all but "sweep", which runs when named */
+        for (int q = 0; q < nsec - 2; q++) /* all but "sweep" and "survey": when named */
             order_[n_++] = q;
     }
     for (int x = 0; x < n_; x++) {
@@ -886,6 +888,7 @@ int main(int argc, char **argv)
             bench_sweep(&b);
             break;
         }
+        case 10: bench_survey(g_records, g_device, g_date, g_command, g_quick, gpus); break;
         }
         printf("[section %s: %.1f s]\n", SECTIONS[order_[x]], now_s() - t0);
         fflush(stdout);

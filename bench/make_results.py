@@ -285,6 +285,19 @@ def build(recs, others, configs):
                    "time minus the largest slab's compute time at the 1-GPU rate.",
                    "| grid | GPUs | Gpoints/s | speedup | exchange not hidden |", rows)
 
+    # Surveys on several GPUs
+    best = use(newest([r for r in gpu if r.get("kind") == "acoustic-survey"],
+                      lambda r: (r["nx"], r.get("shots"), r.get("steps_per_shot"), r["gpus"]), latest_run=False))
+    rows = [f"| {r.get('shots')} x {grid(r)}, {r.get('steps_per_shot')} steps | {r['gpus']} | {r.get('groups')} | "
+            f"{r.get('seconds', 0):.2f} s | " + (f"{r['speedup']:.2f}x" if "speedup" in r else "(reference)") + " "
+            + row_tail(r) for r in sorted(best.values(), key=lambda r: (r.get("device"), r["nx"], r["gpus"]))]
+    out += section("Surveys on several GPUs (fdwave-bench --only survey)",
+                   "A whole survey job through fdw_run on the CUDA backend: acoustic order 8, layered model, "
+                   "sponge, a 201-receiver spread moving with the shot; the shots spread over the GPUs in "
+                   "groups (the engine's choice: one shot per GPU where a shot fits one). The time is the "
+                   "job's: the model, each shot's set-up, the time loop and its SEG-Y outputs.",
+                   "| survey | GPUs | shots at once | job time | speedup |", rows)
+
     # ETE kind
     best = use(newest([r for r in gpu if r.get("kind") == "ete"],
                       lambda r: (r["nx"], r["ny"], r["nz"], r.get("variant"))))
@@ -307,9 +320,10 @@ def build(recs, others, configs):
             f"{pct(r.get('computed_fraction'))} | {sec(r.get('memory_floor_s'))} | {sec(r.get('compute_floor_s'))} "
             + row_tail(r) for r in sorted(best.values(), key=lambda r: (r.get("device"), r["nx"], str(r.get("precision")), r.get("variant", ""), r.get("gpus", 1)))]
     out += section("Sweep kind (fdwave-bench --only sweep)",
-                   "Whole sweeps (6 sub-sweeps each) on one GPU; seed-case: point source, constant F, "
+                   "Whole sweeps (6 sub-sweeps each); seed-case: point source, constant F, "
                    "psi, a, exact skipping of unchanged tiles; every-plane: every point computed. "
-                   "\"slabs\" > 1 are several slabs on the one GPU. Floors: memory (a sub-sweep reads "
+                   "\"slabs\": the run's slabs, one per GPU in the variants named -N-gpus, else all on "
+                   "one GPU. Floors: memory (a sub-sweep reads "
                    "and writes T once) and compute (the update's cost measured alone).",
                    "| case | grid | precision | slabs | sweeps | time | shuffles | points computed | memory floor | compute floor |", rows)
 
