@@ -532,7 +532,9 @@ static fdw_status inspect_upload(model_upload *u, fdw_model_info *info, fdw_erro
     }
     rmdir(dir);
     name_the_model(fe->message, sizeof fe->message, alone, u->name);
-    name_the_model(fe->message, sizeof fe->message, dir, "(the upload)");
+    char dir_slash[sizeof dir + 1];
+    snprintf(dir_slash, sizeof dir_slash, "%s/", dir);
+    name_the_model(fe->message, sizeof fe->message, dir_slash, ""); /* in= as written */
     if (st == FDW_ERR_SPEC && (strstr(fe->message, "RSF binary") || strstr(fe->message, "in=")))
         snprintf(fe->message + strlen(fe->message), sizeof fe->message - strlen(fe->message),
                  "; an uploaded RSF model holds its samples itself: its header says "

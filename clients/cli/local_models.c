@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "exit_codes.h"
 #include "report.h"
+#include "rsf_join.h"
 
 /* The extensions the server takes for a format (its upload names say the format); the
  * first is the one a name gets when it has none of them. */
@@ -87,10 +88,13 @@ void fdc_local_model_hint(const fdc_local_model *m)
             m->path, m->path, m->name, m->name);
 }
 
-/* SHA-256 of a file as hex; 0, or -1 when it cannot be read. */
-static int file_sha256(const char *path, char hex[65])
+/* SHA-256 of what an upload of path as model name sends (rsf_join.h) as hex; 0, or -1
+ * with why. */
+static int upload_sha256(const char *path, const char *name, char hex[65], char *why,
+                         size_t cap)
 {
-    FILE *f = fopen(path, "rb");
+    long long size;
+    FILE *f = fdc_model_open(path, name, &size, why, cap);
     if (!f)
         return -1;
     struct sha256_ctx ctx;
@@ -101,6 +105,8 @@ static int file_sha256(const char *path, char hex[65])
         sha256_update(&ctx, n, buf);
     int bad = ferror(f);
     fclose(f);
+    if (bad)
+        snprintf(why, cap, "cannot read %s: %s", path, strerror(errno));
     uint8_t d[SHA256_DIGEST_SIZE];
     sha256_digest(&ctx, sizeof d, d);
     for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
@@ -132,9 +138,9 @@ static int server_sha256(const fdc_client *c, const char *name, char sha[65])
 int fdc_local_model_upload(const fdc_client *c, const fdc_local_model *m, const char *spec,
                            size_t len, char **out, size_t *outlen)
 {
-    char mine[65], theirs[65];
-    if (file_sha256(m->path, mine))
-        return fdc_fail_local("cannot read %s: %s", m->path, strerror(errno));
+    char mine[65], theirs[65], why[600];
+    if (upload_sha256(m->path, m->name, mine, why, sizeof why))
+        return fdc_fail_local("%s", why);
     int rc = server_sha256(c, m->name, theirs);
     if (rc)
         return rc;

@@ -13,6 +13,7 @@
 #include "exit_codes.h"
 #include "format.h"
 #include "report.h"
+#include "rsf_join.h"
 
 /* "4096 values", "20x30x40" (the geometry a SEG-Y records) or "-" (not recorded yet). */
 static void fmt_dims(char *out, size_t cap, const json_t *m)
@@ -60,15 +61,11 @@ static size_t to_buf(void *user, const char *d, size_t n)
 int fdc_upload_model(const fdc_client *c, const char *file, const char *name, int replace,
                      int to_stderr)
 {
-    FILE *f = fopen(file, "rb");
-    struct stat st;
-    if (!f || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        int rc = fdc_fail_local("cannot read %s: %s", file,
-                                f ? "not a regular file" : strerror(errno));
-        if (f)
-            fclose(f);
-        return rc;
-    }
+    long long size = 0;
+    char why[600];
+    FILE *f = fdc_model_open(file, name, &size, why, sizeof why); /* RSF: one file */
+    if (!f)
+        return fdc_fail_local("%s", why);
     char *esc = curl_easy_escape(NULL, name, 0);
     char path[1024];
     snprintf(path, sizeof path, "/v1/models/%s%s", esc ? esc : "", replace ? "?replace=true" : "");
@@ -76,7 +73,7 @@ int fdc_upload_model(const fdc_client *c, const char *file, const char *name, in
     const char *hdrs[] = {"Content-Type: application/octet-stream", NULL};
     buf_sink b = {0};
     fdc_stream_opts o = {.method = "PUT", .extra_headers = hdrs, .sink = to_buf,
-                         .sink_user = &b, .upload = f, .upload_size = (long long)st.st_size};
+                         .sink_user = &b, .upload = f, .upload_size = size};
     int rc = fdc_stream(c, path, &o);
     fclose(f);
     if (rc == FDC_EXIT_OK) {

@@ -357,6 +357,31 @@ class CliParityTest(unittest.TestCase):
         self.assertRegex(c.stdout, r"^job \d+ succeeded: completed 60 steps in ")
         self.assertIn("\nend: succeeded (", c.stderr)
 
+    def test_models_upload_rsf(self):
+        """An RSF header that names its binary (Madagascar's usual form) is uploaded joined
+        with it in the one-file form the server keeps: both CLIs send the same bytes."""
+        n = 8 * 8 * 8
+        with open(os.path.join(self.tmp, "vel.rsf@"), "wb") as f:
+            f.write(struct.pack("<%df" % n, *([1950.0 + i % 3 for i in range(n)])))
+        header = os.path.join(self.tmp, "vel.rsf")
+        with open(header, "w") as f:
+            f.write('sfmath\n\tn1=8 d1=10 n2=8 d2=10 n3=8 d3=10\n'
+                    '\tesize=4 data_format="native_float" in="vel.rsf@"\n')
+        outs = []
+        for argv, name in (([C_CLI], "rsf-c.rsf"),
+                           ([sys.executable, "-m", "fdwave_client"], "rsf-py.rsf")):
+            p = subprocess.run(argv + ["--url", self.daemon.url, "models", "upload", header,
+                                       name],
+                               capture_output=True, text=True, env=clean_env(), timeout=60)
+            outs.append((p.returncode, p.stdout.replace(name, "NAME"), p.stderr))
+        self.assertEqual(outs[0], outs[1])
+        self.assertRegex(outs[0][1], r"^model NAME uploaded \(2\.\d KiB, rsf, 8x8x8, 1950-1952 "
+                                     r"m/s, sha256 [0-9a-f]{64}\)\n$")
+        # The binary alone under an .rsf name is no RSF: refused, naming the reason.
+        c = self.assert_same(["models", "upload", header + "@", "rsf-bad.rsf"])
+        self.assertEqual(c.returncode, 4)
+        self.assertIn("error: invalid_model: body: rsf-bad.rsf is not a valid rsf model", c.stderr)
+
     def test_models_upload(self):
         outs = []
         for argv, name in (([C_CLI], "up-c.f32"),

@@ -14,6 +14,7 @@ import urllib.parse
 import urllib.request
 from collections import namedtuple
 
+from . import rsf_join
 from .sse import SseParser
 
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -268,16 +269,17 @@ class FdwaveClient:
 
     def upload_model(self, path, name, replace=False):
         """Uploads a velocity model file (streamed) under name; the format comes from the
-        name's extension (.f32/.bin/.raw, .segy/.sgy, or .rsf: header and samples in one
-        file). The server checks it and refuses a file that is not a model of that format
+        name's extension (.f32/.bin/.raw, .segy/.sgy, or .rsf: sent in the one-file form,
+        a header that names its binary joined with it, see rsf_join.py). The server checks it and refuses a file that is not a model of that format
         (FdwaveError invalid_model). Returns {"name", "bytes", "sha256", "format", "owner",
         "created_at", "nvalues", "dims", "spacing", "vmin", "vmax"}.
 
         Uses http.client directly: a server that rejects the upload (bad name, too large)
         answers before reading the body and closes, and urllib would report that as a
         broken connection instead of the server's error."""
-        f = open(path, "rb")  # OSError for a missing file, before any network work
-        size = os.fstat(f.fileno()).st_size
+        # OSError for a missing file, before any network work; an RSF header that names
+        # its binary is sent joined with it, in the one-file form the server keeps.
+        f, size = rsf_join.open_model(path, name)
         u = urllib.parse.urlsplit(self.url)
         cls = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
         conn = cls(u.hostname, u.port, timeout=self.timeout)

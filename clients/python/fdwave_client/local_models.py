@@ -10,6 +10,7 @@ import os
 import re
 import sys
 
+from . import rsf_join
 from .client import FdwaveError
 from .exit_codes import EXIT_BAD_REQUEST, exit_for_status
 
@@ -58,11 +59,15 @@ def hint(local):
           "--upload-models to do both" % (path, path, name, name), file=sys.stderr)
 
 
-def file_sha256(path):
+def upload_sha256(path, name):
+    """SHA-256 of what an upload of path as model name sends (rsf_join.py)."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
+    f = rsf_join.open_model(path, name)[0]
+    try:
         for chunk in iter(lambda: f.read(1 << 16), b""):
             h.update(chunk)
+    finally:
+        f.close()
     return h.hexdigest()
 
 
@@ -72,7 +77,7 @@ def upload(c, local, text, as_json, say_uploaded):
     the spec text naming it. OSError for a file that cannot be read; FdwaveError from the
     server, after a hint when the name holds other content."""
     path, name = local
-    mine = file_sha256(path)
+    mine = upload_sha256(path, name)
     theirs = ""
     for m in c.models_page().get("models") or []:
         if m.get("name") == name and isinstance(m.get("sha256"), str):
