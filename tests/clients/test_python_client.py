@@ -159,7 +159,19 @@ class PythonClientTest(unittest.TestCase):
         b = self.c.submit(SMALL, priority=3, idempotency_key="py-key-1")
         self.assertEqual(a["id"], b["id"])
         self.assertEqual(self.c.get(a["id"])["priority"], 3)
+        # submit_status tells a retry from a new job; the key with another spec: 422.
+        job, existed = self.c.submit_status(json.dumps(SMALL, indent=4), priority=3,
+                                            idempotency_key="py-key-1")
+        self.assertEqual((job["id"], existed), (a["id"], True))
+        job, existed = self.c.submit_status(SMALL, idempotency_key="py-key-2")
+        self.assertFalse(existed)
+        with self.assertRaises(FdwaveError) as cm:
+            self.c.submit(dict(SMALL, name="py other"), idempotency_key="py-key-1")
+        self.assertEqual((cm.exception.code, cm.exception.status, cm.exception.field),
+                         ("idempotency_key_reused", 422, "Idempotency-Key"))
+        self.assertIn("job %d" % a["id"], cm.exception.message)
         self.c.wait(a["id"], timeout=60)
+        self.c.wait(job["id"], timeout=60)
 
     def test_models_devices_health(self):
         path = os.path.join(self.tmp, "m.f32")
@@ -168,6 +180,10 @@ class PythonClientTest(unittest.TestCase):
             f.write(struct.pack("<%df" % n, *([2100.0] * n)))
         r = self.c.upload_model(path, "py-model.f32")
         self.assertEqual(r["bytes"], n * 4)
+        # A job on it records the model's sha256.
+        jid = self.c.submit(dict(SMALL, velocity={"type": "model", "name": "py-model.f32"}))["id"]
+        self.assertEqual(self.c.get(jid)["model"], {"name": "py-model.f32", "sha256": r["sha256"]})
+        self.c.wait(jid, timeout=60)
         self.assertEqual(len(r["sha256"]), 64)
         self.assertIn("py-model.f32", [m["name"] for m in self.c.models()])
         for bad in ("../escape.f32", ".hidden.f32", "model.rsf"):
