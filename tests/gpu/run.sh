@@ -22,7 +22,10 @@
 # Stage "checkpoint" (only when named): checkpoints on the GPU (bit identity after suspend
 # and kill -9) and the cost of one on a 1024^3 job.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|sweep|checkpoint]... [-- bench arguments]
+# Stage "survey" (only when named): a survey's shots on the GPUs, one after another and in
+# parallel (two host threads, one shot each), against the CPU backend bit for bit.
+#
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|sweep|checkpoint|survey]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -397,6 +400,22 @@ PY
     rm -rf "$CKD" /tmp/fdw-ckpt-out-plain /tmp/fdw-ckpt-out-with "$JOB"
   else
     say "checkpoint: building test_gpu_checkpoint failed"; grep -E "error" "$LOG" | tail -20
+  fi
+fi
+# Stage "survey" (only when named; issue 14): tests/gpu/test_gpu_survey, then the example
+# survey on the GPU (fdwave-run, its log). Logs: survey.log.
+if printf '%s\n' "${STAGES[@]}" | grep -qx survey; then
+  say "survey: test_gpu_survey, examples/survey.json on the GPU"
+  SLOG=$OUT/survey.log
+  if cmake --build "$BUILD" -j"$(nproc)" --target test_gpu_survey fdwave-run >>"$LOG" 2>&1; then
+    (cd "$BUILD" && timeout 300 ./tests/gpu/test_gpu_survey) 2>&1 | tee "$SLOG" | tail -12 | tee -a "$LOG"
+    echo "test_gpu_survey exit ${PIPESTATUS[0]}" | tee -a "$LOG"
+    SDEVS=0,0; [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ] && SDEVS=0,1
+    timeout 120 "$BUILD/engine/fdwave-run" "$ROOT/examples/survey.json" --backend cuda \
+      --devices $SDEVS --out /tmp/fdw-survey-out 2>&1 | tee -a "$SLOG" | tail -6 | tee -a "$LOG"
+    rm -rf /tmp/fdw-survey-out
+  else
+    say "survey: building test_gpu_survey failed"; grep -E "error" "$LOG" | tail -20
   fi
 fi
 say "done $(date -u +%FT%TZ)"

@@ -6,7 +6,9 @@
  * manifest); a survey stopped and run again resumes at the first unfinished shot (and, when
  * suspended within a shot, from that shot's checkpoint) with outputs identical to an
  * uninterrupted run's; the SEG-Y of each shot and all_shots.sgy read back with segyio
- * (check_survey.py) hold the shot numbers, positions and traces. */
+ * (check_survey.py) hold the shot numbers, positions and traces; fdwave-run killed with
+ * SIGKILL mid-survey and started again with the same checkpoint directory resumes at the
+ * first unfinished shot and ends with the uninterrupted run's outputs. */
 #include "ckpt_util.h"
 #include "fdwave/fdwave.h"
 
@@ -14,7 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char g_dir[512];
@@ -478,6 +483,110 @@ START_TEST(segy_read_back)
 }
 END_TEST
 
+
+/* fdwave-run on spec_path into out (checkpoints in ck unless NULL); returns its pid. */
+static pid_t start_run(const char *spec_path, const char *out, const char *ck)
+{
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const char *argv[16];
+        int n = 0;
+        argv[n++] = FDWAVE_RUN;
+        argv[n++] = spec_path;
+        argv[n++] = "--out";
+        argv[n++] = out;
+        argv[n++] = "--backend";
+        argv[n++] = "cpu";
+        argv[n++] = "--threads";
+        argv[n++] = "1";
+        argv[n++] = "--quiet";
+        if (ck) {
+            argv[n++] = "--checkpoint";
+            argv[n++] = ck;
+            argv[n++] = "--checkpoint-steps";
+            argv[n++] = "50";
+        }
+        argv[n] = NULL;
+        if (!freopen("/dev/null", "w", stderr) || !freopen("/dev/null", "w", stdout))
+            _exit(126);
+        execv(FDWAVE_RUN, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static int wait_exit(pid_t pid)
+{
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+START_TEST(kill9_resumes_at_first_unfinished_shot)
+{
+    /* six shots on one device, a few hundred milliseconds each */
+    char *json = malloc(8192);
+    snprintf(json, 8192,
+             HEAD "\"survey\": {\"generate\": {\"first\": [60, 40, 20], \"step\": [50, 0, 0], "
+                  "\"count\": 6}, \"wavelet\": {\"type\": \"ricker\", \"f0\": 14}, \"outside\": "
+                  "\"drop\", \"spread\": {\"lines\": [{\"from\": [-50, 0, -10], \"to\": [50, 0, "
+                  "-10], \"count\": 11}]}}, \"receivers\": {\"interval\": 1}, \"devices\": 1}");
+    char *nt = strstr(json, "\"nt\": 120");
+    ck_assert_ptr_nonnull(nt);
+    memcpy(nt, "\"nt\": 900", 9);
+    const char *spec_path = path_in("kill.json");
+    ck_assert_int_eq(ckpt_write_file(spec_path, json), 0);
+    free(json);
+    char ref[600], out[600], ck[600], probe[700];
+    snprintf(ref, sizeof ref, "%s", path_in("ref"));
+    snprintf(out, sizeof out, "%s", path_in("out"));
+    snprintf(ck, sizeof ck, "%s", path_in("ck"));
+    ck_assert_int_eq(wait_exit(start_run(spec_path, ref, NULL)), 0);
+    /* killed once two shots are finished, then at random moments until it completes */
+    srand((unsigned)time(NULL));
+    int kills = 0, code = -1;
+    struct stat first;
+    for (int attempt = 0; attempt < 20 && code != 0; attempt++) {
+        const pid_t pid = start_run(spec_path, out, ck);
+        if (attempt == 0) {
+            snprintf(probe, sizeof probe, "%s/shot_0002.f32", out);
+            for (int t = 0; t < 600 && !exists(probe); t++)
+                usleep(20000);
+            ck_assert_msg(exists(probe), "no second shot after 12 s");
+            kill(pid, SIGKILL);
+            kills++;
+            code = wait_exit(pid);
+            ck_assert_int_eq(code, 128 + SIGKILL);
+            /* the record names the finished shots; shot 1's file is never written again */
+            char rec[700], *text;
+            size_t len;
+            snprintf(rec, sizeof rec, "%s/current", ck);
+            text = (char *)slurp(rec, &len);
+            text[len] = '\0';
+            ck_assert_msg(!strncmp(text, "survey ", 7) && strstr(text, "\n0\n") &&
+                          strstr(text, "\n1\n"), "record: %s", text);
+            free(text);
+            snprintf(probe, sizeof probe, "%s/shot_0001.f32", out);
+            ck_assert_int_eq(stat(probe, &first), 0);
+            continue;
+        } else if (attempt < 4) {
+            usleep((useconds_t)(100000 + rand() % 400000));
+            if (kill(pid, SIGKILL) == 0)
+                kills++;
+        }
+        code = wait_exit(pid);
+    }
+    ck_assert_int_eq(code, 0);
+    ck_assert_int_ge(kills, 1);
+    struct stat last;
+    ck_assert_int_eq(stat(probe, &last), 0);
+    ck_assert_msg(last.st_ino == first.st_ino && last.st_mtime == first.st_mtime,
+                  "shot 1 was run again after the kill");
+    char why[512];
+    ck_assert_msg(ckpt_outputs_equal(ref, out, why, sizeof why), "%s", why);
+}
+END_TEST
+
 static Suite *survey_suite(void)
 {
     Suite *s = suite_create("survey");
@@ -493,6 +602,7 @@ static Suite *survey_suite(void)
     tcase_add_test(r, resume_at_first_unfinished_shot);
     tcase_add_test(r, record_of_another_spec_ignored);
     tcase_add_test(r, segy_read_back);
+    tcase_add_test(r, kill9_resumes_at_first_unfinished_shot);
     suite_add_tcase(s, r);
     return s;
 }
