@@ -29,6 +29,7 @@ typedef struct sweep_case {
     int every_plane;
     int nids;                  /* slabs, on GPUs ids[] */
     int ids[8];
+    int reach;                 /* fdw_tuning.sweep_reach (0: the engine's default) */
 } sweep_case;
 
 static double wall(void)
@@ -67,6 +68,7 @@ static double run_case(const bench_sweep_ctx *b, const sweep_case *k, const char
     fdw_tuning tu;
     memset(&tu, 0, sizeof tu);
     tu.sweep_full = k->every_plane;
+    tu.sweep_reach = k->reach;
     memset(&prob, 0, sizeof prob);
     fdw_status st = fdw_spec_parse(json, strlen(json), NULL, &spec, &err);
     if (st == FDW_OK)
@@ -102,8 +104,9 @@ static double run_case(const bench_sweep_ctx *b, const sweep_case *k, const char
     split(&log[SWEEPS], &floor_sub, &floor_shuf);
     const double per_point = floor_sub / (double)log[SWEEPS].computed;
     json_t *per = json_array();
-    printf("  %-28s %d^3 %s, %d slab%s: %.4f s for %d sweeps\n", variant, k->n,
-           k->f64 ? "float64" : "float32", k->nids, k->nids == 1 ? "" : "s", total, SWEEPS);
+    printf("  %-28s %d^3 %s, %d slab%s, reach %d: %.4f s for %d sweeps\n", variant, k->n,
+           k->f64 ? "float64" : "float32", k->nids, k->nids == 1 ? "" : "s",
+           ((sweep_cuda *)ctx)->parts.reach, total, SWEEPS);
     for (int s = 0; s < SWEEPS; s++) {
         double sub, shuf;
         split(&log[s], &sub, &shuf);
@@ -139,6 +142,7 @@ static double run_case(const bench_sweep_ctx *b, const sweep_case *k, const char
     json_object_set_new(r, "command", json_string(b->command));
     json_object_set_new(r, "precision", json_string(k->f64 ? "float64" : "float32"));
     json_object_set_new(r, "sweeps", json_integer(SWEEPS));
+    json_object_set_new(r, "reach", json_integer(((sweep_cuda *)ctx)->parts.reach));
     json_object_set_new(r, "seconds", json_real(total));
     json_object_set_new(r, "subsweep_s", json_real(sub_total));
     json_object_set_new(r, "shuffle_s", json_real(shuf_total));
@@ -158,7 +162,8 @@ static double run_case(const bench_sweep_ctx *b, const sweep_case *k, const char
 
 /* Issue 17's scaling runs: 512^3 and 640^3, 8 sweeps, float64, the seed's case and every
  * plane, on 1, 2, 4 ... GPUs (up to --gpus), one slab per GPU; the speedup over 1 GPU
- * and where the time went (sub-sweeps, shuffles). */
+ * and where the time went (sub-sweeps, shuffles); on several GPUs also with reach 1 (a wait
+ * across each cut every plane) against the default reach. */
 static void bench_sweep_gpus(const bench_sweep_ctx *b)
 {
     static const int sizes[2] = {512, 640};
@@ -166,21 +171,26 @@ static void bench_sweep_gpus(const bench_sweep_ctx *b)
         for (int every = 0; every < 2; every++) {
             double t1 = -1.0, s1 = 0.0;
             for (int n = 1; n <= b->gpus && n <= 8; n *= 2) {
-                sweep_case k = {sizes[q], 1, every, n, {0}};
+                sweep_case k = {sizes[q], 1, every, n, {0}, 0};
                 for (int g = 0; g < n; g++)
                     k.ids[g] = g;
-                char variant[48];
-                snprintf(variant, sizeof variant, "%s-%d-gpu%s", every ? "every-plane" : "seed-case",
-                         n, n > 1 ? "s" : "");
-                double sub = 0.0;
-                const double t = run_case(b, &k, variant, &sub);
-                if (n == 1) {
-                    t1 = t;
-                    s1 = sub;
-                } else if (t1 > 0 && t > 0) {
-                    printf("  %d^3 %s: %d GPUs vs 1: %.2fx (sub-sweeps %.4f vs %.4f s; the rest "
-                           "is shuffles and exchange)\n", sizes[q],
-                           every ? "every plane" : "seed case", n, t1 / t, sub, s1);
+                for (int r = 0; r < (n > 1 ? 2 : 1); r++) {
+                    char variant[48];
+                    k.reach = r ? 1 : 0;
+                    snprintf(variant, sizeof variant, "%s-%d-gpu%s%s",
+                             every ? "every-plane" : "seed-case", n, n > 1 ? "s" : "",
+                             r ? "-reach1" : "");
+                    double sub = 0.0;
+                    const double t = run_case(b, &k, variant, &sub);
+                    if (n == 1) {
+                        t1 = t;
+                        s1 = sub;
+                    } else if (t1 > 0 && t > 0) {
+                        printf("  %d^3 %s: %d GPUs vs 1%s: %.2fx (sub-sweeps %.4f vs %.4f s; "
+                               "the rest is shuffles and exchange)\n", sizes[q],
+                               every ? "every plane" : "seed case", n,
+                               r ? " with reach 1" : "", t1 / t, sub, s1);
+                    }
                 }
             }
         }
@@ -195,11 +205,11 @@ void bench_sweep(const bench_sweep_ctx *b)
     for (int f64 = 1; f64 >= 0; f64--)
         for (int q = 0; q < (b->quick ? 1 : 2); q++)
             for (int every = 0; every < 2; every++) {
-                sweep_case k = {sizes[q], f64, every, 1, {0}};
+                sweep_case k = {sizes[q], f64, every, 1, {0}, 0};
                 run_case(b, &k, every ? "every-plane" : "seed-case", &sub);
             }
     /* the exchange between slabs (halos in the kernels, flags across parts) */
-    sweep_case one = {512, 1, 1, 1, {0}}, two = {512, 1, 1, 2, {0, 0}};
+    sweep_case one = {512, 1, 1, 1, {0}, 0}, two = {512, 1, 1, 2, {0, 0}, 0};
     double s1 = 0.0, s2 = 0.0;
     if (run_case(b, &one, "every-plane-1-slab", &s1) > 0 &&
         run_case(b, &two, "every-plane-2-slabs-1-gpu", &s2) > 0)

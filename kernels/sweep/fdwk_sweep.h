@@ -19,7 +19,10 @@ extern "C" {
 
 /* A part as a sub-sweep sees it: the plane axes u (fastest stride first) and v and the
  * sweep axis p, local cell (u, v, p) at t[u su + v sv + p sp] (t, s at local (0, 0, 0)), in
- * brick (u + 1 >> 3) bu + (v + 1 >> 3) bv + (p + 1 >> 3) bp. */
+ * brick (u + ou >> 3) bu + (v + ov >> 3) bv + (p + op >> 3) bp (ou, ov, op: the box's
+ * padding along each axis). e0 and e1: the cells beyond its cut (before its first cell, after
+ * its last) that the part computes besides its own, the reach W where there is a neighbour
+ * there, else 0. */
 typedef struct fdwk_sweep_view {
     void *t;                   /* T (float64 or float32) */
     const void *s;             /* slowness 1/F per cell (field runs), else NULL */
@@ -27,13 +30,16 @@ typedef struct fdwk_sweep_view {
     int U, V;
     long long su, sv, sp;
     long long bu, bv, bp;
+    int ou, ov, op;
+    int e0, e1;
 } fdwk_sweep_view;
 
 /* One part in one sub-sweep launch: its view, its blocks, its progress flags (one per
  * block, device memory on its GPU), and its neighbours across the layout's cut (index 0:
- * the part before, 1: after; nb_blocks 0 where there is none). A neighbour's halo cell of
- * a changed boundary value is written, with its brick stamp, into the neighbour's arrays;
- * its flags are read to wait for the rows this part's cells need. */
+ * the part before, 1: after; nb_blocks 0 where there is none). A changed value of one of
+ * its own cells within W of a cut is written, with its brick stamp, into that neighbour's
+ * arrays (the neighbour's cells beyond its own cut); the neighbour's flags are read to wait
+ * for the values its cells need. */
 typedef struct fdwk_sweep_part {
     fdwk_sweep_view w;
     int block0, nblocks;
@@ -51,8 +57,13 @@ typedef struct fdwk_sweep_part {
  * consecutive), the sweep direction's constants (sw_geo_d or sw_geo_f: geo_bytes), the
  * plane count P along the sweep axis and its direction, the cut (1: along u, 0: along v),
  * the precision, the field form, the epoch and the skip threshold (INT32_MIN: compute
- * every point). nosync (benchmarks only): blocks do not wait for each other, which gives
- * wrong T but times the computation alone. */
+ * every point). reach W: across a cut the blocks wait for the neighbour's every W planes
+ * (1: every plane), computing meanwhile the neighbour's cells within W - k of the cut at
+ * the k-th plane after a wait. acts (device memory, nacts pointers: every part of the
+ * sub-sweep on every GPU, each part's two ints from fdwk_sweep_active) or NULL: the planes
+ * before the first that can change are skipped without waiting. nosync (benchmarks only):
+ * blocks do not wait for each other, which gives wrong T but times the computation
+ * alone. */
 typedef struct fdwk_sweep_launch {
     const fdwk_sweep_part *parts;
     int nparts;
@@ -61,8 +72,17 @@ typedef struct fdwk_sweep_launch {
     int P, sign, cut_u, f64, field;
     int epoch, skip_before;
     int blocks, threads;
+    int reach;
+    const int *const *acts;
+    int nacts;
     int nosync;
 } fdwk_sweep_launch;
+
+/* The pre-pass of a sub-sweep: act[0] and act[1] of a part become the least and the
+ * greatest brick layer along the sweep axis (layer index: brick index / layer_stride %
+ * nlayers) holding a stamp at or after skip_before (act[0] > act[1] when none). */
+int fdwk_sweep_active(const int32_t *stamp, long long nbricks, long long layer_stride,
+                      int nlayers, int skip_before, int *act, fdwk_stream s);
 
 /* Blocks of threads threads that stay resident per SM for the sub-sweep kernel of this
  * precision and form, and the GPU's SM count (current device). */
@@ -70,12 +90,13 @@ int fdwk_sweep_occupancy(int f64, int field, int threads, int *blocks_per_sm, in
 /* Issue one sub-sweep (cooperative launch) on stream s of the current device. */
 int fdwk_sweep_subsweep(const fdwk_sweep_launch *l, fdwk_stream s);
 
-/* A box of cells in a part's array: lo[3] (global cell at local origin - 1 is padding:
- * element sum_a (g_a - lo_a + 1) stride[a]) and the brick strides; stamps may be NULL. */
+/* A box of cells in a part's array: lo[3] and pad[3] (global cell g is element sum_a
+ * (g_a - lo_a + pad_a) stride[a], in brick sum_a ((g_a - lo_a + pad_a) >> 3) bstride[a]);
+ * stamps may be NULL. */
 typedef struct fdwk_sweep_box {
     void *t;                   /* array base (element 0) */
     int32_t *stamp;
-    int lo[3];
+    int lo[3], pad[3];
     long long stride[3], bstride[3];
 } fdwk_sweep_box;
 

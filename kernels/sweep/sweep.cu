@@ -1,16 +1,24 @@
 // sweep.cu — the sweep kind's kernels (fdwk_sweep.h). A sub-sweep is one cooperative launch
 // per GPU: every block owns a contiguous range of each plane of one part (the part's plane
-// linearised u fastest) and walks the planes in the sweep's order, computing its range with
-// the update of engine/kinds/sweep/sweep_point.h (the CPU reference's operations in its
-// order; with -fmad=false and correctly rounded sqrt and fma the bits are the CPU's). Before
-// plane s a block waits only for the blocks that computed the upwind rows it reads (its own
-// part's, and across a cut the neighbour's, on this GPU or a peer: flags written with
-// release and read with acquire semantics at GPU or system scope), so there is no grid-wide
-// barrier per plane and blocks that are ahead keep the SMs busy. A changed cell next to a cut
-// is also written into the neighbour's halo cell, with its brick stamp. Every read of T or
-// of a stamp bypasses L1 (ld.global.cg): other SMs change them during the launch.
+// linearised u fastest, with the cells beyond its cuts that it also computes) and walks the
+// planes in the sweep's order, computing its range with the update of
+// engine/kinds/sweep/sweep_point.h (the CPU reference's operations in its order; with
+// -fmad=false and correctly rounded sqrt and fma the bits are the CPU's). Before plane s a
+// block waits only for the blocks that computed the upwind rows it reads: its own part's
+// every plane, and across a cut the neighbour's every W planes (the reach; flags written
+// with release and read with acquire semantics at GPU or system scope), so there is no
+// grid-wide barrier per plane, blocks that are ahead keep the SMs busy, and GPUs wait for
+// each other once per W planes. Between those waits a part also computes the neighbour's
+// cells within W - k of the cut at the k-th plane (exactly the cells whose upwind cone lies
+// in what it holds), with the same inputs and operations as their owner, so every value
+// ever stored into a cell during the sub-sweep is that cell's final value and the races
+// between a part's copy and its owner's store are between equal bits. A changed own cell
+// within W of a cut is also written into the neighbour's copy, with its brick stamp. The
+// planes before the first whose upwind plane holds a change (a pre-pass over the stamps) are
+// skipped without waiting. Every read of T or of a stamp bypasses L1 (ld.global.cg): other
+// SMs change them during the launch.
 #include "sweep/fdwk_sweep.h"
-#include "../../engine/kinds/sweep/sweep_geom.h"
+#include "sweep/sweep_walk.h"
 
 #include <cuda_runtime.h>
 
@@ -20,7 +28,7 @@
 
 namespace {
 
-constexpr int SHIFT = 3; // bricks of 8 x 8 x 8 cells (engine/kinds/sweep/sweep_parts.h)
+using swk::SHIFT;
 
 template <typename R> struct Geo;
 template <> struct Geo<double> { using type = sw_geo_d; };
@@ -29,7 +37,8 @@ template <> struct Geo<float> { using type = sw_geo_f; };
 template <typename R> struct Args {
     typename Geo<R>::type geo;
     const fdwk_sweep_part *parts;
-    int nparts, P, sign, cut_u, epoch, skip_before, nosync;
+    const int *const *acts;
+    int nparts, nacts, P, sign, cut_u, epoch, skip_before, nosync, reach;
 };
 
 __device__ __forceinline__ unsigned long long ld_acquire(const unsigned long long *p, bool sys)
@@ -50,13 +59,6 @@ __device__ __forceinline__ void st_release(unsigned long long *p, unsigned long 
         asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
 
-// The block of a part of nb blocks over n cells that owns cell q (blocks own
-// [b n / nb, (b + 1) n / nb)).
-__device__ __forceinline__ int owner(long long q, long long n, int nb)
-{
-    return (int)(((q + 1) * nb - 1) / n);
-}
-
 // Warp 0 waits until every flag of blocks [lo, hi] has reached need.
 __device__ __forceinline__ void wait_flags(const unsigned long long *flags, int lo, int hi,
                                            unsigned long long need, bool sys)
@@ -66,153 +68,45 @@ __device__ __forceinline__ void wait_flags(const unsigned long long *flags, int 
             __nanosleep(40);
 }
 
-__device__ __forceinline__ long long brick(const fdwk_sweep_view &w, int u, int v, int p)
-{
-    return (long long)((u + 1) >> SHIFT) * w.bu + (long long)((v + 1) >> SHIFT) * w.bv +
-           (long long)((p + 1) >> SHIFT) * w.bp;
-}
-
-template <typename R>
-__device__ __forceinline__ R update(const typename Geo<R>::type *g, const R *t, R told, R S,
-                                    bool field)
-{
-    if constexpr (sizeof(R) == 8)
-        return field ? sw_update_field_d(g, t, told, S) : sw_update_randers_d(g, t, told);
-    else
-        return field ? sw_update_field_f(g, t, told, S) : sw_update_randers_f(g, t, told);
-}
-
-// The dependencies of a block covering rows [v0, v1] of its part (U x V cells): its own
-// part's blocks [lo[0], hi[0]] and, across the cut, each neighbour's [lo[s], hi[s]] (empty:
-// lo > hi).
-struct Deps {
-    int lo[3], hi[3];
-};
-
-__device__ Deps block_deps(const fdwk_sweep_part &pt, int v0, int v1, bool cut_u)
-{
-    Deps d;
-    const int U = pt.w.U, V = pt.w.V;
-    const long long n = (long long)U * V;
-    long long a = (long long)(v0 > 0 ? v0 - 1 : 0) * U;
-    long long b = (long long)(v1 + 2 < V ? v1 + 2 : V) * U;
-    d.lo[0] = owner(a, n, pt.nblocks);
-    d.hi[0] = owner(b - 1, n, pt.nblocks);
-    for (int s = 0; s < 2; s++) {
-        d.lo[s + 1] = 1;
-        d.hi[s + 1] = 0;
-        const int nb = pt.nb_blocks[s];
-        if (nb == 0)
-            continue;
-        const int nU = pt.nb[s].U, nV = pt.nb[s].V;
-        const long long nn = (long long)nU * nV;
-        if (cut_u) { // the same rows, across the cut
-            a = (long long)(v0 > 0 ? v0 - 1 : 0) * nU;
-            b = (long long)(v1 + 2 < nV ? v1 + 2 : nV) * nU;
-        } else if (s == 0 && v0 == 0) { // its last row
-            a = (long long)(nV - 1) * nU;
-            b = nn;
-        } else if (s == 1 && v1 == V - 1) { // its first row
-            a = 0;
-            b = nU;
-        } else {
-            continue;
-        }
-        d.lo[s + 1] = owner(a, nn, nb);
-        d.hi[s + 1] = owner(b - 1, nn, nb);
-    }
-    return d;
-}
-
+// The sub-sweep: each block walks the planes from the first that can change (sweep_walk.h
+// says what it computes and whom it waits for); a flag per block says which step it has
+// finished (the epoch in the high half, so older sub-sweeps' flags are always smaller).
 template <typename R, bool FIELD>
 __global__ void __launch_bounds__(512) subsweep_kernel(const __grid_constant__ Args<R> a)
 {
-    int pi = 0;
-    while (pi + 1 < a.nparts && (int)blockIdx.x >= a.parts[pi + 1].block0)
-        pi++;
-    const fdwk_sweep_part &pt = a.parts[pi];
-    const fdwk_sweep_view w = pt.w;
-    const int b = (int)blockIdx.x - pt.block0;
-    const long long n = (long long)w.U * w.V;
-    const long long q0 = b * n / pt.nblocks, q1 = (b + 1) * n / pt.nblocks;
-    const int v0 = (int)(q0 / w.U), v1 = q1 > q0 ? (int)((q1 - 1) / w.U) : v0;
     const bool cut_u = a.cut_u != 0;
-    const Deps dep = block_deps(pt, v0, v1, cut_u);
+    const swk::Block k = swk::block_of(a.parts, a.nparts, (int)blockIdx.x, cut_u);
+    const fdwk_sweep_part &pt = a.parts[k.pi];
     const bool remote = pt.nb_remote[0] || pt.nb_remote[1];
-    R *T = (R *)w.t;
-    const R *S = (const R *)w.s;
-    const R inf = (R)INFINITY;
-    double mx = 0.0;
-    unsigned long long changed = 0, reached = 0, computed = 0;
+    const int s_first = a.acts ? swk::first_step(a.acts, a.nacts, a.P, a.sign) : 1;
+    swk::Figures f = {0.0, 0, 0, 0};
     const unsigned long long tag = (unsigned long long)(unsigned)a.epoch << 32;
     // this thread's first cell of each plane; later ones by steps of blockDim.x
-    const long long qt = q0 + threadIdx.x;
-    const int ut = (int)(qt % w.U), vt = (int)(qt / w.U);
-    for (int s = 1; s < a.P; s++) {
-        const int p = a.sign > 0 ? s : a.P - 1 - s, pu = p - a.sign;
-        if (s >= 2 && !a.nosync) {
+    const long long qt = k.q0 + threadIdx.x;
+    const int ct = (int)(qt % k.x.Ul), rt = (int)(qt / k.x.Ul);
+    for (int s = s_first; s < a.P; s++) {
+        if (s > s_first && !a.nosync) {
             if (threadIdx.x < 32) {
                 const unsigned long long need = tag | (unsigned)(s - 1);
-                wait_flags(pt.flags, dep.lo[0], dep.hi[0], need, false);
-                for (int k = 0; k < 2; k++)
-                    if (dep.lo[k + 1] <= dep.hi[k + 1])
-                        wait_flags(pt.nb_flags[k], dep.lo[k + 1], dep.hi[k + 1], need,
-                                   pt.nb_remote[k] != 0);
+                wait_flags(pt.flags, k.lo[0], k.hi[0], need, false);
+                if (swk::waits_across(s, a.reach))
+                    for (int j = 0; j < 2; j++)
+                        if (k.lo[j + 1] <= k.hi[j + 1])
+                            wait_flags(pt.nb_flags[j], k.lo[j + 1], k.hi[j + 1], need,
+                                       pt.nb_remote[j] != 0);
             }
             __syncthreads();
         }
-        const long long up = (long long)pu * w.sp, at_p = (long long)p * w.sp;
-        const long long bpu = (long long)((pu + 1) >> SHIFT) * w.bp;
-        int u = ut - (int)blockDim.x, v = vt;
-        for (long long q = qt; q < q1; q += blockDim.x) {
-            u += (int)blockDim.x;
-            while (u >= w.U) {
-                u -= w.U;
-                v++;
+        const swk::Plane pl = swk::plane_of(pt.w, cut_u, a.P, a.sign, s, a.reach,
+                                            a.skip_before, a.epoch);
+        int col = ct - (int)blockDim.x, row = rt;
+        for (long long q = qt; q < k.q1; q += blockDim.x) {
+            col += (int)blockDim.x;
+            while (col >= k.x.Ul) {
+                col -= k.x.Ul;
+                row++;
             }
-            if (a.skip_before != INT_MIN) {
-                const long long bu0 = (long long)(u >> SHIFT) * w.bu;
-                const long long bu1 = (long long)((u + 2) >> SHIFT) * w.bu;
-                const long long bv0 = (long long)(v >> SHIFT) * w.bv;
-                const long long bv1 = (long long)((v + 2) >> SHIFT) * w.bv;
-                int m = __ldcg(w.stamp + bpu + bv0 + bu0);
-                m = max(m, __ldcg(w.stamp + bpu + bv0 + bu1));
-                m = max(m, __ldcg(w.stamp + bpu + bv1 + bu0));
-                m = max(m, __ldcg(w.stamp + bpu + bv1 + bu1));
-                if (m < a.skip_before)
-                    continue;
-            }
-            R t[9];
-#pragma unroll
-            for (int qq = -1; qq <= 1; qq++)
-#pragma unroll
-                for (int pp = -1; pp <= 1; pp++)
-                    t[3 * (qq + 1) + (pp + 1)] =
-                        __ldcg(T + (long long)(u + pp) * w.su + (long long)(v + qq) * w.sv + up);
-            const long long at = (long long)u * w.su + (long long)v * w.sv + at_p;
-            const R told = __ldcg(T + at);
-            const R tnew = update<R>(&a.geo, t, told, FIELD ? __ldg(S + at) : (R)0, FIELD);
-            computed++;
-            if (!(tnew < told))
-                continue;
-            T[at] = tnew;
-            w.stamp[brick(w, u, v, p)] = a.epoch;
-            changed++;
-            if (told == inf)
-                reached++;
-            else
-                mx = fmax(mx, (double)(told - tnew));
-            const int cu = cut_u ? u : v, cn = cut_u ? w.U : w.V;
-            for (int side = 0; side < 2; side++) {
-                if (pt.nb_blocks[side] == 0 || (side ? cu != cn - 1 : cu != 0))
-                    continue;
-                const fdwk_sweep_view &nw = pt.nb[side];
-                const int hc = side ? -1 : (cut_u ? nw.U : nw.V);
-                const int hu = cut_u ? hc : u, hv = cut_u ? v : hc;
-                ((R *)nw.t)[(long long)hu * nw.su + (long long)hv * nw.sv +
-                            (long long)p * nw.sp] = tnew;
-                nw.stamp[brick(nw, hu, hv, p)] = a.epoch;
-            }
+            swk::cell<R, FIELD>(&a.geo, pt, k.x, pl, col, row, f);
         }
         if (!a.nosync) {
             __syncthreads();
@@ -221,11 +115,13 @@ __global__ void __launch_bounds__(512) subsweep_kernel(const __grid_constant__ A
                     __threadfence_system();
                 else
                     __threadfence();
-                st_release(pt.flags + b, tag | (unsigned)s, remote);
+                st_release(pt.flags + k.b, tag | (unsigned)s, remote);
             }
         }
     }
     // the block's figures: warp sums and maxima, then one atomic each per warp
+    double mx = f.mx;
+    unsigned long long changed = f.changed, reached = f.reached, computed = f.computed;
     for (int o = 16; o > 0; o >>= 1) {
         mx = fmax(mx, __shfl_down_sync(0xffffffffu, mx, o));
         changed += __shfl_down_sync(0xffffffffu, changed, o);
@@ -238,6 +134,29 @@ __global__ void __launch_bounds__(512) subsweep_kernel(const __grid_constant__ A
         atomicAdd(pt.stats + 1, changed);
         atomicAdd(pt.stats + 2, reached);
         atomicAdd(pt.stats + 3, computed);
+    }
+}
+
+// The pre-pass (fdwk_sweep_active): the least and greatest layer of the bricks stamped at or
+// after skip_before.
+__global__ void active_kernel(const int32_t *stamp, long long nbricks, long long ls, int nl,
+                              int skip_before, int *act)
+{
+    int lo = INT_MAX, hi = -1;
+    for (long long q = blockIdx.x * (long long)blockDim.x + threadIdx.x; q < nbricks;
+         q += (long long)gridDim.x * blockDim.x)
+        if (stamp[q] >= skip_before) {
+            const int l = (int)(q / ls % nl);
+            lo = l < lo ? l : lo;
+            hi = l > hi ? l : hi;
+        }
+    for (int o = 16; o > 0; o >>= 1) {
+        lo = min(lo, __shfl_down_sync(0xffffffffu, lo, o));
+        hi = max(hi, __shfl_down_sync(0xffffffffu, hi, o));
+    }
+    if ((threadIdx.x & 31) == 0 && lo <= hi) {
+        atomicMin(act, lo);
+        atomicMax(act + 1, hi);
     }
 }
 
@@ -258,6 +177,9 @@ template <typename R> int launch(const fdwk_sweep_launch *l, cudaStream_t st)
     Args<R> a;
     memcpy(&a.geo, l->geo, sizeof a.geo);
     a.parts = l->parts;
+    a.acts = l->acts;
+    a.nacts = l->nacts;
+    a.reach = l->reach;
     a.nparts = l->nparts;
     a.P = l->P;
     a.sign = l->sign;
@@ -276,21 +198,21 @@ template <typename R> int launch(const fdwk_sweep_launch *l, cudaStream_t st)
 struct Box {
     void *t;
     int32_t *stamp;
-    int lo[3];
+    int lo[3];                 /* less the padding: cell g is element sum (g - lo) stride */
     long long stride[3], bstride[3];
 };
 
 __device__ __forceinline__ long long cell(const Box &b, int x, int y, int z)
 {
-    return (long long)(x - b.lo[0] + 1) * b.stride[0] + (long long)(y - b.lo[1] + 1) * b.stride[1] +
-           (long long)(z - b.lo[2] + 1) * b.stride[2];
+    return (long long)(x - b.lo[0]) * b.stride[0] + (long long)(y - b.lo[1]) * b.stride[1] +
+           (long long)(z - b.lo[2]) * b.stride[2];
 }
 
 __device__ __forceinline__ long long cell_brick(const Box &b, int x, int y, int z)
 {
-    return (long long)((x - b.lo[0] + 1) >> SHIFT) * b.bstride[0] +
-           (long long)((y - b.lo[1] + 1) >> SHIFT) * b.bstride[1] +
-           (long long)((z - b.lo[2] + 1) >> SHIFT) * b.bstride[2];
+    return (long long)((x - b.lo[0]) >> SHIFT) * b.bstride[0] +
+           (long long)((y - b.lo[1]) >> SHIFT) * b.bstride[1] +
+           (long long)((z - b.lo[2]) >> SHIFT) * b.bstride[2];
 }
 
 Box box_of(const fdwk_sweep_box *b)
@@ -299,7 +221,7 @@ Box box_of(const fdwk_sweep_box *b)
     o.t = b->t;
     o.stamp = b->stamp;
     for (int k = 0; k < 3; k++) {
-        o.lo[k] = b->lo[k];
+        o.lo[k] = b->lo[k] - b->pad[k];
         o.stride[k] = b->stride[k];
         o.bstride[k] = b->bstride[k];
     }
@@ -451,9 +373,27 @@ extern "C" int fdwk_sweep_occupancy(int f64, int field, int threads, int *blocks
 extern "C" int fdwk_sweep_subsweep(const fdwk_sweep_launch *l, fdwk_stream s)
 {
     const size_t want = l->f64 ? sizeof(sw_geo_d) : sizeof(sw_geo_f);
-    if (l->geo_bytes != want || l->threads < 32 || l->threads > 512 || l->blocks < 1)
+    if (l->geo_bytes != want || l->threads < 32 || l->threads > 512 || l->blocks < 1 ||
+        l->reach < 1)
         return (int)cudaErrorInvalidValue;
     return l->f64 ? launch<double>(l, (cudaStream_t)s) : launch<float>(l, (cudaStream_t)s);
+}
+
+extern "C" int fdwk_sweep_active(const int32_t *stamp, long long nbricks, long long layer_stride,
+                                 int nlayers, int skip_before, int *act, fdwk_stream s)
+{
+    const cudaStream_t st = (cudaStream_t)s;
+    cudaError_t rc = cudaMemsetAsync(act, 0x7f, sizeof(int), st); /* a large positive */
+    if (rc == cudaSuccess)
+        rc = cudaMemsetAsync(act + 1, 0xff, sizeof(int), st); /* -1 */
+    if (rc != cudaSuccess)
+        return (int)rc;
+    if (nbricks <= 0 || layer_stride <= 0 || nlayers <= 0)
+        return 0;
+    const long long g = (nbricks + 255) / 256;
+    active_kernel<<<(unsigned)(g < 1024 ? g : 1024), 256, 0, st>>>(stamp, nbricks, layer_stride,
+                                                                   nlayers, skip_before, act);
+    return last();
 }
 
 extern "C" int fdwk_sweep_copy(const fdwk_sweep_box *src, int src_fast, const fdwk_sweep_box *dst,

@@ -225,6 +225,8 @@ END_TEST
 /* Several slabs on GPU 0 (the caller's device list may repeat a GPU). */
 static const int ZEROS[5] = {0, 0, 0, 0, 0};
 
+/* Several slabs on GPU 0, waiting for each other across a cut every plane (reach 1) and
+ * every 8 planes (the default: each also computes the cells within 8 of its cuts). */
 START_TEST(slabs_on_one_gpu)
 {
     static const int counts[3] = {2, 3, 5};
@@ -234,16 +236,21 @@ START_TEST(slabs_on_one_gpu)
         spec(json, sizeof json, m, "float64", "1", "4");
         sw_run one;
         sw_run_spec(json, FDW_BACKEND_CUDA, NULL, &one);
-        for (int q = 0; q < 3; q++) {
-            sw_run many;
-            sw_run_spec_on(json, FDW_BACKEND_CUDA, NULL, ZEROS, counts[q], &many);
-            char label[96];
-            snprintf(label, sizeof label, "metric %d, %d slabs vs one", m, counts[q]);
-            const int same = same_or_describe(&one, &many, label);
-            printf("metric %d: %d slabs %s one\n", m, counts[q], same ? "==" : "DIFFER from");
-            ok &= same;
-            sw_run_free(&many);
-        }
+        for (int r = 0; r < 2; r++)
+            for (int q = 0; q < 3; q++) {
+                fdw_tuning tu;
+                memset(&tu, 0, sizeof tu);
+                tu.sweep_reach = r ? 1 : 0;
+                sw_run many;
+                sw_run_spec_on(json, FDW_BACKEND_CUDA, &tu, ZEROS, counts[q], &many);
+                char label[96];
+                snprintf(label, sizeof label, "metric %d, %d slabs (reach %s) vs one", m,
+                         counts[q], r ? "1" : "default");
+                const int same = same_or_describe(&one, &many, label);
+                printf("%s: %s\n", label, same ? "equal" : "DIFFER");
+                ok &= same;
+                sw_run_free(&many);
+            }
         sw_run_free(&one);
     }
     ck_assert_msg(ok, "slabs differ from one (the DIFF lines above say where)");
@@ -256,22 +263,29 @@ START_TEST(several_gpus)
         printf("several_gpus: %d GPU, nothing to compare\n", g_ngpu);
         return;
     }
-    char devices[64], json[2048];
+    char devices[16], json[2048];
     snprintf(devices, sizeof devices, "%d", g_ngpu < 4 ? g_ngpu : 4);
     int ok = 1;
     for (int m = 0; m < 2; m++) {
         spec(json, sizeof json, m, "float64", "1", "4");
-        sw_run one, many;
+        sw_run one;
         sw_run_spec(json, FDW_BACKEND_CUDA, NULL, &one);
         spec(json, sizeof json, m, "float64", devices, "4");
-        sw_run_spec(json, FDW_BACKEND_CUDA, NULL, &many);
-        char label[96];
-        snprintf(label, sizeof label, "metric %d, %s GPUs vs one", m, devices);
-        const int same = same_or_describe(&one, &many, label);
-        printf("metric %d: %s GPUs %s one GPU bit for bit\n", m, devices, same ? "==" : "DIFFER from");
-        ok &= same;
+        for (int r = 0; r < 2; r++) {
+            fdw_tuning tu;
+            memset(&tu, 0, sizeof tu);
+            tu.sweep_reach = r ? 1 : 0;
+            sw_run many;
+            sw_run_spec(json, FDW_BACKEND_CUDA, &tu, &many);
+            char label[96];
+            snprintf(label, sizeof label, "metric %d, %s GPUs (reach %s) vs one", m, devices,
+                     r ? "1" : "default");
+            const int same = same_or_describe(&one, &many, label);
+            printf("%s: %s\n", label, same ? "equal bit for bit" : "DIFFER");
+            ok &= same;
+            sw_run_free(&many);
+        }
         sw_run_free(&one);
-        sw_run_free(&many);
     }
     ck_assert_msg(ok, "several GPUs differ from one");
 }

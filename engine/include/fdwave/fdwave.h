@@ -278,6 +278,10 @@ typedef struct fdw_tuning {
     /* Sweep kind: 1 computes every point of every sub-sweep instead of skipping the points
      * whose upwind patch has not changed since their last update (same T either way). */
     int sweep_full;
+    /* Sweep kind on CUDA with several slabs: the reach W, planes between the waits of
+     * neighbouring slabs across their cut (each also computes the cells within W of it);
+     * 0: the default (8), 1: a wait every plane. Same T either way. */
+    int sweep_reach;
     /* Survey: run the shots in this many groups of the devices at once (1: one shot at a
      * time on every device); 0: as many as fit (survey_plan.c). Same results either way. */
     int survey_groups;

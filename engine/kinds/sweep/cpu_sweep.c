@@ -106,7 +106,7 @@ static fdw_status cpu_sweep_create(const fdw_problem *prob, const fdw_plan *plan
     c->f64 = d->precision == SWEEP_F64;
     c->no_skip = prob->tuning && prob->tuning->sweep_full;
     const int n[3] = {prob->nx, prob->ny, prob->nz};
-    if (sweep_parts_init(&c->parts, n, plan) != 0) {
+    if (sweep_parts_init(&c->parts, n, plan, 1) != 0) { /* the CPU waits every plane */
         cpu_sweep_destroy(c);
         return fdw_fail(err, FDW_ERR_SPEC, "devices",
                         "%d devices cannot split a %dx%dx%d grid: each needs at least one y "

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SWEEP_CUDA_REACH 8 /* the default reach (docs/sweep.md's cost model) */
 #define STAGE_BYTES ((size_t)64 << 20) /* device staging of uploads and copies back, at
                                           least one xy plane of float64 */
 
@@ -32,6 +33,7 @@ fdwk_sweep_box sweep_cuda_box(const sweep_cuda *c, int d, int l, int slowness)
     o.stamp = slowness ? NULL : c->part[d].stamp[l];
     for (int k = 0; k < 3; k++) {
         o.lo[k] = b->lo[k];
+        o.pad[k] = b->pad[k];
         o.stride[k] = b->stride[k];
         o.bstride[k] = b->bstride[k];
     }
@@ -58,15 +60,19 @@ static void sweep_cuda_destroy(void *vctx)
             }
             fdwk_free(P->flags);
             fdwk_free(P->stats);
+            fdwk_free(P->act);
         }
         for (int dir = 0; dir < 6; dir++) {
             fdwk_free(G->desc[dir]);
             free(G->hdesc[dir]);
         }
         fdwk_free(G->stage);
+        fdwk_free((void *)G->acts);
         for (int e = 0; e <= SWEEP_NOPS; e++)
             if (G->ev[e])
                 fdwk_event_destroy(G->ev[e]);
+        if (G->ev_pre)
+            fdwk_event_destroy(G->ev_pre);
         if (G->st)
             fdwk_stream_destroy(G->st);
     }
@@ -103,6 +109,8 @@ static fdw_status open_gpus(sweep_cuda *c, const fdw_plan *plan, fdw_error *err)
                 rc = fdwk_stream_create(&G->st, 0);
             for (int e = 0; !rc && e <= SWEEP_NOPS; e++)
                 rc = fdwk_event_create(&G->ev[e], 1);
+            if (!rc)
+                rc = fdwk_event_create(&G->ev_pre, 0);
             int bps = 0;
             if (!rc)
                 rc = fdwk_sweep_occupancy(c->f64, c->d->metric.field, 128, &bps, &G->sms);
@@ -141,7 +149,15 @@ static uint64_t part_bytes(const sweep_cuda *c, int d, int max_blocks)
         const sweep_box *x = l ? &c->parts.b[d] : &c->parts.a[d];
         b += (uint64_t)x->count * es * (c->d->metric.field ? 2 : 1) + (uint64_t)x->nbricks * 4;
     }
-    return b + (uint64_t)max_blocks * 8 + 32;
+    return b + (uint64_t)max_blocks * 8 + 32 + 8;
+}
+
+/* The cells beyond part d's cut that its sub-sweeps compute: before its first cell (e0)
+ * and after its last (e1); the reach where there is a neighbour, else none. */
+static void reach_of(const sweep_cuda *c, int d, int *e0, int *e1)
+{
+    *e0 = d > 0 ? c->parts.reach : 0;
+    *e1 = d + 1 < c->parts.nparts ? c->parts.reach : 0;
 }
 
 /* Threads per block and blocks of direction dir's launch on GPU g: all blocks resident,
@@ -156,9 +172,12 @@ static fdw_status shape_launch(sweep_cuda *c, int g, int dir, int *blocks_of, fd
     long long pc[FDW_MAX_DEVICES];
     for (int p = 0; p < G->nparts; p++) {
         sweep_view w;
+        int e0, e1;
         const int d = G->parts[p];
         sweep_view_of(l ? &c->parts.b[d] : &c->parts.a[d], axis, 1, l ? 2 : 1, &w);
-        pc[p] = (long long)w.U * w.V;
+        reach_of(c, d, &e0, &e1);
+        /* the cells its blocks walk: its own and those beyond its cuts */
+        pc[p] = (long long)(w.U + (w.cut_u ? e0 + e1 : 0)) * (w.V + (w.cut_u ? 0 : e0 + e1));
         cells += (double)pc[p];
     }
     double best = -1.0;
@@ -222,6 +241,10 @@ static fdwk_sweep_view view_of(const sweep_cuda *c, int d, int dir)
     o.bu = w.bu;
     o.bv = w.bv;
     o.bp = w.bp;
+    o.ou = w.ou;
+    o.ov = w.ov;
+    o.op = w.op;
+    reach_of(c, d, &o.e0, &o.e1);
     return o;
 }
 
@@ -257,6 +280,15 @@ static fdw_status build_descriptors(sweep_cuda *c, int nblk[6][FDW_MAX_DEVICES],
             }
             const size_t bytes = (size_t)G->nparts * sizeof *h;
             int rc = fdwk_set_device(G->id);
+            if (!rc && dir == 0) { /* every part's pre-pass result, read by every launch */
+                const int *hacts[FDW_MAX_DEVICES];
+                for (int d = 0; d < c->parts.nparts; d++)
+                    hacts[d] = c->part[d].act;
+                const size_t ab = (size_t)c->parts.nparts * sizeof hacts[0];
+                rc = fdwk_malloc((void **)&G->acts, ab);
+                if (!rc)
+                    rc = fdwk_h2d_async((void *)G->acts, hacts, ab, G->st);
+            }
             if (!rc)
                 rc = fdwk_malloc((void **)&G->desc[dir], bytes);
             if (!rc) /* ordered before the launches on the same stream */
@@ -307,6 +339,8 @@ static fdw_status alloc_parts(sweep_cuda *c, int g, int max_blocks, fdw_error *e
             rc = fdwk_malloc((void **)&P->flags, (size_t)max_blocks * 8);
         if (!rc)
             rc = fdwk_malloc((void **)&P->stats, 32);
+        if (!rc)
+            rc = fdwk_malloc((void **)&P->act, 8);
         if (!rc)
             rc = fdwk_memset_async(P->flags, 0, (size_t)max_blocks * 8, G->st);
         P->bytes = part_bytes(c, d, max_blocks);
@@ -429,7 +463,10 @@ static fdw_status sweep_cuda_create(const fdw_problem *prob, const fdw_plan *pla
     const int n[3] = {prob->nx, prob->ny, prob->nz};
     fdw_status st = FDW_OK;
     double *hs = NULL;
-    if (sweep_parts_init(&c->parts, n, plan) != 0)
+    /* the reach W: GPUs wait for each other across a cut every W planes (docs/sweep.md) */
+    const int reach = prob->tuning && prob->tuning->sweep_reach > 0 ? prob->tuning->sweep_reach
+                                                                    : SWEEP_CUDA_REACH;
+    if (sweep_parts_init(&c->parts, n, plan, reach) != 0)
         st = fdw_fail(err, FDW_ERR_SPEC, "devices", "%d devices cannot split a %dx%dx%d grid: "
                       "each needs at least one y and one z plane", plan->ndev, n[0], n[1], n[2]);
     c->log = calloc(prob->nt > 0 ? (size_t)prob->nt : 1, sizeof *c->log);

@@ -1,10 +1,12 @@
 /* cuda_sweep.h — the sweep kind's CUDA engine inside (cuda_sweep.c: the backend table,
  * GPUs, memory, launch shapes, the upload; cuda_sweep_run.c: one sweep, its figures and
  * timings, the copies back to the host). The parts of sweep_parts.h live on the plan's
- * GPUs (several on one GPU are one launch); a sub-sweep is one cooperative launch per GPU,
- * a shuffle a transposing copy per pair of parts, read from the source part's GPU over
- * peer access; one host thread issues every GPU's work (eight operations per sweep), and
- * events order the GPUs between operations. */
+ * GPUs (several on one GPU are one launch); a sub-sweep is a pre-pass over the stamps (the
+ * first plane that can change) and one cooperative launch per GPU, in which parts wait for
+ * each other across a cut every W planes (the reach) and compute the cells within W of it
+ * meanwhile; a shuffle is a transposing copy per pair of parts, read from the source part's
+ * GPU over peer access; one host thread issues every GPU's work (eight operations per
+ * sweep), and events order the GPUs between operations. */
 #ifndef FDW_CUDA_SWEEP_H
 #define FDW_CUDA_SWEEP_H
 
@@ -20,6 +22,7 @@ typedef struct sweep_gpu_part {
     int32_t *stamp[2];
     unsigned long long *flags; /* one per block of its GPU's largest launch */
     unsigned long long *stats; /* 4: max change bits, changed, reached, computed */
+    int *act;                  /* 2: the sub-sweep's active brick layers (pre-pass) */
     uint64_t bytes;
 } sweep_gpu_part;
 
@@ -28,6 +31,8 @@ typedef struct sweep_gpu {
     int sms;
     fdwk_stream st;
     fdwk_event ev[SWEEP_NOPS + 1]; /* ev[0] at a sweep's start, ev[op + 1] after op */
+    fdwk_event ev_pre;         /* after a sub-sweep's pre-pass */
+    const int **acts;          /* device: every part's act (all GPUs), for the launches */
     int nparts;
     int parts[FDW_MAX_DEVICES];    /* its parts (plan slabs), in order */
     fdwk_sweep_part *desc[6];      /* device: its parts' launch descriptors per direction */

@@ -3,8 +3,11 @@
  * the others' previous operation (a shuffle reads every part; a sub-sweep writes its
  * neighbours' halos, which their previous sub-sweep may still read), so operations never
  * overlap across GPUs, and within one the blocks of all parts synchronise by flags (the
- * kernels). Events time every operation; after the sweep the host waits, reads the parts'
- * figures and clears them. T is copied back from layout B, where every sweep ends. */
+ * kernels). A sub-sweep that may skip starts with a pre-pass on every GPU (the active
+ * brick layers of its parts), and every GPU's launch waits for all pre-passes: the launches
+ * read them all and skip, alike, the planes before the first that can change. Events time
+ * every operation; after the sweep the host waits, reads the parts' figures and clears
+ * them. T is copied back from layout B, where every sweep ends. */
 #include "kinds/sweep/cuda_sweep.h"
 
 #include "core/error.h"
@@ -45,6 +48,7 @@ static int issue_op(sweep_cuda *c, int g, long s, int op)
         return 0;
     }
     const int dir = sweep_op_direction(op);
+    const int skip = !c->no_skip && !c->nosync;
     fdwk_sweep_launch l;
     memset(&l, 0, sizeof l);
     l.parts = G->desc[dir];
@@ -60,8 +64,40 @@ static int issue_op(sweep_cuda *c, int g, long s, int op)
     l.skip_before = c->no_skip ? INT_MIN : sweep_skip_before(s, op);
     l.blocks = G->blocks[dir];
     l.threads = G->threads[dir];
+    l.reach = c->parts.reach;
+    l.acts = skip ? G->acts : NULL;
+    l.nacts = c->parts.nparts;
     l.nosync = c->nosync;
     return fdwk_sweep_subsweep(&l, G->st);
+}
+
+/* The pre-pass of sub-sweep op of sweep s on GPU g: each of its parts' active brick layers
+ * along the sweep axis (stamps at or after the skip threshold). */
+static int issue_prepass(sweep_cuda *c, int g, long s, int op)
+{
+    sweep_gpu *G = &c->gpu[g];
+    const int dir = sweep_op_direction(op), axis = dir / 2;
+    const int l = axis == 1 ? SWEEP_LAYOUT_B : SWEEP_LAYOUT_A;
+    int rc = 0;
+    for (int p = 0; p < G->nparts && !rc; p++) {
+        const int d = G->parts[p];
+        const sweep_box *b = l == SWEEP_LAYOUT_A ? &c->parts.a[d] : &c->parts.b[d];
+        const int ext = b->hi[axis] - b->lo[axis] + 2 * b->pad[axis];
+        rc = fdwk_sweep_active(c->part[d].stamp[l], b->nbricks, b->bstride[axis],
+                               (ext + (1 << SWEEP_BRICK_SHIFT) - 1) >> SWEEP_BRICK_SHIFT,
+                               sweep_skip_before(s, op), c->part[d].act, G->st);
+    }
+    return rc;
+}
+
+/* GPU g's stream waits for event ev[] of every other GPU. */
+static int wait_others(sweep_cuda *c, int g, int op, int pre)
+{
+    int rc = 0;
+    for (int h = 0; h < c->ngpu && !rc; h++)
+        if (h != g)
+            rc = fdwk_stream_wait(c->gpu[g].st, pre ? c->gpu[h].ev_pre : c->gpu[h].ev[op]);
+    return rc;
 }
 
 fdw_status sweep_cuda_step(void *vctx, long it, fdw_error *err)
@@ -79,13 +115,23 @@ fdw_status sweep_cuda_step(void *vctx, long it, fdw_error *err)
             rc = fdwk_event_record(G->ev[0], G->st);
     }
     for (int op = 0; op < SWEEP_NOPS && !rc; op++) {
-        where = op == SWEEP_OP_TO_A || op == SWEEP_OP_TO_B ? "a shuffle" : "a sub-sweep";
+        const int shuffle = op == SWEEP_OP_TO_A || op == SWEEP_OP_TO_B;
+        const int pre = !shuffle && !c->no_skip && !c->nosync;
+        where = shuffle ? "a shuffle" : "a sub-sweep";
+        for (g = 0; g < c->ngpu && !rc && pre; g++) { /* every GPU's pre-pass first */
+            rc = fdwk_set_device(c->gpu[g].id);
+            if (!rc)
+                rc = wait_others(c, g, op, 0);
+            if (!rc)
+                rc = issue_prepass(c, g, s, op);
+            if (!rc)
+                rc = fdwk_event_record(c->gpu[g].ev_pre, c->gpu[g].st);
+        }
         for (g = 0; g < c->ngpu && !rc; g++) {
             sweep_gpu *G = &c->gpu[g];
             rc = fdwk_set_device(G->id);
-            for (int h = 0; h < c->ngpu && !rc; h++)
-                if (h != g)
-                    rc = fdwk_stream_wait(G->st, c->gpu[h].ev[op]);
+            if (!rc)
+                rc = wait_others(c, g, op, pre);
             if (!rc)
                 rc = issue_op(c, g, s, op);
             if (!rc)

@@ -5,13 +5,16 @@
 #include "kinds/sweep/sweep_parts.h"
 #include "kinds/sweep/sweep.h"
 
-/* Strides of a box stored in axis order ord (fastest first), and its brick grid. */
-static void box_layout(sweep_box *b, const int ord[3])
+/* Strides of a box stored in axis order ord (fastest first) with padding pad cells deep
+ * along axis cut (one cell along the others), and its brick grid. */
+static void box_layout(sweep_box *b, const int ord[3], int cut, int pad)
 {
     int64_t s = 1, bs = 1;
+    for (int a = 0; a < 3; a++)
+        b->pad[a] = a == cut ? pad : 1;
     for (int q = 0; q < 3; q++) {
         const int a = ord[q];
-        const int64_t ext = (int64_t)(b->hi[a] - b->lo[a]) + 2;
+        const int64_t ext = (int64_t)(b->hi[a] - b->lo[a]) + 2 * b->pad[a];
         b->stride[a] = s;
         b->bstride[a] = bs;
         s *= ext;
@@ -21,7 +24,7 @@ static void box_layout(sweep_box *b, const int ord[3])
     b->nbricks = bs;
 }
 
-int sweep_parts_init(sweep_parts *sp, const int n[3], const fdw_plan *plan)
+int sweep_parts_init(sweep_parts *sp, const int n[3], const fdw_plan *plan, int reach)
 {
     const int P = plan->ndev;
     sp->nparts = P;
@@ -29,6 +32,14 @@ int sweep_parts_init(sweep_parts *sp, const int n[3], const fdw_plan *plan)
         sp->n[a] = n[a];
     if (P < 1 || P > FDW_MAX_DEVICES || n[1] < P || n[2] < P)
         return -1;
+    /* the reach: 1 with one part, else at most the narrowest part along either cut */
+    reach = P == 1 || reach < 1 ? 1 : reach;
+    for (int d = 0; d < P && reach > 1; d++) {
+        const int ny = n[1] / P + (d < n[1] % P);
+        reach = ny < reach ? ny : reach;
+        reach = plan->nz[d] < reach ? plan->nz[d] : reach;
+    }
+    sp->reach = reach;
     static const int ORD_A[3] = {1, 0, 2}, ORD_B[3] = {0, 1, 2};
     int y = 0;
     for (int d = 0; d < P; d++) {
@@ -46,8 +57,8 @@ int sweep_parts_init(sweep_parts *sp, const int n[3], const fdw_plan *plan)
         B->hi[2] = plan->z0[d] + plan->nz[d];
         if (ny < 1 || plan->nz[d] < 1)
             return -1;
-        box_layout(A, ORD_A);
-        box_layout(B, ORD_B);
+        box_layout(A, ORD_A, 1, reach);
+        box_layout(B, ORD_B, 2, reach);
         y += ny;
     }
     return 0;
@@ -56,8 +67,8 @@ int sweep_parts_init(sweep_parts *sp, const int n[3], const fdw_plan *plan)
 void sweep_box_held(const sweep_parts *sp, const sweep_box *b, int lo[3], int hi[3])
 {
     for (int a = 0; a < 3; a++) {
-        lo[a] = b->lo[a] > 0 ? b->lo[a] - 1 : 0;
-        hi[a] = b->hi[a] < sp->n[a] ? b->hi[a] + 1 : sp->n[a];
+        lo[a] = b->lo[a] > b->pad[a] ? b->lo[a] - b->pad[a] : 0;
+        hi[a] = b->hi[a] + b->pad[a] < sp->n[a] ? b->hi[a] + b->pad[a] : sp->n[a];
     }
 }
 
@@ -100,6 +111,9 @@ void sweep_view_of(const sweep_box *b, int axis, int sign, int cut_axis, sweep_v
     w->bu = b->bstride[w->u];
     w->bv = b->bstride[w->v];
     w->bp = b->bstride[axis];
-    w->base = b->stride[0] + b->stride[1] + b->stride[2];
+    w->ou = b->pad[w->u];
+    w->ov = b->pad[w->v];
+    w->op = b->pad[axis];
+    w->base = b->pad[0] * b->stride[0] + b->pad[1] * b->stride[1] + b->pad[2] * b->stride[2];
     w->cut_u = cut_axis == w->u;
 }
