@@ -62,6 +62,9 @@ static const opt g_opts[] = {
     {"max-receivers", K_INT, "receivers one job may have after lines and planes are expanded "
                              "(default 100000)"},
     {"max-snapshots", K_INT, "snapshot files one job may write (default 10000)"},
+    {"max-shots", K_INT, "shots one survey job may have (default 1000)"},
+    {"max-traces", K_SIZE, "traces of all the shots of one survey job together; K/M/G "
+                           "suffixes (default 1M)"},
     {"max-record-bytes", K_SIZE, "bytes of receiver recordings (and wavelet samples) one job "
                                  "may hold (default 4G)"},
     {"max-points", K_SIZE, "grid points one job may have; K/M/G suffixes (default 64G)"},
@@ -268,6 +271,8 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
             c->body_min_rate = v;
         else if (strcmp(name, "max-record-bytes") == 0)
             c->max_record_bytes = v;
+        else if (strcmp(name, "max-traces") == 0)
+            c->max_traces = v;
         else if (strcmp(name, "max-points") == 0)
             c->max_points = v;
         else
@@ -308,6 +313,7 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
         else if (strcmp(name, "max-sources") == 0) c->max_sources = v;
         else if (strcmp(name, "max-receivers") == 0) c->max_receivers = v;
         else if (strcmp(name, "max-snapshots") == 0) c->max_snapshots = v;
+        else if (strcmp(name, "max-shots") == 0) c->max_shots = v;
         else if (strcmp(name, "validate-threads") == 0) c->validate_threads = v;
         else if (strcmp(name, "validate-queue") == 0) c->validate_queue = v;
         else if (strcmp(name, "upload-sweep") == 0) c->upload_sweep = v;
@@ -426,6 +432,8 @@ static void defaults(fdwd_config *c)
     c->max_sources = 1000;
     c->max_receivers = 100000;
     c->max_snapshots = 10000;
+    c->max_shots = 1000;
+    c->max_traces = 1u << 20;
     c->max_record_bytes = 4ull << 30;
     c->max_points = 1ull << 36;
     c->validate_threads = 1;

@@ -38,6 +38,8 @@ typedef struct fdwd_config {
     int max_sources;              /* --max-sources: sources of one job */
     int max_receivers;            /* --max-receivers: receivers of one job, expanded */
     int max_snapshots;            /* --max-snapshots: snapshot files of one job */
+    int max_shots;                /* --max-shots: shots of one survey job */
+    uint64_t max_traces;          /* --max-traces: traces of all a survey's shots */
     uint64_t max_record_bytes;    /* --max-record-bytes: receiver recordings of one job */
     uint64_t max_points;          /* --max-points: grid points of one job */
     int validate_threads;         /* --validate-threads: specs checked at once */

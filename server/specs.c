@@ -22,6 +22,8 @@ fdw_status specs_parse(const identity *who, const char *body, size_t len, int no
     o.max_sources = g_app.cfg.max_sources;
     o.max_receivers = g_app.cfg.max_receivers;
     o.max_snapshots = g_app.cfg.max_snapshots;
+    o.max_shots = g_app.cfg.max_shots;
+    o.max_traces = (long long)g_app.cfg.max_traces;
     o.max_record_bytes = g_app.cfg.max_record_bytes;
     int ids[APP_MAX_DEVICES];
     for (int i = 0; i < g_app.ndevices; i++)
