@@ -280,18 +280,22 @@ if printf '%s\n' "${STAGES[@]}" | grep -qx ete; then
   (cd "$BUILD" && timeout 300 ./bench/fdwave-bench --only ete --json "$OUT/bench_ete.json") 2>&1 \
     | tee -a "$OUT/ete.log" | tail -20 | tee -a "$LOG"
 fi
-# Stage "sweep" (only when named): the sweep kind (issue 20): tests/gpu/test_gpu_sweep (GPU
-# against the CPU engine bit for bit, slabs on one GPU, exact skipping), compute-sanitizer
-# memcheck of a small sweep job on one slab and on three slabs of one GPU, the instruction
-# mix of its sub-sweep kernel, and fdwave-bench --only sweep (512^3 and 640^3, 8 sweeps,
-# float64 and float32, the seed's case and every plane computed; with several GPUs also on
-# 1, 2, 4 ... of them, issue 17's scaling runs, and memcheck with a slab per GPU). Logs: sweep_test.log,
-# sweep_memcheck.log, sweep_sass.txt, sweep_bench.log; records: sweep_bench.json.
+# Stage "sweep" (only when named): the sweep kind (issue 20): tests/gpu/test_gpu_sweep (the
+# upload, GPU against the CPU engine bit for bit, one F-field sweep computing all / skipping /
+# twice, slabs on one GPU and several GPUs with reach 1 and the default 8, exact skipping;
+# every difference described on a DIFF line), compute-sanitizer memcheck of a small sweep job
+# on one slab and on three slabs of one GPU, the instruction mix of its sub-sweep kernel, and
+# fdwave-bench --only sweep (512^3 and 640^3, 8 sweeps, float64 and float32, the seed's case
+# and every plane computed; with several GPUs also on 1, 2, 4 ... of them with the default
+# reach and reach 1, issue 17's scaling runs, and memcheck with a slab per GPU). Logs:
+# sweep_test.log, sweep_memcheck.log, sweep_sass.txt, sweep_bench.log; records:
+# sweep_bench.json.
 if printf '%s\n' "${STAGES[@]}" | grep -qx sweep; then
   say "sweep: test_gpu_sweep, memcheck of a small job, SASS, fdwave-bench --only sweep"
   if cmake --build "$BUILD" -j"$(nproc)" --target test_gpu_sweep fdwave-run >>"$LOG" 2>&1; then
     (cd "$BUILD" && timeout 300 ./tests/gpu/test_gpu_sweep) 2>&1 | tee "$OUT/sweep_test.log" | tail -30 | tee -a "$LOG"
     echo "test_gpu_sweep exit ${PIPESTATUS[0]}" | tee -a "$LOG"
+    grep -E "^DIFF" "$OUT/sweep_test.log" | head -40 | tee -a "$LOG"
     NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
     DEVLISTS="0 0,0,0"; [ "$NGPU" -gt 1 ] && DEVLISTS="0 0,0,0 $(seq -s, 0 $((NGPU - 1)))"
     for devs in $DEVLISTS; do
