@@ -51,9 +51,10 @@ function setProgress(percent, detail) {
 function progressDetail(p) {
   const change = typeof p.change === 'number'
     ? ` · largest change ${p.change.toExponential(2)} (${p.changed} changed)` : '';
-  // a survey: shots done / total, then the steps of the shot under way
+  // a survey: shots done / total, then the steps of the shot under way (none: the count)
+  if (typeof p.nshots === 'number' && !(p.shot > 0)) return `shots ${p.shots_done}/${p.nshots}`;
   const shots = typeof p.nshots === 'number'
-    ? `shots ${p.shots_done}/${p.nshots}` + (p.shot > 0 ? ` · shot ${p.shot} ` : ' · ') : '';
+    ? `shots ${p.shots_done}/${p.nshots} · shot ${p.shot} ` : '';
   return `${shots}step ${p.step}/${p.nsteps} · ${fmtRate(p.mpts)} · ETA ${fmtEta(p.eta_s)}${change}`;
 }
 

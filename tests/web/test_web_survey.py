@@ -1,0 +1,53 @@
+"""test_web_survey.py — a survey job's page (issue 14), in headless Chromium against a real
+fdwaved (webtest.py): while it runs, its progress line says how many shots are done of how
+many and which shot the steps are of ("shots 1/6 · shot 2 step ..."); once it has
+succeeded, "shots 6/6"; the gather view draws a shot's SEG-Y.
+
+usage: test_web_survey.py --daemon PATH --web DIR --out SCREENSHOT.png
+"""
+from cdp import CdpError
+from webtest import http, main, submit, wait_job
+
+SPEC = {
+    "kind": "acoustic", "name": "web survey: six shots along a line",
+    "grid": {"nx": 64, "ny": 12, "nz": 32, "dx": 10, "dy": 10, "dz": 10},
+    "velocity": {"type": "layered", "layers": [{"top": 0, "v": 1500}, {"top": 160, "v": 2200}]},
+    "time": {"nt": 600, "dt": "auto"},
+    "boundary": {"type": "cpml", "width": 5, "free_surface": True},
+    "survey": {"generate": {"first": [80, 60, 20], "step": [90, 0, 0], "count": 6},
+               "wavelet": {"type": "ricker", "f0": 12}, "outside": "drop",
+               "spread": {"lines": [{"from": [-70, 0, -10], "to": [70, 0, -10], "count": 15}]}},
+    "receivers": {"interval": 2},
+    "devices": 1,
+}
+
+DETAIL = "document.getElementById('job-progress-detail').textContent"
+
+
+def run(env):
+    d = env.daemon()
+    page = env.page
+    job = submit(d.url, SPEC)
+    page.call("Page.navigate", url=d.url + "/#/job/%d" % job)
+    page.wait_for("/^shots \\d+\\/6 · shot \\d+ step \\d+\\/600/.test(%s)" % DETAIL, 90,
+                  "the survey's live progress")
+    live = page.eval(DETAIL)
+    print("live: %s" % live)
+    if wait_job(d.url, job)["state"] != "succeeded":
+        raise RuntimeError("job %d did not succeed" % job)
+    _, man = http(d.url, "GET", "/v1/jobs/%d/outputs" % job)
+    if man["survey"]["shots_done"] != 6 or man["survey"]["all_shots"] != "all_shots.sgy":
+        raise RuntimeError("manifest survey %r" % man["survey"])
+    page.call("Page.navigate", url="about:blank")  # the page loaded afresh, from the job
+    page.wait_for("document.location.href === 'about:blank'", 10, "a blank page")
+    page.call("Page.navigate", url=d.url + "/#/job/%d" % job)
+    page.wait_for("%s.startsWith('shots 6/6')" % DETAIL, 60, "the finished survey's progress")
+    done = page.eval(DETAIL)
+    print("finished: %s" % done)
+    if "shots 6/6" not in done:
+        raise CdpError("progress line %r" % done)
+    env.screenshot()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(run, __doc__))
