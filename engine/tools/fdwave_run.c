@@ -204,6 +204,12 @@ static void print_json_summary(const char *status, const char *spec_path, const 
         json_object_set_new(o, "mpts", json_real(res->mpts));
         json_object_set_new(o, "backend", json_string(res->backend));
         json_object_set_new(o, "max_abs_error", json_real(res->max_abs_error));
+        if (res->nshots > 0) { /* a survey */
+            json_object_set_new(o, "nshots", json_integer(res->nshots));
+            json_object_set_new(o, "shots_done", json_integer(res->shots_done));
+            json_object_set_new(o, "shots_resumed", json_integer(res->shots_resumed));
+            json_object_set_new(o, "groups", json_integer(res->groups));
+        }
     }
     if (spec) {
         json_t *w = json_array();
