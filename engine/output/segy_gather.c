@@ -1,9 +1,12 @@
 /* segy_gather.c — receiver gathers as SEG-Y rev 1 (through libsegyio): EBCDIC textual
- * header, binary header (sample interval in microseconds, samples per trace, format 5
- * IEEE float), one trace per receiver with its position (group x/y, bytes 81/85; the
- * receiver depth as a negative group elevation, bytes 41) and the first source's
- * position (73/77, depth at 49), coordinates scaled by the scalars at bytes 69/71
- * (-100: centimetres). Big-endian; readable by segyio tools. Written atomically. */
+ * header, binary header (sample interval in whole microseconds, exactly the traces'
+ * sampling or no file; samples per trace; format 5 IEEE float; revision 1), one trace
+ * per receiver: the shot number as FFID, energy source point and shot point, the trace
+ * number within the record, the receiver's position (group x/y, bytes 81/85; its depth
+ * as a negative group elevation, 41), the shot's (73/77, depth at 49), the midpoint as
+ * CDP x/y (181/185), the signed offset (37), a receiver plane's inline/crossline
+ * (189/193); coordinates and depths scaled by the scalars at bytes 71 and 69 (-100:
+ * centimetres). Big-endian; readable by segyio tools. Written atomically. */
 #include "output/outputs.h"
 #include "output/segy_common.h"
 #include "output/segy_writer.h"
@@ -33,6 +36,13 @@ fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec
                         "gather sample interval %g s exceeds the 65535 microseconds SEG-Y can "
                         "record; the raw float32 gather holds the samples",
                         dt);
+    /* The header must state the true sampling: never a rounded one. */
+    if (fabs(dt * 1e6 - us) > 1e-6)
+        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                        "gather sample interval %.9g s is not a whole number of microseconds, "
+                        "so a SEG-Y header cannot state it (give time.sample_interval); the "
+                        "raw float32 gather holds the samples",
+                        dt);
     if (ns < 1 || ns > FDW_SEGY_MAX_SAMPLES)
         return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
                         "a SEG-Y trace holds 1 to %d samples; the gather has %d (use a larger "
@@ -58,17 +68,22 @@ fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec
     if (st != FDW_OK)
         return st;
 
-    char l[6][128];
+    char l[10][128];
     snprintf(l[0], sizeof l[0], "FDWAVE RECEIVER GATHER, LIBFDWAVE %s", FDW_VERSION);
-    snprintf(l[1], sizeof l[1], "%d TRACES (ONE PER RECEIVER) X %d SAMPLES, DT = %.9g S", nrec,
-             ns, dt);
-    snprintf(l[2], sizeof l[2], "SOURCE X/Y BYTES 73/77, DEPTH 49; GROUP X/Y BYTES 81/85");
-    snprintf(l[3], sizeof l[3], "RECEIVER DEPTH = -GROUP ELEVATION (BYTES 41); SCALARS %d", scalar);
-    snprintf(l[4], sizeof l[4], "COORDINATES IN METRES; AMPLITUDE: PRESSURE (ARBITRARY UNITS)");
-    snprintf(l[5], sizeof l[5], "FORMAT 5: IEEE FLOAT, BIG-ENDIAN");
-    const char *lp[6] = {l[0], l[1], l[2], l[3], l[4], l[5]};
+    snprintf(l[1], sizeof l[1], "SHOT %d: %d TRACES (ONE PER RECEIVER) X %d SAMPLES, DT = %.9g S",
+             shotno, nrec, ns, dt);
+    snprintf(l[2], sizeof l[2], "FFID (9) = ENERGY SOURCE POINT (17) = SHOT POINT (197) = SHOT");
+    snprintf(l[3], sizeof l[3], "SOURCE X/Y 73/77, DEPTH 49; GROUP X/Y 81/85, CDP X/Y 181/185");
+    snprintf(l[4], sizeof l[4], "RECEIVER DEPTH = -GROUP ELEVATION (41); SCALARS (69/71) %d",
+             scalar);
+    snprintf(l[5], sizeof l[5], "OFFSET (37): WHOLE METRES, NEGATIVE WHERE THE RECEIVER LIES");
+    snprintf(l[6], sizeof l[6], "BEHIND THE SOURCE ALONG THE SPREAD (FIRST TO LAST RECEIVER)");
+    snprintf(l[7], sizeof l[7], "INLINE/CROSSLINE 189/193 FOR RECEIVER PLANES (0 OTHERWISE)");
+    snprintf(l[8], sizeof l[8], "COORDINATES IN METRES; AMPLITUDE: PRESSURE (ARBITRARY UNITS)");
+    snprintf(l[9], sizeof l[9], "FORMAT 5: IEEE FLOAT, BIG-ENDIAN");
+    const char *lp[10] = {l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7], l[8], l[9]};
     char text[3201];
-    fdw_segy_text_header(text, lp, 6);
+    fdw_segy_text_header(text, lp, 10);
 
     char bin[SEGY_BINARY_HEADER_SIZE];
     memset(bin, 0, sizeof bin);
@@ -88,6 +103,17 @@ fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec
     const int trsize = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, ns);
     int bad = segy_write_textheader(fp, 0, text) != SEGY_OK ||
               segy_write_binheader(fp, bin) != SEGY_OK;
+    /* The spread's direction, for the offset's sign: first to last receiver, horizontally;
+     * +x when they coincide. */
+    double dir[2] = {1.0, 0.0};
+    if (nrec > 1) {
+        const double ex = recs[nrec - 1].pos[0] - recs[0].pos[0];
+        const double ey = recs[nrec - 1].pos[1] - recs[0].pos[1];
+        if (ex != 0.0 || ey != 0.0) {
+            dir[0] = ex;
+            dir[1] = ey;
+        }
+    }
     char hdr[SEGY_TRACE_HEADER_SIZE];
     for (int r = 0; r < nrec && !bad; r++) {
         const double *p = recs[r].pos;
@@ -97,21 +123,34 @@ fdw_status fdw_write_segy_gather(const char *path, const float *traces, int nrec
         segy_set_field(hdr, SEGY_TR_FIELD_RECORD, shotno);
         segy_set_field(hdr, SEGY_TR_NUMBER_ORIG_FIELD, r + 1);
         segy_set_field(hdr, SEGY_TR_ENERGY_SOURCE_POINT, shotno);
+        segy_set_field(hdr, SEGY_TR_SHOT_POINT, shotno);
+        segy_set_field(hdr, SEGY_TR_SHOT_POINT_SCALAR, 1);
         segy_set_field(hdr, SEGY_TR_NUM_IN_ENSEMBLE, r + 1);
         segy_set_field(hdr, SEGY_TR_TRACE_ID, 1);
+        segy_set_field(hdr, SEGY_TR_SUMMED_TRACES, 1);
+        segy_set_field(hdr, SEGY_TR_STACKED_TRACES, 1);
         segy_set_field(hdr, SEGY_TR_DATA_USE, 1);
+        segy_set_field(hdr, SEGY_TR_INLINE, recs[r].iline);
+        segy_set_field(hdr, SEGY_TR_CROSSLINE, recs[r].xline);
         segy_set_field(hdr, SEGY_TR_ELEV_SCALAR, scalar);
         segy_set_field(hdr, SEGY_TR_SOURCE_GROUP_SCALAR, scalar);
         segy_set_field(hdr, SEGY_TR_GROUP_X, fdw_segy_coord(p[0], mult));
         segy_set_field(hdr, SEGY_TR_GROUP_Y, fdw_segy_coord(p[1], mult));
         segy_set_field(hdr, SEGY_TR_RECV_GROUP_ELEV, fdw_segy_coord(-p[2], mult));
         if (shot) {
-            double ox = p[0] - spos[0], oy = p[1] - spos[1];
+            const double ox = p[0] - spos[0], oy = p[1] - spos[1];
+            const double sign = ox * dir[0] + oy * dir[1] < 0 ? -1.0 : 1.0;
             segy_set_field(hdr, SEGY_TR_SOURCE_X, fdw_segy_coord(spos[0], mult));
             segy_set_field(hdr, SEGY_TR_SOURCE_Y, fdw_segy_coord(spos[1], mult));
             segy_set_field(hdr, SEGY_TR_SOURCE_DEPTH, fdw_segy_coord(spos[2], mult));
-            /* Offset (bytes 37) is unscaled whole metres by the standard. */
-            segy_set_field(hdr, SEGY_TR_OFFSET, fdw_segy_coord(sqrt(ox * ox + oy * oy), 1.0));
+            /* Offset (bytes 37) is unscaled whole metres by the standard, signed. */
+            segy_set_field(hdr, SEGY_TR_OFFSET,
+                           fdw_segy_coord(sign * sqrt(ox * ox + oy * oy), 1.0));
+            segy_set_field(hdr, SEGY_TR_CDP_X, fdw_segy_coord(0.5 * (p[0] + spos[0]), mult));
+            segy_set_field(hdr, SEGY_TR_CDP_Y, fdw_segy_coord(0.5 * (p[1] + spos[1]), mult));
+        } else {
+            segy_set_field(hdr, SEGY_TR_CDP_X, fdw_segy_coord(p[0], mult));
+            segy_set_field(hdr, SEGY_TR_CDP_Y, fdw_segy_coord(p[1], mult));
         }
         segy_set_field(hdr, SEGY_TR_COORD_UNITS, 1);
         segy_set_field(hdr, SEGY_TR_SAMPLE_COUNT, ns);

@@ -10,8 +10,9 @@
 #include "run/plan.h"
 
 /* One injection or sampling stencil: a grid point (global flat index i + nx*(j + ny*k))
- * and its weight. A source or receiver at an off-grid position uses 8 of these
- * (trilinear). Global indices let the backend find the slab that owns the point. */
+ * and its weight. A source or receiver at an off-grid position uses up to 512 of these
+ * (windowed sinc) or 8 (trilinear); run/positioning.h. Global indices let the backend
+ * find the slab that owns the point. */
 typedef struct fdw_tap {
     uint64_t index;
     float weight;
@@ -67,6 +68,12 @@ typedef struct fdw_problem {
     const fdw_tap *rec_taps;
     int rec_interval;
     long nrec_slots;
+    /* What the backends call receivers are rows (run/positioning.h): the taps of one
+     * output receiver in one z plane. Output receiver r is the sum of rows
+     * [rec_rows[r], rec_rows[r+1]) in order (fdw_receivers_combine); nrec_out of them.
+     * rec_rows NULL: every row is a receiver (a problem built by hand). */
+    int nrec_out;
+    const int *rec_rows;
 
     /* ---- field kinds (!kind->wave): the initial field (nx*ny*nz), uploaded into the
      * current buffer at create. Each step writes the other buffer from it. ---- */

@@ -1,11 +1,12 @@
 /* problem.c — builds the fdw_problem a backend runs from a validated spec: the shared
  * parts (grid, radius, time, tuning), then the kind's own (kind->build), which calls the
- * wave parts kept here for every wave kind: sponge damping profiles, trilinear
- * source/receiver taps and wavelets scaled for injection. */
+ * wave parts kept here for every wave kind: sponge damping profiles, source/receiver
+ * taps (positioning.c) and wavelets scaled for injection. */
 #include "run/problem.h"
 
 #include "kinds/kind.h"
 #include "core/error.h"
+#include "run/positioning.h"
 #include "run/wavelet.h"
 
 #include <math.h>
@@ -53,55 +54,6 @@ void fdw_sponge_profile(int n, int wlo, int whi, double h, double vmax, double d
     }
 }
 
-/* Position along one axis in grid units, snapped to the node when within rounding error. */
-static double grid_coord(double pos, double origin, double h)
-{
-    const double x = (pos - origin) / h;
-    const double r = floor(x + 0.5);
-    if (fabs(x - r) <= 1e-9 * (fabs(x) > 1.0 ? fabs(x) : 1.0))
-        return r;
-    return x;
-}
-
-int fdw_problem_taps(const fdw_spec *spec, const double pos[3], int owner, fdw_tap taps[8])
-{
-    const int n[3] = {spec->nx, spec->ny, spec->nz};
-    const double h[3] = {spec->dx, spec->dy, spec->dz};
-    int i0[3];
-    double w[3][2];
-    for (int a = 0; a < 3; a++) {
-        double x = grid_coord(pos[a], spec->origin[a], h[a]);
-        if (x < 0.0)
-            x = 0.0;
-        if (x > n[a] - 1)
-            x = n[a] - 1;
-        int c = (int)floor(x);
-        if (c >= n[a] - 1)
-            c = n[a] - 1 > 0 ? n[a] - 2 : 0;
-        if (c < 0)
-            c = 0;
-        const double f = x - c;
-        i0[a] = c;
-        w[a][0] = 1.0 - f;
-        w[a][1] = f;
-    }
-    int count = 0;
-    for (int dk = 0; dk < 2; dk++)
-        for (int dj = 0; dj < 2; dj++)
-            for (int di = 0; di < 2; di++) {
-                const double wt = w[0][di] * w[1][dj] * w[2][dk];
-                if (wt == 0.0)
-                    continue;
-                const uint64_t ii = (uint64_t)(i0[0] + di), jj = (uint64_t)(i0[1] + dj),
-                               kk = (uint64_t)(i0[2] + dk);
-                taps[count].index = ii + (uint64_t)n[0] * (jj + (uint64_t)n[1] * kk);
-                taps[count].weight = (float)wt;
-                taps[count].owner = owner;
-                count++;
-            }
-    return count;
-}
-
 /* Sponge damping per axis; NULL arrays when the run has no absorbing layer at all. */
 static fdw_status build_sponge(const fdw_spec *spec, fdw_problem *prob, fdw_error *err)
 {
@@ -137,38 +89,21 @@ static fdw_status build_sponge(const fdw_spec *spec, fdw_problem *prob, fdw_erro
     return FDW_OK;
 }
 
-/* Source taps and wavelets (scaled by dt^2 / cell volume), receiver taps. */
+/* Source and receiver taps (positioning.c), wavelets scaled by dt^2 / cell volume. */
 static fdw_status build_taps(const fdw_spec *spec, fdw_problem *prob, fdw_error *err)
 {
     const long nt = prob->nt;
-    fdw_tap *st = fdw_problem_alloc((size_t)spec->nsources * 8, sizeof(fdw_tap), "source taps",
-                                err);
-    if (!st)
-        return FDW_ERR_NOMEM;
-    prob->src_taps = st;
+    fdw_status st = fdw_position_build(spec, prob, err);
+    if (st != FDW_OK)
+        return st;
     float *wav = fdw_problem_alloc((size_t)spec->nsources * (size_t)nt, sizeof(float),
                                "source wavelets", err);
     if (!wav)
         return FDW_ERR_NOMEM;
     prob->wavelets = wav;
     const double scale = spec->dt * spec->dt / (spec->dx * spec->dy * spec->dz);
-    int ntaps = 0;
-    for (int s = 0; s < spec->nsources; s++) {
-        ntaps += fdw_problem_taps(spec, spec->sources[s].pos, s, st + ntaps);
+    for (int s = 0; s < spec->nsources; s++)
         fdw_wavelet_sample(&spec->sources[s], nt, spec->dt, scale, wav + (size_t)s * nt);
-    }
-    prob->nsrc_taps = ntaps;
-
-    fdw_tap *rt = fdw_problem_alloc((size_t)spec->nreceivers * 8, sizeof(fdw_tap),
-                                "receiver taps", err);
-    if (!rt)
-        return FDW_ERR_NOMEM;
-    prob->rec_taps = rt;
-    ntaps = 0;
-    for (int r = 0; r < spec->nreceivers; r++)
-        ntaps += fdw_problem_taps(spec, spec->receivers[r].pos, r, rt + ntaps);
-    prob->nrec_taps = ntaps;
-    prob->nreceivers = spec->nreceivers;
     return FDW_OK;
 }
 
@@ -215,6 +150,7 @@ void fdw_problem_free(fdw_problem *prob)
     free((void *)prob->src_taps);
     free((void *)prob->wavelets);
     free((void *)prob->rec_taps);
+    free((void *)prob->rec_rows);
     free((void *)prob->init);
     memset(prob, 0, sizeof *prob);
 }

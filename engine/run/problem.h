@@ -1,6 +1,7 @@
 /* problem.h — turning a validated spec into the fdw_problem a backend runs: the shared
  * parts, the kind's own through its build hook, and the wave parts the wave kinds share
- * (sponge profiles, source and receiver taps, sampled wavelets). */
+ * (sponge profiles, source and receiver taps through run/positioning.h, sampled
+ * wavelets). */
 #ifndef FDW_PROBLEM_H
 #define FDW_PROBLEM_H
 
@@ -28,11 +29,6 @@ void *fdw_problem_alloc(size_t count, size_t size, const char *what, fdw_error *
 /* The parts every wave kind shares: free surface, sponge profiles (boundary "sponge"),
  * source taps and wavelets, receiver taps. */
 fdw_status fdw_problem_wave(const fdw_spec *spec, fdw_problem *prob, fdw_error *err);
-
-/* Trilinear taps of the position pos (metres) on the spec's grid: the up to 8 nodes of the
- * cell around it with non-zero weight (exactly one, weight 1, for a position on a node).
- * Returns the number written to taps[8]. */
-int fdw_problem_taps(const fdw_spec *spec, const double pos[3], int owner, fdw_tap taps[8]);
 
 /* The sponge damping q = sigma*dt of one axis: n points, layer widths wlo (at index 0) and
  * whi (at index n-1) in points, spacing h. out[n]; zero in the interior. */

@@ -3,6 +3,7 @@
  * field kinds. */
 #include "run/run_state.h"
 #include "run/distrib.h"
+#include "run/positioning.h"
 #include "core/error.h"
 
 #include <limits.h>
@@ -11,9 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Distributed run: the traces (trace-major, zero for receivers other ranks record) of
- * every rank assembled on rank 0, each receiver from the rank that recorded it.
- * Collective. */
+/* Distributed run: the receiver rows (trace-major, zero for rows other ranks record) of
+ * every rank assembled on rank 0, each row from the rank that recorded it. Collective. */
 static fdw_status gather_traces(fdw_run_state *r, float *traces, fdw_status st, fdw_error *err)
 {
     const int nrec = r->prob.nreceivers, n = r->comm->size;
@@ -71,31 +71,35 @@ fdw_status fdw_run_write_gathers(fdw_run_state *r, char *extra, size_t len, fdw_
     (void)extra;
     (void)len;
     const fdw_spec *spec = r->spec;
-    const int nrec = r->prob.nreceivers;
+    const int nrows = r->prob.nreceivers, nrec = fdw_problem_receivers(&r->prob);
     const long ns = r->prob.nrec_slots;
-    if (nrec <= 0 || ns <= 0)
+    if (nrec <= 0 || nrows <= 0 || ns <= 0)
         return FDW_OK;
-    const size_t total = (size_t)nrec * (size_t)ns;
+    const size_t total = (size_t)nrec * (size_t)ns, rtotal = (size_t)nrows * (size_t)ns;
+    float *rows = malloc(rtotal * sizeof(float));
     float *traces = malloc(total * sizeof(float));
     const long chunk = 64;
-    float *slots = malloc((size_t)chunk * (size_t)nrec * sizeof(float));
+    float *slots = malloc((size_t)chunk * (size_t)nrows * sizeof(float));
     fdw_status st = FDW_OK;
-    if (!traces || !slots)
+    if (!rows || !traces || !slots)
         st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the gather (%.1f MiB)",
-                      (double)total * 4.0 / (1024.0 * 1024.0));
-    /* Slot-major from the backend, transposed in chunks into trace-major. */
+                      (double)(total + rtotal) * 4.0 / (1024.0 * 1024.0));
+    /* Slot-major rows from the backend, transposed in chunks into trace-major. */
     for (long s0 = 0; s0 < ns && st == FDW_OK; s0 += chunk) {
         const long cnt = ns - s0 < chunk ? ns - s0 : chunk;
         st = r->be->fetch_receivers(r->ctx, s0, cnt, slots, err);
         for (long s = 0; s < cnt && st == FDW_OK; s++)
-            for (int rc = 0; rc < nrec; rc++)
-                traces[(size_t)rc * ns + s0 + s] = slots[(size_t)s * nrec + rc];
+            for (int rc = 0; rc < nrows; rc++)
+                rows[(size_t)rc * ns + s0 + s] = slots[(size_t)s * nrows + rc];
     }
     if (r->comm) /* collective: called by every rank, whatever its status */
-        st = gather_traces(r, traces, st, err);
+        st = gather_traces(r, rows, st, err);
     if (st != FDW_OK || !r->root)
         goto out;
-    const double sdt = spec->dt * r->prob.rec_interval;
+    /* each receiver the sum of its rows (positioning.h), the same on any slab count */
+    fdw_receivers_combine(&r->prob, rows, ns, traces);
+    const double sdt = spec->sample_interval > 0 ? spec->sample_interval
+                                                 : spec->dt * r->prob.rec_interval;
     char path[FDW_PATH_MAX + 32];
     const long dims[2] = {ns, nrec};
     char desc[256];
@@ -138,6 +142,7 @@ fdw_status fdw_run_write_gathers(fdw_run_state *r, char *extra, size_t len, fdw_
                      "wavefield amplitude (arbitrary)", -1, -1.0);
     fdw_manifest_set_number(r->manifest, "gather.segy", "sample_interval", sdt);
 out:
+    free(rows);
     free(traces);
     free(slots);
     return st;

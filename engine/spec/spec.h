@@ -36,6 +36,10 @@ typedef struct fdw_velocity_spec {
 
 typedef enum { FDW_WAVELET_RICKER = 0, FDW_WAVELET_FILE } fdw_wavelet_type;
 
+/* How an off-grid position injects or samples (run/positioning.h): Kaiser-windowed sinc
+ * (Hicks 2002, the default) or trilinear. */
+typedef enum { FDW_INTERP_SINC = 0, FDW_INTERP_LINEAR } fdw_interp;
+
 typedef struct fdw_source {
     double pos[3];             /* metres; may be off-grid */
     fdw_wavelet_type wavelet;
@@ -45,10 +49,13 @@ typedef struct fdw_source {
     char path[FDW_PATH_MAX];   /* wavelet file: raw little-endian float32, one sample per dt */
     float *samples;            /* loaded wavelet file samples (owned) */
     long nsamples;
+    fdw_interp interp;         /* "interpolation" (default sinc) */
 } fdw_source;
 
 typedef struct fdw_receiver {
     double pos[3];
+    int iline, xline;          /* a receiver plane's inline / crossline number (1-based;
+                                  0: not on a plane) for the SEG-Y trace headers */
 } fdw_receiver;
 
 typedef enum { FDW_PLANE_XY = 0, FDW_PLANE_XZ, FDW_PLANE_YZ, FDW_PLANE_VOLUME } fdw_plane;
@@ -107,6 +114,11 @@ struct fdw_spec {
     int nreceivers;            /* expanded list (points, lines, planes) */
     fdw_receiver *receivers;
     int receiver_interval;     /* record every N steps (>= 1) */
+    fdw_interp receiver_interp;/* receivers.interpolation (default sinc) */
+    long long nrec_rows;       /* z planes the receivers' interpolation reads, summed
+                                  (positioning.h's rows: what the backends record) */
+    double sample_interval;    /* time.sample_interval (s), exact multiple of dt; 0:
+                                  not given (the gather samples dt * receiver_interval) */
 
     fdw_boundary boundary;
 

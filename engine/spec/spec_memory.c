@@ -6,16 +6,18 @@
 #include "kinds/kind.h"
 #include "run/survey.h"
 #include "spec/spec.h"
+#include "run/positioning.h"
 
 #include <stdint.h>
 
-/* Receiver recordings: receivers x recorded slots x 4 bytes (wave kinds; 0 otherwise). */
+/* Receiver recordings: receiver rows x recorded slots x 4 bytes (wave kinds; 0
+ * otherwise). */
 static uint64_t recording_bytes(const fdw_spec *spec)
 {
     if (!spec->kind->wave || spec->nreceivers <= 0 || spec->receiver_interval < 1)
         return 0;
     const uint64_t slots = (uint64_t)(spec->nt / spec->receiver_interval) + 1;
-    return (uint64_t)spec->nreceivers * slots * 4u;
+    return fdw_receiver_rows(spec) * slots * 4u;
 }
 
 /* Host buffers of the snapshot pipeline: two sets of every region, float32. */

@@ -139,6 +139,10 @@ int sp_parse_time_members(spec_ctx *c, const json_t *root, double default_safety
  * ("largest stable dt") gets a value that keeps it (spec_time.c). */
 double sp_trunc4(double x);
 int sp_parse_sources(spec_ctx *c, const json_t *root);    /* spec_sources.c */
+/* The optional member "interpolation" of obj at path: "sinc" (the default) or "linear"
+ * (run/positioning.h) into *out, its normalised form into norm (spec_sources.c). */
+int sp_parse_interp(spec_ctx *c, const json_t *obj, const char *path, fdw_interp *out,
+                    json_t *norm);
 /* One source wavelet object at path (a Ricker pulse or a file of samples) into src (its
  * wavelet members; index names it in messages), its normalised form into norm. */
 int sp_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,

@@ -1,8 +1,10 @@
 /* spec_receivers.c — the "receivers" section: explicit points, lines of evenly spaced
- * receivers and planes of receivers on grid nodes, expanded into fdw_spec.receivers in
- * that order (points, then lines, then planes). The normalised spec keeps the compact
- * form the user wrote. */
+ * receivers and planes of receivers on grid nodes (numbered as inlines and crosslines),
+ * expanded into fdw_spec.receivers in that order (points, then lines, then planes), their
+ * interpolation and recording interval. The normalised spec keeps the compact form the
+ * user wrote. */
 #include "spec/spec_parse.h"
+#include "run/positioning.h"
 
 #include <limits.h>
 #include <math.h>
@@ -29,10 +31,38 @@ static void expand_plane(fdw_spec *s, int axis, double pos, int stride)
     for (int q = 0; q < n[a2]; q += stride)
         for (int p = 0; p < n[a1]; p += stride) {
             fdw_receiver *r = &s->receivers[s->nreceivers++];
+            r->iline = q / stride + 1; /* the slower in-plane axis numbers the inlines */
+            r->xline = p / stride + 1;
             r->pos[axis] = pos;
             r->pos[a1] = s->origin[a1] + p * h[a1];
             r->pos[a2] = s->origin[a2] + q * h[a2];
         }
+}
+
+/* The rows (z planes) and taps the receivers' interpolation reads (run/positioning.h):
+ * what the backends record (rows x samples floats) and what the run holds on the host
+ * (taps), refused together above the recording limit. */
+static int count_rows(spec_ctx *c, uint64_t slots)
+{
+    fdw_spec *s = c->spec;
+    long long rows = 0, taps = 0;
+    for (int i = 0; i < s->nreceivers; i++) {
+        int planes;
+        taps += fdw_position_extent(s, s->receivers[i].pos, s->receiver_interp, &planes);
+        rows += planes;
+    }
+    s->nrec_rows = rows;
+    const uint64_t bytes = (uint64_t)rows * slots * 4u + (uint64_t)taps * sizeof(fdw_tap);
+    if (bytes > sp_max_record_bytes(c))
+        return sp_fail(c, "receivers",
+                       "%d receivers interpolated by %s read %lld grid planes (%lld points); "
+                       "recording %llu samples each needs %llu bytes, at most %llu are "
+                       "allowed (receivers on grid nodes, \"interpolation\": \"linear\", or "
+                       "a larger receivers.interval)",
+                       s->nreceivers, s->receiver_interp == FDW_INTERP_SINC ? "sinc" : "linear",
+                       rows, taps, (unsigned long long)slots, (unsigned long long)bytes,
+                       (unsigned long long)sp_max_record_bytes(c));
+    return 0;
 }
 
 /* The receivers counted up to and including the entry at field exceed the limit: refused
@@ -47,13 +77,17 @@ static int too_many(spec_ctx *c, const char *field, long long total)
 
 int sp_parse_receivers(spec_ctx *c, const json_t *root)
 {
-    static const char *const keys[] = {"points", "lines", "planes", "interval", NULL};
+    static const char *const keys[] = {"points",   "lines",         "planes",
+                                       "interval", "interpolation", NULL};
     static const char *const lkeys[] = {"from", "to", "count", NULL};
     static const char *const pkeys[] = {"axis", "position", "stride", NULL};
     fdw_spec *s = c->spec;
     json_t *r, *points = NULL, *lines = NULL, *planes = NULL;
-    long long interval = 1;
-    s->receiver_interval = 1;
+    /* time.sample_interval (spec_time.c) has fixed the interval in steps already */
+    const int by_time = s->sample_interval > 0 && s->receiver_interval >= 1;
+    long long interval = by_time ? s->receiver_interval : 1;
+    s->receiver_interval = (int)interval;
+    s->receiver_interp = FDW_INTERP_SINC;
     if (sp_object(c, root, "", "receivers", 0, &r))
         return -1;
     json_t *norm = json_object();
@@ -62,8 +96,16 @@ int sp_parse_receivers(spec_ctx *c, const json_t *root)
               sp_array(c, r, "receivers", "points", 0, &points) ||
               sp_array(c, r, "receivers", "lines", 0, &lines) ||
               sp_array(c, r, "receivers", "planes", 0, &planes) ||
-              sp_int(c, r, "receivers", "interval", 0, 1, SP_MAX_NT, &interval)))
+              sp_int(c, r, "receivers", "interval", 0, 1, SP_MAX_NT, &interval) ||
+              sp_parse_interp(c, r, "receivers", &s->receiver_interp, norm)))
         return -1;
+    if (!r)
+        json_object_set_new(norm, "interpolation", json_string("sinc"));
+    if (by_time && interval != s->receiver_interval)
+        return sp_fail(c, "receivers.interval",
+                       "receivers.interval is %lld steps but time.sample_interval %.9g s is "
+                       "%d steps of dt %.9g s: give one of them",
+                       interval, s->sample_interval, s->receiver_interval, s->dt);
     if (interval > s->nt)
         return sp_fail(c, "receivers.interval",
                        "receivers.interval is %lld but the run has only %ld steps", interval,
@@ -203,5 +245,5 @@ int sp_parse_receivers(spec_ctx *c, const json_t *root)
         expand_plane(s, axis, json_real_value(json_object_get(p, "position")),
                      (int)json_integer_value(json_object_get(p, "stride")));
     }
-    return 0;
+    return count_rows(c, slots);
 }

@@ -137,9 +137,21 @@ int sp_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
     return 0;
 }
 
+int sp_parse_interp(spec_ctx *c, const json_t *obj, const char *path, fdw_interp *out,
+                    json_t *norm)
+{
+    static const char *const NAMES[] = {"sinc", "linear", NULL};
+    int v = FDW_INTERP_SINC;
+    if (sp_enum(c, obj, path, "interpolation", 0, NAMES, &v))
+        return -1;
+    *out = (fdw_interp)v;
+    json_object_set_new(norm, "interpolation", json_string(NAMES[v]));
+    return 0;
+}
+
 int sp_parse_sources(spec_ctx *c, const json_t *root)
 {
-    static const char *const keys[] = {"position", "wavelet", NULL};
+    static const char *const keys[] = {"position", "wavelet", "interpolation", NULL};
     fdw_spec *s = c->spec;
     json_t *arr;
     if (sp_array(c, root, "", "sources", 1, &arr))
@@ -172,9 +184,10 @@ int sp_parse_sources(spec_ctx *c, const json_t *root)
             sp_object(c, src, path, "wavelet", 1, &w))
             return -1;
         json_t *nw = json_object(); /* owned by the array entry below */
-        json_array_append_new(norm, json_pack("{soso}", "position", sp_json_vec3(S->pos),
-                                              "wavelet", nw));
-        if (sp_parse_wavelet(c, w, wpath, (int)i, S, nw))
+        json_t *ns = json_pack("{soso}", "position", sp_json_vec3(S->pos), "wavelet", nw);
+        json_array_append_new(norm, ns);
+        if (sp_parse_interp(c, src, path, &S->interp, ns) ||
+            sp_parse_wavelet(c, w, wpath, (int)i, S, nw))
             return -1;
     }
     return 0;

@@ -1,7 +1,8 @@
-/* spec_time.c — the "time" section of an acoustic spec: number of steps and the time step,
- * given or "auto" (a safety fraction of the stability limit). A dt above the limit is
- * rejected with a message giving the largest stable dt. The members alone
- * (sp_parse_time_members) serve kinds whose dt another rule bounds (ete). */
+/* spec_time.c — the "time" section of an acoustic spec: number of steps, the time step,
+ * given or "auto" (a safety fraction of the stability limit), and the receivers' sample
+ * interval, which dt divides exactly so the SEG-Y header states the true sampling. A dt
+ * above the limit is rejected with a message giving the largest stable dt. The members
+ * alone (sp_parse_time_members) serve kinds whose dt another rule bounds (ete). */
 #include "spec/spec_parse.h"
 
 #include <float.h>
@@ -25,7 +26,8 @@ double sp_trunc4(double x)
 int sp_parse_time_members(spec_ctx *c, const json_t *root, double default_safety,
                           double *dt_given)
 {
-    static const char *const keys[] = {"nt", "dt", "safety", "dt_auto", "dt_max", NULL};
+    static const char *const keys[] = {"nt",     "dt",     "safety", "dt_auto",
+                                       "dt_max", "sample_interval", NULL};
     fdw_spec *s = c->spec;
     json_t *t;
     if (sp_object(c, root, "", "time", 1, &t) || sp_keys(c, t, "time", keys))
@@ -77,6 +79,72 @@ int sp_parse_time_members(spec_ctx *c, const json_t *root, double default_safety
     }
     s->dt_auto = is_auto;
     *dt_given = is_auto ? 0.0 : dtval;
+    s->sample_interval = 0.0;
+    if (json_object_get(t, "sample_interval")) {
+        double si;
+        if (sp_pos(c, t, "time", "sample_interval", 1, &si))
+            return -1;
+        const double us = nearbyint(si * 1e6);
+        if (!(us >= 1 && us <= 65535) || fabs(si * 1e6 - us) > 1e-6)
+            return sp_fail(c, "time.sample_interval",
+                           "time.sample_interval is %.9g s but must be a whole number of "
+                           "microseconds from 1 to 65535 (what a SEG-Y header records)",
+                           si);
+        s->sample_interval = us * 1e-6;
+    }
+    return 0;
+}
+
+/* receivers.interval as written (validated later by spec_receivers.c; 1 when absent or
+ * not a valid count), for the default sample interval below. */
+static long given_receiver_interval(const json_t *root)
+{
+    const json_t *ri = json_object_get(json_object_get(root, "receivers"), "interval");
+    return json_is_integer(ri) && json_integer_value(ri) >= 1 && json_integer_value(ri) <= SP_MAX_NT
+               ? (long)json_integer_value(ri)
+               : 1;
+}
+
+/* The time step as the receivers' sampling demands (docs/spec.md, "time"): with
+ * time.sample_interval S, dt = S / n with n the smallest whole number keeping dt within
+ * limit (auto), or the given dt when it divides S (else an error), and the receivers
+ * record every n steps; without it and with dt auto, dt is lowered so that the gather's
+ * interval dt x receivers.interval is a whole number of microseconds (exact in a SEG-Y
+ * header). An explicit dt without S is kept as it is. */
+static int resolve_sampling(spec_ctx *c, const json_t *root, double limit, double dtval)
+{
+    fdw_spec *s = c->spec;
+    const double S = s->sample_interval;
+    if (S > 0) {
+        long long n;
+        if (s->dt_auto) {
+            n = (long long)ceil(S / limit * (1.0 - 1e-12));
+            if (n < 1)
+                n = 1;
+        } else {
+            n = llround(S / dtval);
+            if (n < 1 || fabs((double)n * dtval - S) > 1e-9 * S)
+                return sp_fail(c, "time.dt",
+                               "time.dt %.9g s does not divide time.sample_interval %.9g s "
+                               "(%.6g steps): use a dt of S / n, e.g. %.9g s, or \"auto\"",
+                               dtval, S, S / dtval, S / ceil(S / dtval));
+        }
+        if (n > SP_MAX_NT || n > s->nt)
+            return sp_fail(c, "time.sample_interval",
+                           "time.sample_interval %.9g s is %lld time steps but the run has "
+                           "only %ld",
+                           S, n, s->nt);
+        s->dt = S / (double)n;
+        s->receiver_interval = (int)n;
+        return 0;
+    }
+    s->dt = s->dt_auto ? limit : dtval;
+    if (s->dt_auto) {
+        const long ri = given_receiver_interval(root);
+        const double us = floor(s->dt * (double)ri * 1e6 * (1.0 + 1e-12));
+        if (us >= 1 && us <= 65535)
+            s->dt = us * 1e-6 / (double)ri;
+    }
     return 0;
 }
 
@@ -111,17 +179,13 @@ int sp_parse_time(spec_ctx *c, const json_t *root)
     s->dt_max = fdw_dt_max(s->order, s->dx, s->dy, s->dz, s->vmax);
     if (!(s->dt_max > 0) || !isfinite(s->dt_max))
         return sp_fail(c, "time.dt", "cannot compute a stable dt for this grid and velocity");
-    if (is_auto) {
-        s->dt = s->dt_safety * s->dt_max;
-    } else {
-        if (dtval > s->dt_max)
-            return sp_fail(c, "time.dt",
-                           "dt %g s is unstable for order %d with vmax %g m/s and spacing "
-                           "(%g, %g, %g) m: largest stable dt is %.4g s",
-                           dtval, s->order, s->vmax, s->dx, s->dy, s->dz,
-                           sp_trunc4(s->dt_max));
-        s->dt = dtval;
-    }
+    if (!is_auto && dtval > s->dt_max)
+        return sp_fail(c, "time.dt",
+                       "dt %g s is unstable for order %d with vmax %g m/s and spacing "
+                       "(%g, %g, %g) m: largest stable dt is %.4g s",
+                       dtval, s->order, s->vmax, s->dx, s->dy, s->dz, sp_trunc4(s->dt_max));
+    if (resolve_sampling(c, root, s->dt_safety * s->dt_max, dtval))
+        return -1;
     if (sp_check_dt(c, is_auto && json_object_get(json_object_get(root, "time"), "safety")
                            ? "time.safety"
                            : "time.dt"))
@@ -130,6 +194,8 @@ int sp_parse_time(spec_ctx *c, const json_t *root)
                              s->dt_auto, "dt_max", s->dt_max);
     if (s->dt_auto)
         json_object_set_new(norm, "safety", json_real(s->dt_safety));
+    if (s->sample_interval > 0)
+        json_object_set_new(norm, "sample_interval", json_real(s->sample_interval));
     json_object_set_new(c->norm, "time", norm);
     return 0;
 }

@@ -4,6 +4,7 @@
  * them all, and the device memory their recordings and ghost planes take. */
 #include "spec/spec_parse.h"
 #include "output/segy_common.h"
+#include "run/positioning.h"
 
 #include <math.h>
 
@@ -56,7 +57,9 @@ void sp_wave_warnings(spec_ctx *c)
         /* Said now rather than discovered at the end of a long run: SEG-Y rev 1 cannot hold
          * this gather, so the run writes gather.f32 only. */
         long ns = s->nt / s->receiver_interval + 1;
-        double us = nearbyint(s->dt * s->receiver_interval * 1e6);
+        const double sdt = s->sample_interval > 0 ? s->sample_interval
+                                                  : s->dt * s->receiver_interval;
+        double us = nearbyint(sdt * 1e6);
         if (ns > FDW_SEGY_MAX_SAMPLES)
             sp_warn(c,
                     "the gather has %ld samples per trace but SEG-Y holds at most %d: only "
@@ -66,7 +69,13 @@ void sp_wave_warnings(spec_ctx *c)
             sp_warn(c,
                     "the gather's sample interval %g s is outside the 1 to 65535 microseconds "
                     "SEG-Y can record: only gather.f32 will be written",
-                    s->dt * s->receiver_interval);
+                    sdt);
+        else if (fabs(sdt * 1e6 - us) > 1e-6)
+            sp_warn(c,
+                    "the gather's sample interval dt x receivers.interval = %.9g s is not a "
+                    "whole number of microseconds, which a SEG-Y header needs: only gather.f32 "
+                    "will be written (give time.sample_interval, or a dt that makes it whole)",
+                    sdt);
     }
 }
 
@@ -79,5 +88,5 @@ uint64_t sp_wave_device_bytes(const fdw_spec *spec, unsigned bytes_per_point,
     const uint64_t bounds = spec->ndevices > 1 ? (uint64_t)(spec->ndevices - 1) : 0;
     const uint64_t slots = (uint64_t)(spec->nt / spec->receiver_interval) + 1;
     return bytes_per_point * pts + bounds * 2 * radius * plane * 4 * exchanged_fields +
-           (uint64_t)spec->nreceivers * slots * 4;
+           fdw_receiver_rows(spec) * slots * 4;
 }

@@ -124,7 +124,8 @@ static void write_test_gather(const char *path)
     for (int r = 0; r < 3; r++)
         for (int s = 0; s < 50; s++)
             tr[r * 50 + s] = (r + 1) * 0.5f * s - 3.0f;
-    fdw_receiver rec[3] = {{{100.25, 50, 30}}, {{200.5, 50, 31}}, {{300.75, 50, 32}}};
+    fdw_receiver rec[3] = {{{100.25, 50, 30}, 0, 0}, {{200.5, 50, 31}, 0, 0},
+                           {{300.75, 50, 32}, 0, 0}};
     fdw_gather_shot shot = {1, 10, 20, 5.5};
     fdw_error e;
     ck_assert_int_eq(fdw_write_segy_gather(path, tr, 3, 50, 0.002, rec, &shot, &e), FDW_OK);
@@ -183,6 +184,90 @@ START_TEST(gather_libsegyio)
 }
 END_TEST
 
+/* Shot 12 at (250.5, 60.5, 7.75) m, five receivers from x = 400 down to 0 m (so the
+ * spread runs towards -x) at y = 50, depth 12.5, inline 3, crosslines 1..5; 40 samples at
+ * 1.5 ms; sample s of trace r is r - s / 8. Every value is exact in centimetres. */
+static void write_shot_gather(const char *path)
+{
+    float tr[5 * 40];
+    fdw_receiver rec[5];
+    for (int r = 0; r < 5; r++) {
+        rec[r] = (fdw_receiver){{400.0 - 100.0 * r, 50, 12.5}, 3, r + 1};
+        for (int s = 0; s < 40; s++)
+            tr[r * 40 + s] = (float)r - s / 8.0f;
+    }
+    fdw_gather_shot shot = {12, 250.5, 60.5, 7.75};
+    fdw_error e;
+    ck_assert_int_eq(fdw_write_segy_gather(path, tr, 5, 40, 0.0015, rec, &shot, &e), FDW_OK);
+}
+
+/* Every header field of the shot gather read back with libsegyio. Offsets: receivers at
+ * x 400 and 300 lie behind the source along the spread's direction (first to last
+ * receiver, -x), so negative; whole metres of the horizontal distance. */
+START_TEST(gather_headers_every_field)
+{
+    write_shot_gather(scratch("shot.segy"));
+    segy_file *fp = segy_open(scratch("shot.segy"), "rb");
+    ck_assert_ptr_nonnull(fp);
+    char bin[SEGY_BINARY_HEADER_SIZE], text[3201];
+    ck_assert_int_eq(segy_binheader(fp, bin), SEGY_OK);
+    int32_t v = 0;
+    ck_assert_int_eq(segy_get_bfield(bin, SEGY_BIN_INTERVAL, &v), SEGY_OK);
+    ck_assert_int_eq(v, 1500);
+    ck_assert_int_eq(segy_get_bfield(bin, SEGY_BIN_SAMPLES, &v), SEGY_OK);
+    ck_assert_int_eq(v, 40);
+    ck_assert_int_eq(segy_get_bfield(bin, SEGY_BIN_FORMAT, &v), SEGY_OK);
+    ck_assert_int_eq(v, 5);
+    ck_assert_int_eq(segy_get_bfield(bin, SEGY_BIN_SEGY_REVISION, &v), SEGY_OK);
+    ck_assert_int_eq(v, 0x0100);
+    ck_assert_int_eq(segy_get_bfield(bin, SEGY_BIN_TRACE_FLAG, &v), SEGY_OK);
+    ck_assert_int_eq(v, 1);
+    ck_assert_int_eq(segy_get_bfield(bin, SEGY_BIN_TRACES, &v), SEGY_OK);
+    ck_assert_int_eq(v, 5);
+    ck_assert_int_eq(segy_get_bfield(bin, SEGY_BIN_MEASUREMENT_SYSTEM, &v), SEGY_OK);
+    ck_assert_int_eq(v, 1);
+    ck_assert_int_eq(segy_read_textheader(fp, text), SEGY_OK);
+    ck_assert_contains(text, "SHOT 12: 5 TRACES");
+    const int trsize = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, 40);
+    static const int offset[5] = {-150, -51, 52, 151, 251};
+    char hdr[SEGY_TRACE_HEADER_SIZE];
+    float buf[40];
+    for (int r = 0; r < 5; r++) {
+        ck_assert_int_eq(segy_traceheader(fp, r, hdr, 3600, trsize), SEGY_OK);
+        ck_assert_int_eq(field(hdr, SEGY_TR_SEQ_LINE), r + 1);
+        ck_assert_int_eq(field(hdr, SEGY_TR_SEQ_FILE), r + 1);
+        ck_assert_int_eq(field(hdr, SEGY_TR_FIELD_RECORD), 12);
+        ck_assert_int_eq(field(hdr, SEGY_TR_NUMBER_ORIG_FIELD), r + 1);
+        ck_assert_int_eq(field(hdr, SEGY_TR_ENERGY_SOURCE_POINT), 12);
+        ck_assert_int_eq(field(hdr, SEGY_TR_NUM_IN_ENSEMBLE), r + 1);
+        ck_assert_int_eq(field(hdr, SEGY_TR_SHOT_POINT), 12);
+        ck_assert_int_eq(field(hdr, SEGY_TR_SHOT_POINT_SCALAR), 1);
+        ck_assert_int_eq(field(hdr, SEGY_TR_TRACE_ID), 1);
+        ck_assert_int_eq(field(hdr, SEGY_TR_OFFSET), offset[r]);
+        ck_assert_int_eq(field(hdr, SEGY_TR_ELEV_SCALAR), -100);
+        ck_assert_int_eq(field(hdr, SEGY_TR_SOURCE_GROUP_SCALAR), -100);
+        ck_assert_int_eq(field(hdr, SEGY_TR_RECV_GROUP_ELEV), -1250);
+        ck_assert_int_eq(field(hdr, SEGY_TR_SOURCE_DEPTH), 775);
+        ck_assert_int_eq(field(hdr, SEGY_TR_SOURCE_X), 25050);
+        ck_assert_int_eq(field(hdr, SEGY_TR_SOURCE_Y), 6050);
+        ck_assert_int_eq(field(hdr, SEGY_TR_GROUP_X), 40000 - 10000 * r);
+        ck_assert_int_eq(field(hdr, SEGY_TR_GROUP_Y), 5000);
+        ck_assert_int_eq(field(hdr, SEGY_TR_COORD_UNITS), 1);
+        ck_assert_int_eq(field(hdr, SEGY_TR_CDP_X), 32525 - 5000 * r);
+        ck_assert_int_eq(field(hdr, SEGY_TR_CDP_Y), 5525);
+        ck_assert_int_eq(field(hdr, SEGY_TR_INLINE), 3);
+        ck_assert_int_eq(field(hdr, SEGY_TR_CROSSLINE), r + 1);
+        ck_assert_int_eq(field(hdr, SEGY_TR_SAMPLE_COUNT), 40);
+        ck_assert_int_eq(field(hdr, SEGY_TR_SAMPLE_INTER), 1500);
+        ck_assert_int_eq(segy_readtrace(fp, r, buf, 3600, trsize), SEGY_OK);
+        segy_to_native(SEGY_IEEE_FLOAT_4_BYTE, 40, buf);
+        for (int s = 0; s < 40; s++)
+            ck_assert_float_eq(buf[s], (float)r - s / 8.0f);
+    }
+    segy_close(fp);
+}
+END_TEST
+
 /* Output of a shell command (first 64 KiB). */
 static char *run_capture(const char *cmd)
 {
@@ -228,9 +313,10 @@ START_TEST(gather_python_segyio)
         return;
     }
     write_test_gather(scratch("g.segy"));
+    write_shot_gather(scratch("shot.segy"));
     char cmd[1400];
-    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s'", FDW_PYTHON_SEGYIO, FDW_CHECK_GATHER_PY,
-             scratch("g.segy"));
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' '%s'", FDW_PYTHON_SEGYIO, FDW_CHECK_GATHER_PY,
+             scratch("g.segy"), scratch("shot.segy"));
     char *out = run_capture(cmd);
     ck_assert_contains(out, "gather ok");
     free(out);
@@ -240,7 +326,7 @@ END_TEST
 START_TEST(gather_limits)
 {
     float tr[4] = {0};
-    fdw_receiver rec[1] = {{{0, 0, 0}}};
+    fdw_receiver rec[1] = {{{0, 0, 0}, 0, 0}};
     fdw_error e;
     ck_assert_int_eq(fdw_write_segy_gather(scratch("a.segy"), tr, 1, 4, 5e-7, rec, NULL, &e),
                      FDW_ERR_UNSUPPORTED);
@@ -248,6 +334,11 @@ START_TEST(gather_limits)
     ck_assert_int_eq(fdw_write_segy_gather(scratch("a.segy"), tr, 1, 4, 0.1, rec, NULL, &e),
                      FDW_ERR_UNSUPPORTED);
     ck_assert_contains(e.message, "65535 microseconds");
+    /* a sampling SEG-Y cannot state exactly is refused, never rounded */
+    ck_assert_int_eq(fdw_write_segy_gather(scratch("a.segy"), tr, 1, 4, 201.269e-6, rec, NULL,
+                                           &e),
+                     FDW_ERR_UNSUPPORTED);
+    ck_assert_contains(e.message, "not a whole number of microseconds");
     /* Without a source the source fields stay zero. */
     ck_assert_int_eq(fdw_write_segy_gather(scratch("a.segy"), tr, 1, 4, 0.001, rec, NULL, &e),
                      FDW_OK);
@@ -346,6 +437,7 @@ int main(void)
     tcase_add_test(tc, png_colours);
     tcase_add_test(tc, png_auto_clip_and_zero);
     tcase_add_test(tc, gather_libsegyio);
+    tcase_add_test(tc, gather_headers_every_field);
     tcase_add_test(tc, gather_segyio_tools);
     tcase_add_test(tc, gather_python_segyio);
     tcase_add_test(tc, gather_limits);

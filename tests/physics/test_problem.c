@@ -2,6 +2,7 @@
  * reproduce linear functions off the grid), the sponge profile, the wavelet scaling of the
  * built problem, and the stencil kind's decomposition-independent random field. */
 #include "run/problem.h"
+#include "run/positioning.h"
 #include "kinds/acoustic/acoustic.h"
 #include "kinds/stencil/stencil.h"
 #include "run/wavelet.h"
@@ -26,29 +27,30 @@ static const char *JOB =
     "\"origin\":[100,-20,3]},\"order\":4,\"velocity\":{\"type\":\"constant\",\"value\":1500},"
     "\"time\":{\"nt\":50,\"dt\":0.001},"
     "\"sources\":[{\"position\":[150,0,23],\"wavelet\":{\"type\":\"ricker\",\"f0\":20,"
-    "\"amplitude\":3}},{\"position\":[133.3,1.7,30.1],\"wavelet\":{\"type\":\"ricker\","
-    "\"f0\":15}}],"
-    "\"receivers\":{\"points\":[[290,55,47],[101,-19,4]],\"interval\":5},"
+    "\"amplitude\":3}},{\"position\":[133.3,1.7,30.1],\"interpolation\":\"linear\","
+    "\"wavelet\":{\"type\":\"ricker\",\"f0\":15}}],"
+    "\"receivers\":{\"points\":[[290,55,47],[101,-19,4]],\"interval\":5,"
+    "\"interpolation\":\"linear\"},"
     "\"boundary\":{\"type\":\"sponge\",\"width\":{\"xmin\":3,\"xmax\":4,\"ymin\":0,\"ymax\":2,"
     "\"zmin\":5,\"zmax\":1},\"free_surface\":true}}";
 
 START_TEST(test_taps)
 {
     fdw_spec *spec = parse(JOB);
-    fdw_tap taps[8];
+    fdw_tap taps[FDW_MAX_TAPS];
     /* on a node: (150-100)/10 = 5, (0+20)/5 = 4, (23-3)/4 = 5 */
     const double on[3] = {150.0, 0.0, 23.0};
-    ck_assert_int_eq(fdw_problem_taps(spec, on, 7, taps), 1);
+    ck_assert_int_eq(fdw_position_taps(spec, on, FDW_INTERP_LINEAR, 7, taps), 1);
     ck_assert_uint_eq(taps[0].index, 5 + 20 * (4 + 16 * 5));
     ck_assert_float_eq(taps[0].weight, 1.0f);
     ck_assert_int_eq(taps[0].owner, 7);
     /* the last node of the grid */
     const double corner[3] = {290.0, 55.0, 47.0};
-    ck_assert_int_eq(fdw_problem_taps(spec, corner, 0, taps), 1);
+    ck_assert_int_eq(fdw_position_taps(spec, corner, FDW_INTERP_LINEAR, 0, taps), 1);
     ck_assert_uint_eq(taps[0].index, 19 + 20 * (15 + 16 * 11));
     /* off the grid: weights sum to 1 and interpolate x, y and z exactly */
     const double off[3] = {133.3, 1.7, 30.1};
-    const int n = fdw_problem_taps(spec, off, 1, taps);
+    const int n = fdw_position_taps(spec, off, FDW_INTERP_LINEAR, 1, taps);
     ck_assert_int_eq(n, 8);
     double sum = 0.0, x = 0.0, y = 0.0, z = 0.0;
     for (int t = 0; t < n; t++) {
@@ -91,8 +93,13 @@ START_TEST(test_problem_build)
                                1e-12f);
     }
     ck_assert_int_eq(p.nsrc_taps, 1 + 8);
-    ck_assert_int_eq(p.nreceivers, 2);
-    ck_assert_int_eq(p.nrec_taps, 1 + 8); /* one on the last node, one off the grid */
+    /* one on the last node, one off the grid: 1 + 2 rows (z planes) */
+    ck_assert_int_eq(p.nrec_out, 2);
+    ck_assert_int_eq(p.nreceivers, 3);
+    ck_assert_int_eq(p.rec_rows[0], 0);
+    ck_assert_int_eq(p.rec_rows[1], 1);
+    ck_assert_int_eq(p.rec_rows[2], 3);
+    ck_assert_int_eq(p.nrec_taps, 1 + 8);
     ck_assert_int_eq(p.rec_interval, 5);
     ck_assert_int_eq(p.nrec_slots, 11);
     /* sponge: per-face widths, free surface on top (no zmin layer), zero inside */

@@ -291,7 +291,8 @@ START_TEST(example_homogeneous)
     ck_assert_int_eq(s->dt_auto, 1);
     double dtmax = fdw_dt_max(8, h, h, h, v);
     ck_assert_double_eq_tol(s->dt_max, dtmax, 1e-18);
-    ck_assert_double_eq_tol(fdw_spec_dt(s), 0.8 * dtmax, 1e-18);
+    /* 0.8 dt_max lowered to a whole number of microseconds (the gather's interval) */
+    ck_assert_double_eq_tol(fdw_spec_dt(s), floor(0.8 * dtmax * 1e6) * 1e-6, 1e-18);
     ck_assert(s->vmin == v && s->vmax == v);
     ck_assert_int_eq(s->nsources, 1);
     ck_assert(s->sources[0].f0 == f0 && s->sources[0].amplitude == 1);
@@ -526,7 +527,13 @@ START_TEST(receiver_forms)
     ck_assert(xp[0].pos[0] == 0 && xp[1].pos[1] == 10 && xp[1].pos[2] == 0);
     ck_assert(xp[32].pos[1] == 0 && xp[32].pos[2] == 10);
     /* slots: 50/5 + 1 = 11 */
-    ck_assert_uint_eq(fdw_spec_device_bytes(s), 12ull * 32 * 32 * 32 + 1097ull * 11 * 4);
+    /* rows recorded (run/positioning.h): 1552 z planes, the z plane at 105 (k 10.5)
+     * reading 8 each */
+    ck_assert_int_eq(s->nrec_rows, 1552);
+    ck_assert_uint_eq(fdw_spec_device_bytes(s), 12ull * 32 * 32 * 32 + 1552ull * 11 * 4);
+    /* plane receivers numbered as inlines (slower axis) and crosslines */
+    ck_assert(zp[0].iline == 1 && zp[0].xline == 1 && zp[1].xline == 2 && zp[8].iline == 2);
+    ck_assert(zp[63].iline == 8 && zp[63].xline == 8 && s->receivers[0].iline == 0);
     /* points on the grid edge and planes on the boundary sit in the sponge */
     ck_assert(has_warning(s, "inside the absorbing layer"));
     assert_round_trip(s, NULL);
@@ -1244,6 +1251,73 @@ static void expect_bad(const char *text, const fdw_parse_opts *opts, const char 
     expect_refused(text, opts, FDW_ERR_SPEC, field, needle);
 }
 
+/* time.sample_interval: dt "auto" divides it (the smallest whole number of steps within
+ * safety x dt_max), a given dt must divide it, whole microseconds only, receivers.interval
+ * derived and checked; without it a given dt whose sampling is not whole microseconds
+ * warns that no SEG-Y is written. interpolation: sinc by default, "linear", nothing else. */
+START_TEST(sample_interval_and_interpolation)
+{
+    char *t0 = patched(BASE, "receivers.interval", NULL);
+    char *t = patched(t0, "time.sample_interval", "0.002");
+    free(t0);
+    fdw_spec *s = parse_ok(t, NULL);
+    /* 0.8 dt_max = 1.81 ms: 2 ms / 2 */
+    ck_assert_int_eq(s->receiver_interval, 2);
+    ck_assert(s->dt == 0.001 && s->sample_interval == 0.002);
+    ck_assert_int_eq(s->receiver_interp, FDW_INTERP_SINC);
+    ck_assert_int_eq(s->sources[0].interp, FDW_INTERP_SINC);
+    assert_round_trip(s, NULL);
+    fdw_spec_free(s);
+    char *t2 = patched(t, "time.dt", "0.0005");
+    s = parse_ok(t2, NULL);
+    ck_assert_int_eq(s->receiver_interval, 4);
+    fdw_spec_free(s);
+    free(t2);
+    t2 = patched(t, "time.dt", "0.0007");
+    expect_bad(t2, NULL, "time.dt", "does not divide time.sample_interval");
+    free(t2);
+    t2 = patched(t, "receivers.interval", "3");
+    expect_bad(t2, NULL, "receivers.interval", "give one of them");
+    free(t2);
+    t2 = patched(t, "receivers.interval", "2");
+    s = parse_ok(t2, NULL);
+    fdw_spec_free(s);
+    free(t2);
+    t2 = patched(t, "time.sample_interval", "0.0015005");
+    expect_bad(t2, NULL, "time.sample_interval", "whole number of microseconds");
+    free(t2);
+    t2 = patched(t, "time.sample_interval", "0.07");
+    expect_bad(t2, NULL, "time.sample_interval", "1 to 65535");
+    free(t2);
+    t2 = patched(t, "time.sample_interval", "\"auto\"");
+    expect_bad(t2, NULL, "time.sample_interval", "");
+    free(t2);
+    free(t);
+    /* a given dt without an interval: kept, and no SEG-Y when not whole microseconds */
+    t = patched(BASE, "time.dt", "0.00123456");
+    s = parse_ok(t, NULL);
+    ck_assert(s->dt == 0.00123456);
+    ck_assert(has_warning(s, "not a whole number of microseconds"));
+    fdw_spec_free(s);
+    free(t);
+    t = patched(BASE, "receivers.interpolation", "\"linear\"");
+    t2 = patched(t, "sources[0].interpolation", "\"linear\"");
+    s = parse_ok(t2, NULL);
+    ck_assert_int_eq(s->receiver_interp, FDW_INTERP_LINEAR);
+    ck_assert_int_eq(s->sources[0].interp, FDW_INTERP_LINEAR);
+    assert_round_trip(s, NULL);
+    fdw_spec_free(s);
+    free(t2);
+    t2 = patched(t, "sources[0].interpolation", "\"cubic\"");
+    expect_bad(t2, NULL, "sources[0].interpolation", "sinc");
+    free(t2);
+    free(t);
+    t = patched(BASE, "receivers.interpolation", "1");
+    expect_bad(t, NULL, "receivers.interpolation", "");
+    free(t);
+}
+END_TEST
+
 START_TEST(bad_files)
 {
     char path[512], value[1024];
@@ -1433,6 +1507,7 @@ int main(void)
     tcase_add_loop_test(bad, malformed_specs, 0, (int)(sizeof BAD / sizeof BAD[0]));
     tcase_add_loop_test(bad, malformed_texts, 0, (int)(sizeof BAD_TEXT / sizeof BAD_TEXT[0]));
     tcase_add_test(bad, bad_files);
+    tcase_add_test(bad, sample_interval_and_interpolation);
     tcase_add_test(bad, option_limits);
     suite_add_tcase(su, bad);
     SRunner *sr = srunner_create(su);

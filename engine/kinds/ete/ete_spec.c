@@ -213,8 +213,13 @@ int fdw_ete_parse(spec_ctx *c, const json_t *root)
                        "\"ete\" (its auxiliary fields assume the finite-difference update): use "
                        "\"sponge\" or \"none\"");
     double dt_given = 0.0;
-    if (sp_parse_velocity(c, root) || sp_parse_time_members(c, root, 1.0, &dt_given) ||
-        sp_parse_boundary(c, root) || sp_parse_sources(c, root) || sp_finish_boundary(c) ||
+    if (sp_parse_velocity(c, root) || sp_parse_time_members(c, root, 1.0, &dt_given))
+        return -1;
+    if (s->sample_interval > 0) /* ETE fits its table to its own dt (resolve_dt) */
+        return sp_fail(c, "time.sample_interval",
+                       "time.sample_interval is not supported by kind \"ete\", whose dt is "
+                       "fitted to its accuracy target: use receivers.interval");
+    if (sp_parse_boundary(c, root) || sp_parse_sources(c, root) || sp_finish_boundary(c) ||
         sp_parse_receivers(c, root) || parse_section(c, root, k) ||
         resolve_dt(c, k, dt_given))
         return -1;
