@@ -9,6 +9,35 @@
 #include <time.h>
 #include <unistd.h>
 
+static char g_auth[256];
+
+/* The Authorization header as a NULL-terminated list (NULL when no token is set). */
+static const char *const *auth_headers(void)
+{
+    static const char *h[2];
+    h[0] = g_auth;
+    h[1] = NULL;
+    return g_auth[0] ? h : NULL;
+}
+
+void robust_as(const char *token)
+{
+    if (token)
+        snprintf(g_auth, sizeof g_auth, "Authorization: Bearer %s", token);
+    else
+        g_auth[0] = '\0';
+}
+
+json_t *get_json(const daemon_proc *d, const char *path)
+{
+    http_resp r;
+    json_t *j = NULL;
+    if (http(d, "GET", path, auth_headers(), NULL, 0, &r) == 0 && r.status == 200)
+        j = http_json(&r);
+    http_free(&r);
+    return j;
+}
+
 int runner_pids(const daemon_proc *d, pid_t *out, int cap)
 {
     char path[128];
@@ -49,12 +78,7 @@ json_t *job_get(const daemon_proc *d, long id)
 {
     char path[64];
     snprintf(path, sizeof path, "/v1/jobs/%ld", id);
-    http_resp r;
-    json_t *j = NULL;
-    if (http(d, "GET", path, NULL, NULL, 0, &r) == 0 && r.status == 200)
-        j = http_json(&r);
-    http_free(&r);
-    return j;
+    return get_json(d, path);
 }
 
 void job_text(const daemon_proc *d, long id, const char *key, char *out, size_t cap)
@@ -112,7 +136,7 @@ long job_cancel(const daemon_proc *d, long id)
     char path[64];
     snprintf(path, sizeof path, "/v1/jobs/%ld/cancel", id);
     http_resp r;
-    long status = http(d, "POST", path, NULL, NULL, 0, &r) == 0 ? r.status : 0;
+    long status = http(d, "POST", path, auth_headers(), NULL, 0, &r) == 0 ? r.status : 0;
     http_free(&r);
     return status;
 }
@@ -122,7 +146,7 @@ char *job_events(const daemon_proc *d, long id)
     char path[64];
     snprintf(path, sizeof path, "/v1/jobs/%ld/events", id);
     http_resp r;
-    if (http(d, "GET", path, NULL, NULL, 0, &r) != 0) {
+    if (http(d, "GET", path, auth_headers(), NULL, 0, &r) != 0) {
         http_free(&r);
         return strdup("");
     }
@@ -137,7 +161,7 @@ void job_out_dir(const daemon_proc *d, long id, char *out, size_t cap)
 long submit_expect(const daemon_proc *d, const char *spec, long status)
 {
     long st = 0;
-    long id = submit(d, spec, NULL, &st);
+    long id = submit(d, spec, auth_headers(), &st);
     ck_assert_msg(st == status, "submit: HTTP %ld, expected %ld", st, status);
     return st / 100 == 2 ? id : -1;
 }

@@ -9,6 +9,11 @@
 #include <jansson.h>
 #include <sys/types.h>
 
+/* The bearer token the helpers below send (NULL: none, the default). */
+void robust_as(const char *token);
+/* GET path as the token set by robust_as; the body as JSON (NULL unless 200). */
+json_t *get_json(const daemon_proc *d, const char *path);
+
 /* The daemon's child processes (its runners, or their launchers); returns how many. */
 int runner_pids(const daemon_proc *d, pid_t *out, int cap);
 /* The first runner's pid once one runs (within timeout_s), else 0. */
@@ -34,8 +39,8 @@ char *job_events(const daemon_proc *d, long id);
 /* Path of job id's output directory. */
 void job_out_dir(const daemon_proc *d, long id, char *out, size_t cap);
 
-/* Submit spec with extra headers; asserts the status and returns the id (or -1 when the
- * status is not 2xx). */
+/* Submit spec (as the token set by robust_as); asserts the status and returns the id (or
+ * -1 when the status is not 2xx). */
 long submit_expect(const daemon_proc *d, const char *spec, long status);
 
 /* A small acoustic spec like small_spec with a name (the bad runner reads it). */
