@@ -451,7 +451,9 @@ static void finish_result(survey_run *sr, int completed, double wall, fdw_result
     result->elapsed_s = wall;
     result->mpts = mpts;
     snprintf(result->backend, sizeof result->backend, "%s", sr->backend[0] ? sr->backend : "cpu");
-    result->checkpoint_step = -1;
+    /* what a resume starts from: the shots recorded as finished, in steps */
+    result->checkpoint_step =
+        sr->opts->checkpoint && sr->opts->checkpoint->dir ? (long)sr->ndone * spec->nt : -1;
     result->suspended = sr->suspended;
     result->nshots = spec->survey->nshots;
     result->shots_done = sr->ndone;

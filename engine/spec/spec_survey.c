@@ -69,8 +69,10 @@ int fdw_survey_receivers(const fdw_spec *spec, int i, fdw_receiver *out)
             p[a] = sv->shots[i].pos[a] + sv->spread[j][a];
         if (outside(spec, p) >= 0)
             continue;
-        if (out)
+        if (out) {
+            memset(&out[n], 0, sizeof out[n]); /* no plane's inline / crossline numbers */
             memcpy(out[n].pos, p, sizeof p);
+        }
         n++;
     }
     return n;
