@@ -329,7 +329,8 @@ typedef struct fdw_result {
     int suspended;              /* stopped by cb->suspend (after its checkpoint) */
     /* A survey: its shots, those finished (by this run and any earlier one it resumed),
      * those found finished at the start, and the groups of devices that ran them at once;
-     * steps_done then counts the steps this run made, all shots together. */
+     * steps_done then counts the steps this run made, all shots together, and
+     * checkpoint_step the steps of the shots recorded as finished (nt each). */
     int nshots, shots_done, shots_resumed, groups;
 } fdw_result;
 
