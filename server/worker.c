@@ -8,7 +8,9 @@
  * recorded facts and the submitter's rights as they are now. How the runner ended decides
  * the job's state: its result; a crash or an abort fails the job; a SIGKILL (the OOM
  * killer without a cgroup to say so, an operator) re-queues it to resume from its
- * checkpoint, up to max-attempts runs; an OOM kill at its memory limit fails it. */
+ * checkpoint, up to max-attempts runs; an OOM kill at its memory limit fails it. A runner
+ * an earlier daemon left is waited for (the job's runner lock) before the outputs so far
+ * are kept or cleared. */
 #include "worker.h"
 #include "access.h"
 #include "admission.h"
@@ -26,10 +28,12 @@
 #include "specs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -180,6 +184,33 @@ static int has_checkpoint(const char *ckpt_dir)
     char cur[CFG_PATH + 64];
     snprintf(cur, sizeof cur, "%s/current", ckpt_dir);
     return access(cur, F_OK) == 0;
+}
+
+/* A runner of an earlier attempt may still be finishing (a daemon that was killed left
+ * it: its stdin ended, it writes a checkpoint and exits): wait for the job's runner lock,
+ * up to runner-stop-timeout, before deciding from its checkpoint whether the outputs so
+ * far are kept. Returns the lock's descriptor (closed just before the new runner starts,
+ * which takes the lock itself), or -1 when it stays held (outputs are then kept; the new
+ * runner fails to take the lock and says so). */
+static int wait_previous_runner(const char *job_dir)
+{
+    char path[CFG_PATH + 48];
+    snprintf(path, sizeof path, "%s/runner.lock", job_dir);
+    if (mkdir(job_dir, 0750) != 0 && errno != EEXIST)
+        return -1;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+    if (fd < 0)
+        return -1;
+    const double until = mono_s() + g_app.cfg.runner_stop_timeout;
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK || mono_s() > until) {
+            close(fd);
+            return -1;
+        }
+        struct timespec ts = {0, 50000000};
+        nanosleep(&ts, NULL);
+    }
+    return fd;
 }
 
 /* mkdir -p for data/jobs/<id>/out, emptying an out dir left by an earlier attempt unless
@@ -347,6 +378,7 @@ void worker_run(worker_job *w)
     runner_outcome o;
     memset(&o, 0, sizeof o);
     const int64_t started = now_ms();
+    int lock_fd = -1;
 
     if (jobs_load_for_run(w->job_id, &owner, &spec_json)) {
         snprintf(e.reason, sizeof e.reason, "internal: cannot read the job from the database");
@@ -363,7 +395,8 @@ void worker_run(worker_job *w)
                  err.field[0] ? ": " : "", err.message);
         goto done;
     }
-    if (prepare_out_dir(job_dir, out_dir, has_checkpoint(ckpt_dir))) {
+    lock_fd = wait_previous_runner(job_dir);
+    if (prepare_out_dir(job_dir, out_dir, lock_fd < 0 || has_checkpoint(ckpt_dir))) {
         snprintf(e.reason, sizeof e.reason, "%scannot create the output directory %.900s: %s",
                  errno == ENOSPC ? "disk full: " : "", out_dir, strerror(errno));
         goto done;
@@ -416,12 +449,17 @@ void worker_run(worker_job *w)
                        .cpu = cpu,
                        .memory_limit = admission_job_host_bytes(host)};
     w->host_bytes = host;
+    if (lock_fd >= 0) /* the runner takes it now */
+        close(lock_fd);
+    lock_fd = -1;
     if (runner_run(&rjob, &cb, &o) != 0) {
         snprintf(e.reason, sizeof e.reason, "internal: %s", o.why);
         goto done;
     }
     judge(w, &o, &e);
 done:
+    if (lock_fd >= 0)
+        close(lock_fd);
     events_flush();
     if (o.started) { /* its accounting, whatever the end */
         run_usage u = {.job_id = w->job_id,
