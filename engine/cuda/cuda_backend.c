@@ -16,8 +16,8 @@
  * Events are double-buffered by step parity, and one host thread per GPU issues the work;
  * all threads finish issuing step it before any issues it+1, so every event waited on
  * has been recorded. Results equal one GPU's bit for bit (the same kernel computes every
- * point), except receivers whose interpolation taps straddle two slabs: their partial
- * sums are added on the host, which may change the last bit.
+ * point; a receiver "row" lies in one z plane, so one slab records it whole and the rows
+ * are summed on the host in plane order, run/positioning.h).
  *
  * Distributed run (prob->comm set, one MPI rank per slab): the context holds slab
  * comm->rank on the GPU the plan names for it, and cuda_mpi.c swaps the edge planes with

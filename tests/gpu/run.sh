@@ -25,7 +25,10 @@
 # Stage "survey" (only when named): a survey's shots on the GPUs, one after another and in
 # parallel (two host threads, one shot each), against the CPU backend bit for bit.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|sweep|checkpoint|survey]... [-- bench arguments]
+# Stage "positioning" (only when named): windowed-sinc sources and receivers on the GPU, 1 and
+# 2 slabs, against the CPU backend bit for bit.
+#
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|sweep|checkpoint|survey|positioning]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -420,6 +423,19 @@ if printf '%s\n' "${STAGES[@]}" | grep -qx survey; then
     rm -rf /tmp/fdw-survey-out
   else
     say "survey: building test_gpu_survey failed"; grep -E "error" "$LOG" | tail -20
+  fi
+fi
+# Stage "positioning" (only when named; issue 14): tests/gpu/test_gpu_positioning, an
+# off-grid windowed-sinc job on 1 and 2 slabs against the CPU's portable kernel, bit for
+# bit. Log: positioning.log.
+if printf '%s\n' "${STAGES[@]}" | grep -qx positioning; then
+  say "positioning: test_gpu_positioning"
+  if cmake --build "$BUILD" -j"$(nproc)" --target test_gpu_positioning >>"$LOG" 2>&1; then
+    (cd "$BUILD" && CK_FORK=no timeout 300 ./tests/gpu/test_gpu_positioning) 2>&1 |
+      tee "$OUT/positioning.log" | tail -12 | tee -a "$LOG"
+    echo "test_gpu_positioning exit ${PIPESTATUS[0]}" | tee -a "$LOG"
+  else
+    say "positioning: building test_gpu_positioning failed"; grep -E "error" "$LOG" | tail -20
   fi
 fi
 say "done $(date -u +%FT%TZ)"
