@@ -77,6 +77,7 @@ __global__ void __launch_bounds__(512) subsweep_kernel(const __grid_constant__ A
     const bool cut_u = a.cut_u != 0;
     const swk::Block k = swk::block_of(a.parts, a.nparts, (int)blockIdx.x, cut_u);
     const fdwk_sweep_part &pt = a.parts[k.pi];
+    const fdwk_sweep_view w = pt.w; // in registers: the cells' loop reads it throughout
     const bool remote = pt.nb_remote[0] || pt.nb_remote[1];
     const int s_first = a.acts ? swk::first_step(a.acts, a.nacts, a.P, a.sign) : 1;
     swk::Figures f = {0.0, 0, 0, 0};
@@ -97,7 +98,7 @@ __global__ void __launch_bounds__(512) subsweep_kernel(const __grid_constant__ A
             }
             __syncthreads();
         }
-        const swk::Plane pl = swk::plane_of(pt.w, cut_u, a.P, a.sign, s, a.reach,
+        const swk::Plane pl = swk::plane_of(w, cut_u, a.P, a.sign, s, a.reach,
                                             a.skip_before, a.epoch);
         int col = ct - (int)blockDim.x, row = rt;
         for (long long q = qt; q < k.q1; q += blockDim.x) {
@@ -106,7 +107,7 @@ __global__ void __launch_bounds__(512) subsweep_kernel(const __grid_constant__ A
                 col -= k.x.Ul;
                 row++;
             }
-            swk::cell<R, FIELD>(&a.geo, pt, k.x, pl, col, row, f);
+            swk::cell<R, FIELD>(&a.geo, w, pt, k.x, pl, col, row, f);
         }
         if (!a.nosync) {
             __syncthreads();

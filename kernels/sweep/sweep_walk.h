@@ -207,16 +207,17 @@ SWK_HD R update(const void *g, const R *t, R told, R S, bool field)
                      : sw_update_randers_f((const sw_geo_f *)g, t, told);
 }
 
-// The cell at walk position (col, row) of plane pl of part pt: skipped when outside the
-// plane's cells or (exactly) when its upwind patch has not changed, else updated; a
-// changed own cell within e0 / e1 of a cut is also stored, with its stamp, into that
-// neighbour's copy. With W > 1 the values beyond a cut (and their stamps) may arrive at
-// any time between two waits, so a cell whose patch holds them is always computed.
+// The cell at walk position (col, row) of plane pl of part pt (w: a copy of pt.w the
+// caller keeps in registers; pt itself is read only for a changed cell near a cut):
+// skipped when outside the plane's cells or (exactly) when its upwind patch has not
+// changed, else updated; a changed own cell within e0 / e1 of a cut is also stored, with
+// its stamp, into that neighbour's copy. With W > 1 the values beyond a cut (and their
+// stamps) may arrive at any time between two waits, so a cell whose patch holds them is
+// always computed.
 template <typename R, bool FIELD>
-SWK_HD void cell(const void *geo, const fdwk_sweep_part &pt, const Ext &x, const Plane &pl,
-                 int col, int row, Figures &f)
+SWK_HD void cell(const void *geo, const fdwk_sweep_view &w, const fdwk_sweep_part &pt,
+                 const Ext &x, const Plane &pl, int col, int row, Figures &f)
 {
-    const fdwk_sweep_view &w = pt.w;
     const int u = col - x.uo, v = row - x.vo, c = pl.cut_u ? u : v;
     if (c < pl.clo || c >= pl.chi)
         return;

@@ -174,8 +174,8 @@ template <typename R> struct Mock {
             const swk::Plane pl = swk::plane_of(desc[B.e].w, cut_u, Pl, sign, B.s, W, no_skip ? INT_MIN : skip_before, epoch);
             for (long long q = B.k.q0; q < B.k.q1; q++) {
                 int col = (int)(q % B.k.x.Ul), row = (int)(q / B.k.x.Ul);
-                if (d->metric.field) swk::cell<R, true>(geo, desc[B.e], B.k.x, pl, col, row, f);
-                else swk::cell<R, false>(geo, desc[B.e], B.k.x, pl, col, row, f);
+                if (d->metric.field) swk::cell<R, true>(geo, desc[B.e].w, desc[B.e], B.k.x, pl, col, row, f);
+                else swk::cell<R, false>(geo, desc[B.e].w, desc[B.e], B.k.x, pl, col, row, f);
             }
             desc[B.e].flags[B.k.b] = tag | (unsigned)B.s;
             B.s++;
