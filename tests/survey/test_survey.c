@@ -95,6 +95,15 @@ static void refused(const char *json, const fdw_parse_opts *opts, const char *fi
     ck_assert_msg(strstr(err.message, words), "message lacks \"%s\": %s", words, err.message);
 }
 
+/* refused() of the spec with that survey section and receivers. */
+static void refused_survey(const char *survey, const char *receivers,
+                           const fdw_parse_opts *opts, const char *field, const char *words)
+{
+    char *s = with_survey(survey, receivers);
+    refused(s, opts, field, words);
+    free(s);
+}
+
 START_TEST(parse_counts_and_positions)
 {
     fdw_spec *spec = parse(SURVEY);
@@ -133,38 +142,30 @@ START_TEST(parse_errors_name_the_field)
     /* a listed shot outside the grid: its index and field */
     snprintf(sv, sizeof sv, "{\"shots\": [{\"position\": [10, 40, 20]}, {\"position\": [20, "
              "40, 20]}, {\"position\": [500, 40, 20]}], %s}", W);
-    char *s = with_survey(sv, REC);
-    refused(s, NULL, "survey.shots[2].position", "outside the grid");
-    free(s);
+    refused_survey(sv, REC, NULL, "survey.shots[2].position", "outside the grid");
     /* a generated line running off the grid: its count, the shot */
     snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [100, 0, 0], "
              "\"count\": 5}, %s}", W);
-    s = with_survey(sv, REC);
-    refused(s, NULL, "survey.generate.count", "generated shot 4");
-    free(s);
+    refused_survey(sv, REC, NULL, "survey.generate.count", "generated shot 4");
     /* both a list and a generator */
     snprintf(sv, sizeof sv, "{\"shots\": [{\"position\": [10, 40, 20]}], \"generate\": "
              "{\"first\": [100, 40, 20], \"step\": [1, 0, 0], \"count\": 1}, %s}", W);
-    s = with_survey(sv, REC);
-    refused(s, NULL, "survey", "exactly one");
-    free(s);
+    refused_survey(sv, REC, NULL, "survey", "exactly one");
     /* a shot without a wavelet */
-    s = with_survey("{\"shots\": [{\"position\": [10, 40, 20]}]}", REC);
-    refused(s, NULL, "survey.shots[0].wavelet", "no wavelet");
-    free(s);
+    refused_survey("{\"shots\": [{\"position\": [10, 40, 20]}]}", REC, NULL,
+                   "survey.shots[0].wavelet", "no wavelet");
     /* a spread receiver off the grid: the spread entry, the shot named */
     snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [100, 0, 0], "
              "\"count\": 3}, %s, \"spread\": {\"points\": [[0, 0, -10]], \"lines\": [{\"from\": "
              "[10, 0, -10], \"to\": [50, 0, -10], \"count\": 3}, {\"from\": [60, 0, -10], \"to\": "
              "[150, 0, -10], \"count\": 4}]}}", W);
-    s = with_survey(sv, "{\"interval\": 1}");
-    refused(s, NULL, "survey.spread.lines[1]", "shot 3 (survey shot 2 at (300, 40, 20) m)");
-    free(s);
+    refused_survey(sv, "{\"interval\": 1}", NULL, "survey.spread.lines[1]",
+                   "shot 3 (survey shot 2 at (300, 40, 20) m)");
     /* ... which "drop" accepts, keeping fewer receivers for the last shots */
     snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [100, 0, 0], "
              "\"count\": 3}, %s, \"outside\": \"drop\", \"spread\": {\"lines\": [{\"from\": "
              "[60, 0, -10], \"to\": [150, 0, -10], \"count\": 4}]}}", W);
-    s = with_survey(sv, "{\"interval\": 1}");
+    char *s = with_survey(sv, "{\"interval\": 1}");
     fdw_spec *spec = parse(s);
     ck_assert_int_eq(fdw_spec_shots(spec), 3);
     fdw_spec_free(spec);
@@ -172,40 +173,28 @@ START_TEST(parse_errors_name_the_field)
     /* a spread with fixed receivers too */
     snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [10, 0, 0], "
              "\"count\": 2}, %s, \"spread\": {\"points\": [[10, 0, 0]]}}", W);
-    s = with_survey(sv, REC);
-    refused(s, NULL, "receivers", "move with each shot");
-    free(s);
+    refused_survey(sv, REC, NULL, "receivers", "move with each shot");
     /* a fixed layout without receivers */
     snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [10, 0, 0], "
              "\"count\": 2}, %s}", W);
-    s = with_survey(sv, "{\"interval\": 1}");
-    refused(s, NULL, "receivers", "records every shot");
-    free(s);
+    refused_survey(sv, "{\"interval\": 1}", NULL, "receivers", "records every shot");
     /* the limits: shots, traces */
     fdw_parse_opts o = {.max_shots = 2};
     snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [10, 0, 0], "
              "\"count\": 3}, %s}", W);
-    s = with_survey(sv, REC);
-    refused(s, &o, "survey.generate.count", "between 1 and 2");
-    free(s);
+    refused_survey(sv, REC, &o, "survey.generate.count", "between 1 and 2");
     snprintf(sv, sizeof sv, "{\"shots\": [{\"position\": [10, 40, 20]}, {\"position\": [20, 40, "
              "20]}, {\"position\": [30, 40, 20]}], %s}", W);
-    s = with_survey(sv, REC);
-    refused(s, &o, "survey.shots", "at most 2");
     fdw_parse_opts t = {.max_traces = 5};
-    free(s);
+    refused_survey(sv, REC, &o, "survey.shots", "at most 2");
     snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [10, 0, 0], "
              "\"count\": 3}, %s, \"spread\": {\"lines\": [{\"from\": [0, 0, 0], \"to\": [20, 0, "
              "0], \"count\": 2}]}}", W);
-    s = with_survey(sv, "{\"interval\": 1}");
-    refused(s, &t, "survey.spread", "at most 5");
-    free(s);
+    refused_survey(sv, "{\"interval\": 1}", &t, "survey.spread", "at most 5");
     fdw_parse_opts rb = {.max_record_bytes = 1000};
     snprintf(sv, sizeof sv, "{\"generate\": {\"first\": [100, 40, 20], \"step\": [10, 0, 0], "
              "\"count\": 3}, %s}", W);
-    s = with_survey(sv, REC);
-    refused(s, &rb, "survey", "bytes");
-    free(s);
+    refused_survey(sv, REC, &rb, "survey", "bytes");
     /* sources beside a survey, snapshots, a survey on a kind without sources */
     refused(HEAD "\"sources\": [], \"survey\": {}, \"receivers\": {}}", NULL, "sources",
             "does not apply");
@@ -379,6 +368,39 @@ START_TEST(sequential_parallel_single_identical)
     /* no run directories or records left */
     snprintf(a, sizeof a, "%s/shot_0101.run", path_in("seq"));
     ck_assert(!exists(a));
+    fdw_spec_free(spec);
+}
+END_TEST
+
+/* A listed survey with fixed receivers, the second shot with its own wavelet: every shot
+ * records the spec's 20 receivers; the two gathers differ; all_shots holds both. */
+START_TEST(fixed_layout_runs)
+{
+    char *json = with_survey("{\"shots\": [{\"position\": [100, 40, 20]}, {\"position\": [200, "
+                             "40, 20], \"wavelet\": {\"type\": \"ricker\", \"f0\": 10}}], "
+                             "\"wavelet\": {\"type\": \"ricker\", \"f0\": 14}}",
+                             "{\"lines\": [{\"from\": [0, 40, 10], \"to\": [390, 40, 10], "
+                             "\"count\": 20}]}");
+    fdw_spec *spec = parse(json);
+    free(json);
+    seen s = {0};
+    fdw_result r;
+    ck_assert_int_eq(run(spec, path_in("fixed"), 0, NULL, 0, &s, &r), FDW_OK);
+    ck_assert_int_eq(r.shots_done, 2);
+    char a[1024];
+    size_t n[2], nall;
+    unsigned char *g[2];
+    for (int i = 0; i < 2; i++) {
+        snprintf(a, sizeof a, "%s/shot_%04d.f32", path_in("fixed"), i + 1);
+        g[i] = slurp(a, &n[i]);
+        ck_assert_uint_eq(n[i], 20u * 121u * 4u);
+    }
+    ck_assert(memcmp(g[0], g[1], n[0]) != 0);
+    snprintf(a, sizeof a, "%s/all_shots.f32", path_in("fixed"));
+    free(slurp(a, &nall));
+    ck_assert_uint_eq(nall, n[0] + n[1]);
+    free(g[0]);
+    free(g[1]);
     fdw_spec_free(spec);
 }
 END_TEST
@@ -598,6 +620,7 @@ static Suite *survey_suite(void)
     tcase_add_checked_fixture(r, setup, teardown);
     tcase_set_timeout(r, 120);
     tcase_add_test(r, sequential_parallel_single_identical);
+    tcase_add_test(r, fixed_layout_runs);
     tcase_add_test(r, cancel_keeps_finished_shots);
     tcase_add_test(r, resume_at_first_unfinished_shot);
     tcase_add_test(r, record_of_another_spec_ignored);

@@ -42,6 +42,17 @@ static void survey_spec(char *buf, size_t cap, int nx, int nshots, int nt, int d
              nx, nt, (nx * 10 - 120) / (nshots > 1 ? nshots - 1 : 1), nshots, devices);
 }
 
+/* Submit survey_spec's survey; its job id. */
+static long submit_survey(int nx, int nshots, int nt, int devices)
+{
+    char spec[4096];
+    survey_spec(spec, sizeof spec, nx, nshots, nt, devices);
+    long st;
+    const long id = submit(&D, spec, NULL, &st);
+    ck_assert_int_eq(st, 201);
+    return id;
+}
+
 static json_t *get_json(const char *path)
 {
     http_resp r;
@@ -96,11 +107,7 @@ static int outputs(long id, char *names, size_t cap)
 
 START_TEST(survey_job_progress_and_outputs)
 {
-    char spec[4096];
-    survey_spec(spec, sizeof spec, 40, 4, 150, 2);
-    long st;
-    const long id = submit(&D, spec, NULL, &st);
-    ck_assert_int_eq(st, 201);
+    const long id = submit_survey(40, 4, 150, 2);
     char path[128];
     snprintf(path, sizeof path, "/v1/jobs/%ld/events", id);
     http_resp r;
@@ -164,11 +171,7 @@ END_TEST
 
 START_TEST(cancelled_survey_keeps_finished_shots)
 {
-    char spec[4096];
-    survey_spec(spec, sizeof spec, 64, 12, 800, 1);
-    long st;
-    const long id = submit(&D, spec, NULL, &st);
-    ck_assert_int_eq(st, 201);
+    const long id = submit_survey(64, 12, 800, 1);
     wait_shots(id, 1, 60);
     char path[64];
     snprintf(path, sizeof path, "/v1/jobs/%ld/cancel", id);
@@ -192,11 +195,7 @@ END_TEST
 
 START_TEST(daemon_killed_resumes_at_first_unfinished_shot)
 {
-    char spec[4096];
-    survey_spec(spec, sizeof spec, 64, 8, 800, 1);
-    long st;
-    const long id = submit(&D, spec, NULL, &st);
-    ck_assert_int_eq(st, 201);
+    const long id = submit_survey(64, 8, 800, 1);
     wait_shots(id, 2, 90);
     harness_kill9(&D); /* the runner sees its stdin end: it suspends with a checkpoint */
     ck_assert_int_eq(harness_start(&D, NULL), 0);
