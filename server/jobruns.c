@@ -40,9 +40,15 @@ int jobruns_estimates(int64_t id, uint64_t *host_bytes, uint64_t *device_bytes,
 static int update(const char *sql, int64_t id, int64_t a, const char *text)
 {
     sqlite3 *c = db();
-    sqlite3_stmt *st = c ? db_stmt(c, sql) : NULL;
-    if (!st)
+    /* in a transaction of its own: its commit moves the database's generation, so GET
+     * /v1/jobs/ID's cached answers (jobcache.c) show the change at once */
+    if (!c || db_begin(c, 1) != SQLITE_OK)
         return -1;
+    sqlite3_stmt *st = db_stmt(c, sql);
+    if (!st) {
+        db_rollback(c);
+        return -1;
+    }
     sqlite3_bind_int64(st, 1, id);
     if (sqlite3_bind_parameter_count(st) >= 2)
         sqlite3_bind_int64(st, 2, a);
@@ -52,7 +58,11 @@ static int update(const char *sql, int64_t id, int64_t a, const char *text)
     if (rc)
         log_warn("jobs: %s: %s", sql, sqlite3_errmsg(c));
     db_stmt_done(st);
-    return rc;
+    if (rc) {
+        db_rollback(c);
+        return -1;
+    }
+    return db_commit(c) == SQLITE_OK ? 0 : -1;
 }
 
 int jobruns_checkpoint(int64_t id, long step)
@@ -80,7 +90,7 @@ int jobruns_checkpoint_clear(int64_t id)
 int jobruns_outputs_removed(int64_t id, const char *by)
 {
     return update("UPDATE jobs SET outputs_removed_at = ?2, outputs_removed_by = ?3 "
-                  "WHERE id = ?1",
+                  "WHERE id = ?1 AND outputs_removed_at IS NULL", /* the first removal */
                   id, now_ms(), by);
 }
 

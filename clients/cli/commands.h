@@ -35,6 +35,8 @@ int fdc_cmd_fetch(const fdc_client *c, const fdc_args *a);
 int fdc_cmd_models(const fdc_client *c, const fdc_args *a);
 int fdc_cmd_devices(const fdc_client *c, const fdc_args *a);
 int fdc_cmd_health(const fdc_client *c, const fdc_args *a);
+int fdc_cmd_usage(const fdc_client *c, const fdc_args *a);
+int fdc_cmd_rm(const fdc_client *c, const fdc_args *a);
 
 /* Follows job id's event stream to its "end" event, reconnecting with Last-Event-ID when
  * the connection drops. Events go to out: a redrawn progress bar when bar is set, one

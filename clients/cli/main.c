@@ -44,6 +44,12 @@ static const char usage_text[] =
     "  models list             uploaded models\n"
     "  devices                 the server's devices and the job each one runs\n"
     "  health                  server status\n"
+    "  usage [USER] [--since WHEN]\n"
+    "                          device-hours, wall time and peak memory of the runs since\n"
+    "                          WHEN (30d, 12h, 2026-11-01; default 30d); USER: an admin's\n"
+    "                          look at another user (default: everyone for an admin)\n"
+    "  rm ID                   remove a finished job's outputs (its record is kept); a\n"
+    "                          queued or running job is cancelled\n"
     "\n"
     "Options:\n"
     "  --url URL      server (default $FDWAVE_URL, else http://127.0.0.1:8080)\n"
@@ -204,7 +210,7 @@ int main(int argc, char **argv)
         {"submit", fdc_cmd_submit},   {"list", fdc_cmd_list},       {"status", fdc_cmd_status},
         {"watch", fdc_cmd_watch},     {"cancel", fdc_cmd_cancel},   {"outputs", fdc_cmd_outputs},
         {"fetch", fdc_cmd_fetch},     {"models", fdc_cmd_models},   {"devices", fdc_cmd_devices},
-        {"health", fdc_cmd_health},
+        {"health", fdc_cmd_health},   {"usage", fdc_cmd_usage},     {"rm", fdc_cmd_rm},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(cmd, table[i].name) == 0) {

@@ -168,6 +168,32 @@ class CliParityTest(unittest.TestCase):
         self.assert_same(["--json", "health"],
                          lambda s: free.sub('"free_bytes":0', up.sub('"uptime_s":0', s)))
 
+    def test_usage_and_rm(self):
+        # issue 16: the figures move while a job runs; the layout and the words must not.
+        num = re.compile(r"\d+(\.\d+)?(e[-+]?\d+)?")
+        def figures(t):
+            return num.sub("0", t)
+        for mode in ([], ["--json"]):
+            c = self.assert_same(mode + ["usage"], figures)
+            self.assertEqual(c.returncode, 0, c.stderr)
+            c = self.assert_same(mode + ["usage", "--since", "2h"], figures)
+        self.assertRegex(c.stdout, r'"device_seconds"')
+        c = self.assert_same(["usage"], figures)
+        self.assertRegex(c.stdout, r"(?m)^USER +JOBS +RUNS +DEVICE-HOURS +WALL HOURS")
+        self.assertRegex(c.stdout, r"(?m)^local +\d+ +\d+ ")
+        # rm: the C CLI removes a finished job's outputs, the Python one finds them gone
+        # (the same answer); both refuse a missing id alike.
+        gone = self.c.submit(SMALL)["id"]
+        self.c.wait(gone, timeout=120)
+        c = self.assert_same(["rm", str(gone)])
+        self.assertEqual(c.stdout, "job %d: outputs removed (its record is kept)\n" % gone)
+        self.assertTrue(self.c.get(gone).get("outputs_removed"))
+        self.assert_same(["--json", "rm", str(gone)])
+        c = self.assert_same(["rm"])
+        self.assertEqual(c.returncode, 2)
+        c = self.assert_same(["rm", "987654"])
+        self.assertEqual(c.returncode, 7)
+
     def test_errors(self):
         done = str(self.done)
         commands = [

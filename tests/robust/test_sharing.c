@@ -340,6 +340,14 @@ static long delete_as(const char *token, long id)
     return st;
 }
 
+/* Who removed a job's outputs, by its JSON ("" when they are there). */
+static const char *removed_by(json_t *job)
+{
+    const char *by = json_string_value(json_object_get(json_object_get(job, "outputs_removed"),
+                                                       "by"));
+    return by ? by : "";
+}
+
 static int exists(const char *path)
 {
     struct stat sb;
@@ -369,7 +377,7 @@ START_TEST(retention_and_disk_quota)
     robust_as(ALICE);
     json_t *j = job_get(&D, a);
     ck_assert_str_eq(json_string_value(json_object_get(j, "state")), "succeeded");
-    ck_assert_ptr_nonnull(json_object_get(j, "outputs_removed"));
+    ck_assert_str_eq(removed_by(j), "alice");
     json_decref(j);
     char path[64];
     snprintf(path, sizeof path, "/v1/jobs/%ld/outputs", a);
@@ -390,6 +398,10 @@ START_TEST(retention_and_disk_quota)
     job_out_dir(&D, b, out, sizeof out);
     ck_assert_int_eq(delete_as(ADMIN, b), 200);
     ck_assert(!exists(out));
+    robust_as(BOB);
+    j = job_get(&D, b);
+    ck_assert_str_eq(removed_by(j), "root");
+    json_decref(j);
     ck_assert_int_eq(harness_stop(&D), 0);
 
     /* the retention setting: outputs older than 2 s go by themselves */
@@ -405,7 +417,7 @@ START_TEST(retention_and_disk_quota)
     ck_assert_msg(gone, "retention 2s: %s still there after 10 s", out);
     robust_as(BOB);
     j = job_get(&D, c);
-    ck_assert_ptr_nonnull(json_object_get(j, "outputs_removed"));
+    ck_assert_str_eq(removed_by(j), "retention");
     json_decref(j);
 }
 END_TEST

@@ -349,6 +349,36 @@ def cmd_health(c, a):
     return EXIT_OK
 
 
+def cmd_usage(c, a):
+    if len(a.pos) > 1:
+        raise Synopsis("usage [USER] [--since WHEN]")
+    rep = c.usage(a.pos[0] if a.pos else None, a.since)
+    if a.json:
+        print_json(rep)
+        return EXIT_OK
+    print("usage from %s to %s" % (show(rep.get("since")), show(rep.get("until"))))
+    print("%-20s %6s %6s %14s %12s %12s %12s" % ("USER", "JOBS", "RUNS", "DEVICE-HOURS",
+                                                 "WALL HOURS", "PEAK HOST", "PEAK DEVICE"))
+    for u in rep.get("users") or []:
+        print("%-20s %6s %6s %14.4f %12.4f %12s %12s" % (
+            show(u.get("user")), show(u.get("jobs")), show(u.get("runs")),
+            u.get("device_hours") or 0.0, (u.get("wall_seconds") or 0.0) / 3600.0,
+            fmt_bytes(u.get("peak_host_bytes") or 0), fmt_bytes(u.get("peak_device_bytes") or 0)))
+    return EXIT_OK
+
+
+def cmd_rm(c, a):
+    jid = job_id(positional(a, 1, "rm ID")[0])
+    status, j = c.remove(jid)
+    if a.json:
+        print_json(j)
+    elif status == 202:
+        print("job %d: still running, cancel requested; rm it again once it has ended" % jid)
+    else:
+        print("job %d: outputs removed (its record is kept)" % jid)
+    return EXIT_OK
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that raises UsageError instead of printing and exiting, so that errors
     are reported in the CLI's own form (text, or JSON with --json), worded as the C CLI
@@ -415,6 +445,9 @@ def build_parser():
                    help="upload: replace a model of yours of that name (else 409)")
     add("devices", cmd_devices, "the server's devices")
     add("health", cmd_health, "server status")
+    s = add("usage", cmd_usage, "device-hours, wall time and peak memory of the runs")
+    s.add_argument("--since", help="30d, 12h or 2026-11-01 (default 30d)")
+    add("rm", cmd_rm, "remove a finished job's outputs (its record is kept)")
     return p
 
 

@@ -338,6 +338,22 @@ class FdwaveClient:
                               % (answer,), None, 200)
         return answer
 
+    def usage(self, user=None, since=None):
+        """GET /v1/usage: {"since", "until", "users": [{"user", "jobs", "runs",
+        "device_seconds", "device_hours", "wall_seconds", "peak_host_bytes",
+        "peak_device_bytes"}]}; user: an admin's look at another user; since: "30d",
+        "12h", "2026-11-01" (default 30d)."""
+        from urllib.parse import urlencode
+        q = {"since": since or "30d"}
+        if user:
+            q["user"] = user
+        return self._object("/v1/usage?" + urlencode(q), "users")
+
+    def remove(self, job_id):
+        """DELETE /v1/jobs/ID: a finished job's outputs are removed and its record kept
+        (returns (200, the job)); a queued or running job is cancelled (202, the job)."""
+        return self._json("DELETE", "/v1/jobs/%d" % int(job_id))
+
     def health(self):
         """{"status", "version", "uptime_s", "queue", "running"}."""
         return self._json("GET", "/v1/health")[1]
