@@ -53,7 +53,7 @@ static int count_rows(spec_ctx *c, uint64_t slots)
     }
     s->nrec_rows = rows;
     const uint64_t bytes = (uint64_t)rows * slots * 4u + (uint64_t)taps * sizeof(fdw_tap);
-    if (bytes > sp_max_record_bytes(c))
+    if (bytes > sp_max_record_bytes(c) || taps > INT_MAX || rows > INT_MAX)
         return sp_fail(c, "receivers",
                        "%d receivers interpolated by %s read %lld grid planes (%lld points); "
                        "recording %llu samples each needs %llu bytes, at most %llu are "
