@@ -309,9 +309,9 @@ class CliParityTest(unittest.TestCase):
         """The columns line up whatever the widths of ids, states and names, and following
         the "(more: ...)" hints pages through every job once, newest first."""
         # Ids of one and two digits, names short and long.
-        for i in range(9):
-            jid = self.c.submit(dict(SMALL, name="p" * (1 + 7 * i)))["id"]
-        self.c.wait(jid, timeout=120)
+        jids = [self.c.submit(dict(SMALL, name="p" * (1 + 7 * i)))["id"] for i in range(9)]
+        for jid in jids:  # every one: they run side by side and end in any order
+            self.c.wait(jid, timeout=120)
         c = self.assert_same(["list"])
         lines = c.stdout.splitlines()
         head = lines[0]

@@ -178,3 +178,13 @@ void named_spec(char *buf, size_t cap, const char *name, int n, int nt, int snap
     }
     snprintf(buf, cap, "%.*s\"name\":\"%s\"%s", (int)(at - tmp), tmp, name, end + 1);
 }
+
+int robust_run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    const int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

@@ -6,6 +6,8 @@
 
 #include "harness.h"
 
+#include <check.h>
+
 #include <jansson.h>
 #include <sys/types.h>
 
@@ -45,5 +47,9 @@ long submit_expect(const daemon_proc *d, const char *spec, long status);
 
 /* A small acoustic spec like small_spec with a name (the bad runner reads it). */
 void named_spec(char *buf, size_t cap, const char *name, int n, int nt, int snap, int devices);
+
+/* Run suite s without Check's fork (the tests hold a daemon and threads) and free it;
+ * returns the exit status (0 when every test passed). */
+int robust_run(Suite *s);
 
 #endif

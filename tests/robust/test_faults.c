@@ -221,10 +221,5 @@ int main(void)
     tcase_add_test(tc, disk_full_at_the_end_of_a_job);
     tcase_add_test(tc, damaged_database_refused_backup_restores);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return robust_run(s);
 }

@@ -188,10 +188,5 @@ int main(void)
     tcase_add_test(tc, preemption_uses_checkpoints);
     tcase_add_test(tc, runner_under_mpirun);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return robust_run(s);
 }

@@ -304,10 +304,5 @@ int main(void)
     tcase_add_test(tc, memory_limit_stops_that_job_only);
     tcase_add_test(tc, cgroup_limits_and_oom_kill);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return robust_run(s);
 }

@@ -5,7 +5,7 @@
  *   after the other (the second waits, queued, while the first holds the budget);
  *   quotas: queued= refuses a submission with 429 naming "queued", devices= keeps a user's
  *   second job waiting while another user's job takes the free device, GET /v1/users/me
- *   shows the quota and the standing;
+ *   shows the quota and the standing, device-hours= refuses a user past them (429);
  *   fair share: under a mixed load (alice's job holds the only device while two jobs of
  *   hers and then two of bob's are queued) bob's jobs start before alice's once it ends,
  *   and alice's fair-share term is below bob's;
@@ -115,7 +115,7 @@ START_TEST(admission_by_memory)
     ck_assert_msg(strstr(msg, "GiB of host memory") && strstr(msg, "jobs may hold 0.391 GiB"),
                   "%s", msg);
     /* Two jobs of some 267 MiB each (with the runner's 256 MiB): one at a time. */
-    small_spec(spec, sizeof spec, 80, 4000, 100000, 1);
+    small_spec(spec, sizeof spec, 80, 400000, 1000000, 1); /* until cancelled */
     long a = submit_as(ALICE, spec), b = submit_as(BOB, spec);
     robust_as(ADMIN);
     json_t *j = job_get(&D, a);
@@ -126,10 +126,11 @@ START_TEST(admission_by_memory)
                   "the test's job should need between half and all of the budget: %lld", est);
     ck_assert(wait_step(&D, a, 1, 30));
     /* b waits for the memory a holds although a device is free */
-    char state[32];
+    char state[32], a_state[32];
     for (int i = 0; i < 10; i++) {
         job_text(&D, b, "state", state, sizeof state);
-        ck_assert_str_eq(state, "queued");
+        job_text(&D, a, "state", a_state, sizeof a_state);
+        ck_assert_msg(!strcmp(state, "queued"), "job b %s while job a is %s", state, a_state);
         usleep(100000);
     }
     ck_assert_int_eq(job_cancel(&D, a), 202);
@@ -142,7 +143,7 @@ END_TEST
 START_TEST(quotas)
 {
     const char *extra[] = {"--devices", "cpu:2", "--user-quota", "alice: queued=1, devices=1",
-                           NULL};
+                           "--user-quota", "bob: device-hours=0.0002/1d", NULL};
     start_with_users(extra);
     char long_job[4096], field[64], msg[1024];
     small_spec(long_job, sizeof long_job, 20, 400000, 1000000, 1);
@@ -180,9 +181,14 @@ START_TEST(quotas)
     ck_assert_int_eq(job_cancel(&D, a1), 202);
     ck_assert(wait_state(&D, a2, "running", 30));
     ck_assert_int_eq(job_cancel(&D, a2), 202);
+    /* bob's run used more than his 0.0002 device-hours (0.72 s) a day: no new job */
+    usleep(800000);
     robust_as(BOB);
     ck_assert_int_eq(job_cancel(&D, b1), 202);
     ck_assert_str_eq(done_as(BOB, b1, 30), "cancelled");
+    ck_assert_int_eq(post_as(BOB, long_job, &id, field, msg), 429);
+    ck_assert_str_eq(field, "device_hours");
+    ck_assert_msg(strstr(msg, "bob used") != NULL, "%s", msg);
 }
 END_TEST
 
@@ -439,10 +445,5 @@ int main(void)
     tcase_add_test(keep, retention_and_disk_quota);
     suite_add_tcase(s, share);
     suite_add_tcase(s, keep);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? 1 : 0;
+    return robust_run(s);
 }
