@@ -117,6 +117,7 @@ struct fdw_spec {
     fdw_interp receiver_interp;/* receivers.interpolation (default sinc) */
     long long nrec_rows;       /* z planes the receivers' interpolation reads, summed
                                   (positioning.h's rows: what the backends record) */
+    long long nrec_taps;       /* the grid points they read, summed (host memory) */
     double sample_interval;    /* time.sample_interval (s), exact multiple of dt; 0:
                                   not given (the gather samples dt * receiver_interval) */
 

@@ -112,6 +112,11 @@ uint64_t fdw_spec_host_bytes(const fdw_spec *spec, fdw_backend_kind backend)
      * (field kinds). The CPU backend's slabs are host memory too, padded rows and ghost
      * planes included (an eighth more covers the padding of any grid above 64^3). */
     uint64_t bytes = 8u * pts + snapshot_bytes(spec) + 2u * recording_bytes(spec);
+    /* the interpolation's taps (run/positioning.h): the receivers' as counted, the
+     * sources' at their most */
+    if (spec->kind->wave)
+        bytes += 16u * ((uint64_t)(spec->nrec_taps > 0 ? spec->nrec_taps : 0) +
+                        (uint64_t)spec->nsources * FDW_MAX_TAPS);
     if (backend != FDW_BACKEND_CUDA) {
         const uint64_t dev = spec->kind->device_bytes(spec);
         bytes += dev + dev / 8u;

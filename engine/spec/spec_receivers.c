@@ -52,6 +52,7 @@ static int count_rows(spec_ctx *c, uint64_t slots)
         rows += planes;
     }
     s->nrec_rows = rows;
+    s->nrec_taps = taps;
     const uint64_t bytes = (uint64_t)rows * slots * 4u + (uint64_t)taps * sizeof(fdw_tap);
     if (bytes > sp_max_record_bytes(c) || taps > INT_MAX || rows > INT_MAX)
         return sp_fail(c, "receivers",
