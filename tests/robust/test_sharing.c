@@ -115,7 +115,7 @@ START_TEST(admission_by_memory)
     ck_assert_msg(strstr(msg, "GiB of host memory") && strstr(msg, "jobs may hold 0.391 GiB"),
                   "%s", msg);
     /* Two jobs of some 267 MiB each (with the runner's 256 MiB): one at a time. */
-    small_spec(spec, sizeof spec, 80, 400000, 1000000, 1); /* until cancelled */
+    small_spec(spec, sizeof spec, 80, 40000, 1000000, 1); /* until cancelled */
     long a = submit_as(ALICE, spec), b = submit_as(BOB, spec);
     robust_as(ADMIN);
     json_t *j = job_get(&D, a);
