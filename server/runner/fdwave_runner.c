@@ -96,17 +96,49 @@ static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
     emit(proto_checkpoint(c));
 }
 
-/* Rank 0: the daemon's words on stdin. */
+/* One line of the daemon's (without its newline). */
+static void control_word(const char *line)
+{
+    if (strcmp(line, PROTO_CANCEL) == 0)
+        atomic_store(&g_cancel, 1);
+    else if (strcmp(line, PROTO_SUSPEND) == 0)
+        atomic_store(&g_suspend, 1);
+}
+
+/* Rank 0: the daemon's words on stdin, read with read(2), never through stdin's FILE: a
+ * thread blocked inside fgets holds that FILE's lock, and glibc 2.37 and later take every
+ * FILE's lock in exit(), so the runner would never exit after its last line (seen on
+ * Ubuntu 24.04: every job stayed "running"). */
 static void *control_main(void *arg)
 {
     (void)arg;
     char line[64];
-    while (fgets(line, sizeof line, stdin)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        if (strcmp(line, PROTO_CANCEL) == 0)
-            atomic_store(&g_cancel, 1);
-        else if (strcmp(line, PROTO_SUSPEND) == 0)
-            atomic_store(&g_suspend, 1);
+    size_t len = 0;
+    int skip = 0; /* the rest of an over-long line */
+    for (;;) {
+        char buf[256];
+        const ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n; i++) {
+            const char c = buf[i];
+            if (c == '\n') {
+                line[len] = '\0';
+                if (!skip) {
+                    if (len && line[len - 1] == '\r')
+                        line[len - 1] = '\0';
+                    control_word(line);
+                }
+                len = 0;
+                skip = 0;
+            } else if (len + 1 < sizeof line) {
+                line[len++] = c;
+            } else {
+                skip = 1;
+            }
+        }
     }
     atomic_store(&g_daemon_gone, 1); /* the daemon closed our stdin or died */
     atomic_store(&g_suspend, 1);
