@@ -287,7 +287,7 @@ typedef struct fdw_tuning {
     int survey_groups;
 } fdw_tuning;
 
-/* Checkpoints (docs/checkpoints.md): the state a later step needs (fields, auxiliary
+/* Checkpoints (docs/operations.md, "Checkpoints"): the state a later step needs (fields, auxiliary
  * fields, receiver recordings so far, the outputs delivered), written atomically into a
  * directory, so that a run stopped at any point (a crash, kill -9, a shutdown, a
  * preemption) resumes from the last one and leaves outputs identical bit for bit to an
