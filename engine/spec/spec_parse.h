@@ -129,6 +129,10 @@ int sp_parse_time(spec_ctx *c, const json_t *root);       /* spec_time.c */
  * number whose update and source coefficients stay nonzero in single precision; errors
  * name dtfield ("time.safety" when dt came from it). Any kind that derives dt calls it. */
 int sp_check_dt(spec_ctx *c, const char *dtfield);
+/* dt lowered (never raised) so that the gather's interval, dt x receivers.interval (as
+ * given, else 1), is a whole number of microseconds, exact in a SEG-Y header; dt itself
+ * when that interval is outside 1 .. 65535 us. For the kinds whose dt "auto" picks. */
+double sp_whole_us_dt(const json_t *root, double dt);
 /* The members of "time" without the finite-difference limit, for a kind that bounds dt by
  * its own rule: nt, "dt" (number or "auto"), "safety" (default default_safety, only with
  * auto), the normalised form's dt_auto/dt_max; sets s->nt, s->dt_auto, s->dt_safety and

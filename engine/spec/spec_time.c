@@ -97,6 +97,15 @@ int sp_parse_time_members(spec_ctx *c, const json_t *root, double default_safety
 
 /* receivers.interval as written (validated later by spec_receivers.c; 1 when absent or
  * not a valid count), for the default sample interval below. */
+static long given_receiver_interval(const json_t *root);
+
+double sp_whole_us_dt(const json_t *root, double dt)
+{
+    const long ri = given_receiver_interval(root);
+    const double us = floor(dt * (double)ri * 1e6 * (1.0 + 1e-12));
+    return us >= 1 && us <= 65535 ? us * 1e-6 / (double)ri : dt;
+}
+
 static long given_receiver_interval(const json_t *root)
 {
     const json_t *ri = json_object_get(json_object_get(root, "receivers"), "interval");
@@ -139,12 +148,8 @@ static int resolve_sampling(spec_ctx *c, const json_t *root, double limit, doubl
         return 0;
     }
     s->dt = s->dt_auto ? limit : dtval;
-    if (s->dt_auto) {
-        const long ri = given_receiver_interval(root);
-        const double us = floor(s->dt * (double)ri * 1e6 * (1.0 + 1e-12));
-        if (us >= 1 && us <= 65535)
-            s->dt = us * 1e-6 / (double)ri;
-    }
+    if (s->dt_auto)
+        s->dt = sp_whole_us_dt(root, s->dt);
     return 0;
 }
 

@@ -147,7 +147,7 @@ static int narrow(spec_ctx *c, const fdw_ete_spec *k, double dt, double *lo, dou
     return 0;
 }
 
-static int resolve_dt(spec_ctx *c, fdw_ete_spec *k, double dt_given)
+static int resolve_dt(spec_ctx *c, const json_t *root, fdw_ete_spec *k, double dt_given)
 {
     fdw_spec *s = c->spec;
     double dt_phase = 0.0, err = 0.0, excess = 0.0;
@@ -191,7 +191,8 @@ static int resolve_dt(spec_ctx *c, fdw_ete_spec *k, double dt_given)
     for (int j = 0; j < AUTO_BISECT && hi > lo; j++)
         if (narrow(c, k, 0.5 * (lo + hi), &lo, &hi))
             return -1;
-    s->dt = s->dt_safety * lo;
+    /* lowered to a gather interval of whole microseconds (a SEG-Y header holds it exactly) */
+    s->dt = sp_whole_us_dt(root, s->dt_safety * lo);
     if (fits_at(c, k, s->dt, &err, &excess) != 0)
         return -1;
     k->phase_error = err;
@@ -221,7 +222,7 @@ int fdw_ete_parse(spec_ctx *c, const json_t *root)
                        "fitted to its accuracy target: use receivers.interval");
     if (sp_parse_boundary(c, root) || sp_parse_sources(c, root) || sp_finish_boundary(c) ||
         sp_parse_receivers(c, root) || parse_section(c, root, k) ||
-        resolve_dt(c, k, dt_given))
+        resolve_dt(c, root, k, dt_given))
         return -1;
     s->dt_max = k->dt_fit_max;
     if (sp_check_dt(c, "time.dt"))
