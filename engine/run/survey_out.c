@@ -281,10 +281,11 @@ static void put_be32(unsigned char *b, uint32_t v)
 
 /* Append the traces of one shot's file (after its file headers) to out; trace headers'
  * sequence numbers (bytes 1-4 in the line, 5-8 in the file) renumbered from *seq on. The
- * first shot's file headers go first. */
+ * first shot's file headers go first. *ntr: the shot's traces. */
 static fdw_status append_segy(FILE *out, const char *path, int first, long ns, long long *seq,
-                              fdw_error *err)
+                              long *ntr, fdw_error *err)
 {
+    *ntr = 0;
     FILE *in = fopen(path, "rb");
     if (!in)
         return fdw_fail(err, FDW_ERR_IO, NULL, "cannot read %s: %s", path, strerror(errno));
@@ -319,6 +320,7 @@ static fdw_status append_segy(FILE *out, const char *path, int first, long ns, l
             break;
         }
         ++*seq;
+        ++*ntr;
         put_be32(buf, (uint32_t)*seq);
         put_be32(buf + 4, (uint32_t)*seq);
         if (fwrite(buf, 1, tsize, out) != tsize)
@@ -365,11 +367,28 @@ static fdw_status join_shots(fdw_survey_out *o, int *segy, fdw_error *err)
         snprintf(path, sizeof path, "%s/all_shots.%s", o->out_dir, f == 0 ? "sgy" : "f32");
         fdw_status st = fdw_atomic_open(&af, path, err);
         long long seq = 0;
+        long ntr = 0, first_ntr = -1, most = 0;
+        int varies = 0;
         for (int i = 0; i < sv->nshots && st == FDW_OK; i++) {
             char shot[FDW_PATH_MAX + 64];
             shot_name(o, i, f == 0 ? ".sgy" : ".f32", shot, sizeof shot, 1);
-            st = f == 0 ? append_segy(af.fp, shot, i == 0, o->ns, &seq, err)
+            st = f == 0 ? append_segy(af.fp, shot, i == 0, o->ns, &seq, &ntr, err)
                         : append_raw(af.fp, shot, err);
+            if (f == 0 && st == FDW_OK) {
+                varies |= first_ntr >= 0 && ntr != first_ntr;
+                first_ntr = first_ntr < 0 ? ntr : first_ntr;
+                most = ntr > most ? ntr : most;
+            }
+        }
+        /* Shots that dropped different receivers: the binary header's traces per ensemble
+         * (bytes 3213-3214, first shot's until now) becomes the largest ensemble's. */
+        if (f == 0 && st == FDW_OK && varies) {
+            const long v = most < 32767 ? most : 32767;
+            const unsigned char be[2] = {(unsigned char)(v >> 8), (unsigned char)v};
+            if (fseek(af.fp, 3212, SEEK_SET) != 0 || fwrite(be, 1, 2, af.fp) != 2 ||
+                fseek(af.fp, 0, SEEK_END) != 0)
+                st = fdw_fail(err, FDW_ERR_IO, NULL, "cannot write all_shots.sgy: %s",
+                              strerror(errno));
         }
         if (st == FDW_OK)
             st = fdw_atomic_commit(&af, err);
