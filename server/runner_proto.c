@@ -74,14 +74,20 @@ char *proto_result(fdw_status st, const fdw_error *err, const fdw_result *res,
                    uint64_t peak_rss)
 {
     const char *status = st == FDW_OK ? "ok" : st == FDW_ERR_CANCELLED ? "cancelled" : "error";
-    return dump(json_pack(
+    json_t *o = json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:I, s:f, s:f, s:s, s:f, s:I, s:I, s:b, s:I}", "t",
         "result", "status", status, "code", fdw_status_name(st), "field",
         err ? err->field : "", "message", err ? err->message : "", "steps_done",
         (json_int_t)res->steps_done, "elapsed_s", res->elapsed_s, "mpts", res->mpts,
         "backend", res->backend, "max_abs_error", res->max_abs_error, "resumed_step",
         (json_int_t)res->resumed_step, "checkpoint_step", (json_int_t)res->checkpoint_step,
-        "suspended", res->suspended, "peak_rss", (json_int_t)peak_rss));
+        "suspended", res->suspended, "peak_rss", (json_int_t)peak_rss);
+    if (o && res->nshots > 0) { /* a survey */
+        json_object_set_new(o, "nshots", json_integer(res->nshots));
+        json_object_set_new(o, "shots_done", json_integer(res->shots_done));
+        json_object_set_new(o, "shots_resumed", json_integer(res->shots_resumed));
+    }
+    return dump(o);
 }
 
 /* ---- decoding -------------------------------------------------------------------- */
@@ -229,6 +235,11 @@ static void decode_result(reader *r, proto_msg *m)
         fail(r, "suspended", "is not true or false");
     res->suspended = json_is_true(susp);
     m->peak_rss = (uint64_t)get_int(r, r->o, "peak_rss", 0, BIG);
+    if (json_object_get(r->o, "nshots")) { /* a survey */
+        res->nshots = (int)get_int(r, r->o, "nshots", 1, 1 << 30);
+        res->shots_done = (int)get_int(r, r->o, "shots_done", 0, res->nshots);
+        res->shots_resumed = (int)get_int(r, r->o, "shots_resumed", 0, res->nshots);
+    }
 }
 
 proto_type proto_decode(const char *line, size_t len, proto_msg *m, char *why, size_t whylen)

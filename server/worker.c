@@ -269,9 +269,19 @@ static void judge(const worker_job *w, const runner_outcome *o, ending *e)
         char resumed[64] = "";
         if (o->res.resumed_step > 0)
             snprintf(resumed, sizeof resumed, ", resumed at step %ld", o->res.resumed_step);
-        snprintf(e->reason, sizeof e->reason,
-                 "completed %ld steps in %.2f s (%.1f Mpoints/s, %s)%s", o->res.steps_done,
-                 o->res.elapsed_s, o->res.mpts, o->res.backend, resumed);
+        if (o->res.nshots > 0) { /* a survey: its shots first */
+            if (o->res.shots_resumed > 0)
+                snprintf(resumed, sizeof resumed, ", %d found done at the start",
+                         o->res.shots_resumed);
+            snprintf(e->reason, sizeof e->reason,
+                     "completed %d shots (%ld steps) in %.2f s (%.1f Mpoints/s, %s)%s",
+                     o->res.shots_done, o->res.steps_done, o->res.elapsed_s, o->res.mpts,
+                     o->res.backend, resumed);
+        } else {
+            snprintf(e->reason, sizeof e->reason,
+                     "completed %ld steps in %.2f s (%.1f Mpoints/s, %s)%s", o->res.steps_done,
+                     o->res.elapsed_s, o->res.mpts, o->res.backend, resumed);
+        }
     } else if (o->have_result && o->st == FDW_ERR_CANCELLED && o->res.suspended &&
                (stop == WORKER_REQUEUE || stop == WORKER_PREEMPT)) {
         e->requeue = 1;

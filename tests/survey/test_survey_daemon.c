@@ -138,6 +138,15 @@ START_TEST(survey_job_progress_and_outputs)
     ck_assert_str_eq(wait_done(&D, id, 60, NULL), "succeeded");
     ck_assert_int_eq(shots_done(id), 4);
     ck_assert(most >= 3);
+    {   /* the end's reason counts the shots */
+        char path[64];
+        snprintf(path, sizeof path, "/v1/jobs/%ld", id);
+        json_t *j = get_json(path);
+        const char *reason = json_string_value(json_object_get(j, "reason"));
+        ck_assert_msg(reason && strstr(reason, "completed 4 shots ("), "reason: %s",
+                      reason ? reason : "(none)");
+        json_decref(j);
+    }
     /* the C and Python CLIs say it too */
     char cmd[1024], line[512];
     const char *clis[2] = {FDWAVE_CLI, FDWAVE_PY_CLI};
