@@ -99,9 +99,9 @@ static void show_line(watch_state *w, const char *type, json_t *d, const char *r
         return;
     }
     if (requeued) {
-        /* Its progress starts again from step 0: the old bar is history, not a state. */
+        /* It runs again later, from its checkpoint or step 0: the old bar is history. */
         progress_bar_finish(&w->pb);
-        fprintf(w->out, "%s\nre-queued after a restart: progress starts again from step 0\n",
+        fprintf(w->out, "%s\nre-queued after a restart: it resumes from its last checkpoint (from step 0 if it has none)\n",
                 line);
         return;
     }

@@ -138,7 +138,8 @@ function onState(d) {
   if (d.state === 'queued' && page.ran) {
     const n = $('job-notice');
     n.textContent = `Re-queued after a restart of fdwaved: it had reached ` +
-      `${page.reached.toFixed(1)}%, and its progress starts again from step 0 when it runs.`;
+      `${page.reached.toFixed(1)}%; when it runs again it resumes from its last checkpoint ` +
+      `(from step 0 if it has none).`;
     n.hidden = false;
     logEvent('requeued', `re-queued after a restart at ${page.reached.toFixed(1)}%`);
     setProgress(0, 'waiting to run again');

@@ -28,7 +28,7 @@ C_CLI = os.environ.get("FDWAVE_CLI", "")
 # About 4 s of work on one CPU thread: long enough to be caught running, short enough to
 # run twice.
 SPEC = long_spec(6000, "requeue")
-NOTICE = "re-queued after a restart: progress starts again from step 0"
+NOTICE = "re-queued after a restart: it resumes from its last checkpoint (from step 0 if it has none)"
 RECONNECT = re.compile(r"(?m)^connection lost; reconnecting \(Last-Event-ID: [^)]*\)\n")
 
 

@@ -138,7 +138,7 @@ def follow(client, job_id, out, bar, as_json, since=None):
             out.write(line + "\n")
         elif requeued:
             pb.finish()
-            out.write(line + "\nre-queued after a restart: progress starts again from step 0\n")
+            out.write(line + "\nre-queued after a restart: it resumes from its last checkpoint (from step 0 if it has none)\n")
         else:
             pb.hide()
             out.write(line + "\n")
