@@ -1,7 +1,9 @@
 """test_web_survey.py — a survey job's page (issue 14), in headless Chromium against a real
 fdwaved (webtest.py): while it runs, its progress line says how many shots are done of how
 many and which shot the steps are of ("shots 1/6 · shot 2 step ..."); once it has
-succeeded, "shots 6/6"; the gather view draws a shot's SEG-Y.
+succeeded, "shots 6/6"; the gather view draws a shot's SEG-Y. The grid is sized so that a shot
+takes seconds on a loaded 2-core CI machine: with 0.4 s shots the job could end before Chromium
+had drawn the page, and the live line was never seen.
 
 usage: test_web_survey.py --daemon PATH --web DIR --out SCREENSHOT.png
 """
@@ -10,7 +12,7 @@ from webtest import http, main, submit, wait_job
 
 SPEC = {
     "kind": "acoustic", "name": "web survey: six shots along a line",
-    "grid": {"nx": 64, "ny": 12, "nz": 32, "dx": 10, "dy": 10, "dz": 10},
+    "grid": {"nx": 64, "ny": 96, "nz": 32, "dx": 10, "dy": 10, "dz": 10},
     "velocity": {"type": "layered", "layers": [{"top": 0, "v": 1500}, {"top": 160, "v": 2200}]},
     "time": {"nt": 600, "dt": "auto"},
     "boundary": {"type": "cpml", "width": 5, "free_surface": True},
