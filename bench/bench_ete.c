@@ -44,8 +44,9 @@ static void add(const ctx *c, const char *variant, int nx, int ny, int nz, doubl
     json_array_append_new(c->records, r);
 }
 
-/* 900 table rows (ete.h's form: w[s] = 2 c[s]) between the operators fitted at r = 0.5 and
- * r = 1.0 (band 6 points per wavelength), interpolated in r^2. */
+/* 900 table rows (ete.h's form: w[0] = alpha = r^2, w[s] = 2 c[s] / alpha) between the
+ * operators fitted at r = 0.5 and r = 1.0 (band 6 points per wavelength), interpolated in
+ * r^2. */
 static int make_table(float *table)
 {
     ete_op a, b;
@@ -55,9 +56,10 @@ static int make_table(float *table)
         return -1;
     for (int q = 0; q < BINS; q++) {
         const double lam = (double)q / (BINS - 1);
-        table[q * 16] = 0.0f;
+        const double alpha = (1 - lam) * 0.25 + lam * 1.0;
+        table[q * 16] = (float)alpha;
         for (int s = 1; s < 16; s++)
-            table[q * 16 + s] = (float)(2.0 * ((1 - lam) * a.c[s] + lam * b.c[s]));
+            table[q * 16 + s] = (float)(2.0 * ((1 - lam) * a.c[s] + lam * b.c[s]) / alpha);
     }
     return 0;
 }

@@ -6,13 +6,15 @@
 
 namespace {
 
-// The pair term of ete.h for neighbour (dx, dy, dz) of slot s.
+// The pair term of ete.h for neighbour (dx, dy, dz) of slot s: the point's alpha (w[0] of
+// its bin b's row) times the faster bin's weight.
 __device__ __forceinline__ float term(const fdwk_ete_args &a, long o, float uc, const float *w,
                                       int dx, int dy, int dz, int s)
 {
     const long d = (long)dz * a.plane + (long)dy * a.pitch + dx;
-    const float wn = __ldg(a.table + (size_t)__ldg(a.idx + o + d) * 16 + s);
-    return (0.5f * (w[s] + wn)) * (__ldg(a.u + o + d) - uc);
+    const unsigned b = __ldg(a.idx + o), bn = __ldg(a.idx + o + d);
+    const float g = __ldg(a.table + (size_t)(bn > b ? bn : b) * 16 + s);
+    return (__ldg(w) * g) * (__ldg(a.u + o + d) - uc);
 }
 
 template <int PART>

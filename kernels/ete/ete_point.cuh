@@ -7,38 +7,25 @@
 
 namespace fdwk {
 
-// The weights of bin b: 16 floats, 64-byte aligned rows, through the read-only cache.
-struct ete_weights {
-    float w[16];
-};
-
-__device__ __forceinline__ ete_weights ete_row(const float *table, unsigned b)
+// alpha of bin b (w[0] of its 16-float, 64-byte aligned row), through the read-only cache.
+__device__ __forceinline__ float ete_alpha(const float *table, unsigned b)
 {
-    const float4 *r = reinterpret_cast<const float4 *>(table + (size_t)b * 16);
-    ete_weights e;
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-        const float4 v = __ldg(r + q);
-        e.w[4 * q] = v.x;
-        e.w[4 * q + 1] = v.y;
-        e.w[4 * q + 2] = v.z;
-        e.w[4 * q + 3] = v.w;
-    }
-    return e;
+    return __ldg(table + (size_t)b * 16);
 }
 
-// L of engine/kinds/ete/ete.h: t(dx,dy,dz) = (0.5 (w[s] + w_j[s])) (p_j - p) with w the
-// point's row and w_j its neighbour's (bin(dx,dy,dz) from the index array);
+// L of engine/kinds/ete/ete.h: t(dx,dy,dz) = (alpha g_m[s]) (p_j - p) with alpha the
+// point's (bin b, ete_alpha) and g_m the row of the faster of b and the neighbour's bin
+// (bin(dx,dy,dz) from the index array; bins go up with the velocity);
 // L = (((ax + ay) + az) + exy) + (exz + eyz).
 template <class At, class Bin>
-__device__ __forceinline__ float ete_sum(const ete_weights &e, const float *table, At at,
+__device__ __forceinline__ float ete_sum(float alpha, unsigned b, const float *table, At at,
                                          Bin bin)
 {
-    const float *w = e.w;
     const float uc = at(0, 0, 0);
     auto t = [&](int dx, int dy, int dz, int s) -> float {
-        const float wn = __ldg(table + (size_t)bin(dx, dy, dz) * 16 + s);
-        return (0.5f * (w[s] + wn)) * (at(dx, dy, dz) - uc);
+        const unsigned bn = bin(dx, dy, dz);
+        const float g = __ldg(table + (size_t)(bn > b ? bn : b) * 16 + s);
+        return (alpha * g) * (at(dx, dy, dz) - uc);
     };
     float ax = t(-1, 0, 0, 1) + t(1, 0, 0, 1);
     float ay = t(0, -1, 0, 5) + t(0, 1, 0, 5);

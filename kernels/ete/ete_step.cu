@@ -71,8 +71,8 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
             auto bin = [&](int dx, int dy, int dz) -> unsigned {
                 return __ldg(ix + (long)dz * plane + (long)dy * a.pitch + dx);
             };
-            const ete_weights w = ete_row(a.table, ix[0]);
-            const float l = ete_sum(w, a.table, at, bin);
+            const unsigned b = ix[0];
+            const float l = ete_sum(ete_alpha(a.table, b), b, a.table, at, bin);
             float r = ete_update(q[ER], a.out[o], l, ete_damping(a, i, j, k));
             if (a.free_surface && a.kglob + k == 0) r = 0.f;
             a.out[o] = r;
@@ -102,8 +102,8 @@ __global__ void ete_point_kernel(const fdwk_ete_args a)
         auto bin = [&](int dx, int dy, int dz) -> unsigned {
             return __ldg(ix + (long)dz * a.plane + (long)dy * a.pitch + dx);
         };
-        const ete_weights w = ete_row(a.table, ix[0]);
-        const float l = ete_sum(w, a.table, at, bin);
+        const unsigned b = ix[0];
+        const float l = ete_sum(ete_alpha(a.table, b), b, a.table, at, bin);
         float r = ete_update(u[0], a.out[o], l, ete_damping(a, i, j, k));
         if (a.free_surface && a.kglob + k == 0) r = 0.f;
         a.out[o] = r;

@@ -15,9 +15,12 @@ typedef struct ete_slab {
                                 * (the field buffers' layout), nearest grid point's outside */
 } ete_slab;
 
+/* The faster of the point's bin and the neighbour's (bins go up with the velocity). */
+#define ETE_BMAX(N) ((N) > ix[0] ? (N) : ix[0])
 /* t(dx,dy,dz) of ete.h: the pair weight of slot S times the neighbour's difference. */
 #define ETE_T(DX, DY, DZ, S)                                                              \
-    (0.5f * (w[S] + table[(size_t)ix[(DX) + (DY) * sy + (DZ) * sz] * ETE_TABLE_STRIDE + (S)]) * \
+    ((w[0] * table[(size_t)ETE_BMAX(ix[(DX) + (DY) * sy + (DZ) * sz]) * ETE_TABLE_STRIDE + \
+                   (S)]) *                                                                \
      (u[(DX) + (DY) * sy + (DZ) * sz] - u[0]))
 
 /* L of ete.h at u (a point of the current field), ix (its bin), w (its table row). */

@@ -4,17 +4,22 @@
  *
  * Update (the seed's eq. 5, p+ = 2 sum_j c_j p_j - p-, written as 2p - p- + L with
  * L = sum_j 2 c_j (p_j - p), which holds because the weights of a consistent operator sum
- * to 1). Each point has a bin b = idx[point] and a table row w = table + b *
- * ETE_TABLE_STRIDE: w[s] = 2 c_s (ete_fit.h's slots; w[0] unused). The weight of the pair
- * (point, neighbour j) is the mean of both points' weights, 0.5 (w[s](b) + w[s](b_j)), s
- * the slot of j's offset: the spatial operator is symmetric, so its eigenvalues are real,
- * and where the velocity is constant it is each bin's fitted operator exactly. The seed's
- * form (each point's own row alone) grows without bound within 500 steps in a two-layer
- * model at 2.25 times the order-8 FD limit. The price: the symmetric operator models
- * p_tt = div(v^2 grad p), a density 1/v^2, at a contrast (docs/ete.md). Outside the grid a
- * point's bin is that of the nearest grid point (the index array's padding and ghost planes
- * hold it). With u = p(t), t(dx,dy,dz) = (0.5 (w[s](b) + w[s](b_j))) (u(dx,dy,dz) - u),
- * and p- = p(t - dt), overwritten by p(t + dt):
+ * to 1). Bins go up with the velocity. Each point has a bin b = idx[point] and a table row
+ * w = table + b * ETE_TABLE_STRIDE: w[0] = alpha(b) = (v_b dt / h_min)^2 and w[s] =
+ * g_s(b) = 2 c_s(b) / alpha(b) (ete_fit.h's slots), the fitted weights normalised by alpha.
+ * The weight of the pair (point, neighbour j) is alpha(b) g_s(max(b, b_j)), s the slot of
+ * j's offset: the point's own alpha times the normalised weights of the faster of the two.
+ * So L = diag(alpha) Q with Q symmetric and its rows summing to zero: the operator is
+ * similar to a symmetric one (real eigenvalues) and keeps constant density, p_tt = v^2
+ * lap(p) at long wavelengths, as the acoustic kind (a velocity step reflects with
+ * (v2 - v1) / (v2 + v1)); where the velocity is constant it is each bin's fitted operator.
+ * Of the symmetric choices of g for a pair with two velocities, only the faster one's is
+ * stable at 2.25 times the order-8 FD limit: the slower one's, their mean and the seed's
+ * form (each point's own row alone) grow without bound in the test models (docs/ete.md).
+ * Outside the grid a point's bin is that of the nearest grid point (the index array's
+ * padding and ghost planes hold it). With u = p(t),
+ * t(dx,dy,dz) = (alpha(b) g_s(max(b, b_j))) (u(dx,dy,dz) - u), and p- = p(t - dt),
+ * overwritten by p(t + dt):
  *     ax = t(-1,0,0) + t(1,0,0);  ax = ax + (t(-m,0,0) + t(m,0,0)), m = 2..4
  *     ay, az alike along y and z (slots 5..8, 9..12; x: 1..4)
  *     exy = (t(-1,-1,0) + t(1,-1,0)) + (t(-1,1,0) + t(1,1,0))     (slot 13)

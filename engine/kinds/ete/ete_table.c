@@ -60,12 +60,14 @@ static int cmp_float(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The table row of operator c: w[s] = 2 c[s] (ete.h); w[0], the centre, is implied. */
-static void table_row(const double *c, float *w)
+/* The table row of operator c at Courant number r = v dt / h_min (ete.h): w[0] = alpha =
+ * r^2, w[s] = 2 c[s] / alpha; the centre is implied by the weights' sum. */
+static void table_row(const double *c, double r, float *w)
 {
-    w[0] = 0.0f;
+    const double alpha = r * r;
+    w[0] = (float)alpha;
     for (int s = 1; s < ETE_NCOEF; s++)
-        w[s] = (float)(2.0 * c[s]);
+        w[s] = (float)(2.0 * c[s] / alpha);
 }
 
 static fdw_status fit_fail(fdw_error *err, ete_fit_status st, double v, double dt)
@@ -237,7 +239,7 @@ fdw_status fdw_ete_build_table(const fdw_spec *spec, const float *v, size_t npts
             d->bin_err[b] = ete_phase_error(c, &band);
             d->bin_max[b] = (1.0 - lam) * node[i].max_abs + lam * node[i + 1].max_abs;
         }
-        table_row(c, d->table + (size_t)b * ETE_TABLE_STRIDE);
+        table_row(c, d->bin_v[b] * dt / hmin, d->table + (size_t)b * ETE_TABLE_STRIDE);
     }
     d->worst_err = 0.0;
     d->worst_max = 0.0;
