@@ -111,6 +111,7 @@ static double time_kernel(int v, int nx, int ny, int nz)
             a.out = f[1 - (s & 1)] + fdwk_origin(&L);
             a.idx = idx + fdwk_origin(&L);
             a.table = table;
+            a.nbins = BINS;
             a.nx = nx;
             a.ny = ny;
             a.k0 = 0;

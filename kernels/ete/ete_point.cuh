@@ -7,24 +7,28 @@
 
 namespace fdwk {
 
-// alpha of bin b (w[0] of its 16-float, 64-byte aligned row), through the read-only cache.
-__device__ __forceinline__ float ete_alpha(const float *table, unsigned b)
-{
-    return __ldg(table + (size_t)b * 16);
-}
+// The table through the read-only cache: weight s of bin m (16-float, 64-byte aligned rows;
+// s = 0 is the bin's alpha).
+struct ete_global_table {
+    const float *t;
+    __device__ __forceinline__ float operator()(unsigned m, int s) const
+    {
+        return __ldg(t + (size_t)m * 16 + s);
+    }
+};
 
-// L of engine/kinds/ete/ete.h: t(dx,dy,dz) = (alpha g_m[s]) (p_j - p) with alpha the
-// point's (bin b, ete_alpha) and g_m the row of the faster of b and the neighbour's bin
-// (bin(dx,dy,dz) from the index array; bins go up with the velocity);
+// L of engine/kinds/ete/ete.h: t(dx,dy,dz) = (alpha g_m[s]) (p_j - p) with alpha = tab(b, 0)
+// the point's (bin b) and g_m[s] = tab(m, s) the weights of the faster of b and the
+// neighbour's bin bin(dx,dy,dz) (bins go up with the velocity);
 // L = (((ax + ay) + az) + exy) + (exz + eyz).
-template <class At, class Bin>
-__device__ __forceinline__ float ete_sum(float alpha, unsigned b, const float *table, At at,
-                                         Bin bin)
+template <class Tab, class At, class Bin>
+__device__ __forceinline__ float ete_sum(unsigned b, Tab tab, At at, Bin bin)
 {
+    const float alpha = tab(b, 0);
     const float uc = at(0, 0, 0);
     auto t = [&](int dx, int dy, int dz, int s) -> float {
         const unsigned bn = bin(dx, dy, dz);
-        const float g = __ldg(table + (size_t)(bn > b ? bn : b) * 16 + s);
+        const float g = tab(bn > b ? bn : b, s);
         return (alpha * g) * (at(dx, dy, dz) - uc);
     };
     float ax = t(-1, 0, 0, 1) + t(1, 0, 0, 1);

@@ -1,7 +1,8 @@
 // ete_step.cu — the ETE kind's kernels (fdwk_ete.h): the 2.5D kernel, whose block owns a
 // TX x TY tile and walks a chunk of z with planes k - 1, k and k + 1 of its tile (x/y halo
 // 4) in a ring of three shared-memory stages and its column's z neighbours in a register
-// queue, and the one-thread-per-point reference. Both evaluate ete_point.cuh's update.
+// queue; the same walk with the table and the bins in shared memory; and the
+// one-thread-per-point reference. All evaluate ete_point.cuh's update.
 #include "ete/fdwk_ete.h"
 #include "ete/ete_point.cuh"
 
@@ -72,7 +73,7 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
                 return __ldg(ix + (long)dz * plane + (long)dy * a.pitch + dx);
             };
             const unsigned b = ix[0];
-            const float l = ete_sum(ete_alpha(a.table, b), b, a.table, at, bin);
+            const float l = ete_sum(b, ete_global_table{a.table}, at, bin);
             float r = ete_update(q[ER], a.out[o], l, ete_damping(a, i, j, k));
             if (a.free_surface && a.kglob + k == 0) r = 0.f;
             a.out[o] = r;
@@ -84,6 +85,125 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
         sp = t;
 #pragma unroll
         for (int d = 0; d < 2 * ER; ++d) q[d] = q[d + 1];
+    }
+}
+
+// The table in shared memory, transposed: weight s of bin m at T[s * stride + m], stride
+// odd, so a warp's 32 gathers of one slot from random bins spread over the banks (the
+// 16-float rows of the global table would put every bin's slot s in two banks).
+struct ete_shared_table {
+    const float *T;
+    int stride;
+    __device__ __forceinline__ float operator()(unsigned m, int s) const
+    {
+        return T[s * stride + (int)m];
+    }
+};
+
+__host__ __device__ constexpr int ete_tab_stride(int nbins) { return nbins | 1; }
+
+// Shared memory of the shared-table kernel: the table, then three stages of the tile's p
+// and of its bins.
+template <int TX, int TY>
+__host__ __device__ constexpr size_t ete_tab_smem(int nbins)
+{
+    return (size_t)16 * ete_tab_stride(nbins) * 4 +
+           (size_t)3 * (TY + 2 * ER) * (TX + 2 * ER) * (4 + 2);
+}
+
+// The 2.5D walk of ete25_kernel with the table copied into shared memory by each block and
+// the bins of planes k - 1, k, k + 1 in a shared ring beside p's (their z neighbours in a
+// register queue): the 36 gathers of a point come from shared memory instead of the
+// read-only cache, where a warp's gathers from random bins touch up to 32 lines each.
+template <int TX, int TY>
+__global__ void __launch_bounds__(TX *TY) ete_tab_kernel(const fdwk_ete_args a)
+{
+    constexpr int SW = TX + 2 * ER, SH = TY + 2 * ER, SS = SW * SH;
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int stride = ete_tab_stride(a.nbins);
+    float *T = reinterpret_cast<float *>(smem);
+    float *U = T + 16 * stride;
+    uint16_t *B = reinterpret_cast<uint16_t *>(U + 3 * SS);
+    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TX + tx;
+    const int i = blockIdx.x * TX + tx, j = blockIdx.y * TY + ty;
+    const int kb = a.k0 + blockIdx.z * a.zchunk;
+    const int ke = min(kb + a.zchunk, a.k1);
+    const bool in = i < a.nx && j < a.ny;
+    const long plane = a.plane, col = (long)j * a.pitch + i;
+    const float *__restrict__ u = a.u;
+    const uint16_t *__restrict__ idx = a.idx;
+    const int gi0 = blockIdx.x * TX - ER, gj0 = blockIdx.y * TY - ER;
+
+    for (int t = tid; t < 16 * a.nbins; t += TX * TY) T[(t & 15) * stride + (t >> 4)] = __ldg(a.table + t);
+
+    // plane k's tile and halo (p and bins) into a stage; cells outside the padded region
+    // (never needed by a point of the grid) read as zero
+    auto load = [&](int st, int k) {
+        for (int t = tid; t < SS; t += TX * TY) {
+            const int yy = t / SW, xx = t - yy * SW;
+            const int gi = gi0 + xx, gj = gj0 + yy;
+            float v = 0.f;
+            uint16_t bb = 0;
+            if (gi >= -ER && gi < a.nx + ER && gj >= -ER && gj < a.ny + ER) {
+                const long o = (long)k * plane + (long)gj * a.pitch + gi;
+                v = u[o];
+                bb = __ldg(idx + o);
+            }
+            U[st * SS + t] = v;
+            B[st * SS + t] = bb;
+        }
+    };
+
+    float q[2 * ER + 1];     // q[d] = p(k - ER + d) at the thread's column
+    unsigned qb[2 * ER + 1]; // and its bin
+#pragma unroll
+    for (int d = 0; d < 2 * ER; ++d) {
+        q[d] = in ? u[(long)(kb - ER + d) * plane + col] : 0.f;
+        qb[d] = in ? __ldg(idx + (long)(kb - ER + d) * plane + col) : 0u;
+    }
+    int sm = 0, sc = 1, sp = 2; // stages of planes k - 1, k, k + 1
+    if (kb < ke) {
+        load(sm, kb - 1);
+        load(sc, kb);
+    }
+    const ete_shared_table tab{T, stride};
+    const int x = tx + ER, y = ty + ER;
+    for (int k = kb; k < ke; ++k) {
+        q[2 * ER] = in ? u[(long)(k + ER) * plane + col] : 0.f;
+        qb[2 * ER] = in ? __ldg(idx + (long)(k + ER) * plane + col) : 0u;
+        load(sp, k + 1);
+        __syncthreads();
+        if (in) {
+            const float *M = U + sm * SS, *C = U + sc * SS, *P = U + sp * SS;
+            const uint16_t *BM = B + sm * SS, *BC = B + sc * SS, *BP = B + sp * SS;
+            auto at = [&](int dx, int dy, int dz) -> float {
+                const int c = (y + dy) * SW + x + dx;
+                if (dz == 0) return C[c];
+                if (dx == 0 && dy == 0) return q[ER + dz];
+                return dz < 0 ? M[c] : P[c];
+            };
+            auto bin = [&](int dx, int dy, int dz) -> unsigned {
+                const int c = (y + dy) * SW + x + dx;
+                if (dz == 0) return BC[c];
+                if (dx == 0 && dy == 0) return qb[ER + dz];
+                return dz < 0 ? BM[c] : BP[c];
+            };
+            const long o = (long)k * plane + col;
+            const float l = ete_sum(qb[ER], tab, at, bin);
+            float r = ete_update(q[ER], a.out[o], l, ete_damping(a, i, j, k));
+            if (a.free_surface && a.kglob + k == 0) r = 0.f;
+            a.out[o] = r;
+        }
+        __syncthreads(); // every thread is done with stage sm before it is refilled
+        const int t = sm;
+        sm = sc;
+        sc = sp;
+        sp = t;
+#pragma unroll
+        for (int d = 0; d < 2 * ER; ++d) {
+            q[d] = q[d + 1];
+            qb[d] = qb[d + 1];
+        }
     }
 }
 
@@ -103,7 +223,7 @@ __global__ void ete_point_kernel(const fdwk_ete_args a)
             return __ldg(ix + (long)dz * a.plane + (long)dy * a.pitch + dx);
         };
         const unsigned b = ix[0];
-        const float l = ete_sum(ete_alpha(a.table, b), b, a.table, at, bin);
+        const float l = ete_sum(b, ete_global_table{a.table}, at, bin);
         float r = ete_update(u[0], a.out[o], l, ete_damping(a, i, j, k));
         if (a.free_surface && a.kglob + k == 0) r = 0.f;
         a.out[o] = r;
@@ -119,23 +239,51 @@ int sm_count_now()
 }
 
 // Planes per block: 64, fewer when that leaves fewer than four blocks per SM.
+int zchunk_for(int zchunk, long xy, int nk)
+{
+    if (zchunk > 0) return zchunk;
+    int zc = 64;
+    const long want = 4L * sm_count_now();
+    if (xy * ((nk + zc - 1) / zc) < want) {
+        const long chunks = (want + xy - 1) / xy;
+        zc = (int)((nk + chunks - 1) / chunks);
+        if (zc < 2 * ER) zc = 2 * ER;
+    }
+    return zc;
+}
+
 template <int TX, int TY>
 int launch_25d(const fdwk_ete_args &a, int nk, cudaStream_t s)
 {
     const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY - 1) / TY;
     fdwk_ete_args b = a;
-    if (b.zchunk <= 0) {
-        int zc = 64;
-        const long want = 4L * sm_count_now(), xy = (long)gx * gy;
-        if (xy * ((nk + zc - 1) / zc) < want) {
-            const long chunks = (want + xy - 1) / xy;
-            zc = (int)((nk + chunks - 1) / chunks);
-            if (zc < 2 * ER) zc = 2 * ER;
-        }
-        b.zchunk = zc;
-    }
+    b.zchunk = zchunk_for(a.zchunk, (long)gx * gy, nk);
     dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
     ete25_kernel<TX, TY><<<grid, dim3(TX, TY), 0, s>>>(b);
+    return (int)cudaGetLastError();
+}
+
+// The shared-table kernel where the table and the rings fit a block's shared memory, else
+// the 2.5D kernel of the same tile (a model of more bins than that).
+template <int TX, int TY>
+int launch_tab(const fdwk_ete_args &a, int nk, cudaStream_t s)
+{
+    const size_t bytes = ete_tab_smem<TX, TY>(a.nbins);
+    int dev = 0, optin = 0;
+    cudaGetDevice(&dev);
+    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+            cudaSuccess ||
+        a.nbins < 1 || bytes > (size_t)optin)
+        return launch_25d<TX, TY>(a, nk, s);
+    cudaError_t e = cudaFuncSetAttribute(ete_tab_kernel<TX, TY>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)bytes);
+    if (e != cudaSuccess) return (int)e;
+    const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY - 1) / TY;
+    fdwk_ete_args b = a;
+    b.zchunk = zchunk_for(a.zchunk, (long)gx * gy, nk);
+    dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
+    ete_tab_kernel<TX, TY><<<grid, dim3(TX, TY), bytes, s>>>(b);
     return (int)cudaGetLastError();
 }
 
@@ -151,6 +299,8 @@ extern "C" int fdwk_ete_step(const fdwk_ete_args *a, fdwk_stream st)
     case FDWK_ETE_DEFAULT:
     case FDWK_ETE_25D_32X16: return fdwk::launch_25d<32, 16>(*a, nk, s);
     case FDWK_ETE_25D_32X8: return fdwk::launch_25d<32, 8>(*a, nk, s);
+    case FDWK_ETE_TAB_32X16: return fdwk::launch_tab<32, 16>(*a, nk, s);
+    case FDWK_ETE_TAB_32X8: return fdwk::launch_tab<32, 8>(*a, nk, s);
     case FDWK_ETE_POINT: {
         dim3 block(32, 8), grid((a->nx + 31) / 32, (a->ny + 7) / 8, nk < 65535 ? nk : 65535);
         fdwk::ete_point_kernel<<<grid, block, 0, s>>>(*a);
@@ -167,6 +317,8 @@ extern "C" const char *fdwk_ete_variant_name(int v)
     case FDWK_ETE_25D_32X16: return "2.5D 32x16";
     case FDWK_ETE_25D_32X8: return "2.5D 32x8";
     case FDWK_ETE_POINT: return "one thread per point";
+    case FDWK_ETE_TAB_32X16: return "2.5D 32x16, table in shared memory";
+    case FDWK_ETE_TAB_32X8: return "2.5D 32x8, table in shared memory";
     default: return nullptr;
     }
 }

@@ -17,17 +17,21 @@ extern "C" {
 
 /* Kernel variants (fdwk_ete_args.variant): the 2.5D kernel with a 32 x 16 or a 32 x 8 tile
  * (a block walks a chunk of z with the planes k - 1, k, k + 1 in shared memory and its
- * column's z neighbours in registers), or one thread per point reading global memory (the
+ * column's z neighbours in registers; bins and table rows through the read-only cache), the
+ * same with the table and the bins in shared memory (where the table fits: else it runs
+ * the 2.5D kernel of its tile), or one thread per point reading global memory (the
  * reference the tests hold the others to). */
 enum { FDWK_ETE_DEFAULT = 0, FDWK_ETE_25D_32X16 = 1, FDWK_ETE_25D_32X8 = 2,
-       FDWK_ETE_POINT = 3, FDWK_ETE_VARIANTS = 4 };
+       FDWK_ETE_POINT = 3, FDWK_ETE_TAB_32X16 = 4, FDWK_ETE_TAB_32X8 = 5,
+       FDWK_ETE_VARIANTS = 6 };
 
 typedef struct fdwk_ete_args {
     float *out;                /* p(t - dt) on entry, p(t + dt) on exit */
     const float *u;            /* p(t) with valid ghost planes */
     const uint16_t *idx;       /* bin per point, addressed like the fields (own origin),
                                 * padding and ghost planes included (nearest grid point's) */
-    const float *table;        /* bins x 16 weights */
+    const float *table;        /* nbins x 16 weights */
+    int nbins;
     const float *qx, *qy, *qz; /* sponge (qz by global k), all NULL or all set */
     int nx, ny;                /* slab interior */
     int k0, k1;                /* local planes to update */

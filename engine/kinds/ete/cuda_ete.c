@@ -85,6 +85,7 @@ static void ete_update(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1, 
     a.out = g->f[1 - cur];
     a.idx = s->idx;
     a.table = s->table;
+    a.nbins = ((const fdw_ete_data *)p->kdata)->nv;
     a.qx = g->qx;
     a.qy = g->qy;
     a.qz = g->qz;
