@@ -6,13 +6,14 @@
  * to resume a job): "survey <spec hash> <shots>" and one finished shot index per line,
  * replaced atomically. At the end all_shots.sgy and all_shots.f32 hold every shot's
  * traces in shot order, and manifest.json lists each shot (number, source position,
- * files). */
+ * files) and a kind's once-per-run report (keep_reports). */
 #include "run/survey.h"
 
 #include "core/error.h"
 #include "output/atomic_file.h"
 #include "output/outputs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -39,6 +40,7 @@ struct fdw_survey_out {
     unsigned long long hash;   /* of the survey's normalised spec */
     fdw_manifest *manifest;
     double manifest_at;        /* when it was last written */
+    json_t *reports;           /* keep_reports' manifest entries, by name */
     pthread_mutex_t mu;
 };
 
@@ -201,8 +203,9 @@ fdw_survey_out *fdw_survey_out_new(const fdw_spec *spec, const char *out_dir,
     o->out_dir = strdup(out_dir);
     o->ckpt_dir = ckpt_dir ? strdup(ckpt_dir) : NULL;
     o->manifest = fdw_manifest_new(spec, out_dir);
+    o->reports = json_object();
     pthread_mutex_init(&o->mu, NULL);
-    if (!o->out_dir || (ckpt_dir && !o->ckpt_dir) || !o->manifest) {
+    if (!o->out_dir || (ckpt_dir && !o->ckpt_dir) || !o->manifest || !o->reports) {
         fdw_survey_out_free(o);
         return NULL;
     }
@@ -224,16 +227,64 @@ fdw_survey_out *fdw_survey_out_new(const fdw_spec *spec, const char *out_dir,
     return o;
 }
 
-/* Remove a shot's run directory and what its run left there (manifest.json, its
- * checkpoint directory's leftovers are elsewhere). */
+/* The manifest entries of the kept reports (keep_reports). */
+static void add_report_entries(fdw_survey_out *o)
+{
+    const char *name;
+    json_t *f;
+    json_object_foreach(o->reports, name, f) {
+        json_t *jd = json_object_get(f, "dims");
+        long dims[8];
+        int nd = 0;
+        for (size_t q = 0; q < json_array_size(jd) && nd < 8; q++)
+            dims[nd++] = (long)json_integer_value(json_array_get(jd, q));
+        fdw_manifest_add(o->manifest, name, json_string_value(json_object_get(f, "kind")),
+                         json_string_value(json_object_get(f, "format")),
+                         json_string_value(json_object_get(f, "description")), nd, dims,
+                         json_string_value(json_object_get(f, "units")), -1, -1.0);
+    }
+}
+
+/* A shot's run wrote, besides its gathers, the files its kind reports once per run (the
+ * ETE kind's operator fit): the same for every shot of one model, time step and band, so
+ * the last finished shot's copy is kept in the output directory under its own name and
+ * listed in the survey's manifest with the shot manifest's entry. Called under o->mu. */
+static void keep_reports(fdw_survey_out *o, const char *dir)
+{
+    char path[FDW_PATH_MAX + 320], to[FDW_PATH_MAX + 320];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    json_t *man = json_load_file(path, 0, NULL);
+    json_t *files = json_object_get(man, "files"), *f;
+    size_t i;
+    json_array_foreach(files, i, f) {
+        const char *name = json_string_value(json_object_get(f, "name"));
+        const char *kind = json_string_value(json_object_get(f, "kind"));
+        if (!name || !kind || strcmp(kind, "gather") == 0 || strchr(name, '/') ||
+            name[0] == '.' || !o->reports)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        snprintf(to, sizeof to, "%s/%s", o->out_dir, name);
+        if (rename(path, to) == 0)
+            json_object_set(o->reports, name, f);
+    }
+    json_decref(man);
+    add_report_entries(o);
+}
+
+/* Remove a shot's run directory and every file its run left there. */
 static void remove_dir(const char *dir)
 {
-    static const char *const left[] = {"manifest.json", "gather.f32", "gather.segy", NULL};
-    char path[FDW_PATH_MAX + 128];
-    for (int i = 0; left[i]; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, left[i]);
+    char path[FDW_PATH_MAX + 512];
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         unlink(path);
     }
+    if (d)
+        closedir(d);
     rmdir(dir);
 }
 
@@ -257,8 +308,9 @@ fdw_status fdw_survey_out_shot_done(fdw_survey_out *o, int i, fdw_error *err)
             return fdw_fail(err, FDW_ERR_IO, NULL, "cannot move %s to %s: %s", from, to,
                             strerror(errno));
     }
-    remove_dir(dir);
     pthread_mutex_lock(&o->mu);
+    keep_reports(o, dir);
+    remove_dir(dir);
     o->done[i] = 1;
     add_shot_entries(o, i);
     fdw_status st = write_record(o, err);
@@ -429,6 +481,7 @@ fdw_status fdw_survey_out_finish(fdw_survey_out *o, int completed, const char *r
         for (int i = 0; i < o->spec->survey->nshots; i++)
             if (o->done[i])
                 add_shot_entries(o, i);
+        add_report_entries(o);
     }
     int segy = 0;
     fdw_status st = completed ? join_shots(o, &segy, err) : FDW_OK;
@@ -457,6 +510,7 @@ void fdw_survey_out_free(fdw_survey_out *o)
         return;
     if (o->manifest)
         fdw_manifest_free(o->manifest);
+    json_decref(o->reports);
     pthread_mutex_destroy(&o->mu);
     free(o->out_dir);
     free(o->ckpt_dir);

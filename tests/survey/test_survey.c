@@ -9,7 +9,8 @@
  * run all the same); the SEG-Y of each shot and all_shots.sgy read back with segyio
  * (check_survey.py) hold the shot numbers, positions and traces; fdwave-run killed with
  * SIGKILL mid-survey and started again with the same checkpoint directory resumes at the
- * first unfinished shot and ends with the uninterrupted run's outputs. */
+ * first unfinished shot and ends with the uninterrupted run's outputs; an ETE survey's shots
+ * equal single-shot ETE jobs and its operator fit is kept once. */
 #include "ckpt_util.h"
 #include "fdwave/fdwave.h"
 
@@ -669,6 +670,65 @@ START_TEST(kill9_resumes_at_first_unfinished_shot)
 }
 END_TEST
 
+/* The ETE kind runs surveys too: two shots in parallel, one per device, each shot's gather
+ * the same bit for bit as a single-shot ETE job of that shot; the operator fit, the same for
+ * every shot, kept once as ete_fit.json and listed in the manifest; no run directory left. */
+#define ETE_HEAD                                                                              \
+    "{\"kind\": \"ete\", \"name\": \"ete survey test\", "                                    \
+    "\"grid\": {\"nx\": 40, \"ny\": 12, \"nz\": 32, \"dx\": 10, \"dy\": 10, \"dz\": 10}, "     \
+    "\"velocity\": {\"type\": \"layered\", \"layers\": [{\"top\": 0, \"v\": 1500}, "          \
+    "{\"top\": 150, \"v\": 2200}]}, \"time\": {\"nt\": 60, \"dt\": \"auto\"}, "                \
+    "\"boundary\": {\"type\": \"sponge\", \"width\": 4, \"free_surface\": true}, "
+
+START_TEST(ete_survey_matches_single_shots)
+{
+    fdw_spec *spec = parse(
+        ETE_HEAD "\"survey\": {\"shots\": [{\"position\": [120, 40, 20]}, {\"position\": "
+                 "[250, 60, 35]}], \"wavelet\": {\"type\": \"ricker\", \"f0\": 14}}, "
+                 "\"receivers\": {\"lines\": [{\"from\": [60, 40, 10], \"to\": [330, 40, 10], "
+                 "\"count\": 8}]}, \"devices\": 2}");
+    seen sv = {0};
+    fdw_result res;
+    ck_assert_int_eq(run(spec, path_in("ete"), 2, NULL, 0, &sv, &res), FDW_OK);
+    ck_assert_int_eq(res.groups, 2);
+    ck_assert_int_eq(res.shots_done, 2);
+    const double pos[2][3] = {{120, 40, 20}, {250, 60, 35}};
+    char a[1024], b[1024];
+    for (int i = 0; i < 2; i++) {
+        char single[4096];
+        snprintf(single, sizeof single,
+                 ETE_HEAD "\"sources\": [{\"position\": [%g, %g, %g], \"wavelet\": {\"type\": "
+                          "\"ricker\", \"f0\": 14}}], \"receivers\": {\"lines\": [{\"from\": "
+                          "[60, 40, 10], \"to\": [330, 40, 10], \"count\": 8}]}, "
+                          "\"devices\": 1}",
+                 pos[i][0], pos[i][1], pos[i][2]);
+        fdw_spec *one = parse(single);
+        char dir[64];
+        snprintf(dir, sizeof dir, "ete_single%d", i);
+        fdw_run_opts ro = {.out_dir = path_in(dir), .backend = FDW_BACKEND_CPU, .threads = 2};
+        fdw_error err;
+        ck_assert_int_eq(fdw_run(one, &ro, NULL, NULL, &err), FDW_OK);
+        snprintf(a, sizeof a, "%s/gather.f32", path_in(dir));
+        snprintf(b, sizeof b, "%s/shot_%04d.f32", path_in("ete"), i + 1);
+        same_file(a, b);
+        fdw_spec_free(one);
+    }
+    snprintf(a, sizeof a, "%s/ete_fit.json", path_in("ete"));
+    ck_assert_msg(exists(a), "no %s", a);
+    snprintf(a, sizeof a, "%s/manifest.json", path_in("ete"));
+    size_t n;
+    unsigned char *man = slurp(a, &n);
+    man[n] = 0;
+    ck_assert_msg(strstr((char *)man, "\"name\": \"ete_fit.json\"") ||
+                      strstr((char *)man, "\"name\":\"ete_fit.json\""),
+                  "manifest does not list ete_fit.json");
+    free(man);
+    snprintf(a, sizeof a, "%s/shot_0001.run", path_in("ete"));
+    ck_assert(!exists(a));
+    fdw_spec_free(spec);
+}
+END_TEST
+
 static Suite *survey_suite(void)
 {
     Suite *s = suite_create("survey");
@@ -687,6 +747,7 @@ static Suite *survey_suite(void)
     tcase_add_test(r, record_of_another_spec_ignored);
     tcase_add_test(r, segy_read_back);
     tcase_add_test(r, kill9_resumes_at_first_unfinished_shot);
+    tcase_add_test(r, ete_survey_matches_single_shots);
     suite_add_tcase(s, r);
     return s;
 }

@@ -26,7 +26,7 @@ extern const struct fdw_cuda_ops fdw_ete_cuda;
 #endif
 
 static const char *const KEYS[] = {"velocity", "time", "sources", "receivers", "boundary",
-                                   "ete", NULL};
+                                   "survey", "ete", NULL};
 
 /* p, p_prev (8 B/point) and the 2-byte bin index, ghost planes of the two fields and the
  * index at each boundary between two devices' slabs, the receiver recordings, and the

@@ -220,8 +220,12 @@ int fdw_ete_parse(spec_ctx *c, const json_t *root)
         return sp_fail(c, "time.sample_interval",
                        "time.sample_interval is not supported by kind \"ete\", whose dt is "
                        "fitted to its accuracy target: use receivers.interval");
-    if (sp_parse_boundary(c, root) || sp_parse_sources(c, root) || sp_finish_boundary(c) ||
-        sp_parse_receivers(c, root) || parse_section(c, root, k) ||
+    /* a survey's shots stand in for the sources (spec_survey.c), as in sp_parse_wave */
+    const int survey = json_object_get(root, "survey") != NULL;
+    if (sp_parse_boundary(c, root) ||
+        (survey ? sp_parse_survey(c, root) : sp_parse_sources(c, root)) ||
+        sp_finish_boundary(c) || sp_parse_receivers(c, root) ||
+        (survey && sp_finish_survey(c, root)) || parse_section(c, root, k) ||
         resolve_dt(c, root, k, dt_given))
         return -1;
     s->dt_max = k->dt_fit_max;
