@@ -266,6 +266,8 @@ enum MHD_Result conn_accept_policy(void *cls, const struct sockaddr *addr, sockl
 {
     (void)cls;
     (void)addrlen;
+    if (atomic_load(&g_app.shutting_down))
+        return MHD_NO; /* the daemon is stopping: answer what is open, take nothing new */
     char a[ADDR_LEN];
     addr_text(addr, a, sizeof a);
     pthread_mutex_lock(&g_lock);

@@ -25,7 +25,8 @@
 typedef struct conn_state conn_state;
 
 /* The hooks http.c gives MHD_start_daemon (MHD_OPTION_APPLY_POLICY_CALLBACK and
- * MHD_OPTION_NOTIFY_CONNECTION). */
+ * MHD_OPTION_NOTIFY_CONNECTION). The accept policy refuses a connection over the
+ * per-address limit, and every new one once the daemon is shutting down. */
 enum MHD_Result conn_accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen);
 void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
                  enum MHD_ConnectionNotificationCode code);

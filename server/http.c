@@ -404,14 +404,6 @@ int http_start(char *err, size_t errlen)
     return 0;
 }
 
-void http_quiesce(void)
-{
-    if (g_daemon) {
-        MHD_socket s = MHD_quiesce_daemon(g_daemon);
-        if (s != MHD_INVALID_SOCKET)
-            close(s);
-    }
-}
 
 void http_stop(void)
 {

@@ -39,8 +39,6 @@ typedef struct request {
 
 /* Start listening as g_app.cfg says. Prints "listening on http://HOST:PORT". */
 int http_start(char *err, size_t errlen);
-/* Stop accepting new connections (existing ones continue). */
-void http_quiesce(void);
 /* Stop the daemon (after sse_shutdown()). */
 void http_stop(void);
 /* The port actually bound. */
