@@ -4,7 +4,8 @@
  * control as the snapshots (the gather's largest |amplitude|, or a clip percentile). The
  * data and the receivers' positions come from gather.segy (its trace headers); without
  * it, from gather.f32, with receivers numbered. The sample interval is the manifest's
- * sample_interval when it has one. */
+ * sample_interval when it has one. A survey has one gather per shot: a chooser lists them
+ * (shot number and source position) and draws the one picked. */
 import { api } from './api.js';
 import { maxAbs, percentileAbs, toImage, niceTicks } from './scale.js';
 import { scaleControl } from './scalebar.js';
@@ -20,7 +21,8 @@ const W = 640, H = 360;                          // plot area, CSS pixels
 const MARGIN = { l: 64, t: 48, r: 14, b: 46 };
 
 export class GatherView {
-  /* els: {plot, canvas, svg, control, style, caption}; prefs: {mode, pct, style}. */
+  /* els: {plot, canvas, svg, control, style, caption, pick: {label, select}}; prefs:
+   * {mode, pct, style}. */
   constructor(els, prefs, onPrefs) {
     this.els = els;
     this.prefs = prefs;
@@ -43,14 +45,48 @@ export class GatherView {
     this.closed = true;
   }
 
-  /* Loads the gather named by the manifest's files; false when the job has none. */
+  /* Lists the manifest's gathers in the chooser (one entry per gather: its SEG-Y, else
+   * its raw file; a survey's all_shots left out) and draws the first; false when the job
+   * has none. */
   async load(files) {
-    const segy = files.find((f) => f.kind === 'gather' && f.format === 'segy');
-    const raw = files.find((f) => f.kind === 'gather' && f.format === 'raw-f32');
-    const file = segy || raw;
-    if (!file) return false;
+    const byBase = new Map();
+    for (const f of files) {
+      if (f.kind !== 'gather' || (f.format !== 'segy' && f.format !== 'raw-f32')) continue;
+      const base = f.name.replace(/\.[^.]*$/, '');
+      if (base === 'all_shots') continue;
+      const had = byBase.get(base);
+      if (!had || (f.format === 'segy' && had.format !== 'segy')) byBase.set(base, f);
+    }
+    this.files = [...byBase.values()];
+    const pick = this.els.pick;
+    if (pick) {
+      pick.select.textContent = '';
+      this.files.forEach((f, i) => {
+        const o = document.createElement('option');
+        o.value = String(i);
+        o.textContent = typeof f.shot === 'number'
+          ? `shot ${f.shot} (source ${f.source_x}, ${f.source_y}, ${f.source_z} m)` : f.name;
+        pick.select.appendChild(o);
+      });
+      pick.label.hidden = this.files.length < 2;
+      pick.select.onchange = () => {
+        this.show(this.files[Number(pick.select.value)]).catch((e) => {
+          this.els.caption.textContent = 'cannot draw the gather: ' + e.message;
+        });
+      };
+    }
+    if (!this.files.length) return false;
+    await this.show(this.files[0]);
+    return true;
+  }
+
+  /* Fetches and draws one gather file of the manifest (the last one asked for, when the
+   * user picks another before the first has arrived). */
+  async show(file) {
+    const seq = (this.seq = (this.seq || 0) + 1);
+    const segy = file.format === 'segy' ? file : null;
     const buf = await (await api('GET', file.url, { json: false })).arrayBuffer();
-    if (this.closed) return true;
+    if (this.closed || seq !== this.seq) return;
     const dt = typeof file.sample_interval === 'number' ? file.sample_interval : null;
     if (file === segy) {
       const s = readSegy(buf);
@@ -64,7 +100,6 @@ export class GatherView {
                  offsets: null };
     }
     this.render();
-    return true;
   }
 
   render() {

@@ -222,6 +222,8 @@ export async function showJob(id) {
   $('outputs-list').innerHTML = '<li class="muted">none yet</li>';
   $('gather-canvas').hidden = true;
   $('gather-tools').hidden = false;
+  $('gather-pick').hidden = true;
+  $('gather-file').textContent = '';
   delete $('gather-canvas').dataset.drawn;
   $('gather-svg').textContent = '';
   $('gather-caption').textContent = 'available when the job has finished';
@@ -236,7 +238,8 @@ export async function showJob(id) {
                                 prefs.snap, save);
   page.gather = new GatherView({ plot: $('gather-plot'), canvas: $('gather-canvas'),
                                  svg: $('gather-svg'), control: $('gather-control'),
-                                 style: $('gather-style'), caption: $('gather-caption') },
+                                 style: $('gather-style'), caption: $('gather-caption'),
+                                 pick: { label: $('gather-pick'), select: $('gather-file') } },
                                prefs.gather, save);
   try {
     renderJob(await api('GET', `/v1/jobs/${id}`));

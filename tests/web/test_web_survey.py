@@ -1,7 +1,8 @@
 """test_web_survey.py — a survey job's page (issue 14), in headless Chromium against a real
 fdwaved (webtest.py): while it runs, its progress line says how many shots are done of how
 many and which shot the steps are of ("shots 1/6 · shot 2 step ..."); once it has
-succeeded, "shots 6/6"; the gather view draws a shot's SEG-Y. The grid is sized so that a shot
+succeeded, "shots 6/6"; the gather view lists the six shots (number and source position),
+draws the first shot's SEG-Y and another shot's when it is picked. The grid is sized so that a shot
 takes seconds on a loaded 2-core CI machine: with 0.4 s shots the job could end before Chromium
 had drawn the page, and the live line was never seen.
 
@@ -24,6 +25,7 @@ SPEC = {
 }
 
 DETAIL = "document.getElementById('job-progress-detail').textContent"
+GATHER_CAPTION = "document.getElementById('gather-caption').textContent"
 
 
 def run(env):
@@ -48,6 +50,23 @@ def run(env):
     print("finished: %s" % done)
     if "shots 6/6" not in done:
         raise CdpError("progress line %r" % done)
+    # the gather chooser: one entry per shot, the first drawn, another drawn when picked
+    page.wait_for("document.getElementById('gather-canvas').dataset.drawn === '1'", 60,
+                  "the first shot's gather")
+    opts = page.eval("[...document.getElementById('gather-file').options]"
+                     ".map((o) => o.textContent)")
+    print("gathers: %s" % opts)
+    if len(opts) != 6 or not opts[2].startswith("shot 3 (source 260, 60, 20 m)"):
+        raise CdpError("gather chooser %r" % opts)
+    if page.eval("document.getElementById('gather-pick').hidden"):
+        raise CdpError("the gather chooser is hidden")
+    cap = page.eval(GATHER_CAPTION)
+    if not cap.startswith("shot_0001.sgy"):
+        raise CdpError("first gather caption %r" % cap)
+    page.eval("(() => { const s = document.getElementById('gather-file'); s.value = '2'; "
+              "s.dispatchEvent(new Event('change')); return 1; })()")
+    page.wait_for("%s.startsWith('shot_0003.sgy')" % GATHER_CAPTION, 30, "shot 3's gather")
+    print("picked: %s" % page.eval(GATHER_CAPTION))
     env.screenshot()
 
 
