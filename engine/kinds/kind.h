@@ -69,6 +69,13 @@ typedef struct fdw_kind_ops {
     /* Release the whole-grid host arrays of prob that the backends copy at create (a rank
      * of a distributed run then keeps its slab only); may be NULL. */
     void (*shed)(struct fdw_problem *prob);
+    /* A survey's shots share what build derives from the model and the time step alone
+     * (may be NULL: each shot builds its own): share makes it once from the model the
+     * survey read, each shot's spec->kind_cache points to it and build borrows it, and
+     * unshare releases it after the last shot. */
+    fdw_status (*share)(const struct fdw_spec *spec, const float *model, void **shared,
+                        fdw_error *err);
+    void (*unshare)(void *shared);
 
     const struct fdw_cpu_ops *cpu;    /* always present */
     const struct fdw_cuda_ops *cuda;  /* NULL: the kind does not run on CUDA (or no CUDA) */

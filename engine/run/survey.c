@@ -53,6 +53,7 @@ struct survey_run {
     fdw_survey_layout lay;
     group groups[FDW_MAX_DEVICES];
     float *model;
+    void *kind_cache;          /* the kind's share (kind.h), or NULL */
     unsigned char *done;
     fdw_survey_out *out;
     pthread_mutex_t mu;        /* everything below, and every call of the caller's callbacks */
@@ -207,6 +208,7 @@ static fdw_status shot_spec(survey_run *sr, const group *G, int i, fdw_spec *s, 
     s->survey = NULL;
     s->shot_number = S->number;
     s->model_cache = sr->model;
+    s->kind_cache = sr->kind_cache;
     *src = sv->wavelets[S->wavelet];
     memcpy(src->pos, S->pos, sizeof src->pos);
     s->nsources = 1;
@@ -413,7 +415,7 @@ static void plan_groups(survey_run *sr)
                  sr->lay.ngroups, sr->lay.count[0], sr->lay.count[0] == 1 ? "" : "s");
 }
 
-/* Read the model once for every shot. */
+/* Read the model once for every shot, and make what the kind shares between shots. */
 static fdw_status read_model(survey_run *sr, fdw_error *err)
 {
     const size_t n = (size_t)fdw_spec_points(sr->spec);
@@ -421,7 +423,11 @@ static fdw_status read_model(survey_run *sr, fdw_error *err)
     if (!sr->model)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the model (%.1f MiB)",
                         (double)n * 4.0 / (1024.0 * 1024.0));
-    return fdw_model_load(sr->spec, sr->model, err);
+    fdw_status st = fdw_model_load(sr->spec, sr->model, err);
+    const fdw_kind_ops *k = sr->spec->kind;
+    if (st == FDW_OK && k->share)
+        st = k->share(sr->spec, sr->model, &sr->kind_cache, err);
+    return st;
 }
 
 /* The manifest's result, fdw_result. */
@@ -540,6 +546,8 @@ fdw_status fdw_survey_run(const fdw_spec *spec, const fdw_run_opts *opts,
     fdw_survey_out_free(sr->out);
     pthread_mutex_destroy(&sr->mu);
     free(sr->model);
+    if (sr->kind_cache && spec->kind->unshare)
+        spec->kind->unshare(sr->kind_cache);
     free(done);
     free(sr);
     return st;

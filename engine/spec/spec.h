@@ -152,6 +152,9 @@ struct fdw_spec {
     /* A shot of a survey: the velocity model the survey read once (nx*ny*nz values,
      * x fastest), which fdw_model_load copies instead of reading the model again. */
     const float *model_cache;
+    /* A shot of a survey: what the kind derived once for every shot (kind.h's share), or
+     * NULL. */
+    const void *kind_cache;
 };
 
 #endif

@@ -544,10 +544,10 @@ int main(int argc, char **argv)
         code = 0;
         status = "succeeded";
         if (!ui.quiet && res.nshots > 0)
-            fprintf(stderr, "fdwave-run: done: %d shots (%d run now, %d groups of devices), "
+            fprintf(stderr, "fdwave-run: done: %d shots (%d run now, %d group%s of devices), "
                     "%ld steps in %.2f s, %.1f Mpts/s (%s)\n", res.nshots,
-                    res.shots_done - res.shots_resumed, res.groups, res.steps_done,
-                    res.elapsed_s, res.mpts, res.backend);
+                    res.shots_done - res.shots_resumed, res.groups, res.groups == 1 ? "" : "s",
+                    res.steps_done, res.elapsed_s, res.mpts, res.backend);
         else if (!ui.quiet)
             fprintf(stderr, "fdwave-run: done: %ld steps in %.2f s, %.1f Mpts/s (%s)\n",
                     res.steps_done, res.elapsed_s, res.mpts, res.backend);

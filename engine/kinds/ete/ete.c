@@ -37,16 +37,23 @@ static uint64_t ete_device_bytes(const fdw_spec *spec)
     return sp_wave_device_bytes(spec, 10, 3) + (uint64_t)spec->ndevices * table;
 }
 
-static void ete_free_problem(fdw_problem *prob)
+/* The arrays of d (not d itself). */
+static void free_arrays(fdw_ete_data *d)
 {
-    fdw_ete_data *d = (fdw_ete_data *)prob->kdata;
-    if (!d)
-        return;
     free(d->table);
     free((void *)d->idx);
     free(d->bin_v);
     free(d->bin_err);
     free(d->bin_max);
+}
+
+static void ete_free_problem(fdw_problem *prob)
+{
+    fdw_ete_data *d = (fdw_ete_data *)prob->kdata;
+    if (!d)
+        return;
+    if (!d->borrowed)
+        free_arrays(d);
     free(d);
     prob->kdata = NULL;
 }
@@ -54,8 +61,34 @@ static void ete_free_problem(fdw_problem *prob)
 static void ete_shed(fdw_problem *prob)
 {
     fdw_ete_data *d = (fdw_ete_data *)prob->kdata;
-    free((void *)d->idx);
+    if (!d->borrowed)
+        free((void *)d->idx);
     d->idx = NULL;
+}
+
+/* A survey's shots share the bins, the index and the fitted table: one model, dt and band,
+ * so one fit (kind.h's share). */
+static fdw_status ete_share(const fdw_spec *spec, const float *model, void **shared,
+                            fdw_error *err)
+{
+    fdw_ete_data *d = calloc(1, sizeof *d);
+    if (!d)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the ETE table");
+    const size_t npts = (size_t)spec->nx * spec->ny * spec->nz;
+    fdw_status st = fdw_ete_build_table(spec, model, npts, d, err);
+    if (st != FDW_OK) {
+        free_arrays(d);
+        free(d);
+        return st;
+    }
+    *shared = d;
+    return FDW_OK;
+}
+
+static void ete_unshare(void *shared)
+{
+    free_arrays(shared);
+    free(shared);
 }
 
 /* The evolution operator's source term. Over one step the exact update of a mode of
@@ -100,14 +133,20 @@ static fdw_status ete_build(const fdw_spec *spec, fdw_problem *prob, fdw_error *
     if (!d)
         return FDW_ERR_NOMEM;
     prob->kdata = d;
-    const size_t npts = (size_t)spec->nx * spec->ny * spec->nz;
-    float *v = fdw_problem_alloc(npts, sizeof(float), "the velocity model", err);
-    if (!v)
-        return FDW_ERR_NOMEM;
-    fdw_status st = fdw_model_load(spec, v, err);
-    if (st == FDW_OK)
-        st = fdw_ete_build_table(spec, v, npts, d, err);
-    free(v);
+    fdw_status st = FDW_OK;
+    if (spec->kind_cache) { /* a survey's shot: the survey's fit, borrowed */
+        *d = *(const fdw_ete_data *)spec->kind_cache;
+        d->borrowed = 1;
+    } else {
+        const size_t npts = (size_t)spec->nx * spec->ny * spec->nz;
+        float *v = fdw_problem_alloc(npts, sizeof(float), "the velocity model", err);
+        if (!v)
+            return FDW_ERR_NOMEM;
+        st = fdw_model_load(spec, v, err);
+        if (st == FDW_OK)
+            st = fdw_ete_build_table(spec, v, npts, d, err);
+        free(v);
+    }
     if (st == FDW_OK)
         st = fdw_problem_wave(spec, prob, err);
     if (st == FDW_OK)
@@ -185,6 +224,8 @@ const fdw_kind_ops fdw_kind_ete = {
     .free_problem = ete_free_problem,
     .device_bytes = ete_device_bytes,
     .shed = ete_shed,
+    .share = ete_share,
+    .unshare = ete_unshare,
     .cpu = &fdw_ete_cpu,
 #ifdef FDW_HAVE_CUDA
     .cuda = &fdw_ete_cuda,

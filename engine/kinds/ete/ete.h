@@ -72,6 +72,7 @@ typedef struct fdw_ete_data {
     double worst_err, worst_max;
     double binning_error;      /* largest |v - v_bin| / v over the model's points */
     int nodes;                 /* operators fitted (the rest interpolated in v^2) */
+    int borrowed;              /* the arrays are a survey's share (ete.c): not freed here */
 } fdw_ete_data;
 
 /* The bin at global (i, j, k), any integers: the nearest grid point's. */
