@@ -5,7 +5,7 @@
  * several planes) injected at every step, receivers sampled at every step and every third,
  * snapshots at odd steps (the pass falls back to one step there), the sponge, the free
  * surface, an odd step count, checkpoints by steps and a run suspended and resumed; the
- * stencil kind alike; a job the CPU cannot pass two at a time (the CPML) runs one per pass,
+ * stencil and ETE kinds alike; a job the CPU cannot pass two at a time (the CPML) runs one per pass,
  * says why and gives the same outputs; a steps_per_pass other than 0, 1, 2 is refused. */
 #include "ckpt_util.h"
 #include "fdwave/fdwave.h"
@@ -112,6 +112,22 @@ START_TEST(stencil_two_steps_same_bits)
 }
 END_TEST
 
+/* The ETE kind (a wave kind with its own update): the same contract. */
+START_TEST(ete_two_steps_same_bits)
+{
+    same_both_ways("{\"kind\": \"ete\", \"grid\": {\"nx\": 33, \"ny\": 25, \"nz\": 29, "
+                   "\"dx\": 10, \"dy\": 10, \"dz\": 10}, \"velocity\": {\"type\": "
+                   "\"layered\", \"layers\": [{\"top\": 0, \"v\": 1800}, {\"top\": 150, "
+                   "\"v\": 2600}]}, \"time\": {\"nt\": 23, \"dt\": \"auto\"}, \"sources\": "
+                   "[{\"position\": [160.5, 120, 80.25], \"wavelet\": {\"type\": \"ricker\", "
+                   "\"f0\": 12}}], \"receivers\": {\"points\": [[100, 120, 10], [200, 130, "
+                   "250]]}, \"boundary\": {\"type\": \"sponge\", \"width\": 5, "
+                   "\"free_surface\": true}, \"snapshots\": {\"every\": 5, \"slices\": "
+                   "[{\"plane\": \"xz\", \"index\": 12}]}}",
+                   "ete", NULL);
+}
+END_TEST
+
 /* The CPML's auxiliary fields: one step per pass, the log says why, same outputs. */
 START_TEST(cpml_falls_back)
 {
@@ -173,6 +189,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, acoustic_two_steps_same_bits);
     tcase_add_test(tc, stencil_two_steps_same_bits);
+    tcase_add_test(tc, ete_two_steps_same_bits);
     tcase_add_test(tc, cpml_falls_back);
     tcase_add_test(tc, checkpoints_and_resume);
     tcase_add_test(tc, bad_value_refused);
