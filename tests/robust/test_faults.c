@@ -86,10 +86,12 @@ START_TEST(disk_full_at_the_end_of_a_job)
                            "1M", "--runner-stop-timeout", "20s", NULL};
     ck_assert_msg(harness_start(&D, extra) == 0, "fdwaved did not start: see %s", D.log);
     ck_assert_int_eq(metric("fdwave_disk_reserve_bytes"), 1 << 20);
-    /* its one snapshot is written at its last step; 150000 steps take seconds, so the disk
-     * is full long before (12000 took 0.35 s and could end before the disk filled) */
+    /* 150000 steps with a snapshot every 1000: the job runs well past the moment the disk
+     * fills (12000 steps took 0.35 s and could end before), and its next snapshot after it
+     * fails within a few hundred steps, however loaded the machine (a snapshot only at the
+     * last step took a loaded CI machine past the wait below) */
     char spec[4096];
-    small_spec(spec, sizeof spec, 20, 150000, 150000, 1);
+    small_spec(spec, sizeof spec, 20, 150000, 1000, 1);
     long id = submit_expect(&D, spec, 201);
     ck_assert(wait_step(&D, id, 100, 30));
     stream s = {.id = id};

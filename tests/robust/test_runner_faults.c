@@ -90,8 +90,17 @@ static void kill_beside_another(int sig, const char *expect_state, const char *r
     long other = submit_expect(&D, other_spec, 201);
     ck_assert(wait_step(&D, victim, 1, 30));
     ck_assert(wait_step(&D, other, 1, 30));
-    if (sig == SIGKILL) /* let it write a checkpoint to resume from */
-        usleep(1500000);
+    if (sig == SIGKILL) { /* let it write a checkpoint to resume from (every second) */
+        int have = 0;
+        for (int i = 0; i < 1200 && !have; i++) {
+            json_t *j = job_get(&D, victim);
+            have = json_is_object(json_object_get(j, "checkpoint"));
+            json_decref(j);
+            if (!have)
+                usleep(50000);
+        }
+        ck_assert_msg(have, "job %ld wrote no checkpoint within 60 s", victim);
+    }
     pid_t pid = runner_of(victim);
     ck_assert_int_gt(pid, 0);
     ck_assert_int_eq(kill(pid, sig), 0);
