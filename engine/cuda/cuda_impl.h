@@ -42,6 +42,8 @@ typedef struct gpu_slab {
     fdwk_layout L;
     float *raw[2];             /* allocations */
     float *f[2];               /* interior origins of the two fields */
+    float *raw2[2], *f2[2];    /* two spare fields for two steps per pass (cuda_step2.c),
+                                * or NULL */
     void *kstate;              /* the kind's own state of this slab (cuda_kind.h) */
     float *qx, *qy, *qz;       /* sponge, or NULL */
     float *wavelets;
@@ -116,6 +118,9 @@ fdw_status cuda_collect_status(cuda_ctx *c, fdw_error *err);
 int cuda_start_threads(cuda_ctx *c);
 void cuda_stop_threads(cuda_ctx *c);
 fdw_status cuda_step(void *vctx, long it, fdw_error *err);
+/* cuda_step2.c: the backend table's steps_per_pass and step2 (run/backend.h). */
+int cuda_steps_per_pass(void *vctx, const char **why);
+fdw_status cuda_step2(void *vctx, long it, fdw_error *err);
 
 /* cuda_extract.c: the backend table's copies back to the host. */
 fdw_status cuda_extract(void *vctx, int nregions, const fdw_slice *regions, float **host,

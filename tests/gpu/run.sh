@@ -28,7 +28,9 @@
 # Stage "positioning" (only when named): windowed-sinc sources and receivers on the GPU, 1 and
 # 2 slabs, against the CPU backend bit for bit.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|sweep|checkpoint|survey|positioning]... [-- bench arguments]
+# Stage "blocking" (only when named): two steps per pass: sanitizers and the benchmark.
+#
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|blocking|sweep|checkpoint|survey|positioning]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -282,6 +284,32 @@ if printf '%s\n' "${STAGES[@]}" | grep -qx ete; then
   fi
   (cd "$BUILD" && timeout 300 ./bench/fdwave-bench --only ete --json "$OUT/bench_ete.json") 2>&1 \
     | tee -a "$OUT/ete.log" | tail -20 | tee -a "$LOG"
+fi
+# Stage "blocking" (only when named): two steps per pass (issue 19; the bit-identity test is
+# test_gpu's test_two_steps_per_pass, stage "test"): compute-sanitizer memcheck and racecheck
+# of a small acoustic job run with --steps-per-pass 2, and fdwave-bench --only blocking (one
+# against two steps per pass, 512^3 and 1024^3, with and without outputs). Logs:
+# blocking_*.log, blocking.log; records: bench_blocking.json.
+if printf '%s\n' "${STAGES[@]}" | grep -qx blocking; then
+  say "blocking: compute-sanitizer on a two-step job, fdwave-bench --only blocking"
+  SPEC2=$OUT/blocking_small.json
+  cat > "$SPEC2" <<'JSON'
+{"kind": "acoustic", "grid": {"nx": 45, "ny": 37, "nz": 41, "dx": 10, "dy": 10, "dz": 10},
+ "order": 8, "velocity": {"type": "layered", "layers": [{"top": 0, "v": 1800}, {"top": 200, "v": 2600}]},
+ "time": {"nt": 21, "dt": "auto"},
+ "sources": [{"position": [222.5, 181, 150.25], "wavelet": {"type": "ricker", "f0": 20}}],
+ "receivers": {"lines": [{"from": [20, 180, 10], "to": [420, 180, 10], "count": 9}]},
+ "boundary": {"type": "sponge", "width": 5, "free_surface": true},
+ "snapshots": {"every": 7, "slices": [{"plane": "xz", "index": 18}], "png": false}}
+JSON
+  for tool in memcheck racecheck; do
+    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$BUILD/engine/fdwave-run" \
+      "$SPEC2" -b cuda --steps-per-pass 2 -q -o "$OUT/blocking_$tool" > "$OUT/blocking_$tool.log" 2>&1
+    echo "blocking $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/blocking_$tool.log" | tail -1)" | tee -a "$LOG"
+  done
+  rm -rf "$OUT/blocking_memcheck" "$OUT/blocking_racecheck"
+  (cd "$BUILD" && timeout 400 ./bench/fdwave-bench --only blocking --json "$OUT/bench_blocking.json") 2>&1 \
+    | tee "$OUT/blocking.log" | tail -20 | tee -a "$LOG"
 fi
 # Stage "sweep" (only when named): the sweep kind (issue 20): tests/gpu/test_gpu_sweep (the
 # upload, GPU against the CPU engine bit for bit, one F-field sweep computing all / skipping /

@@ -113,6 +113,31 @@ static fdw_status acoustic_slab_create(cuda_ctx *c, gpu_slab *g, fdw_error *err)
     return rc ? cuda_device_fail(err, g, rc, "uploading the CPML") : FDW_OK;
 }
 
+/* The 2.5D kernel's arguments of the acoustic update of local planes [k0, k1), CPML
+ * aside. */
+static void acoustic_args(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1,
+                          fdwk_fd_args *a)
+{
+    const fdw_problem *p = &c->prob;
+    const fdw_acoustic_data *d = p->kdata;
+    const acoustic_gpu *s = g->kstate;
+    cuda_fd_args(c, g, cur, a);
+    a->mode = FDWK_ACOUSTIC;
+    a->vdt2 = s->v;
+    a->qx = g->qx;
+    a->qy = g->qy;
+    a->qz = g->qz;
+    a->free_surface = p->free_surface;
+    a->c0 = (d->cx[0] + d->cy[0]) + d->cz[0];
+    for (int m = 0; m <= FDW_MAX_RADIUS; m++) {
+        a->cx[m] = d->cx[m];
+        a->cy[m] = d->cy[m];
+        a->cz[m] = d->cz[m];
+    }
+    a->k0 = k0;
+    a->k1 = k1;
+}
+
 /* The update of local planes [k0, k1) with the CPML (acoustic.h): psi of every axis first
  * (fdwk_pml_psi; a no-op for y and z, whose psi the zeta call updates), then the 2.5D
  * update, after which fdwk_acoustic_step runs each axis's zeta pass (fdwk_pml_zeta). */
@@ -125,21 +150,7 @@ static void acoustic_update(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int
     const fdw_acoustic_data *d = p->kdata;
     const acoustic_gpu *s = g->kstate;
     fdwk_fd_args a;
-    cuda_fd_args(c, g, cur, &a);
-    a.mode = FDWK_ACOUSTIC;
-    a.vdt2 = s->v;
-    a.qx = g->qx;
-    a.qy = g->qy;
-    a.qz = g->qz;
-    a.free_surface = p->free_surface;
-    a.c0 = (d->cx[0] + d->cy[0]) + d->cz[0];
-    for (int m = 0; m <= FDW_MAX_RADIUS; m++) {
-        a.cx[m] = d->cx[m];
-        a.cy[m] = d->cy[m];
-        a.cz[m] = d->cz[m];
-    }
-    a.k0 = k0;
-    a.k1 = k1;
+    acoustic_args(c, g, cur, k0, k1, &a);
     fdwk_pml_args pa[3];
     for (int ax = 0; ax < 3; ax++) {
         if (!s->psi[ax])
@@ -177,6 +188,40 @@ static void acoustic_update(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int
     cuda_note(g, fdwk_acoustic_step(&a, st), "acoustic kernel");
 }
 
+/* Two steps per pass (cuda_kind.h's update2): the whole slab through the two-step kernel
+ * (kernels/acoustic/two_step.cu). */
+static void acoustic_update2(const cuda_ctx *c, gpu_slab *g, int cur, float *out1, float *out2,
+                             const src_set *src, long it, fdwk_stream st)
+{
+    fdwk_fd2_args a2;
+    memset(&a2, 0, sizeof a2);
+    acoustic_args(c, g, cur, 0, g->nz, &a2.a);
+    a2.out1 = out1;
+    a2.out2 = out2;
+    a2.nz = g->nz;
+    a2.npoints = src->npoints;
+    a2.offset = src->offset;
+    a2.start = src->start;
+    a2.owner = src->owner;
+    a2.weight = src->weight;
+    a2.wavelets = g->wavelets;
+    a2.nt = c->prob.nt;
+    a2.it = it;
+    cuda_note(g, fdwk_acoustic_step2(&a2, st), "acoustic two-step kernel");
+}
+
+static const char *acoustic_update2_obstacle(const cuda_ctx *c)
+{
+    const acoustic_gpu *s = c->dev[0].kstate;
+    if (s && (s->psi[0] || s->psi[1] || s->psi[2]))
+        return "the CPML's auxiliary fields advance with every step";
+    if (c->prob.radius > fdwk_acoustic_step2_max_radius())
+        return "orders above 8 (the two-step kernel takes radius 1 to 4)";
+    if (!fdwk_acoustic_step2_fits(c->prob.radius))
+        return "the two-step kernel's shared memory does not fit this GPU";
+    return NULL;
+}
+
 /* What changes from step to step besides the fields: psi and zeta of each CPML axis. */
 static int acoustic_state(const gpu_slab *g, fdw_state_part *parts)
 {
@@ -199,5 +244,7 @@ const fdw_cuda_ops fdw_acoustic_cuda = {
     .slab_create = acoustic_slab_create,
     .slab_destroy = acoustic_slab_destroy,
     .update = acoustic_update,
+    .update2 = acoustic_update2,
+    .update2_obstacle = acoustic_update2_obstacle,
     .state = acoustic_state,
 };

@@ -1,0 +1,118 @@
+/* cuda_step2.c — two time steps per pass on the CUDA backend (run/backend.h's step2 and
+ * steps_per_pass; issue 19): one slab on one GPU, through the kind's update2 hook (the
+ * acoustic kind's two-step kernel, kernels/acoustic/two_step.cu). The pass reads u(t) and
+ * u(t - dt) and writes u(t + dt) and u(t + 2 dt) into two spare fields (neighbouring
+ * blocks recompute each other's edges of step it from the old fields, so no field can be
+ * overwritten in place); then the spare pair and the old pair trade places, so f[cur] and
+ * f[1 - cur] mean what they mean after single steps (snapshots, checkpoints, receivers).
+ * The kernel is written and compiled but not yet measured, so a pass takes two steps only
+ * when the run's tuning asks for it. */
+#include "cuda/cuda_kind.h"
+#include "core/error.h"
+#include "kinds/kind.h"
+
+#include <string.h>
+
+/* What keeps this job from two steps per pass on this backend; NULL: nothing. */
+static const char *obstacle(const cuda_ctx *c)
+{
+    if (c->mpi)
+        return "a distributed run";
+    if (c->ndev != 1)
+        return "several slabs (the two-step kernel runs on one slab)";
+    if (!c->ops->update2)
+        return "the kind has no two-step kernel";
+    const gpu_slab *g = &c->dev[0];
+    if (g->split || g->si != g->se)
+        return "a split slab";
+    return c->ops->update2_obstacle ? c->ops->update2_obstacle(c) : NULL;
+}
+
+/* The two spare fields, zeroed (their padding and ghost planes stay zero: the kernel
+ * writes interiors only). */
+static const char *make_spares(cuda_ctx *c)
+{
+    gpu_slab *g = &c->dev[0];
+    if (g->raw2[0])
+        return NULL;
+    const size_t bytes = g->L.total * sizeof(float);
+    const long org = fdwk_origin(&g->L);
+    for (int b = 0; b < 2; b++) {
+        if (fdwk_malloc((void **)&g->raw2[b], bytes) ||
+            fdwk_memset_async(g->raw2[b], 0, bytes, g->se)) {
+            fdwk_free(g->raw2[0]);
+            fdwk_free(g->raw2[1]);
+            g->raw2[0] = g->raw2[1] = NULL;
+            return "no GPU memory for the two further fields it needs";
+        }
+        g->f2[b] = g->raw2[b] + org;
+    }
+    if (fdwk_stream_sync(g->se))
+        return "zeroing its two further fields failed";
+    g->bytes += 2 * bytes;
+    return NULL;
+}
+
+int cuda_steps_per_pass(void *vctx, const char **why)
+{
+    cuda_ctx *c = vctx;
+    const char *ob = fdwk_set_device(c->dev[0].id) ? "the GPU could not be selected" : NULL;
+    if (!ob)
+        ob = obstacle(c); /* its kernel checks ask the current device */
+    if (!ob && c->prob.tuning->steps_per_pass != 2)
+        ob = "the CUDA backend's choice: its two-step kernel is not yet measured";
+    if (!ob)
+        ob = make_spares(c);
+    *why = ob;
+    return ob ? 1 : 2;
+}
+
+/* Receiver slot of step s (the field after it) from field f, when one is due. */
+static void record(cuda_ctx *c, gpu_slab *g, long s, const float *f)
+{
+    const fdw_problem *p = &c->prob;
+    if (!g->rec || (s + 1) % p->rec_interval != 0)
+        return;
+    const long slot = (s + 1) / p->rec_interval;
+    if (slot < p->nrec_slots)
+        cuda_note(g, fdwk_record(g->rec, slot, p->nreceivers, g->rec_start, g->rec_off,
+                                 g->rec_w, f, g->si),
+                  "receiver kernel");
+}
+
+fdw_status cuda_step2(void *vctx, long it, fdw_error *err)
+{
+    cuda_ctx *c = vctx;
+    gpu_slab *g = &c->dev[0];
+    if (obstacle(c) || !g->raw2[0]) { /* steps_per_pass said 1: two single steps */
+        fdw_status st = cuda_step(vctx, it, err);
+        return st == FDW_OK ? cuda_step(vctx, it + 1, err) : st;
+    }
+    const fdw_problem *p = &c->prob;
+    const int cur = c->cur;
+    float *out1 = g->f2[0], *out2 = g->f2[1];
+    cuda_note(g, fdwk_set_device(g->id), "cudaSetDevice");
+    if (p->free_surface && g->z0 == 0)
+        cuda_note(g, fdwk_free_surface(g->f[cur], &g->L, p->radius, g->se), "free surface");
+    c->ops->update2(c, g, cur, out1, out2, &g->src_int, it, g->se);
+    const src_set *src = &g->src_int;
+    if (src->npoints > 0 && it + 1 < p->nt) /* step it + 1's sources, as after one step */
+        cuda_note(g, fdwk_inject(out2, src->npoints, src->offset, src->start, src->owner,
+                                 src->weight, g->wavelets, p->nt, it + 1, g->se),
+                  "source injection");
+    record(c, g, it, out1);
+    record(c, g, it + 1, out2);
+    /* the new fields take the places of the old ones, the old ones become the spares */
+    float *raw_prev = g->raw[1 - cur], *raw_cur = g->raw[cur];
+    float *f_prev = g->f[1 - cur], *f_cur = g->f[cur];
+    g->raw[1 - cur] = g->raw2[0];
+    g->f[1 - cur] = out1;
+    g->raw[cur] = g->raw2[1];
+    g->f[cur] = out2;
+    g->raw2[0] = raw_prev;
+    g->f2[0] = f_prev;
+    g->raw2[1] = raw_cur;
+    g->f2[1] = f_cur;
+    c->steps += 2;
+    return cuda_collect_status(c, err);
+}
