@@ -511,9 +511,9 @@ static void bench_job(void)
 }
 
 /* Two steps per pass (issue 19): the same jobs through fdw_run with one and with two
- * steps per pass (tuning.steps_per_pass), order 8, sponge 36: without outputs (the
+ * steps per pass (tuning.steps_per_pass): acoustic order 8, sponge 36, without outputs (the
  * kernels' speed) and with 1000 receivers and snapshots every 100 steps (the whole job),
- * at 512^3 and 1024^3; the ratio is of the same run. */
+ * at 512^3 and 1024^3; the stencil kind at orders 6 and 8 on 512^3. Ratios of the same run. */
 static void bench_blocking(void)
 {
     const long nt = g_quick ? 100 : 400;
@@ -540,6 +540,44 @@ static void bench_blocking(void)
                        "fdw_run", extra);
             }
         }
+    /* the stencil kind, orders 6-8 (the two-step kernel's range), 512^3 */
+    for (int order = 6; order <= 8; order += 2) {
+        double m[2];
+        for (int spp = 1; spp <= 2; spp++) {
+            char json[256];
+            snprintf(json, sizeof json,
+                     "{\"kind\":\"stencil\",\"grid\":{\"nx\":512,\"ny\":512,\"nz\":512,"
+                     "\"dx\":1,\"dy\":1,\"dz\":1},\"order\":%d,\"iterations\":%ld,\"seed\":1}",
+                     order, nt);
+            fdw_spec *spec = NULL;
+            fdw_error err;
+            char dir[] = "/tmp/fdwave-bench-XXXXXX";
+            if (fdw_spec_parse(json, strlen(json), NULL, &spec, &err) != FDW_OK || !mkdtemp(dir)) {
+                fprintf(stderr, "stencil blocking job: %s\n", err.message);
+                exit(1);
+            }
+            g_tuning.steps_per_pass = spp;
+            fdw_run_opts opts = {.out_dir = dir, .backend = FDW_BACKEND_CUDA, .tuning = &g_tuning};
+            fdw_result res;
+            if (fdw_run(spec, &opts, NULL, &res, &err) != FDW_OK) {
+                fprintf(stderr, "stencil blocking job: %s\n", err.message);
+                exit(1);
+            }
+            g_tuning.steps_per_pass = saved;
+            m[spp - 1] = res.mpts;
+            char cmd[300];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+            if (system(cmd) != 0)
+                fprintf(stderr, "could not remove %s\n", dir);
+            fdw_spec_free(spec);
+        }
+        printf("  stencil order %d, 512^3: one step per pass %.0f Mpts/s, two %.0f Mpts/s: "
+               "%.3fx\n", order, m[0], m[1], m[1] / m[0]);
+        for (int spp = 1; spp <= 2; spp++)
+            record("stencil-blocking", order, 512, 512, 512, 1, m[spp - 1], spp == 2 ? 4 : 8,
+                   "fdw_run", json_pack("{s:i, s:f}", "steps_per_pass", spp,
+                                        "speedup_vs_one_step", m[spp - 1] / m[0]));
+    }
 }
 
 /* A hand-built acoustic problem: constant (v dt)^2, no sponge or receivers, one source

@@ -1,9 +1,9 @@
 /* cuda_step2.c — two time steps per pass on the CUDA backend (run/backend.h's step2 and
  * steps_per_pass; issue 19): one slab on one GPU, through the kind's update2 hook (the
- * acoustic kind's two-step kernel, kernels/acoustic/two_step.cu). The pass reads u(t) and
- * u(t - dt) and writes u(t + dt) and u(t + 2 dt) into two spare fields (neighbouring
- * blocks recompute each other's edges of step it from the old fields, so no field can be
- * overwritten in place); then the spare pair and the old pair trade places, so f[cur] and
+ * acoustic and stencil kinds' two-step kernel, kernels/common/fd_two_step.cu). The pass
+ * reads u(t) and u(t - dt) and writes u(t + dt) and u(t + 2 dt) into two spare fields
+ * (neighbouring blocks recompute each other's edges of step it from the old fields, so no
+ * field can be overwritten in place); then the spare pair and the old pair trade places, so f[cur] and
  * f[1 - cur] mean what they mean after single steps (snapshots, checkpoints, receivers).
  * The kernel is written and compiled but not yet measured, so a pass takes two steps only
  * when the run's tuning asks for it. */
@@ -25,6 +25,10 @@ static const char *obstacle(const cuda_ctx *c)
     const gpu_slab *g = &c->dev[0];
     if (g->split || g->si != g->se)
         return "a split slab";
+    if (c->prob.radius > fdwk_fd_step2_max_radius())
+        return "orders above 8 (the two-step kernel takes radius 1 to 4)";
+    if (!fdwk_fd_step2_fits(c->prob.radius))
+        return "the two-step kernel's shared memory does not fit this GPU";
     return c->ops->update2_obstacle ? c->ops->update2_obstacle(c) : NULL;
 }
 
@@ -92,11 +96,11 @@ fdw_status cuda_step2(void *vctx, long it, fdw_error *err)
     const int cur = c->cur;
     float *out1 = g->f2[0], *out2 = g->f2[1];
     cuda_note(g, fdwk_set_device(g->id), "cudaSetDevice");
-    if (p->free_surface && g->z0 == 0)
+    if (p->kind->wave && p->free_surface && g->z0 == 0)
         cuda_note(g, fdwk_free_surface(g->f[cur], &g->L, p->radius, g->se), "free surface");
     c->ops->update2(c, g, cur, out1, out2, &g->src_int, it, g->se);
     const src_set *src = &g->src_int;
-    if (src->npoints > 0 && it + 1 < p->nt) /* step it + 1's sources, as after one step */
+    if (p->kind->wave && src->npoints > 0 && it + 1 < p->nt) /* step it + 1's, as after one */
         cuda_note(g, fdwk_inject(out2, src->npoints, src->offset, src->start, src->owner,
                                  src->weight, g->wavelets, p->nt, it + 1, g->se),
                   "source injection");

@@ -16,30 +16,6 @@ extern "C" {
  * 0 or a CUDA error code. */
 int fdwk_acoustic_step(const fdwk_fd_args *a, fdwk_stream s);
 
-/* ---- Two steps per pass (engine/run/backend.h's step2) -----------------------------
- * Steps it and it + 1 of a whole single slab (no ghost exchange) in one pass: reads u(t)
- * (a.u, its free-surface ghosts mirrored) and u(t - dt) (a.out, read only), writes u(t + dt)
- * into out1 with step it's sources added (their taps in the CSR arrays of fdwk_inject,
- * point offsets from the interior origin) and u(t + 2 dt) into out2 without step it + 1's
- * (the caller injects those afterwards with fdwk_inject, as after a single step). The same
- * operations in the same order as two fdwk_acoustic_step calls, each followed by
- * fdwk_inject: the same bits. No CPML (a.pml all NULL); radius 1..4. */
-typedef struct fdwk_fd2_args {
-    fdwk_fd_args a;            /* as for fdwk_acoustic_step; k0/k1 the slab's planes */
-    float *out1, *out2;        /* u(t + dt), u(t + 2 dt): same layout, distinct buffers */
-    int nz;                    /* the slab's planes (= the grid's: one slab) */
-    int npoints;               /* step it's source points (fdwk_inject's arrays) */
-    const long *offset;
-    const int *start, *owner;
-    const float *weight, *wavelets;
-    long nt, it;               /* wavelets are nt per source; step it's sources injected */
-} fdwk_fd2_args;
-/* The largest radius the two-step kernel takes (4), and whether its shared memory fits
- * the current device at radius r (1) or not (0). */
-int fdwk_acoustic_step2_max_radius(void);
-int fdwk_acoustic_step2_fits(int r);
-int fdwk_acoustic_step2(const fdwk_fd2_args *a, fdwk_stream s);
-
 /* ---- CPML (engine/run/backend.h states the recursion) ------------------------
  * One axis's layer points in local planes [k0, k1) of a slab. Layer index l along the axis:
  * l < w0 is global index l, l >= w0 is n - w1 + (l - w0). psi and zeta are compact:

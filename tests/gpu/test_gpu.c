@@ -977,6 +977,47 @@ START_TEST(test_two_steps_per_pass)
 }
 END_TEST
 
+/* The stencil kind's two-step pass (order 8 and 4 by _i): the final field of 9 iterations
+ * (4 passes of two and one of one) equal to one step per pass bit for bit (the CPU's
+ * stencil kernel agrees with the GPU's within rounding only: test_stencil_vs_cpu). */
+START_TEST(test_stencil_two_steps_per_pass)
+{
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"kind\":\"stencil\",\"grid\":{\"nx\":71,\"ny\":37,\"nz\":45,\"dx\":1,"
+             "\"dy\":1,\"dz\":1},\"order\":%d,\"iterations\":9,\"seed\":3}", _i ? 4 : 8);
+    fdw_spec *spec = parse(json);
+    char d1[] = "/tmp/fdw-gpu-st1-XXXXXX", d2[] = "/tmp/fdw-gpu-st2-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(d1));
+    ck_assert_ptr_nonnull(mkdtemp(d2));
+    const fdw_tuning one = {.steps_per_pass = 1}, two = {.steps_per_pass = 2};
+    fdw_run_opts o1 = {.out_dir = d1, .backend = FDW_BACKEND_CUDA, .tuning = &one};
+    fdw_run_opts o2 = {.out_dir = d2, .backend = FDW_BACKEND_CUDA, .tuning = &two};
+    fdw_callbacks cb = {.log = spp_log};
+    fdw_error err;
+    g_spp_log[0] = 0;
+    ck_assert_msg(fdw_run(spec, &o1, NULL, NULL, &err) == FDW_OK, "one step: %s", err.message);
+    ck_assert_msg(fdw_run(spec, &o2, &cb, NULL, &err) == FDW_OK, "two steps: %s", err.message);
+    ck_assert_msg(strstr(g_spp_log, "steps per pass: 2"), "log: %s", g_spp_log);
+    char a[300], b[300];
+    snprintf(a, sizeof a, "%s/field.f32", d1);
+    snprintf(b, sizeof b, "%s/field.f32", d2);
+    size_t na = 0, nb = 0;
+    char *x = slurp(a, &na), *y = slurp(b, &nb);
+    ck_assert_msg(x && y, "missing field.f32");
+    ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "stencil order %d: two steps per pass "
+                  "differ from one", _i ? 4 : 8);
+    free(x);
+    free(y);
+    printf("stencil two steps per pass, order %d: field equal to one step per pass\n",
+           _i ? 4 : 8);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", d1, d2);
+    ck_assert_int_eq(system(cmd), 0);
+    fdw_spec_free(spec);
+}
+END_TEST
+
 int main(void)
 {
     if (fdw_cuda_backend() == NULL || fdw_gpu_count() == 0) {
@@ -1000,6 +1041,7 @@ int main(void)
     tcase_add_test(tc, test_analytic_gpu);
     tcase_add_loop_test(tc, test_run_snapshots_vs_cpu, 0, 2);
     tcase_add_loop_test(tc, test_two_steps_per_pass, 0, 2);
+    tcase_add_loop_test(tc, test_stencil_two_steps_per_pass, 0, 2);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -189,7 +189,7 @@ static void acoustic_update(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int
 }
 
 /* Two steps per pass (cuda_kind.h's update2): the whole slab through the two-step kernel
- * (kernels/acoustic/two_step.cu). */
+ * (kernels/common/fd_two_step.cu), step it's sources injected inside. */
 static void acoustic_update2(const cuda_ctx *c, gpu_slab *g, int cur, float *out1, float *out2,
                              const src_set *src, long it, fdwk_stream st)
 {
@@ -207,7 +207,7 @@ static void acoustic_update2(const cuda_ctx *c, gpu_slab *g, int cur, float *out
     a2.wavelets = g->wavelets;
     a2.nt = c->prob.nt;
     a2.it = it;
-    cuda_note(g, fdwk_acoustic_step2(&a2, st), "acoustic two-step kernel");
+    cuda_note(g, fdwk_fd_step2(&a2, st), "acoustic two-step kernel");
 }
 
 static const char *acoustic_update2_obstacle(const cuda_ctx *c)
@@ -215,10 +215,6 @@ static const char *acoustic_update2_obstacle(const cuda_ctx *c)
     const acoustic_gpu *s = c->dev[0].kstate;
     if (s && (s->psi[0] || s->psi[1] || s->psi[2]))
         return "the CPML's auxiliary fields advance with every step";
-    if (c->prob.radius > fdwk_acoustic_step2_max_radius())
-        return "orders above 8 (the two-step kernel takes radius 1 to 4)";
-    if (!fdwk_acoustic_step2_fits(c->prob.radius))
-        return "the two-step kernel's shared memory does not fit this GPU";
     return NULL;
 }
 

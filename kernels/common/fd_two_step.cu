@@ -1,14 +1,15 @@
-// two_step.cu — the acoustic kind's two-step pass (fdwk_acoustic.h, fdwk_acoustic_step2):
-// temporal blocking for issue 19. A block owns a TX x TY output tile and walks a chunk of
-// z. For each plane k it loads u(t) of its tile widened by 2R into a ring of 2R + 1 planes
-// in shared memory, computes u(t + dt) of the tile widened by R at plane k (the widening
-// is recomputed by the neighbouring blocks too: their step it + 1 needs it) into a second
-// ring, adds step it's sources there, writes the owned part to out1, and computes
-// u(t + 2 dt) of the tile at plane k - R from that ring into out2. Every point update is
-// fd_acoustic_update with the Laplacian summed in the 2.5D kernel's order (fd25.cuh), and
-// the library is built with -fmad=false: the bits of two single steps. First version:
-// written for correctness, one point a thread, no register queues; not yet measured.
-#include "acoustic/fdwk_acoustic.h"
+// fd_two_step.cu — the two-step pass of the acoustic and stencil kinds (common/fdwk_fd.h,
+// fdwk_fd_step2): temporal blocking for issue 19. A block owns a TX x TY output tile and
+// walks a chunk of z. For each plane k it loads u(t) of its tile widened by 2R into a ring
+// of 2R + 1 planes in shared memory, computes step it at plane k on the tile widened by R
+// (the widening is recomputed by the neighbouring blocks too: their step it + 1 needs it)
+// into a second ring, adds step it's sources there (acoustic), writes the owned part to
+// out1, and computes step it + 1 of the tile at plane k - R from that ring into out2. Each
+// point is computed as in the 2.5D kernel (fd25.cuh: the same sums in the same order,
+// fd_acoustic_update), and the library is built with -fmad=false: the bits of two single
+// steps. First version: written for correctness, one point a thread, no register queues;
+// not yet run on a GPU.
+#include "common/fdwk_fd.h"
 #include "common/fd_point.cuh"
 
 #include <cuda_runtime.h>
@@ -42,6 +43,19 @@ __device__ __forceinline__ float lap_at(const fdwk_fd_args &a, const float *c, i
     return ((a.c0 * c[cc] + lx) + ly) + lz;
 }
 
+// The stencil kind's sum at cell cc in fd25.cuh's order: c0 D, then per d the three axes'
+// pairs; zsum(d) is D(k + d) + D(k - d).
+template <int R, int W, class Zsum>
+__device__ __forceinline__ float stencil_at(const fdwk_fd_args &a, const float *c, int cc,
+                                            Zsum zsum)
+{
+    float s = a.c0 * c[cc];
+#pragma unroll
+    for (int dd = 1; dd <= R; ++dd)
+        s += a.cx[dd] * (((c[cc + dd] + c[cc - dd]) + (c[cc + dd * W] + c[cc - dd * W])) + zsum(dd));
+    return s;
+}
+
 template <int R>
 constexpr size_t step2_smem()
 {
@@ -50,8 +64,8 @@ constexpr size_t step2_smem()
            sizeof(float);
 }
 
-template <int R>
-__global__ void __launch_bounds__(TX *TY) acoustic2_kernel(const fdwk_fd2_args A)
+template <int R, bool AC>
+__global__ void __launch_bounds__(TX *TY) fd2_kernel(const fdwk_fd2_args A)
 {
     constexpr int W0 = TX + 4 * R, H0 = TY + 4 * R, S0 = W0 * H0; // u(t) region
     constexpr int W1 = TX + 2 * R, H1 = TY + 2 * R, S1 = W1 * H1; // u(t + dt) region
@@ -68,7 +82,7 @@ __global__ void __launch_bounds__(TX *TY) acoustic2_kernel(const fdwk_fd2_args A
     const int nz = A.nz, nx = a.nx, ny = a.ny;
     const long plane = a.plane, pitch = a.pitch;
     const bool sponge = a.qx != nullptr;
-    const bool inject = A.npoints > 0 && A.it >= 0 && A.it < A.nt;
+    const bool inject = AC && A.npoints > 0 && A.it >= 0 && A.it < A.nt;
 
     auto slot = [](int k) -> int {
         const int s = k % NP;
@@ -112,13 +126,18 @@ __global__ void __launch_bounds__(TX *TY) acoustic2_kernel(const fdwk_fd2_args A
                 float r = 0.f;
                 if (i >= 0 && i < nx && j >= 0 && j < ny) {
                     const int cc = (y + R) * W0 + (x + R);
-                    const float lap = lap_at<R, W0>(a, c, cc, [&](int dd) -> float {
+                    auto zsum = [&](int dd) -> float {
                         return U0[slot(k + dd) * S0 + cc] + U0[slot(k - dd) * S0 + cc];
-                    });
-                    const long o = (long)k * plane + (long)j * pitch + i;
-                    const float qq = sponge ? a.qx[i] + (a.qy[j] + qzk) : 0.f;
-                    r = fd_acoustic_update(c[cc], a.out[o], a.vdt2[o], lap, qq);
-                    if (a.free_surface && a.kglob + k == 0) r = 0.f;
+                    };
+                    if (AC) {
+                        const float lap = lap_at<R, W0>(a, c, cc, zsum);
+                        const long o = (long)k * plane + (long)j * pitch + i;
+                        const float qq = sponge ? a.qx[i] + (a.qy[j] + qzk) : 0.f;
+                        r = fd_acoustic_update(c[cc], a.out[o], a.vdt2[o], lap, qq);
+                        if (a.free_surface && a.kglob + k == 0) r = 0.f;
+                    } else {
+                        r = stencil_at<R, W0>(a, c, cc, zsum);
+                    }
                 }
                 d1[t] = r;
             }
@@ -151,15 +170,18 @@ __global__ void __launch_bounds__(TX *TY) acoustic2_kernel(const fdwk_fd2_args A
             if (i < nx && j < ny) {
                 const int c1 = (ty + R) * W1 + (tx + R);
                 const float *e = U1 + slot(m) * S1;
-                const float lap = lap_at<R, W1>(a, e, c1, [&](int dd) -> float {
-                    return u1at(m + dd, c1) + u1at(m - dd, c1);
-                });
+                auto zsum = [&](int dd) -> float { return u1at(m + dd, c1) + u1at(m - dd, c1); };
                 const long o = (long)m * plane + (long)j * pitch + i;
-                const float um = U0[slot(m) * S0 + (ty + 2 * R) * W0 + (tx + 2 * R)]; // u(t)
-                const float qq =
-                    sponge ? a.qx[i] + (a.qy[j] + a.qz[a.kglob + m]) : 0.f;
-                float r = fd_acoustic_update(e[c1], um, a.vdt2[o], lap, qq);
-                if (a.free_surface && a.kglob + m == 0) r = 0.f;
+                float r;
+                if (AC) {
+                    const float lap = lap_at<R, W1>(a, e, c1, zsum);
+                    const float um = U0[slot(m) * S0 + (ty + 2 * R) * W0 + (tx + 2 * R)]; // u(t)
+                    const float qq = sponge ? a.qx[i] + (a.qy[j] + a.qz[a.kglob + m]) : 0.f;
+                    r = fd_acoustic_update(e[c1], um, a.vdt2[o], lap, qq);
+                    if (a.free_surface && a.kglob + m == 0) r = 0.f;
+                } else {
+                    r = stencil_at<R, W1>(a, e, c1, zsum);
+                }
                 A.out2[o] = r;
             }
         }
@@ -167,19 +189,31 @@ __global__ void __launch_bounds__(TX *TY) acoustic2_kernel(const fdwk_fd2_args A
     }
 }
 
-template <int R>
+template <int R, bool AC>
 int launch2(const fdwk_fd2_args &A, cudaStream_t s)
 {
     const size_t bytes = step2_smem<R>();
-    cudaError_t e = cudaFuncSetAttribute(acoustic2_kernel<R>,
+    cudaError_t e = cudaFuncSetAttribute(fd2_kernel<R, AC>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     if (e != cudaSuccess) return (int)e;
     fdwk_fd2_args b = A;
     const int nk = A.a.k1 - A.a.k0;
     b.a.zchunk = A.a.zchunk > 0 ? A.a.zchunk : ZCHUNK;
     dim3 grid((A.a.nx + TX - 1) / TX, (A.a.ny + TY - 1) / TY, (nk + b.a.zchunk - 1) / b.a.zchunk);
-    acoustic2_kernel<R><<<grid, dim3(TX, TY), bytes, s>>>(b);
+    fd2_kernel<R, AC><<<grid, dim3(TX, TY), bytes, s>>>(b);
     return (int)cudaGetLastError();
+}
+
+template <bool AC>
+int launch2_mode(const fdwk_fd2_args &A, cudaStream_t s)
+{
+    switch (A.a.radius) {
+    case 1: return launch2<1, AC>(A, s);
+    case 2: return launch2<2, AC>(A, s);
+    case 3: return launch2<3, AC>(A, s);
+    case 4: return launch2<4, AC>(A, s);
+    default: return (int)cudaErrorInvalidValue;
+    }
 }
 
 size_t smem_of(int r)
@@ -196,9 +230,9 @@ size_t smem_of(int r)
 } // namespace
 } // namespace fdwk
 
-extern "C" int fdwk_acoustic_step2_max_radius(void) { return 4; }
+extern "C" int fdwk_fd_step2_max_radius(void) { return 4; }
 
-extern "C" int fdwk_acoustic_step2_fits(int r)
+extern "C" int fdwk_fd_step2_fits(int r)
 {
     const size_t need = fdwk::smem_of(r);
     int dev = 0, optin = 0;
@@ -209,18 +243,12 @@ extern "C" int fdwk_acoustic_step2_fits(int r)
     return need <= (size_t)optin;
 }
 
-extern "C" int fdwk_acoustic_step2(const fdwk_fd2_args *A, fdwk_stream st)
+extern "C" int fdwk_fd_step2(const fdwk_fd2_args *A, fdwk_stream st)
 {
     const cudaStream_t s = (cudaStream_t)st;
-    if (A->a.mode != FDWK_ACOUSTIC || A->a.pml[0] || A->a.pml[1] || A->a.pml[2] ||
-        !A->out1 || !A->out2)
+    if (A->a.pml[0] || A->a.pml[1] || A->a.pml[2] || !A->out1 || !A->out2)
         return (int)cudaErrorInvalidValue;
     if (A->a.k1 <= A->a.k0 || A->a.nx <= 0 || A->a.ny <= 0) return 0;
-    switch (A->a.radius) {
-    case 1: return fdwk::launch2<1>(*A, s);
-    case 2: return fdwk::launch2<2>(*A, s);
-    case 3: return fdwk::launch2<3>(*A, s);
-    case 4: return fdwk::launch2<4>(*A, s);
-    default: return (int)cudaErrorInvalidValue;
-    }
+    return A->a.mode == FDWK_ACOUSTIC ? fdwk::launch2_mode<true>(*A, s)
+                                      : fdwk::launch2_mode<false>(*A, s);
 }
