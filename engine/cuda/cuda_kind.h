@@ -27,14 +27,11 @@ typedef struct fdw_cuda_ops {
     /* Issue the update of local planes [k0, k1) of slab g from f[cur] into f[1 - cur] on
      * stream s; errors are noted on g (cuda_note). */
     void (*update)(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1, fdwk_stream s);
-    /* Two steps per pass (may be NULL: one step per pass): steps it and it + 1 of slab g,
-     * the whole slab, from f[cur] (u(t), its free-surface ghosts mirrored) and f[1 - cur]
-     * (u(t - dt), read only) into out1 (u(t + dt), step it's sources src injected) and
-     * out2 (u(t + 2 dt), before step it + 1's sources), on stream s; the bits of two
-     * update() calls each followed by the injection. update2_obstacle says what keeps a
-     * problem from it (NULL: nothing). */
-    void (*update2)(const cuda_ctx *c, gpu_slab *g, int cur, float *out1, float *out2,
-                    const src_set *src, long it, fdwk_stream s);
+    /* Two steps per pass (may be NULL: one step per pass): the 2.5D kernel's arguments of
+     * the kind's update of local planes [k0, k1) from f[cur] (as update issues them, CPML
+     * aside), which cuda_step2.c hands to the two-step kernel (common/fdwk_fd.h,
+     * fdwk_fd_step2); update2_obstacle says what keeps a problem from it (NULL: nothing). */
+    void (*fd_args)(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1, fdwk_fd_args *a);
     const char *(*update2_obstacle)(const cuda_ctx *c);
     /* The device arrays of slab g's kind state that change from step to step, for
      * checkpoints (at most FDW_MAX_STATE_PARTS into parts; returns how many). NULL: none

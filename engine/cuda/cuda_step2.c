@@ -1,6 +1,6 @@
 /* cuda_step2.c — two time steps per pass on the CUDA backend (run/backend.h's step2 and
- * steps_per_pass; issue 19): one slab on one GPU, through the kind's update2 hook (the
- * acoustic and stencil kinds' two-step kernel, kernels/common/fd_two_step.cu). The pass
+ * steps_per_pass; issue 19): one slab on one GPU, the kind's 2.5D arguments (its fd_args
+ * hook) through the two-step kernel (kernels/common/fd_two_step.cu: acoustic, stencil). The pass
  * reads u(t) and u(t - dt) and writes u(t + dt) and u(t + 2 dt) into two spare fields
  * (neighbouring blocks recompute each other's edges of step it from the old fields, so no
  * field can be overwritten in place); then the spare pair and the old pair trade places, so f[cur] and
@@ -20,7 +20,7 @@ static const char *obstacle(const cuda_ctx *c)
         return "a distributed run";
     if (c->ndev != 1)
         return "several slabs (the two-step kernel runs on one slab)";
-    if (!c->ops->update2)
+    if (!c->ops->fd_args)
         return "the kind has no two-step kernel";
     const gpu_slab *g = &c->dev[0];
     if (g->split || g->si != g->se)
@@ -98,8 +98,24 @@ fdw_status cuda_step2(void *vctx, long it, fdw_error *err)
     cuda_note(g, fdwk_set_device(g->id), "cudaSetDevice");
     if (p->kind->wave && p->free_surface && g->z0 == 0)
         cuda_note(g, fdwk_free_surface(g->f[cur], &g->L, p->radius, g->se), "free surface");
-    c->ops->update2(c, g, cur, out1, out2, &g->src_int, it, g->se);
     const src_set *src = &g->src_int;
+    fdwk_fd2_args a2;
+    memset(&a2, 0, sizeof a2);
+    c->ops->fd_args(c, g, cur, 0, g->nz, &a2.a);
+    a2.out1 = out1;
+    a2.out2 = out2;
+    a2.nz = g->nz;
+    a2.it = it;
+    if (p->kind->wave) { /* step it's sources go in inside the kernel */
+        a2.npoints = src->npoints;
+        a2.offset = src->offset;
+        a2.start = src->start;
+        a2.owner = src->owner;
+        a2.weight = src->weight;
+        a2.wavelets = g->wavelets;
+        a2.nt = p->nt;
+    }
+    cuda_note(g, fdwk_fd_step2(&a2, g->se), "two-step kernel");
     if (p->kind->wave && src->npoints > 0 && it + 1 < p->nt) /* step it + 1's, as after one */
         cuda_note(g, fdwk_inject(out2, src->npoints, src->offset, src->start, src->owner,
                                  src->weight, g->wavelets, p->nt, it + 1, g->se),

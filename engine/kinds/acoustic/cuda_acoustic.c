@@ -114,7 +114,7 @@ static fdw_status acoustic_slab_create(cuda_ctx *c, gpu_slab *g, fdw_error *err)
 }
 
 /* The 2.5D kernel's arguments of the acoustic update of local planes [k0, k1), CPML
- * aside. */
+ * aside (also cuda_kind.h's fd_args, for two steps per pass). */
 static void acoustic_args(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1,
                           fdwk_fd_args *a)
 {
@@ -188,28 +188,6 @@ static void acoustic_update(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int
     cuda_note(g, fdwk_acoustic_step(&a, st), "acoustic kernel");
 }
 
-/* Two steps per pass (cuda_kind.h's update2): the whole slab through the two-step kernel
- * (kernels/common/fd_two_step.cu), step it's sources injected inside. */
-static void acoustic_update2(const cuda_ctx *c, gpu_slab *g, int cur, float *out1, float *out2,
-                             const src_set *src, long it, fdwk_stream st)
-{
-    fdwk_fd2_args a2;
-    memset(&a2, 0, sizeof a2);
-    acoustic_args(c, g, cur, 0, g->nz, &a2.a);
-    a2.out1 = out1;
-    a2.out2 = out2;
-    a2.nz = g->nz;
-    a2.npoints = src->npoints;
-    a2.offset = src->offset;
-    a2.start = src->start;
-    a2.owner = src->owner;
-    a2.weight = src->weight;
-    a2.wavelets = g->wavelets;
-    a2.nt = c->prob.nt;
-    a2.it = it;
-    cuda_note(g, fdwk_fd_step2(&a2, st), "acoustic two-step kernel");
-}
-
 static const char *acoustic_update2_obstacle(const cuda_ctx *c)
 {
     const acoustic_gpu *s = c->dev[0].kstate;
@@ -240,7 +218,7 @@ const fdw_cuda_ops fdw_acoustic_cuda = {
     .slab_create = acoustic_slab_create,
     .slab_destroy = acoustic_slab_destroy,
     .update = acoustic_update,
-    .update2 = acoustic_update2,
+    .fd_args = acoustic_args,
     .update2_obstacle = acoustic_update2_obstacle,
     .state = acoustic_state,
 };

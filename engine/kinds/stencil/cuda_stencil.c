@@ -6,9 +6,8 @@
 #include "common/fdwk_fd.h"
 #include "stencil/fdwk_stencil.h"
 
-#include <string.h>
-
-/* The 2.5D kernel's arguments of the stencil update of local planes [k0, k1). */
+/* The 2.5D kernel's arguments of the stencil update of local planes [k0, k1) (also
+ * cuda_kind.h's fd_args, for two steps per pass). */
 static void stencil_args(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1,
                          fdwk_fd_args *a)
 {
@@ -32,20 +31,4 @@ static void stencil_update(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int 
     cuda_note(g, fdwk_stencil_step(&a, st), "stencil kernel");
 }
 
-/* Two steps per pass (cuda_kind.h's update2) through the two-step kernel
- * (kernels/common/fd_two_step.cu); the kind has no sources. */
-static void stencil_update2(const cuda_ctx *c, gpu_slab *g, int cur, float *out1, float *out2,
-                            const src_set *src, long it, fdwk_stream st)
-{
-    (void)src;
-    fdwk_fd2_args a2;
-    memset(&a2, 0, sizeof a2);
-    stencil_args(c, g, cur, 0, g->nz, &a2.a);
-    a2.out1 = out1;
-    a2.out2 = out2;
-    a2.nz = g->nz;
-    a2.it = it;
-    cuda_note(g, fdwk_fd_step2(&a2, st), "stencil two-step kernel");
-}
-
-const fdw_cuda_ops fdw_stencil_cuda = {.update = stencil_update, .update2 = stencil_update2};
+const fdw_cuda_ops fdw_stencil_cuda = {.update = stencil_update, .fd_args = stencil_args};
