@@ -88,7 +88,7 @@ fdw_status cuda_step2(void *vctx, long it, fdw_error *err)
 {
     cuda_ctx *c = vctx;
     gpu_slab *g = &c->dev[0];
-    if (obstacle(c) || !g->raw2[0]) { /* steps_per_pass said 1: two single steps */
+    if (!g->raw2[0]) { /* steps_per_pass said 1 (it makes the spares when it says 2) */
         fdw_status st = cuda_step(vctx, it, err);
         return st == FDW_OK ? cuda_step(vctx, it + 1, err) : st;
     }
