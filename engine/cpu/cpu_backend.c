@@ -427,8 +427,6 @@ static const char *step2_obstacle(const cpu_ctx *c)
 {
     if (c->comm)
         return "a distributed run";
-    if (c->ndev != 1)
-        return "several slabs";
     fdw_state_part parts[FDW_MAX_STATE_PARTS];
     if (c->ops->state && c->ops->state(&c->slab[0], parts) > 0)
         return "the kind's auxiliary fields (the CPML's) advance with every step";
@@ -448,11 +446,15 @@ static int cpu_steps_per_pass(void *vctx, const char **why)
     return c->prob.tuning->steps_per_pass == 2 && !ob ? 2 : 1;
 }
 
-/* Steps it and it + 1 in one pass over the single slab: a wavefront along z, step it at
- * plane k, then step it + 1 at plane k - r. In place in the two buffers: step it reads the
- * previous field only at the point it writes, and step it + 1 overwrites plane k - r of the
- * current field once step it no longer reads it. Every plane goes through update_planes as in
- * cpu_step (the same kernel, sources and free surface), so the bits are the same. */
+/* Steps it and it + 1 in one pass: a wavefront along the grid's z, step it at global plane
+ * k, then step it + 1 at plane k - r, each in the slab that owns it. In place in the two
+ * buffers: step it reads the previous field only at the point it writes, and step it + 1
+ * overwrites plane k - r of the current field once step it no longer reads it. A plane
+ * each step produces goes at once to the ghost planes that mirror it in the other slabs
+ * (cpu_share_plane), where the next planes' updates read it; the ghost copies of the
+ * current field are read by step it up to plane k and overwritten by step it + 1's at
+ * plane k + r or later, never before. Every plane goes through update_planes as in cpu_step
+ * (the same kernel, sources and free surface), so the bits are the same. */
 static fdw_status cpu_step2(void *vctx, long it, fdw_error *err)
 {
     cpu_ctx *c = vctx;
@@ -461,22 +463,26 @@ static fdw_status cpu_step2(void *vctx, long it, fdw_error *err)
         return st == FDW_OK ? cpu_step(vctx, it + 1, err) : st;
     }
     const fdw_problem *p = &c->prob;
-    const int r = c->r, nz = c->slab[0].nz, now = c->cur, prev = 1 - c->cur;
-    const int mirror = p->kind->wave && p->free_surface && c->slab[0].z0 == 0;
+    const int r = c->r, nz = c->nz, now = c->cur, prev = 1 - c->cur;
+    const int mirror = p->kind->wave && p->free_surface;
     if (mirror)
         cpu_mirror_free_surface(c, now);
     for (int k = 0; k < nz + r; k++) {
         if (k < nz) { /* step it at plane k: into prev */
+            const int d = slab_of_plane(c, k), kl = k - c->slab[d].z0;
             c->cur = now;
-            update_planes(c, 0, k, k + 1, it);
+            update_planes(c, d, kl, kl + 1, it);
+            cpu_share_plane(c, prev, k);
         }
         const int m = k - r;
         if (m < 0 || m >= nz)
             continue;
         if (m == 0 && mirror) /* planes 0..r of step it's field are done */
             cpu_mirror_free_surface(c, prev);
+        const int d = slab_of_plane(c, m), ml = m - c->slab[d].z0;
         c->cur = prev; /* step it + 1 at plane m: into now */
-        update_planes(c, 0, m, m + 1, it + 1);
+        update_planes(c, d, ml, ml + 1, it + 1);
+        cpu_share_plane(c, now, m);
     }
     if (p->kind->wave) { /* prev holds step it's field, now step it + 1's */
         c->cur = prev;

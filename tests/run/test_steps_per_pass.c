@@ -4,8 +4,8 @@
  * per pass bit for bit, with variable velocity, two sources (one off the grid, its taps on
  * several planes) injected at every step, receivers sampled at every step and every third,
  * snapshots at odd steps (the pass falls back to one step there), the sponge, the free
- * surface, an odd step count, checkpoints by steps and a run suspended and resumed; the
- * stencil and ETE kinds alike; a job the CPU cannot pass two at a time (the CPML) runs one per pass,
+ * surface, an odd step count, checkpoints by steps and a run suspended and resumed, on one
+ * slab and on 3 and 4; the stencil and ETE kinds alike; a job the CPU cannot pass two at a time (the CPML) runs one per pass,
  * says why and gives the same outputs; a steps_per_pass other than 0, 1, 2 is refused. */
 #include "ckpt_util.h"
 #include "fdwave/fdwave.h"
@@ -103,6 +103,24 @@ START_TEST(acoustic_two_steps_same_bits)
 }
 END_TEST
 
+/* Slabs (virtual devices; 3 of 11 planes and 4 of 8 or 9, thinner than two radii): each
+ * plane a pass produces goes to the ghost planes of the slabs that mirror it. */
+START_TEST(slabs_two_steps_same_bits)
+{
+    for (int n = 3; n <= 4; n++) {
+        ckpt_watch w;
+        memset(&w, 0, sizeof w);
+        char *j = acoustic_json(SPONGE_FS, 1), tag[32];
+        char *end = strrchr(j, '}');
+        snprintf(end, 32, ", \"devices\": %d}", n);
+        snprintf(tag, sizeof tag, "slabs%d", n);
+        same_both_ways(j, tag, &w);
+        free(j);
+        ck_assert_msg(strstr(w.log, "steps per pass: 2"), "log: %s", w.log);
+    }
+}
+END_TEST
+
 START_TEST(stencil_two_steps_same_bits)
 {
     same_both_ways("{\"kind\": \"stencil\", \"grid\": {\"nx\": 31, \"ny\": 27, \"nz\": 41, "
@@ -188,6 +206,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, acoustic_two_steps_same_bits);
+    tcase_add_test(tc, slabs_two_steps_same_bits);
     tcase_add_test(tc, stencil_two_steps_same_bits);
     tcase_add_test(tc, ete_two_steps_same_bits);
     tcase_add_test(tc, cpml_falls_back);
