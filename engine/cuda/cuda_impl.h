@@ -86,6 +86,12 @@ typedef struct cuda_ctx {
 int cuda_note(gpu_slab *g, int rc, const char *where);
 /* FDW_ERR_DEVICE naming g's GPU, where and the CUDA error. */
 fdw_status cuda_device_fail(fdw_error *err, const gpu_slab *g, int rc, const char *where);
+/* cuda_step.c, for the two-step pass too: step it's sources of set added into field on
+ * stream s (nothing outside [0, nt)); the receivers' slot after step it read from field on
+ * g->si when one is due. Errors are noted on g. */
+int cuda_inject(const cuda_ctx *c, gpu_slab *g, const src_set *set, float *field, long it,
+                fdwk_stream s);
+void cuda_record(const cuda_ctx *c, gpu_slab *g, long it, const float *field);
 /* Start of padded plane k (local, may be a ghost plane) of field b. */
 float *cuda_padded_plane(const gpu_slab *g, int b, int k);
 /* cudaMalloc + copy of bytes from host into *dptr (nothing for 0 bytes); a CUDA error is

@@ -48,8 +48,8 @@ void cuda_fd_args(const cuda_ctx *c, const gpu_slab *g, int cur, fdwk_fd_args *a
     a->zchunk = p->tuning->cuda_zchunk;
 }
 
-static int inject(const cuda_ctx *c, gpu_slab *g, const src_set *set, float *field, long it,
-                  fdwk_stream s)
+int cuda_inject(const cuda_ctx *c, gpu_slab *g, const src_set *set, float *field, long it,
+                fdwk_stream s)
 {
     if (set->npoints == 0 || it < 0 || it >= c->prob.nt)
         return 0;
@@ -109,12 +109,12 @@ void cuda_issue_step(cuda_ctx *c, int d, long it)
             cuda_note(g, fdwk_free_surface(g->f[cur], &g->L, p->radius, g->se), "free surface");
         c->ops->update(c, g, cur, 0, g->nz, g->se);
         if (wave)
-            inject(c, g, &g->src_int, g->f[nw], it, g->se);
+            cuda_inject(c, g, &g->src_int, g->f[nw], it, g->se);
     } else {
         c->ops->update(c, g, cur, 0, g->ktop, g->se);
         c->ops->update(c, g, cur, g->kbot, g->nz, g->se);
         if (wave)
-            inject(c, g, &g->src_edge, g->f[nw], it, g->se);
+            cuda_inject(c, g, &g->src_edge, g->f[nw], it, g->se);
     }
     if (multi) {
         cuda_note(g, fdwk_event_record(g->ev_edge[par], g->se), "event record");
@@ -137,7 +137,7 @@ void cuda_issue_step(cuda_ctx *c, int d, long it)
             cuda_note(g, fdwk_free_surface(g->f[cur], &g->L, p->radius, g->si), "free surface");
         c->ops->update(c, g, cur, g->ktop, g->kbot, g->si);
         if (wave)
-            inject(c, g, &g->src_int, g->f[nw], it, g->si);
+            cuda_inject(c, g, &g->src_int, g->f[nw], it, g->si);
         cuda_note(g, fdwk_event_record(g->ev_int[par], g->si), "event record");
         cuda_note(g, fdwk_stream_wait(g->si, g->ev_edge[par]), "event wait");
     } else if (multi) {
@@ -151,13 +151,19 @@ void cuda_issue_step(cuda_ctx *c, int d, long it)
              "ghost planes through MPI");
 
     /* Receivers read the new field once both parts are done. */
-    if (recording) {
-        long slot = (it + 1) / p->rec_interval;
-        if (slot < p->nrec_slots)
-            cuda_note(g, fdwk_record(g->rec, slot, p->nreceivers, g->rec_start, g->rec_off, g->rec_w,
-                                g->f[nw], g->si),
-                 "receiver kernel");
-    }
+    cuda_record(c, g, it, g->f[nw]);
+}
+
+void cuda_record(const cuda_ctx *c, gpu_slab *g, long it, const float *field)
+{
+    const fdw_problem *p = &c->prob;
+    if (!g->rec || (it + 1) % p->rec_interval != 0)
+        return;
+    const long slot = (it + 1) / p->rec_interval;
+    if (slot < p->nrec_slots)
+        cuda_note(g, fdwk_record(g->rec, slot, p->nreceivers, g->rec_start, g->rec_off,
+                                 g->rec_w, field, g->si),
+                  "receiver kernel");
 }
 
 fdw_status cuda_collect_status(cuda_ctx *c, fdw_error *err)

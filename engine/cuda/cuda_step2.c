@@ -71,19 +71,6 @@ int cuda_steps_per_pass(void *vctx, const char **why)
     return ob ? 1 : 2;
 }
 
-/* Receiver slot of step s (the field after it) from field f, when one is due. */
-static void record(cuda_ctx *c, gpu_slab *g, long s, const float *f)
-{
-    const fdw_problem *p = &c->prob;
-    if (!g->rec || (s + 1) % p->rec_interval != 0)
-        return;
-    const long slot = (s + 1) / p->rec_interval;
-    if (slot < p->nrec_slots)
-        cuda_note(g, fdwk_record(g->rec, slot, p->nreceivers, g->rec_start, g->rec_off,
-                                 g->rec_w, f, g->si),
-                  "receiver kernel");
-}
-
 fdw_status cuda_step2(void *vctx, long it, fdw_error *err)
 {
     cuda_ctx *c = vctx;
@@ -116,12 +103,10 @@ fdw_status cuda_step2(void *vctx, long it, fdw_error *err)
         a2.nt = p->nt;
     }
     cuda_note(g, fdwk_fd_step2(&a2, g->se), "two-step kernel");
-    if (p->kind->wave && src->npoints > 0 && it + 1 < p->nt) /* step it + 1's, as after one */
-        cuda_note(g, fdwk_inject(out2, src->npoints, src->offset, src->start, src->owner,
-                                 src->weight, g->wavelets, p->nt, it + 1, g->se),
-                  "source injection");
-    record(c, g, it, out1);
-    record(c, g, it + 1, out2);
+    if (p->kind->wave) /* step it + 1's sources and both steps' receivers, as after one */
+        cuda_inject(c, g, src, out2, it + 1, g->se);
+    cuda_record(c, g, it, out1);
+    cuda_record(c, g, it + 1, out2);
     /* the new fields take the places of the old ones, the old ones become the spares */
     float *raw_prev = g->raw[1 - cur], *raw_cur = g->raw[cur];
     float *f_prev = g->f[1 - cur], *f_cur = g->f[cur];
