@@ -421,24 +421,10 @@ static void bench_derivative(void)
             }
 }
 
-/* Whole job through fdw_run vs the bare kernel on the same grid; then the same job without
- * snapshots, and without snapshots and receivers, to show where the difference goes. */
-static double run_job(int n, long nt, int snapshots, int receivers, const char *boundary,
-                      double *wall)
+/* A job spec run through fdw_run on the CUDA backend with the bench's tuning into a scratch
+ * directory removed afterwards: its rate over the time loop, *wall its wall-clock seconds. */
+static double run_json(const char *json, double *wall)
 {
-    char json[2048];
-    snprintf(json, sizeof json,
-             "{\"kind\":\"acoustic\",\"grid\":{\"nx\":%d,\"ny\":%d,\"nz\":%d,\"dx\":10,\"dy\":10,"
-             "\"dz\":10},\"order\":8,\"velocity\":{\"type\":\"gaussian\",\"background\":2500,"
-             "\"center\":[2560,2560,2560],\"sigma\":600,\"dv\":-500},"
-             "\"time\":{\"nt\":%ld,\"dt\":\"auto\"},"
-             "\"sources\":[{\"position\":[2555,2565,1000],\"wavelet\":{\"type\":\"ricker\",\"f0\":15}}]"
-             "%s,\"boundary\":%s%s}",
-             n, n, n, nt,
-             receivers ? ",\"receivers\":{\"lines\":[{\"from\":[200,2560,200],\"to\":[4900,2560,200],"
-                         "\"count\":1000}]}" : "",
-             boundary, snapshots ? ",\"snapshots\":{\"every\":100,\"slices\":[{\"plane\":\"xy\",\"index\":256},"
-                         "{\"plane\":\"xz\",\"index\":256}],\"png\":true,\"raw\":true}" : "");
     fdw_spec *spec = NULL;
     fdw_error err;
     if (fdw_spec_parse(json, strlen(json), NULL, &spec, &err) != FDW_OK) {
@@ -464,6 +450,27 @@ static double run_job(int n, long nt, int snapshots, int receivers, const char *
         fprintf(stderr, "could not remove %s\n", dir);
     fdw_spec_free(spec);
     return res.mpts;
+}
+
+/* Whole job through fdw_run vs the bare kernel on the same grid; then the same job without
+ * snapshots, and without snapshots and receivers, to show where the difference goes. */
+static double run_job(int n, long nt, int snapshots, int receivers, const char *boundary,
+                      double *wall)
+{
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"kind\":\"acoustic\",\"grid\":{\"nx\":%d,\"ny\":%d,\"nz\":%d,\"dx\":10,\"dy\":10,"
+             "\"dz\":10},\"order\":8,\"velocity\":{\"type\":\"gaussian\",\"background\":2500,"
+             "\"center\":[2560,2560,2560],\"sigma\":600,\"dv\":-500},"
+             "\"time\":{\"nt\":%ld,\"dt\":\"auto\"},"
+             "\"sources\":[{\"position\":[2555,2565,1000],\"wavelet\":{\"type\":\"ricker\",\"f0\":15}}]"
+             "%s,\"boundary\":%s%s}",
+             n, n, n, nt,
+             receivers ? ",\"receivers\":{\"lines\":[{\"from\":[200,2560,200],\"to\":[4900,2560,200],"
+                         "\"count\":1000}]}" : "",
+             boundary, snapshots ? ",\"snapshots\":{\"every\":100,\"slices\":[{\"plane\":\"xy\",\"index\":256},"
+                         "{\"plane\":\"xz\",\"index\":256}],\"png\":true,\"raw\":true}" : "");
+    return run_json(json, wall);
 }
 
 /* Print and record one whole-job measurement (rate m over the time loop, wall-clock
@@ -542,35 +549,17 @@ static void bench_blocking(void)
         }
     /* the stencil kind, orders 6-8 (the two-step kernel's range), 512^3 */
     for (int order = 6; order <= 8; order += 2) {
-        double m[2];
+        double m[2], wall;
+        char json[256];
+        snprintf(json, sizeof json,
+                 "{\"kind\":\"stencil\",\"grid\":{\"nx\":512,\"ny\":512,\"nz\":512,"
+                 "\"dx\":1,\"dy\":1,\"dz\":1},\"order\":%d,\"iterations\":%ld,\"seed\":1}",
+                 order, nt);
         for (int spp = 1; spp <= 2; spp++) {
-            char json[256];
-            snprintf(json, sizeof json,
-                     "{\"kind\":\"stencil\",\"grid\":{\"nx\":512,\"ny\":512,\"nz\":512,"
-                     "\"dx\":1,\"dy\":1,\"dz\":1},\"order\":%d,\"iterations\":%ld,\"seed\":1}",
-                     order, nt);
-            fdw_spec *spec = NULL;
-            fdw_error err;
-            char dir[] = "/tmp/fdwave-bench-XXXXXX";
-            if (fdw_spec_parse(json, strlen(json), NULL, &spec, &err) != FDW_OK || !mkdtemp(dir)) {
-                fprintf(stderr, "stencil blocking job: %s\n", err.message);
-                exit(1);
-            }
             g_tuning.steps_per_pass = spp;
-            fdw_run_opts opts = {.out_dir = dir, .backend = FDW_BACKEND_CUDA, .tuning = &g_tuning};
-            fdw_result res;
-            if (fdw_run(spec, &opts, NULL, &res, &err) != FDW_OK) {
-                fprintf(stderr, "stencil blocking job: %s\n", err.message);
-                exit(1);
-            }
-            g_tuning.steps_per_pass = saved;
-            m[spp - 1] = res.mpts;
-            char cmd[300];
-            snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-            if (system(cmd) != 0)
-                fprintf(stderr, "could not remove %s\n", dir);
-            fdw_spec_free(spec);
+            m[spp - 1] = run_json(json, &wall);
         }
+        g_tuning.steps_per_pass = saved;
         printf("  stencil order %d, 512^3: one step per pass %.0f Mpts/s, two %.0f Mpts/s: "
                "%.3fx\n", order, m[0], m[1], m[1] / m[0]);
         for (int spp = 1; spp <= 2; spp++)
