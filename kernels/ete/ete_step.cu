@@ -18,76 +18,6 @@ __device__ __forceinline__ float ete_damping(const fdwk_ete_args &a, int i, int 
     return a.qx ? a.qx[i] + (a.qy[j] + a.qz[a.kglob + k]) : 0.f;
 }
 
-template <int TX, int TY>
-__global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
-{
-    constexpr int SW = TX + 2 * ER, SH = TY + 2 * ER;
-    __shared__ float ring[3][SH][SW];
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TX + tx;
-    const int i = blockIdx.x * TX + tx, j = blockIdx.y * TY + ty;
-    const int kb = a.k0 + blockIdx.z * a.zchunk;
-    const int ke = min(kb + a.zchunk, a.k1);
-    const bool in = i < a.nx && j < a.ny;
-    const long plane = a.plane, col = (long)j * a.pitch + i;
-    const float *__restrict__ u = a.u;
-    const int gi0 = blockIdx.x * TX - ER, gj0 = blockIdx.y * TY - ER;
-
-    // plane k's tile and halo into a stage; cells outside the padded region (never needed
-    // by a point of the grid) read as zero
-    auto load = [&](int st, int k) {
-        for (int t = tid; t < SH * SW; t += TX * TY) {
-            const int yy = t / SW, xx = t - yy * SW;
-            const int gi = gi0 + xx, gj = gj0 + yy;
-            float v = 0.f;
-            if (gi >= -ER && gi < a.nx + ER && gj >= -ER && gj < a.ny + ER)
-                v = u[(long)k * plane + (long)gj * a.pitch + gi];
-            ring[st][yy][xx] = v;
-        }
-    };
-
-    float q[2 * ER + 1]; // q[d] = p(k - ER + d) at the thread's column
-#pragma unroll
-    for (int d = 0; d < 2 * ER; ++d) q[d] = in ? u[(long)(kb - ER + d) * plane + col] : 0.f;
-    int sm = 0, sc = 1, sp = 2; // stages of planes k - 1, k, k + 1
-    if (kb < ke) {
-        load(sm, kb - 1);
-        load(sc, kb);
-    }
-    const int x = tx + ER, y = ty + ER;
-    for (int k = kb; k < ke; ++k) {
-        q[2 * ER] = in ? u[(long)(k + ER) * plane + col] : 0.f;
-        load(sp, k + 1);
-        __syncthreads();
-        if (in) {
-            const float(*M)[SW] = ring[sm];
-            const float(*C)[SW] = ring[sc];
-            const float(*P)[SW] = ring[sp];
-            auto at = [&](int dx, int dy, int dz) -> float {
-                if (dz == 0) return C[y + dy][x + dx];
-                if (dx == 0 && dy == 0) return q[ER + dz];
-                return dz < 0 ? M[y + dy][x + dx] : P[y + dy][x + dx];
-            };
-            const long o = (long)k * plane + col;
-            const uint16_t *__restrict__ ix = a.idx + o;
-            auto bin = [&](int dx, int dy, int dz) -> unsigned {
-                return __ldg(ix + (long)dz * plane + (long)dy * a.pitch + dx);
-            };
-            const unsigned b = ix[0];
-            const float l = ete_sum(b, ete_global_table{a.table}, at, bin);
-            float r = ete_update(q[ER], a.out[o], l, ete_damping(a, i, j, k));
-            if (a.free_surface && a.kglob + k == 0) r = 0.f;
-            a.out[o] = r;
-        }
-        __syncthreads(); // every thread is done with stage sm before it is refilled
-        const int t = sm;
-        sm = sc;
-        sc = sp;
-        sp = t;
-#pragma unroll
-        for (int d = 0; d < 2 * ER; ++d) q[d] = q[d + 1];
-    }
-}
-
 // The table in shared memory, transposed: weight s of bin m at T[s * stride + m], stride
 // odd, so a warp's 32 gathers of one slot from random bins spread over the banks (the
 // 16-float rows of the global table would put every bin's slot s in two banks).
@@ -102,28 +32,32 @@ struct ete_shared_table {
 
 __host__ __device__ constexpr int ete_tab_stride(int nbins) { return nbins | 1; }
 
-// Shared memory of the shared-table kernel: the table, then three stages of the tile's p
-// and of its bins.
-template <int TX, int TY>
-__host__ __device__ constexpr size_t ete_tab_smem(int nbins)
+// Shared memory of the 2.5D kernel: three stages of the tile's p; TAB: the table first and
+// three stages of its bins after.
+template <int TX, int TY, bool TAB>
+__host__ __device__ constexpr size_t ete25_smem(int nbins)
 {
-    return (size_t)16 * ete_tab_stride(nbins) * 4 +
-           (size_t)3 * (TY + 2 * ER) * (TX + 2 * ER) * (4 + 2);
+    return TAB ? (size_t)16 * ete_tab_stride(nbins) * 4 +
+                     (size_t)3 * (TY + 2 * ER) * (TX + 2 * ER) * (4 + 2)
+               : (size_t)3 * (TY + 2 * ER) * (TX + 2 * ER) * 4;
 }
 
-// The 2.5D walk of ete25_kernel with the table copied into shared memory by each block and
-// the bins of planes k - 1, k, k + 1 in a shared ring beside p's (their z neighbours in a
-// register queue): the 36 gathers of a point come from shared memory instead of the
-// read-only cache, where a warp's gathers from random bins touch up to 32 lines each.
-template <int TX, int TY>
-__global__ void __launch_bounds__(TX *TY) ete_tab_kernel(const fdwk_ete_args a)
+// The 2.5D walk: a block owns a TX x TY tile and walks a chunk of z with planes k - 1, k and
+// k + 1 of its tile (x/y halo 4) in a ring of three shared-memory stages and its column's z
+// neighbours in a register queue. TAB: the table is copied into shared memory by each
+// block and the bins of the three planes sit in a shared ring beside p's (their z
+// neighbours in a register queue), so the 36 gathers of a point come from shared memory
+// instead of the read-only cache, where a warp's gathers from random bins touch up to 32
+// lines each; else bins and table rows come through the read-only cache.
+template <int TX, int TY, bool TAB>
+__global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
 {
     constexpr int SW = TX + 2 * ER, SH = TY + 2 * ER, SS = SW * SH;
     extern __shared__ __align__(16) unsigned char smem[];
-    const int stride = ete_tab_stride(a.nbins);
-    float *T = reinterpret_cast<float *>(smem);
-    float *U = T + 16 * stride;
-    uint16_t *B = reinterpret_cast<uint16_t *>(U + 3 * SS);
+    const int stride = TAB ? ete_tab_stride(a.nbins) : 0;
+    float *T = reinterpret_cast<float *>(smem); // TAB: the table
+    float *U = T + 16 * stride;                 // three stages of p
+    uint16_t *B = reinterpret_cast<uint16_t *>(U + 3 * SS); // TAB: three stages of bins
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TX + tx;
     const int i = blockIdx.x * TX + tx, j = blockIdx.y * TY + ty;
     const int kb = a.k0 + blockIdx.z * a.zchunk;
@@ -134,10 +68,12 @@ __global__ void __launch_bounds__(TX *TY) ete_tab_kernel(const fdwk_ete_args a)
     const uint16_t *__restrict__ idx = a.idx;
     const int gi0 = blockIdx.x * TX - ER, gj0 = blockIdx.y * TY - ER;
 
-    for (int t = tid; t < 16 * a.nbins; t += TX * TY) T[(t & 15) * stride + (t >> 4)] = __ldg(a.table + t);
+    if (TAB)
+        for (int t = tid; t < 16 * a.nbins; t += TX * TY)
+            T[(t & 15) * stride + (t >> 4)] = __ldg(a.table + t);
 
-    // plane k's tile and halo (p and bins) into a stage; cells outside the padded region
-    // (never needed by a point of the grid) read as zero
+    // plane k's tile and halo (p, and with TAB the bins) into a stage; cells outside the
+    // padded region (never needed by a point of the grid) read as zero
     auto load = [&](int st, int k) {
         for (int t = tid; t < SS; t += TX * TY) {
             const int yy = t / SW, xx = t - yy * SW;
@@ -147,49 +83,57 @@ __global__ void __launch_bounds__(TX *TY) ete_tab_kernel(const fdwk_ete_args a)
             if (gi >= -ER && gi < a.nx + ER && gj >= -ER && gj < a.ny + ER) {
                 const long o = (long)k * plane + (long)gj * a.pitch + gi;
                 v = u[o];
-                bb = __ldg(idx + o);
+                if (TAB) bb = __ldg(idx + o);
             }
             U[st * SS + t] = v;
-            B[st * SS + t] = bb;
+            if (TAB) B[st * SS + t] = bb;
         }
     };
 
     float q[2 * ER + 1];     // q[d] = p(k - ER + d) at the thread's column
-    unsigned qb[2 * ER + 1]; // and its bin
+    unsigned qb[2 * ER + 1]; // TAB: and its bin
 #pragma unroll
     for (int d = 0; d < 2 * ER; ++d) {
         q[d] = in ? u[(long)(kb - ER + d) * plane + col] : 0.f;
-        qb[d] = in ? __ldg(idx + (long)(kb - ER + d) * plane + col) : 0u;
+        if (TAB) qb[d] = in ? __ldg(idx + (long)(kb - ER + d) * plane + col) : 0u;
     }
     int sm = 0, sc = 1, sp = 2; // stages of planes k - 1, k, k + 1
     if (kb < ke) {
         load(sm, kb - 1);
         load(sc, kb);
     }
-    const ete_shared_table tab{T, stride};
     const int x = tx + ER, y = ty + ER;
     for (int k = kb; k < ke; ++k) {
         q[2 * ER] = in ? u[(long)(k + ER) * plane + col] : 0.f;
-        qb[2 * ER] = in ? __ldg(idx + (long)(k + ER) * plane + col) : 0u;
+        if (TAB) qb[2 * ER] = in ? __ldg(idx + (long)(k + ER) * plane + col) : 0u;
         load(sp, k + 1);
         __syncthreads();
         if (in) {
             const float *M = U + sm * SS, *C = U + sc * SS, *P = U + sp * SS;
-            const uint16_t *BM = B + sm * SS, *BC = B + sc * SS, *BP = B + sp * SS;
             auto at = [&](int dx, int dy, int dz) -> float {
                 const int c = (y + dy) * SW + x + dx;
                 if (dz == 0) return C[c];
                 if (dx == 0 && dy == 0) return q[ER + dz];
                 return dz < 0 ? M[c] : P[c];
             };
-            auto bin = [&](int dx, int dy, int dz) -> unsigned {
-                const int c = (y + dy) * SW + x + dx;
-                if (dz == 0) return BC[c];
-                if (dx == 0 && dy == 0) return qb[ER + dz];
-                return dz < 0 ? BM[c] : BP[c];
-            };
             const long o = (long)k * plane + col;
-            const float l = ete_sum(qb[ER], tab, at, bin);
+            float l;
+            if constexpr (TAB) {
+                const uint16_t *BM = B + sm * SS, *BC = B + sc * SS, *BP = B + sp * SS;
+                auto bin = [&](int dx, int dy, int dz) -> unsigned {
+                    const int c = (y + dy) * SW + x + dx;
+                    if (dz == 0) return BC[c];
+                    if (dx == 0 && dy == 0) return qb[ER + dz];
+                    return dz < 0 ? BM[c] : BP[c];
+                };
+                l = ete_sum(qb[ER], ete_shared_table{T, stride}, at, bin);
+            } else {
+                const uint16_t *__restrict__ ix = idx + o;
+                auto bin = [&](int dx, int dy, int dz) -> unsigned {
+                    return __ldg(ix + (long)dz * plane + (long)dy * a.pitch + dx);
+                };
+                l = ete_sum(ix[0], ete_global_table{a.table}, at, bin);
+            }
             float r = ete_update(q[ER], a.out[o], l, ete_damping(a, i, j, k));
             if (a.free_surface && a.kglob + k == 0) r = 0.f;
             a.out[o] = r;
@@ -202,7 +146,7 @@ __global__ void __launch_bounds__(TX *TY) ete_tab_kernel(const fdwk_ete_args a)
 #pragma unroll
         for (int d = 0; d < 2 * ER; ++d) {
             q[d] = q[d + 1];
-            qb[d] = qb[d + 1];
+            if (TAB) qb[d] = qb[d + 1];
         }
     }
 }
@@ -252,38 +196,28 @@ int zchunk_for(int zchunk, long xy, int nk)
     return zc;
 }
 
-template <int TX, int TY>
+// The 2.5D kernel; TAB where the table and the rings fit a block's shared memory, else the
+// kernel of the same tile without it (a model of more bins than that).
+template <int TX, int TY, bool TAB>
 int launch_25d(const fdwk_ete_args &a, int nk, cudaStream_t s)
 {
+    size_t bytes = ete25_smem<TX, TY, TAB>(a.nbins);
+    if (TAB) {
+        int dev = 0, optin = 0;
+        cudaGetDevice(&dev);
+        if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+                cudaSuccess ||
+            a.nbins < 1 || bytes > (size_t)optin)
+            return launch_25d<TX, TY, false>(a, nk, s);
+        const cudaError_t e = cudaFuncSetAttribute(
+            ete25_kernel<TX, TY, TAB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+        if (e != cudaSuccess) return (int)e;
+    }
     const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY - 1) / TY;
     fdwk_ete_args b = a;
     b.zchunk = zchunk_for(a.zchunk, (long)gx * gy, nk);
     dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
-    ete25_kernel<TX, TY><<<grid, dim3(TX, TY), 0, s>>>(b);
-    return (int)cudaGetLastError();
-}
-
-// The shared-table kernel where the table and the rings fit a block's shared memory, else
-// the 2.5D kernel of the same tile (a model of more bins than that).
-template <int TX, int TY>
-int launch_tab(const fdwk_ete_args &a, int nk, cudaStream_t s)
-{
-    const size_t bytes = ete_tab_smem<TX, TY>(a.nbins);
-    int dev = 0, optin = 0;
-    cudaGetDevice(&dev);
-    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
-            cudaSuccess ||
-        a.nbins < 1 || bytes > (size_t)optin)
-        return launch_25d<TX, TY>(a, nk, s);
-    cudaError_t e = cudaFuncSetAttribute(ete_tab_kernel<TX, TY>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         (int)bytes);
-    if (e != cudaSuccess) return (int)e;
-    const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY - 1) / TY;
-    fdwk_ete_args b = a;
-    b.zchunk = zchunk_for(a.zchunk, (long)gx * gy, nk);
-    dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
-    ete_tab_kernel<TX, TY><<<grid, dim3(TX, TY), bytes, s>>>(b);
+    ete25_kernel<TX, TY, TAB><<<grid, dim3(TX, TY), bytes, s>>>(b);
     return (int)cudaGetLastError();
 }
 
@@ -297,10 +231,10 @@ extern "C" int fdwk_ete_step(const fdwk_ete_args *a, fdwk_stream st)
     if (nk <= 0 || a->nx <= 0 || a->ny <= 0) return 0;
     switch (a->variant) {
     case FDWK_ETE_DEFAULT:
-    case FDWK_ETE_25D_32X16: return fdwk::launch_25d<32, 16>(*a, nk, s);
-    case FDWK_ETE_25D_32X8: return fdwk::launch_25d<32, 8>(*a, nk, s);
-    case FDWK_ETE_TAB_32X16: return fdwk::launch_tab<32, 16>(*a, nk, s);
-    case FDWK_ETE_TAB_32X8: return fdwk::launch_tab<32, 8>(*a, nk, s);
+    case FDWK_ETE_25D_32X16: return fdwk::launch_25d<32, 16, false>(*a, nk, s);
+    case FDWK_ETE_25D_32X8: return fdwk::launch_25d<32, 8, false>(*a, nk, s);
+    case FDWK_ETE_TAB_32X16: return fdwk::launch_25d<32, 16, true>(*a, nk, s);
+    case FDWK_ETE_TAB_32X8: return fdwk::launch_25d<32, 8, true>(*a, nk, s);
     case FDWK_ETE_POINT: {
         dim3 block(32, 8), grid((a->nx + 31) / 32, (a->ny + 7) / 8, nk < 65535 ? nk : 65535);
         fdwk::ete_point_kernel<<<grid, block, 0, s>>>(*a);
