@@ -240,6 +240,22 @@ START_TEST(test_fit_cube)
 }
 END_TEST
 
+/* Small Courant numbers (a dt well below the fit's limit, e.g. the seed's Table 3 case at
+ * 1 ms on a 10 m grid from 1800 m/s: r = 0.18): S - 1 is O(r^2) there, and the fit must not
+ * lose its feasible set to rounding (the plain form S = sum c b found none below r = 0.2). */
+START_TEST(test_fit_small_courant)
+{
+    srand(9);
+    const double rs[4] = {0.02, 0.05, 0.09, 0.18};
+    for (int i = 0; i < 4; i++) {
+        const ete_band b = {{rs[i], rs[i], rs[i]}, rs[i] * 2 * M_PI / 7.2, 0, 0};
+        check_fit(&b);
+    }
+    const ete_band bu = {{0.05, 0.05, 0.1}, 0.1 * 2 * M_PI / 7.2, 0, 0};
+    check_fit(&bu);
+}
+END_TEST
+
 START_TEST(test_fit_unequal_spacing)
 {
     srand(8);
@@ -310,6 +326,7 @@ int main(void)
     tcase_add_test(tc, test_lp_infeasible_unbounded);
     tcase_add_test(tc, test_lp_random_vs_vertices);
     tcase_add_test(tc, test_fit_cube);
+    tcase_add_test(tc, test_fit_small_courant);
     tcase_add_test(tc, test_fit_unequal_spacing);
     tcase_add_test(tc, test_study);
     suite_add_tcase(s, tc);

@@ -33,12 +33,18 @@
  * about S'' (pi / (NF - 1))^2 / 8). */
 #define NEAR 0.25
 
-/* The distinct coefficients: var[slot] is the variable of each slot; axes of equal r (equal
- * spacing) form one group and share their axis and edge coefficients. */
+/* The distinct coefficients: var[slot] is the variable of each slot but the centre's; axes
+ * of equal r (equal spacing) form one group and share their axis and edge coefficients.
+ * The LP is written in the deviation form S(theta) - 1 = sum_s c[s] (b_s(theta) - b_s(0))
+ * (basis_dev), which holds S(0) = 1 by construction and keeps its rows free of the
+ * cancellation of values near 1 (at small Courant numbers S - 1 is O(r^2) and the plain form
+ * lost the feasible set to rounding: no fit below r = 0.2); the variables are c[s] / scale,
+ * scale = max r^2, so every column is of order one. */
 typedef struct layout {
     int nvar;
     int var[ETE_NCOEF];
     int g[3];
+    double scale;
 } layout;
 
 static void make_layout(const double r[3], layout *L)
@@ -49,8 +55,8 @@ static void make_layout(const double r[3], layout *L)
     int ng = 0;
     for (int a = 0; a < 3; a++)
         ng = L->g[a] + 1 > ng ? L->g[a] + 1 : ng;
-    L->var[ETE_SLOT_C0] = 0;
-    int nv = 1;
+    L->var[ETE_SLOT_C0] = -1; /* not a variable: S(0) = 1 fixes it (centre_of) */
+    int nv = 0;
     for (int gi = 0; gi < ng; gi++) {
         for (int m = 0; m < 4; m++) {
             for (int a = 0; a < 3; a++)
@@ -72,6 +78,7 @@ static void make_layout(const double r[3], layout *L)
         L->var[ETE_SLOT_XY + e] = found >= 0 ? found : nv++;
     }
     L->nvar = nv;
+    L->scale = fmax(r[0] * r[0], fmax(r[1] * r[1], r[2] * r[2]));
 }
 
 /* Whether theta lies in the region the symmetries of the layout reduce to: within a group,
@@ -117,6 +124,41 @@ static void basis(const double th[3], double out[ETE_NCOEF])
     out[ETE_SLOT_XY] = 4.0 * c1[0] * c1[1];
     out[ETE_SLOT_XZ] = 4.0 * c1[0] * c1[2];
     out[ETE_SLOT_YZ] = 4.0 * c1[1] * c1[2];
+}
+
+/* b_s(theta) - b_s(0) of every slot, without cancellation: cos(m t) - 1 = -2 sin^2(m t / 2),
+ * cos a cos b - 1 = (ca - 1)(cb - 1) + (ca - 1) + (cb - 1). */
+static void basis_dev(const double th[3], double out[ETE_NCOEF])
+{
+    double d1[3];
+    out[ETE_SLOT_C0] = 0.0;
+    for (int a = 0; a < 3; a++) {
+        for (int m = 1; m <= 4; m++) {
+            const double h = sin(0.5 * m * th[a]);
+            out[1 + 4 * a + m - 1] = -4.0 * h * h;
+        }
+        d1[a] = 0.5 * out[1 + 4 * a]; /* cos(theta_a) - 1 */
+    }
+    out[ETE_SLOT_XY] = 4.0 * ((d1[0] * d1[1] + d1[0]) + d1[1]);
+    out[ETE_SLOT_XZ] = 4.0 * ((d1[0] * d1[2] + d1[0]) + d1[2]);
+    out[ETE_SLOT_YZ] = 4.0 * ((d1[1] * d1[2] + d1[1]) + d1[2]);
+}
+
+/* S(theta) - 1 of coefficients c whose S(0) is 1, without cancellation. */
+static double symbol_dev(const double *c, const double th[3])
+{
+    double b[ETE_NCOEF], s = 0.0;
+    basis_dev(th, b);
+    for (int i = 1; i < ETE_NCOEF; i++)
+        s += c[i] * b[i];
+    return s;
+}
+
+/* 1 - cos(x), without cancellation. */
+static double one_minus_cos(double x)
+{
+    const double h = sin(0.5 * x);
+    return 2.0 * h * h;
 }
 
 double ete_symbol(const double *c, const double th[3])
@@ -210,17 +252,23 @@ static double polish(const double *c, double th[3], double sign)
     return f;
 }
 
-/* The upper bound of S at theta for band b: 1 near the band, cos(phimax) beyond
- * ETE_OUT_FACTOR times its edge (ete_fit.h); 1 everywhere without a band. */
-static double upper_bound(const ete_band *b, const double th[3])
+/* 1 minus the upper bound of S at theta for band b: the bound is 1 near the band,
+ * cos(phimax) beyond ETE_OUT_FACTOR times its edge (ete_fit.h); 1 everywhere without a
+ * band. */
+static double upper_margin(const ete_band *b, const double th[3])
 {
     if (!b || b->stability_only)
-        return 1.0;
+        return 0.0;
     double p2 = 0.0;
     for (int a = 0; a < 3; a++)
         p2 += (b->r[a] * th[a]) * (b->r[a] * th[a]);
     const double out = ETE_OUT_FACTOR * b->phimax;
-    return p2 > out * out ? cos(b->phimax) : 1.0;
+    return p2 > out * out ? one_minus_cos(b->phimax) : 0.0;
+}
+
+static double upper_bound(const ete_band *b, const double th[3])
+{
+    return 1.0 - upper_margin(b, th);
 }
 
 /* A point where S leaves its bounds (or comes near them), for the LP or the measure: the
@@ -435,23 +483,35 @@ static void reduce(const layout *L, const double *slots, double *row)
 {
     memset(row, 0, (size_t)(L->nvar + 1) * sizeof *row);
     for (int s = 0; s < ETE_NCOEF; s++)
-        row[L->var[s]] += slots[s];
+        if (L->var[s] >= 0)
+            row[L->var[s]] += L->scale * slots[s];
 }
 
-/* Rows of the bounds at theta, tightened by extra: with upper S <= ub, with lower
- * S >= -1 + ETE_STAB_MARGIN. */
-static int add_cube_rows(ete_lp *lp, const layout *L, const double th[3], int upper, double ub,
+/* The centre coefficient that makes S(0) = 1. */
+static double centre_of(const double *c)
+{
+    double b0[ETE_NCOEF], sum = 0.0;
+    const double zero[3] = {0, 0, 0};
+    basis(zero, b0);
+    for (int s = 1; s < ETE_NCOEF; s++)
+        sum += c[s] * b0[s];
+    return 1.0 - sum;
+}
+
+/* Rows of the bounds at theta, tightened by extra: with upper S <= 1 - um (um = 1 - ub, 0
+ * or 1 - cos(phimax)), with lower S >= -1 + ETE_STAB_MARGIN; in deviation form. */
+static int add_cube_rows(ete_lp *lp, const layout *L, const double th[3], int upper, double um,
                          int lower, double extra)
 {
     double b[ETE_NCOEF], row[ETE_LP_MAXN];
-    basis(th, b);
+    basis_dev(th, b);
     reduce(L, b, row);
     row[L->nvar] = 0.0;
-    if (upper && ete_lp_add_row(lp, row, ub - extra))
+    if (upper && ete_lp_add_row(lp, row, -um - extra))
         return -1;
     for (int i = 0; i < L->nvar; i++)
         row[i] = -row[i];
-    if (lower && ete_lp_add_row(lp, row, 1.0 - ETE_STAB_MARGIN - extra))
+    if (lower && ete_lp_add_row(lp, row, 2.0 - ETE_STAB_MARGIN - extra))
         return -1;
     return 0;
 }
@@ -461,17 +521,6 @@ static int build_lp(ete_lp *lp, const layout *L, const ete_band *b)
 {
     const int nv = L->nvar;
     double slots[ETE_NCOEF], row[ETE_LP_MAXN];
-    /* S(0) = 1 */
-    const double zero[3] = {0, 0, 0};
-    basis(zero, slots);
-    reduce(L, slots, row);
-    row[nv] = 0.0;
-    if (ete_lp_add_row(lp, row, 1.0))
-        return -1;
-    for (int i = 0; i < nv; i++)
-        row[i] = -row[i];
-    if (ete_lp_add_row(lp, row, -1.0))
-        return -1;
     /* -d2S/dth_a2 (0) = 2 sum m^2 c_a[m] + 4 sum_{edges at a} e = r_a^2, one per group */
     for (int a = 0; a < 3; a++) {
         int first = 1;
@@ -507,7 +556,7 @@ static int build_lp(ete_lp *lp, const layout *L, const ete_band *b)
                 double th[3] = {PI * i / (NC - 1), PI * j / (NC - 1), PI * k / (NC - 1)};
                 if ((i | j | k) == 0 || !in_region(L, th))
                     continue;
-                if (add_cube_rows(lp, L, th, 1, upper_bound(b, th), 1, 0.0))
+                if (add_cube_rows(lp, L, th, 1, upper_margin(b, th), 1, 0.0))
                     return -1;
             }
     /* the band: |S - cos phi| <= t phi sin phi */
@@ -521,15 +570,15 @@ static int build_lp(ete_lp *lp, const layout *L, const ete_band *b)
             double phi = b->phimax * j / NR, th[3];
             if (!band_theta(b, u, phi, th))
                 break;
-            basis(th, slots);
+            basis_dev(th, slots);
             reduce(L, slots, row);
             const double wgt = b->minimax ? 1.0 : (phi / b->phimax) * (phi / b->phimax);
             row[nv] = -phi * fmax(sin(phi), 0.05) * wgt;
-            if (ete_lp_add_row(lp, row, cos(phi)))
+            if (ete_lp_add_row(lp, row, -one_minus_cos(phi)))
                 return -1;
             for (int i = 0; i < nv; i++)
                 row[i] = -row[i];
-            if (ete_lp_add_row(lp, row, -cos(phi)))
+            if (ete_lp_add_row(lp, row, one_minus_cos(phi)))
                 return -1;
         }
     }
@@ -571,8 +620,9 @@ ete_fit_status ete_fit(const ete_band *b, ete_op *op)
             st = ETE_FIT_SOLVER;
             goto out;
         }
-        for (int s = 0; s < ETE_NCOEF; s++)
-            op->c[s] = z[L.var[s]];
+        for (int s = 1; s < ETE_NCOEF; s++)
+            op->c[s] = L.scale * z[L.var[s]];
+        op->c[ETE_SLOT_C0] = centre_of(op->c);
         int n = find_extremes(op->c, b, NEAR, ex, MAX_EXTREMES), added = 0;
         for (int i = 0; i < n; i++) {
             /* the polished extreme, and the grid point it came from (polishing S may carry
@@ -580,13 +630,13 @@ ete_fit_status ete_fit(const ete_band *b, ete_op *op)
             for (int w = 0; w < 2; w++) {
                 double th[3];
                 memcpy(th, w ? ex[i].grid : ex[i].th, sizeof th);
-                const double sv = ete_symbol(op->c, th), ub = upper_bound(b, th);
-                const int up = sv > ub + VIOLATION;
-                const int lo = sv < -1.0 + ETE_STAB_MARGIN - VIOLATION;
+                const double dev = symbol_dev(op->c, th), um = upper_margin(b, th);
+                const int up = dev > -um + VIOLATION;
+                const int lo = dev < -2.0 + ETE_STAB_MARGIN - VIOLATION;
                 if (!up && !lo)
                     continue;
                 to_region(&L, th); /* the same point in the symmetric region: S is equal */
-                if (add_cube_rows(lp, &L, th, up, ub, lo, GEN_MARGIN)) {
+                if (add_cube_rows(lp, &L, th, up, um, lo, GEN_MARGIN)) {
                     st = ETE_FIT_NOMEM;
                     goto out;
                 }
