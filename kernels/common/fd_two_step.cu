@@ -1,14 +1,14 @@
 // fd_two_step.cu — the two-step pass of the acoustic and stencil kinds (common/fdwk_fd.h,
-// fdwk_fd_step2): temporal blocking for issue 19. A block owns a TX x TY output tile and
-// walks a chunk of z. For each plane k it loads u(t) of its tile widened by 2R into a ring
-// of 2R + 1 planes in shared memory, computes step it at plane k on the tile widened by R
-// (the widening is recomputed by the neighbouring blocks too: their step it + 1 needs it)
-// into a second ring, adds step it's sources there (acoustic), writes the owned part to
-// out1, and computes step it + 1 of the tile at plane k - R from that ring into out2. Each
-// point is computed as in the 2.5D kernel (fd25.cuh: the same sums in the same order,
-// fd_acoustic_update), and the library is built with -fmad=false: the bits of two single
-// steps. First version: written for correctness, one point a thread, no register queues;
-// not yet run on a GPU.
+// fdwk_fd_step2): temporal blocking for issue 19. A block of 32 x 8 threads computes step it
+// on a 32 x 32 region and step it + 1 on its inner (32 - 2R)^2 tile (the region's edge is
+// recomputed by the neighbouring blocks: their step it + 1 needs it), walking a chunk of z:
+// at plane k, step it from u(t) (the plane with an R-wide ring in shared memory, each owned
+// column's z neighbours in a register queue) into a shared ring of 2R + 1 planes, step it's
+// sources added there, the tile's part written to out1; then step it + 1 at plane k - R from
+// that ring. A thread owns 4 rows of one column. Two block barriers a plane (three where a
+// source lies). Each point is computed as in the 2.5D kernel (fd25.cuh: the same sums in the
+// same order, fd_acoustic_update), and the library is built with -fmad=false: the bits of
+// two single steps.
 #include "common/fdwk_fd.h"
 #include "common/fd_point.cuh"
 
@@ -17,7 +17,7 @@
 namespace fdwk {
 namespace {
 
-constexpr int TX = 32, TY = 8, ZCHUNK = 64;
+constexpr int ZCHUNK = 64;
 
 // The Laplacian at cell cc of plane c (row length W) in fd25.cuh's order: per axis the
 // terms d = 1..R summed in turn, then ((c0 u + lx) + ly) + lz; zsum(d) is u(k + d) + u(k - d).
@@ -56,136 +56,216 @@ __device__ __forceinline__ float stencil_at(const fdwk_fd_args &a, const float *
     return s;
 }
 
+// The block: 32 x BY threads; a thread owns NY rows (y = ty + BY r) of one column of the
+// 32 x 32 region on which step it is computed, whose inner (32 - 2R)^2 part is the tile on
+// which step it + 1 is; the region's u(t) plane (with an R-wide ring) is in shared memory,
+// each owned column's u(t) along z in a register queue, and step it's planes k - 2R .. k
+// in a shared ring (step it + 1's z neighbours and the free surface's mirror planes).
+constexpr int BY = 8, NY = 4, RW = 32, RH = BY * NY; // region 32 x 32
+constexpr int MAXTAPS = 512; // source points a block keeps in its own list
+
 template <int R>
 constexpr size_t step2_smem()
 {
-    return (size_t)(2 * R + 1) *
-           ((size_t)(TX + 4 * R) * (TY + 4 * R) + (size_t)(TX + 2 * R) * (TY + 2 * R)) *
-           sizeof(float);
+    return ((size_t)(RW + 2 * R) * (RH + 2 * R) + (size_t)(2 * R + 1) * RW * RH) * sizeof(float) +
+           (size_t)MAXTAPS * sizeof(int) + 4 * sizeof(int);
 }
 
 template <int R, bool AC>
-__global__ void __launch_bounds__(TX *TY) fd2_kernel(const fdwk_fd2_args A)
+__global__ void __launch_bounds__(RW *BY, 2) fd2_kernel(const fdwk_fd2_args A)
 {
-    constexpr int W0 = TX + 4 * R, H0 = TY + 4 * R, S0 = W0 * H0; // u(t) region
-    constexpr int W1 = TX + 2 * R, H1 = TY + 2 * R, S1 = W1 * H1; // u(t + dt) region
-    constexpr int NP = 2 * R + 1;                                  // planes per ring
-    constexpr int NTH = TX * TY;
+    constexpr int TX = RW - 2 * R, TY = RH - 2 * R;  // the tile of step it + 1
+    constexpr int W0 = RW + 2 * R, H0 = RH + 2 * R;  // u(t) plane with its ring
+    constexpr int NP = 2 * R + 1;                     // step it's planes in the ring
+    constexpr int NTH = RW * BY;
+    constexpr int NRING = W0 * H0 - RW * RH;
     extern __shared__ float sm[];
-    float *U0 = sm;
-    float *U1 = sm + NP * S0;
+    float *U = sm;                 // u(t) at plane k, W0 x H0
+    float *V = U + W0 * H0;        // step it's field, NP planes of RW x RH
+    int *taps = reinterpret_cast<int *>(V + NP * RW * RH);
+    int *tinfo = taps + MAXTAPS;   // count, overflow, first plane, last plane
     const fdwk_fd_args &a = A.a;
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TX + tx;
-    const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;
+    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * RW + tx;
+    const int ib = blockIdx.x * TX - R, jb = blockIdx.y * TY - R; // region origin (global)
     const int kb = a.k0 + blockIdx.z * a.zchunk;
     const int ke = min(kb + a.zchunk, a.k1);
     const int nz = A.nz, nx = a.nx, ny = a.ny;
     const long plane = a.plane, pitch = a.pitch;
     const bool sponge = a.qx != nullptr;
-    const bool inject = AC && A.npoints > 0 && A.it >= 0 && A.it < A.nt;
+    const int kfirst = max(kb - R, 0), kend = ke + R; // step it at [kfirst, min(kend, nz))
 
-    auto slot = [](int k) -> int {
-        const int s = k % NP;
-        return s < 0 ? s + NP : s;
-    };
-    // u(t) at plane k over the W0 x H0 region (global i0 - 2R.., j0 - 2R..); zero outside
-    // the padded field (those cells feed only points outside the grid)
-    auto load0 = [&](int k) {
-        float *dst = U0 + slot(k) * S0;
-        const bool kin = k >= -R && k < nz + R;
-        for (int t = tid; t < S0; t += NTH) {
-            const int y = t / W0, x = t - y * W0;
-            const int i = i0 - 2 * R + x, j = j0 - 2 * R + y;
-            float v = 0.f;
-            if (kin && i >= -R && i < nx + R && j >= -R && j < ny + R)
-                v = a.u[(long)k * plane + (long)j * pitch + i];
-            dst[t] = v;
+    // Step it's source points in this block's region and planes, once: a short list the
+    // plane loop scans (all points when the list overflows).
+    bool inject = AC && A.npoints > 0 && A.it >= 0 && A.it < A.nt;
+    if (inject) {
+        if (tid == 0) {
+            tinfo[0] = 0;
+            tinfo[1] = 0;
+            tinfo[2] = 1 << 30;
+            tinfo[3] = -(1 << 30);
         }
+        __syncthreads();
+        for (int p = tid; p < A.npoints; p += NTH) {
+            const long off = A.offset[p];
+            const int kp = (int)(off / plane);
+            const long rem = off - (long)kp * plane;
+            const int jp = (int)(rem / pitch), ip = (int)(rem - (long)jp * pitch);
+            if (kp < kfirst || kp >= min(kend, nz) || ip < ib || ip >= ib + RW || jp < jb ||
+                jp >= jb + RH)
+                continue;
+            const int n = atomicAdd(&tinfo[0], 1);
+            if (n < MAXTAPS) taps[n] = p;
+            else tinfo[1] = 1;
+            atomicMin(&tinfo[2], kp);
+            atomicMax(&tinfo[3], kp);
+        }
+        __syncthreads();
+        inject = tinfo[0] > 0;
+    }
+    const int tk0 = inject ? tinfo[2] : 0, tk1 = inject ? tinfo[3] : -1;
+    const bool tover = inject && tinfo[1];
+    const int ntaps = inject ? min(tinfo[0], MAXTAPS) : 0;
+
+    const int i = ib + tx;
+    int j[NY];
+    bool ing[NY], own[NY], ld[NY];
+    long col[NY];
+#pragma unroll
+    for (int r = 0; r < NY; ++r) {
+        const int y = ty + BY * r;
+        j[r] = jb + y;
+        ing[r] = i >= 0 && i < nx && j[r] >= 0 && j[r] < ny;
+        own[r] = ing[r] && tx >= R && tx < RW - R && y >= R && y < RH - R;
+        ld[r] = i >= -R && i < nx + R && j[r] >= -R && j[r] < ny + R;
+        col[r] = (long)j[r] * pitch + i;
+    }
+    // q[r][d] = u(t) at plane k - R + d of row r's column (zero outside the padded field)
+    float q[NY][2 * R + 1];
+    auto uload = [&](int r, int k) -> float {
+        return ld[r] && k >= -R && k < nz + R ? a.u[(long)k * plane + col[r]] : 0.f;
     };
-    // u(t + dt) at plane kk (any integer) and region cell c1: the ring, the free surface's
-    // mirror above plane 0, zero outside the slab
-    auto u1at = [&](int kk, int c1) -> float {
-        if (kk < 0) return a.free_surface ? -U1[slot(-kk) * S1 + c1] : 0.f;
+#pragma unroll
+    for (int r = 0; r < NY; ++r)
+#pragma unroll
+        for (int d = 0; d < 2 * R; ++d) q[r][d] = uload(r, kfirst - R + d);
+
+    auto slot = [](int k) -> int { return k % NP; }; // k >= 0 here
+    // step it's field at plane kk (any integer) and region cell c: the ring, the free
+    // surface's mirror above plane 0, zero below the slab
+    auto vat = [&](int kk, int c) -> float {
+        if (kk < 0) return a.free_surface ? -V[slot(-kk) * (RW * RH) + c] : 0.f;
         if (kk >= nz) return 0.f;
-        return U1[slot(kk) * S1 + c1];
+        return V[slot(kk) * (RW * RH) + c];
     };
 
-    const int kfirst = max(kb - R, 0), kend = ke + R; // step-1 planes [kfirst, min(kend, nz))
-    for (int k = kfirst - R; k < kfirst + R; ++k) load0(k);
     for (int k = kfirst; k < kend; ++k) {
-        if (k < nz) {
-            load0(k + R);
-            __syncthreads();
-            // step it at plane k over the W1 x H1 region
-            const float *c = U0 + slot(k) * S0;
-            float *d1 = U1 + slot(k) * S1;
+        const bool step1 = k < nz;
+#pragma unroll
+        for (int r = 0; r < NY; ++r) q[r][2 * R] = uload(r, k + R);
+        float v1[NY];
+        if (step1) {
+            // u(t) at plane k into U: the owned columns from the queues, the ring from memory
+#pragma unroll
+            for (int r = 0; r < NY; ++r) U[(ty + BY * r + R) * W0 + tx + R] = q[r][R];
+            for (int n = tid; n < NRING; n += NTH) {
+                int x, y;
+                if (n < 2 * R * W0) {
+                    const int s = n / (R * W0), e = n - s * (R * W0);
+                    y = e / W0;
+                    x = e - y * W0;
+                    if (s) y += R + RH;
+                } else {
+                    const int e0 = n - 2 * R * W0, s = e0 / (RH * R), e = e0 - s * (RH * R);
+                    y = e / R + R;
+                    x = e - (y - R) * R + (s ? R + RW : 0);
+                }
+                const int gi = ib - R + x, gj = jb - R + y;
+                float v = 0.f;
+                if (gi >= -R && gi < nx + R && gj >= -R && gj < ny + R)
+                    v = a.u[(long)k * plane + (long)gj * pitch + gi];
+                U[y * W0 + x] = v;
+            }
+        }
+        __syncthreads(); // U complete; the ring's plane k - 2R - 1 is no longer read
+        if (step1) {
             const float qzk = sponge ? a.qz[a.kglob + k] : 0.f;
-            for (int t = tid; t < S1; t += NTH) {
-                const int y = t / W1, x = t - y * W1;
-                const int i = i0 - R + x, j = j0 - R + y;
-                float r = 0.f;
-                if (i >= 0 && i < nx && j >= 0 && j < ny) {
-                    const int cc = (y + R) * W0 + (x + R);
-                    auto zsum = [&](int dd) -> float {
-                        return U0[slot(k + dd) * S0 + cc] + U0[slot(k - dd) * S0 + cc];
-                    };
+            float *vk = V + slot(k) * (RW * RH);
+#pragma unroll
+            for (int r = 0; r < NY; ++r) {
+                const int y = ty + BY * r;
+                float res = 0.f;
+                if (ing[r]) {
+                    const int cc = (y + R) * W0 + tx + R;
+                    auto zsum = [&](int dd) -> float { return q[r][R + dd] + q[r][R - dd]; };
                     if (AC) {
-                        const float lap = lap_at<R, W0>(a, c, cc, zsum);
-                        const long o = (long)k * plane + (long)j * pitch + i;
-                        const float qq = sponge ? a.qx[i] + (a.qy[j] + qzk) : 0.f;
-                        r = fd_acoustic_update(c[cc], a.out[o], a.vdt2[o], lap, qq);
-                        if (a.free_surface && a.kglob + k == 0) r = 0.f;
+                        const float lap = lap_at<R, W0>(a, U, cc, zsum);
+                        const long o = (long)k * plane + col[r];
+                        const float qq = sponge ? a.qx[i] + (a.qy[j[r]] + qzk) : 0.f;
+                        res = fd_acoustic_update(q[r][R], a.out[o], a.vdt2[o], lap, qq);
+                        if (a.free_surface && a.kglob + k == 0) res = 0.f;
                     } else {
-                        r = stencil_at<R, W0>(a, c, cc, zsum);
+                        res = stencil_at<R, W0>(a, U, cc, zsum);
                     }
                 }
-                d1[t] = r;
+                v1[r] = res;
+                vk[y * RW + tx] = res;
+            }
+        }
+        __syncthreads(); // step it at plane k complete in the ring
+        if (step1 && inject && k >= tk0 && k <= tk1) {
+            // step it's sources at plane k, tap by tap in the problem's order (fdwk_inject)
+            float *vk = V + slot(k) * (RW * RH);
+            const int np = tover ? A.npoints : ntaps;
+            for (int n = tid; n < np; n += NTH) {
+                const int p = tover ? n : taps[n];
+                const long off = A.offset[p];
+                const int kp = (int)(off / plane);
+                if (kp != k) continue;
+                const long rem = off - (long)kp * plane;
+                const int jp = (int)(rem / pitch), ip = (int)(rem - (long)jp * pitch);
+                const int x = ip - ib, y = jp - jb;
+                if (x < 0 || x >= RW || y < 0 || y >= RH) continue;
+                float u = vk[y * RW + x];
+                for (int t = A.start[p]; t < A.start[p + 1]; ++t)
+                    u += A.wavelets[(long)A.owner[t] * A.nt + A.it] * A.weight[t];
+                vk[y * RW + x] = u;
             }
             __syncthreads();
-            // step it's sources at plane k, tap by tap in the problem's order (fdwk_inject)
-            if (inject)
-                for (int p = tid; p < A.npoints; p += NTH) {
-                    const long off = A.offset[p];
-                    const int kp = (int)(off / plane);
-                    if (kp != k) continue;
-                    const long rem = off - (long)kp * plane;
-                    const int jp = (int)(rem / pitch), ip = (int)(rem - (long)jp * pitch);
-                    const int x = ip - (i0 - R), y = jp - (j0 - R);
-                    if (x < 0 || x >= W1 || y < 0 || y >= H1) continue;
-                    float u = d1[y * W1 + x];
-                    for (int q = A.start[p]; q < A.start[p + 1]; ++q)
-                        u += A.wavelets[(long)A.owner[q] * A.nt + A.it] * A.weight[q];
-                    d1[y * W1 + x] = u;
-                }
-            __syncthreads();
-            // the tile's u(t + dt) of plane k, when the chunk owns it
-            const int i = i0 + tx, j = j0 + ty;
-            if (k >= kb && k < ke && i < nx && j < ny)
-                A.out1[(long)k * plane + (long)j * pitch + i] = d1[(ty + R) * W1 + (tx + R)];
+#pragma unroll
+            for (int r = 0; r < NY; ++r) v1[r] = vk[(ty + BY * r) * RW + tx];
         }
+        // the tile's u(t + dt) at plane k, when the chunk owns it
+        if (step1 && k >= kb && k < ke)
+#pragma unroll
+            for (int r = 0; r < NY; ++r)
+                if (own[r]) A.out1[(long)k * plane + col[r]] = v1[r];
         // step it + 1 at plane m = k - R for the tile
         const int m = k - R;
         if (m >= kb && m < ke) {
-            const int i = i0 + tx, j = j0 + ty;
-            if (i < nx && j < ny) {
-                const int c1 = (ty + R) * W1 + (tx + R);
-                const float *e = U1 + slot(m) * S1;
-                auto zsum = [&](int dd) -> float { return u1at(m + dd, c1) + u1at(m - dd, c1); };
-                const long o = (long)m * plane + (long)j * pitch + i;
-                float r;
+            const float qzm = sponge ? a.qz[a.kglob + m] : 0.f;
+            const float *vm = V + slot(m) * (RW * RH);
+#pragma unroll
+            for (int r = 0; r < NY; ++r) {
+                if (!own[r]) continue;
+                const int c1 = (ty + BY * r) * RW + tx;
+                auto zsum = [&](int dd) -> float { return vat(m + dd, c1) + vat(m - dd, c1); };
+                const long o = (long)m * plane + col[r];
+                float res;
                 if (AC) {
-                    const float lap = lap_at<R, W1>(a, e, c1, zsum);
-                    const float um = U0[slot(m) * S0 + (ty + 2 * R) * W0 + (tx + 2 * R)]; // u(t)
-                    const float qq = sponge ? a.qx[i] + (a.qy[j] + a.qz[a.kglob + m]) : 0.f;
-                    r = fd_acoustic_update(e[c1], um, a.vdt2[o], lap, qq);
-                    if (a.free_surface && a.kglob + m == 0) r = 0.f;
+                    const float lap = lap_at<R, RW>(a, vm, c1, zsum);
+                    const float qq = sponge ? a.qx[i] + (a.qy[j[r]] + qzm) : 0.f;
+                    res = fd_acoustic_update(vm[c1], q[r][0], a.vdt2[o], lap, qq);
+                    if (a.free_surface && a.kglob + m == 0) res = 0.f;
                 } else {
-                    r = stencil_at<R, W1>(a, e, c1, zsum);
+                    res = stencil_at<R, RW>(a, vm, c1, zsum);
                 }
-                A.out2[o] = r;
+                A.out2[o] = res;
             }
         }
-        __syncthreads(); // the rings' oldest planes are refilled next
+#pragma unroll
+        for (int r = 0; r < NY; ++r)
+#pragma unroll
+            for (int d = 0; d < 2 * R; ++d) q[r][d] = q[r][d + 1];
     }
 }
 
@@ -199,8 +279,9 @@ int launch2(const fdwk_fd2_args &A, cudaStream_t s)
     fdwk_fd2_args b = A;
     const int nk = A.a.k1 - A.a.k0;
     b.a.zchunk = A.a.zchunk > 0 ? A.a.zchunk : ZCHUNK;
+    constexpr int TX = RW - 2 * R, TY = RH - 2 * R;
     dim3 grid((A.a.nx + TX - 1) / TX, (A.a.ny + TY - 1) / TY, (nk + b.a.zchunk - 1) / b.a.zchunk);
-    fd2_kernel<R, AC><<<grid, dim3(TX, TY), bytes, s>>>(b);
+    fd2_kernel<R, AC><<<grid, dim3(RW, BY), bytes, s>>>(b);
     return (int)cudaGetLastError();
 }
 

@@ -292,6 +292,7 @@ fi
 # blocking_*.log, blocking.log; records: bench_blocking.json.
 if printf '%s\n' "${STAGES[@]}" | grep -qx blocking; then
   say "blocking: compute-sanitizer on a two-step job, fdwave-bench --only blocking"
+  cmake --build "$BUILD" -j"$(nproc)" --target fdwave-run >>"$LOG" 2>&1 || say "blocking: building fdwave-run failed"
   SPEC2=$OUT/blocking_small.json
   cat > "$SPEC2" <<'JSON'
 {"kind": "acoustic", "grid": {"nx": 45, "ny": 37, "nz": 41, "dx": 10, "dy": 10, "dz": 10},
