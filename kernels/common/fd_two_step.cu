@@ -149,6 +149,59 @@ __global__ void __launch_bounds__(RW *BY, 2) fd2_kernel(const fdwk_fd2_args A)
 #pragma unroll
         for (int d = 0; d < 2 * R; ++d) q[r][d] = uload(r, kfirst - R + d);
 
+    // This thread's cells of the u(t) plane's ring (cell n = tid + NTH e): where they sit in
+    // U and in a plane of the field; their values are loaded one plane ahead.
+    constexpr int NRI = (NRING + NTH - 1) / NTH;
+    int rsm[NRI], roff[NRI];
+    bool rok[NRI];
+#pragma unroll
+    for (int e = 0; e < NRI; ++e) {
+        const int n = tid + NTH * e;
+        int x = 0, y = 0;
+        if (n < 2 * R * W0) {
+            const int sd = n / (R * W0), f = n - sd * (R * W0);
+            y = f / W0;
+            x = f - y * W0;
+            if (sd) y += R + RH;
+        } else if (n < NRING) {
+            const int e0 = n - 2 * R * W0, sd = e0 / (RH * R), f = e0 - sd * (RH * R);
+            y = f / R + R;
+            x = f - (y - R) * R + (sd ? R + RW : 0);
+        }
+        const int gi = ib - R + x, gj = jb - R + y;
+        rsm[e] = n < NRING ? y * W0 + x : -1;
+        rok[e] = n < NRING && gi >= -R && gi < nx + R && gj >= -R && gj < ny + R;
+        roff[e] = gj * (int)pitch + gi;
+    }
+    float rv[NRI];
+    auto rload = [&](int k) {
+#pragma unroll
+        for (int e = 0; e < NRI; ++e)
+            rv[e] = rok[e] && k < nz ? a.u[(long)k * plane + roff[e]] : 0.f;
+    };
+    // acoustic: u(t - dt) and (v dt)^2 of step it's next plane, (v dt)^2 of step it + 1's,
+    // loaded one plane ahead; the sponge's x and y factors of the thread's points
+    float po[NY], pv[NY], pv2[NY], qyj[NY];
+    const float qxi = sponge && i >= 0 && i < nx ? a.qx[i] : 0.f;
+    auto pload1 = [&](int k) {
+#pragma unroll
+        for (int r = 0; r < NY; ++r) {
+            const bool ok = AC && ing[r] && k < nz;
+            po[r] = ok ? a.out[(long)k * plane + col[r]] : 0.f;
+            pv[r] = ok ? a.vdt2[(long)k * plane + col[r]] : 0.f;
+        }
+    };
+    auto pload2 = [&](int m) {
+#pragma unroll
+        for (int r = 0; r < NY; ++r)
+            pv2[r] = AC && own[r] && m >= 0 && m < nz ? a.vdt2[(long)m * plane + col[r]] : 0.f;
+    };
+#pragma unroll
+    for (int r = 0; r < NY; ++r) qyj[r] = sponge && ing[r] ? a.qy[j[r]] : 0.f;
+    rload(kfirst);
+    pload1(kfirst);
+    pload2(kfirst - R);
+
     auto slot = [](int k) -> int { return k % NP; }; // k >= 0 here
     // step it's field at plane kk (any integer) and region cell c: the ring, the free
     // surface's mirror above plane 0, zero below the slab
@@ -167,24 +220,10 @@ __global__ void __launch_bounds__(RW *BY, 2) fd2_kernel(const fdwk_fd2_args A)
             // u(t) at plane k into U: the owned columns from the queues, the ring from memory
 #pragma unroll
             for (int r = 0; r < NY; ++r) U[(ty + BY * r + R) * W0 + tx + R] = q[r][R];
-            for (int n = tid; n < NRING; n += NTH) {
-                int x, y;
-                if (n < 2 * R * W0) {
-                    const int s = n / (R * W0), e = n - s * (R * W0);
-                    y = e / W0;
-                    x = e - y * W0;
-                    if (s) y += R + RH;
-                } else {
-                    const int e0 = n - 2 * R * W0, s = e0 / (RH * R), e = e0 - s * (RH * R);
-                    y = e / R + R;
-                    x = e - (y - R) * R + (s ? R + RW : 0);
-                }
-                const int gi = ib - R + x, gj = jb - R + y;
-                float v = 0.f;
-                if (gi >= -R && gi < nx + R && gj >= -R && gj < ny + R)
-                    v = a.u[(long)k * plane + (long)gj * pitch + gi];
-                U[y * W0 + x] = v;
-            }
+#pragma unroll
+            for (int e = 0; e < NRI; ++e)
+                if (rsm[e] >= 0) U[rsm[e]] = rv[e];
+            rload(k + 1);
         }
         __syncthreads(); // U complete; the ring's plane k - 2R - 1 is no longer read
         if (step1) {
@@ -199,9 +238,8 @@ __global__ void __launch_bounds__(RW *BY, 2) fd2_kernel(const fdwk_fd2_args A)
                     auto zsum = [&](int dd) -> float { return q[r][R + dd] + q[r][R - dd]; };
                     if (AC) {
                         const float lap = lap_at<R, W0>(a, U, cc, zsum);
-                        const long o = (long)k * plane + col[r];
-                        const float qq = sponge ? a.qx[i] + (a.qy[j[r]] + qzk) : 0.f;
-                        res = fd_acoustic_update(q[r][R], a.out[o], a.vdt2[o], lap, qq);
+                        const float qq = sponge ? qxi + (qyj[r] + qzk) : 0.f;
+                        res = fd_acoustic_update(q[r][R], po[r], pv[r], lap, qq);
                         if (a.free_surface && a.kglob + k == 0) res = 0.f;
                     } else {
                         res = stencil_at<R, W0>(a, U, cc, zsum);
@@ -210,6 +248,7 @@ __global__ void __launch_bounds__(RW *BY, 2) fd2_kernel(const fdwk_fd2_args A)
                 v1[r] = res;
                 vk[y * RW + tx] = res;
             }
+            pload1(k + 1);
         }
         __syncthreads(); // step it at plane k complete in the ring
         if (step1 && inject && k >= tk0 && k <= tk1) {
@@ -253,8 +292,8 @@ __global__ void __launch_bounds__(RW *BY, 2) fd2_kernel(const fdwk_fd2_args A)
                 float res;
                 if (AC) {
                     const float lap = lap_at<R, RW>(a, vm, c1, zsum);
-                    const float qq = sponge ? a.qx[i] + (a.qy[j[r]] + qzm) : 0.f;
-                    res = fd_acoustic_update(vm[c1], q[r][0], a.vdt2[o], lap, qq);
+                    const float qq = sponge ? qxi + (qyj[r] + qzm) : 0.f;
+                    res = fd_acoustic_update(vm[c1], q[r][0], pv2[r], lap, qq);
                     if (a.free_surface && a.kglob + m == 0) res = 0.f;
                 } else {
                     res = stencil_at<R, RW>(a, vm, c1, zsum);
@@ -262,6 +301,7 @@ __global__ void __launch_bounds__(RW *BY, 2) fd2_kernel(const fdwk_fd2_args A)
                 A.out2[o] = res;
             }
         }
+        pload2(m + 1);
 #pragma unroll
         for (int r = 0; r < NY; ++r)
 #pragma unroll

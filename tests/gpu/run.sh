@@ -309,6 +309,21 @@ JSON
     echo "blocking $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/blocking_$tool.log" | tail -1)" | tee -a "$LOG"
   done
   rm -rf "$OUT/blocking_memcheck" "$OUT/blocking_racecheck"
+  # Nsight Compute on one two-step launch (acoustic order 8, 512^3, sponge): its limiter
+  NCUJOB=$OUT/blocking_ncu.json
+  cat > "$NCUJOB" <<'JSON'
+{"kind": "acoustic", "grid": {"nx": 512, "ny": 512, "nz": 512, "dx": 10, "dy": 10, "dz": 10},
+ "order": 8, "velocity": {"type": "constant", "value": 2500}, "time": {"nt": 6, "dt": "auto"},
+ "sources": [{"position": [2560, 2560, 2560], "wavelet": {"type": "ricker", "f0": 15}}],
+ "boundary": {"type": "sponge", "width": 20}}
+JSON
+  timeout 200 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
+    --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats \
+    -k 'regex:fd2_kernel' -s 1 -c 1 "$BUILD/engine/fdwave-run" "$NCUJOB" -b cuda --steps-per-pass 2 \
+    -q -o /tmp/fdw-blocking-ncu > "$OUT/blocking_ncu.txt" 2>&1
+  echo "blocking ncu exit $?" | tee -a "$LOG"
+  grep -E "DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Issued Ipc|Achieved Occupancy|Registers Per|L1/TEX Hit|L2 Hit|Duration|Warp Cycles Per Issued|Stall|One or More|No Eligible|Theoretical Occupancy|Block Limit" "$OUT/blocking_ncu.txt" | head -40 | tee -a "$LOG"
+  rm -rf /tmp/fdw-blocking-ncu
   (cd "$BUILD" && timeout 400 ./bench/fdwave-bench --only blocking --json "$OUT/bench_blocking.json") 2>&1 \
     | tee "$OUT/blocking.log" | tail -20 | tee -a "$LOG"
 fi
