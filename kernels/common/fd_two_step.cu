@@ -68,7 +68,8 @@ template <int R>
 constexpr size_t step2_smem()
 {
     return ((size_t)(RW + 2 * R) * (RH + 2 * R) + (size_t)(2 * R + 1) * RW * RH) * sizeof(float) +
-           (size_t)MAXTAPS * sizeof(int) + 4 * sizeof(int);
+           (size_t)(2 * R + 1) * RW * RH * sizeof(float) + (size_t)MAXTAPS * sizeof(int) +
+           4 * sizeof(int);
 }
 
 template <int R, bool AC>
@@ -81,8 +82,10 @@ __global__ void __launch_bounds__(RW *BY, 2) fd2_kernel(const fdwk_fd2_args A)
     constexpr int NRING = W0 * H0 - RW * RH;
     extern __shared__ float sm[];
     float *U = sm;                 // u(t) at plane k, W0 x H0
-    float *V = U + W0 * H0;        // step it's field, NP planes of RW x RH
-    int *taps = reinterpret_cast<int *>(V + NP * RW * RH);
+    // step it's field, NP planes of RW x RH, each written twice (slot s and s + NP), so the
+    // 2R + 1 planes step it + 1 reads lie at one base and constant offsets
+    float *V = U + W0 * H0;
+    int *taps = reinterpret_cast<int *>(V + 2 * NP * RW * RH);
     int *tinfo = taps + MAXTAPS;   // count, overflow, first plane, last plane
     const fdwk_fd_args &a = A.a;
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * RW + tx;
@@ -247,6 +250,7 @@ __global__ void __launch_bounds__(RW *BY, 2) fd2_kernel(const fdwk_fd2_args A)
                 }
                 v1[r] = res;
                 vk[y * RW + tx] = res;
+                vk[NP * (RW * RH) + y * RW + tx] = res;
             }
             pload1(k + 1);
         }
@@ -268,6 +272,7 @@ __global__ void __launch_bounds__(RW *BY, 2) fd2_kernel(const fdwk_fd2_args A)
                 for (int t = A.start[p]; t < A.start[p + 1]; ++t)
                     u += A.wavelets[(long)A.owner[t] * A.nt + A.it] * A.weight[t];
                 vk[y * RW + x] = u;
+                vk[NP * (RW * RH) + y * RW + x] = u;
             }
             __syncthreads();
 #pragma unroll
@@ -283,22 +288,32 @@ __global__ void __launch_bounds__(RW *BY, 2) fd2_kernel(const fdwk_fd2_args A)
         if (m >= kb && m < ke) {
             const float qzm = sponge ? a.qz[a.kglob + m] : 0.f;
             const float *vm = V + slot(m) * (RW * RH);
+            auto step2 = [&](auto zpair) {
 #pragma unroll
-            for (int r = 0; r < NY; ++r) {
-                if (!own[r]) continue;
-                const int c1 = (ty + BY * r) * RW + tx;
-                auto zsum = [&](int dd) -> float { return vat(m + dd, c1) + vat(m - dd, c1); };
-                const long o = (long)m * plane + col[r];
-                float res;
-                if (AC) {
-                    const float lap = lap_at<R, RW>(a, vm, c1, zsum);
-                    const float qq = sponge ? qxi + (qyj[r] + qzm) : 0.f;
-                    res = fd_acoustic_update(vm[c1], q[r][0], pv2[r], lap, qq);
-                    if (a.free_surface && a.kglob + m == 0) res = 0.f;
-                } else {
-                    res = stencil_at<R, RW>(a, vm, c1, zsum);
+                for (int r = 0; r < NY; ++r) {
+                    if (!own[r]) continue;
+                    const int c1 = (ty + BY * r) * RW + tx;
+                    auto zsum = [&](int dd) -> float { return zpair(c1, dd); };
+                    const long o = (long)m * plane + col[r];
+                    float res;
+                    if (AC) {
+                        const float lap = lap_at<R, RW>(a, vm, c1, zsum);
+                        const float qq = sponge ? qxi + (qyj[r] + qzm) : 0.f;
+                        res = fd_acoustic_update(vm[c1], q[r][0], pv2[r], lap, qq);
+                        if (a.free_surface && a.kglob + m == 0) res = 0.f;
+                    } else {
+                        res = stencil_at<R, RW>(a, vm, c1, zsum);
+                    }
+                    A.out2[o] = res;
                 }
-                A.out2[o] = res;
+            };
+            if (m - R >= 0 && m + R < nz) { // planes m - R .. m + R in the ring, in order
+                const float *vb = V + slot(m - R) * (RW * RH);
+                step2([&](int c1, int dd) -> float {
+                    return vb[(R + dd) * (RW * RH) + c1] + vb[(R - dd) * (RW * RH) + c1];
+                });
+            } else { // the free surface's mirror or the slab's end within reach
+                step2([&](int c1, int dd) -> float { return vat(m + dd, c1) + vat(m - dd, c1); });
             }
         }
         pload2(m + 1);
