@@ -256,6 +256,35 @@ START_TEST(test_fit_small_courant)
 }
 END_TEST
 
+/* A scan of bands (Courant numbers 0.05-1.25, z spacing 1, 0.6 and 1.6 times the others'
+ * ratio, 4, 8 and 12 points per wavelength): the LP never stalls (a degenerate LP once
+ * cycled to the iteration limit, refusing such a job with "the LP solver stalled"), and a
+ * cube at 8 points per wavelength or more fits up to r = 1. */
+START_TEST(test_fit_scan)
+{
+    static const double ratios[3] = {1.0, 0.6, 1.6};
+    int n = 0, ok = 0;
+    for (int q = 0; q < 3; q++)
+        for (int i = 0; i <= 20; i++)
+            for (int w = 1; w <= 3; w++) {
+                const double r = 0.05 + 0.06 * i, r2 = r * ratios[q], ppw = 4.0 * w;
+                const ete_band b = {{r, r, r2}, fmax(r, r2) * 2 * M_PI / ppw, 0, 0};
+                if (b.phimax >= 0.99 * M_PI)
+                    continue; /* not a band: a wave turns by at most pi a step */
+                ete_op op;
+                const ete_fit_status st = ete_fit(&b, &op);
+                ck_assert_msg(st == ETE_FIT_OK || st == ETE_FIT_UNSTABLE,
+                              "r (%.2f, %.2f, %.2f), phimax %.3f: status %d", r, r, r2,
+                              b.phimax, (int)st);
+                if (q == 0 && ppw >= 8 && r <= 1.0)
+                    ck_assert_msg(st == ETE_FIT_OK, "cube r %.2f, %g ppw: no fit", r, ppw);
+                n++;
+                ok += st == ETE_FIT_OK;
+            }
+    printf("fit scan: %d bands, %d fitted, the rest without a stable fit\n", n, ok);
+}
+END_TEST
+
 START_TEST(test_fit_unequal_spacing)
 {
     srand(8);
@@ -327,6 +356,7 @@ int main(void)
     tcase_add_test(tc, test_lp_random_vs_vertices);
     tcase_add_test(tc, test_fit_cube);
     tcase_add_test(tc, test_fit_small_courant);
+    tcase_add_test(tc, test_fit_scan);
     tcase_add_test(tc, test_fit_unequal_spacing);
     tcase_add_test(tc, test_study);
     suite_add_tcase(s, tc);

@@ -585,16 +585,13 @@ static int build_lp(ete_lp *lp, const layout *L, const ete_band *b)
     return 0;
 }
 
-ete_fit_status ete_fit(const ete_band *b, ete_op *op)
+/* The fit with the LP's variables scaled by factor x max r^2. */
+static ete_fit_status fit_scaled(const ete_band *b, ete_op *op, double factor)
 {
     memset(op, 0, sizeof *op);
-    for (int a = 0; a < 3; a++)
-        if (!(b->r[a] > 0) || !isfinite(b->r[a]))
-            return ETE_FIT_SOLVER;
-    if (!(b->phimax > 0) || !(b->phimax < PI))
-        return ETE_FIT_SOLVER;
     layout L;
     make_layout(b->r, &L);
+    L.scale *= factor;
     ete_lp *lp = ete_lp_new(L.nvar + 1);
     if (!lp)
         return ETE_FIT_NOMEM;
@@ -654,6 +651,25 @@ ete_fit_status ete_fit(const ete_band *b, ete_op *op)
     op->max_abs = ete_max_symbol(op->c);
 out:
     ete_lp_free(lp);
+    return st;
+}
+
+/* A simplex method can stall on a degenerate LP (a cycle of tiny steps, a basis that turns
+ * singular); the same problem with its variables scaled otherwise takes other pivots, so a
+ * stalled fit is tried again at three other scalings (the scan in test_ete_fit's
+ * test_fit_scan: no stall left over its 180 bands). */
+ete_fit_status ete_fit(const ete_band *b, ete_op *op)
+{
+    memset(op, 0, sizeof *op);
+    for (int a = 0; a < 3; a++)
+        if (!(b->r[a] > 0) || !isfinite(b->r[a]))
+            return ETE_FIT_SOLVER;
+    if (!(b->phimax > 0) || !(b->phimax < PI))
+        return ETE_FIT_SOLVER;
+    static const double factors[4] = {1.0, 4.0, 0.25, 16.0};
+    ete_fit_status st = ETE_FIT_SOLVER;
+    for (int i = 0; i < 4 && st == ETE_FIT_SOLVER; i++)
+        st = fit_scaled(b, op, factors[i]);
     return st;
 }
 

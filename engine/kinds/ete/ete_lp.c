@@ -20,6 +20,9 @@
 #define TOL_COST 1e-11    /* a reduced cost below -TOL_COST improves */
 #define TOL_SINGULAR 1e-13
 #define DEGENERATE_RUN 60 /* degenerate pivots in a row before Bland's rule */
+/* A step below this counts as degenerate: runs of tiny but non-zero steps cycle as well
+ * (seen on the ETE fit's LPs: the iteration limit reached without Bland's rule) */
+#define TOL_STEP 1e-9
 
 struct ete_lp {
     int n, m, cap;
@@ -251,7 +254,7 @@ static ete_lp_status run_phase(simplex *s, int phase)
         }
         if (r < 0)
             return ETE_LP_UNBOUNDED;
-        degenerate = theta < 1e-14 ? degenerate + 1 : 0;
+        degenerate = theta < TOL_STEP ? degenerate + 1 : 0;
         s->basic[s->basis[r]] = 0;
         s->basis[r] = q;
         s->basic[q] = 1;
