@@ -7,6 +7,7 @@
 #include "ete/ete_point.cuh"
 
 #include <cuda_runtime.h>
+#include <cstring>
 
 namespace fdwk {
 namespace {
@@ -18,26 +19,28 @@ __device__ __forceinline__ float ete_damping(const fdwk_ete_args &a, int i, int 
     return a.qx ? a.qx[i] + (a.qy[j] + a.qz[a.kglob + k]) : 0.f;
 }
 
-// The table in shared memory, transposed: weight s of bin m at T[s * stride + m], stride
-// odd, so a warp's 32 gathers of one slot from random bins spread over the banks (the
-// 16-float rows of the global table would put every bin's slot s in two banks).
+// The table in shared memory, its distinct columns transposed: weight s of bin m at
+// T[col[s] * stride + m], stride odd, so a warp's 32 gathers of one slot from random bins
+// spread over the banks (the 16-float rows of the global table would put every bin's slot s
+// in two banks).
 struct ete_shared_table {
     const float *T;
     int stride;
+    const unsigned char *col;
     __device__ __forceinline__ float operator()(unsigned m, int s) const
     {
-        return T[s * stride + (int)m];
+        return T[col[s] * stride + (int)m];
     }
 };
 
 __host__ __device__ constexpr int ete_tab_stride(int nbins) { return nbins | 1; }
 
-// Shared memory of the 2.5D kernel: three stages of the tile's p; TAB: the table first and
-// three stages of its bins after.
+// Shared memory of the 2.5D kernel: three stages of the tile's p; TAB: the table's ncol
+// columns first and three stages of its bins after.
 template <int TX, int TY, bool TAB>
-__host__ __device__ constexpr size_t ete25_smem(int nbins)
+__host__ __device__ constexpr size_t ete25_smem(int nbins, int ncol)
 {
-    return TAB ? (size_t)16 * ete_tab_stride(nbins) * 4 +
+    return TAB ? (size_t)ncol * ete_tab_stride(nbins) * 4 +
                      (size_t)3 * (TY + 2 * ER) * (TX + 2 * ER) * (4 + 2)
                : (size_t)3 * (TY + 2 * ER) * (TX + 2 * ER) * 4;
 }
@@ -56,7 +59,7 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
     extern __shared__ __align__(16) unsigned char smem[];
     const int stride = TAB ? ete_tab_stride(a.nbins) : 0;
     float *T = reinterpret_cast<float *>(smem); // TAB: the table
-    float *U = T + 16 * stride;                 // three stages of p
+    float *U = T + (TAB ? a.ncol : 0) * stride; // three stages of p
     uint16_t *B = reinterpret_cast<uint16_t *>(U + 3 * SS); // TAB: three stages of bins
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TX + tx;
     const int i = blockIdx.x * TX + tx, j = blockIdx.y * TY + ty;
@@ -69,8 +72,9 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
     const int gi0 = blockIdx.x * TX - ER, gj0 = blockIdx.y * TY - ER;
 
     if (TAB)
-        for (int t = tid; t < 16 * a.nbins; t += TX * TY)
-            T[(t & 15) * stride + (t >> 4)] = __ldg(a.table + t);
+        for (int c = 0; c < a.ncol; ++c)
+            for (int m = tid; m < a.nbins; m += TX * TY)
+                T[c * stride + m] = __ldg(a.tabc + (long)c * a.nbins + m);
 
     // plane k's tile and halo (p, and with TAB the bins) into a stage; cells outside the
     // padded region (never needed by a point of the grid) read as zero
@@ -126,7 +130,7 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
                     if (dx == 0 && dy == 0) return qb[ER + dz];
                     return dz < 0 ? BM[c] : BP[c];
                 };
-                l = ete_sum(qb[ER], ete_shared_table{T, stride}, at, bin);
+                l = ete_sum(qb[ER], ete_shared_table{T, stride, a.col}, at, bin);
             } else {
                 const uint16_t *__restrict__ ix = idx + o;
                 auto bin = [&](int dx, int dy, int dz) -> unsigned {
@@ -201,13 +205,13 @@ int zchunk_for(int zchunk, long xy, int nk)
 template <int TX, int TY, bool TAB>
 int launch_25d(const fdwk_ete_args &a, int nk, cudaStream_t s)
 {
-    size_t bytes = ete25_smem<TX, TY, TAB>(a.nbins);
+    size_t bytes = ete25_smem<TX, TY, TAB>(a.nbins, a.ncol);
     if (TAB) {
         int dev = 0, optin = 0;
         cudaGetDevice(&dev);
         if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
                 cudaSuccess ||
-            a.nbins < 1 || bytes > (size_t)optin)
+            a.nbins < 1 || !a.tabc || a.ncol < 1 || a.ncol > 16 || bytes > (size_t)optin)
             return launch_25d<TX, TY, false>(a, nk, s);
         const cudaError_t e = cudaFuncSetAttribute(
             ete25_kernel<TX, TY, TAB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
@@ -242,6 +246,24 @@ extern "C" int fdwk_ete_step(const fdwk_ete_args *a, fdwk_stream st)
     }
     default: return (int)cudaErrorInvalidValue;
     }
+}
+
+extern "C" int fdwk_ete_columns(const float *table, int nbins, unsigned char col[16], int src[16])
+{
+    int ncol = 0;
+    for (int s = 0; s < 16; s++) {
+        int c = 0;
+        for (; c < ncol; c++) {
+            bool same = true;
+            for (int m = 0; m < nbins && same; m++)
+                same = memcmp(&table[(size_t)m * 16 + s], &table[(size_t)m * 16 + src[c]],
+                              sizeof(float)) == 0;
+            if (same) break;
+        }
+        if (c == ncol) src[ncol++] = s;
+        col[s] = (unsigned char)c;
+    }
+    return ncol;
 }
 
 extern "C" const char *fdwk_ete_variant_name(int v)

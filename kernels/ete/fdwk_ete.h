@@ -32,6 +32,13 @@ typedef struct fdwk_ete_args {
                                 * padding and ghost planes included (nearest grid point's) */
     const float *table;        /* nbins x 16 weights */
     int nbins;
+    /* The table's distinct columns, transposed (ncol x nbins: column c's weight of bin m at
+     * tabc[c * nbins + m]) for the shared-table variants: slot s of the table is column
+     * col[s] (equal spacing makes the three axes' and the three edge slots equal: 6
+     * columns instead of 16, so a table of about 8,000 bins fits a block's shared memory). */
+    const float *tabc;
+    int ncol;
+    unsigned char col[16];
     const float *qx, *qy, *qz; /* sponge (qz by global k), all NULL or all set */
     int nx, ny;                /* slab interior */
     int k0, k1;                /* local planes to update */
@@ -45,6 +52,10 @@ typedef struct fdwk_ete_args {
 /* Update local planes a->k0..a->k1. 0 or a CUDA error code (cudaErrorInvalidValue for an
  * unknown variant). */
 int fdwk_ete_step(const fdwk_ete_args *a, fdwk_stream s);
+/* The distinct columns of an nbins x 16 table: slot s is column col[s], the first slot
+ * whose weights equal s's bit for bit in every bin; src[c] is column c's first slot.
+ * Returns the count (host code). */
+int fdwk_ete_columns(const float *table, int nbins, unsigned char col[16], int src[16]);
 /* The name of variant v ("2.5D 32x16", ...), NULL when there is none. */
 const char *fdwk_ete_variant_name(int v);
 

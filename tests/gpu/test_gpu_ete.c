@@ -114,6 +114,31 @@ START_TEST(test_variants_vs_cpu)
 }
 END_TEST
 
+/* Unequal spacing: the table's axis columns differ (11 distinct columns instead of the
+ * cube's 6), so the shared-table kernel's slot-to-column map is not the cube's. */
+START_TEST(test_unequal_spacing)
+{
+    static const char *job =
+        "{\"kind\":\"ete\",\"grid\":{\"nx\":71,\"ny\":53,\"nz\":90,\"dx\":10,\"dy\":10,"
+        "\"dz\":6},\"velocity\":{\"type\":\"layered\",\"layers\":[{\"top\":0,\"v\":1800},"
+        "{\"top\":170,\"v\":2600},{\"top\":330,\"v\":3100}]},\"time\":{\"nt\":140,"
+        "\"dt\":\"auto\"},\"sources\":[{\"position\":[350,260,120],\"wavelet\":{\"type\":"
+        "\"ricker\",\"f0\":12}}],\"receivers\":{\"points\":[[600,260,30],[100,400,500]]},"
+        "\"boundary\":{\"type\":\"sponge\",\"width\":8},\"snapshots\":{\"every\":140,"
+        "\"volume\":true,\"png\":false}}";
+    static const char *const files[] = {"gather.f32", "snap_000140_volume.f32", NULL};
+    char cpu[64], gpu[64];
+    run(job, FDW_BACKEND_CPU, 0, 1, cpu);
+    for (int v = 0; v < FDWK_ETE_VARIANTS; v++) {
+        run(job, FDW_BACKEND_CUDA, v, 1, gpu);
+        printf("dz = 0.6 dx, variant %d:\n", v);
+        same_files(gpu, cpu, files, "cuda against cpu");
+        cleanup(gpu);
+    }
+    cleanup(cpu);
+}
+END_TEST
+
 /* 900 velocities at random, no absorbing boundary, 2.25 x the FD-8 limit at vmax. */
 START_TEST(test_random_model)
 {
@@ -218,6 +243,7 @@ int main(int argc, char **argv)
     tcase_set_timeout(tc, 400);
     tcase_add_test(tc, test_variants_vs_cpu);
     tcase_add_test(tc, test_random_model);
+    tcase_add_test(tc, test_unequal_spacing);
     tcase_add_test(tc, test_time_vs_fd);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -1,7 +1,8 @@
 /* cuda_ete.c — the ETE kind on the CUDA backend (cuda_kind.h): per slab its bin index in
  * the fields' whole layout (padding and ghost planes hold the nearest grid point's bin: the
- * update reads its neighbours') and the coefficient table; the update of a range of planes
- * through kernels/ete. */
+ * update reads its neighbours'), the coefficient table, and the table's distinct columns
+ * transposed (the shared-table kernels' copy); the update of a range of planes through
+ * kernels/ete. */
 #include "kinds/ete/ete.h"
 #include "cuda/cuda_kind.h"
 #include "core/error.h"
@@ -14,6 +15,9 @@
 typedef struct ete_gpu {
     uint16_t *raw_idx, *idx;   /* allocation, interior origin */
     float *table;
+    float *tabc;               /* ncol x nv: the distinct columns, transposed */
+    int ncol;
+    unsigned char col[ETE_TABLE_STRIDE]; /* slot -> column */
 } ete_gpu;
 
 /* The index has the fields' whole layout. */
@@ -22,7 +26,7 @@ static size_t idx_elems(const gpu_slab *g) { return g->L.total; }
 static uint64_t ete_slab_bytes(const fdw_problem *p, const gpu_slab *g)
 {
     const fdw_ete_data *d = p->kdata;
-    return idx_elems(g) * 2u + (uint64_t)d->nv * ETE_TABLE_STRIDE * 4u;
+    return idx_elems(g) * 2u + (uint64_t)d->nv * ETE_TABLE_STRIDE * 4u * 2u;
 }
 
 static void ete_slab_destroy(gpu_slab *g)
@@ -32,6 +36,7 @@ static void ete_slab_destroy(gpu_slab *g)
         return;
     fdwk_free(s->raw_idx);
     fdwk_free(s->table);
+    fdwk_free(s->tabc);
     free(s);
     g->kstate = NULL;
 }
@@ -63,6 +68,20 @@ static fdw_status ete_slab_create(cuda_ctx *c, gpu_slab *g, fdw_error *err)
     if (!rc)
         rc = cuda_upload_array(g, (void **)&s->table, d->table,
                                (size_t)d->nv * ETE_TABLE_STRIDE * sizeof(float));
+    if (!rc) {
+        int src[ETE_TABLE_STRIDE];
+        s->ncol = fdwk_ete_columns(d->table, d->nv, s->col, src);
+        float *tc = malloc((size_t)s->ncol * (size_t)d->nv * sizeof *tc);
+        if (!tc)
+            return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cuda backend: out of host memory "
+                            "staging the ETE table");
+        for (int c = 0; c < s->ncol; c++)
+            for (int m = 0; m < d->nv; m++)
+                tc[(size_t)c * d->nv + m] = d->table[(size_t)m * ETE_TABLE_STRIDE + src[c]];
+        rc = cuda_upload_array(g, (void **)&s->tabc, tc,
+                               (size_t)s->ncol * (size_t)d->nv * sizeof *tc);
+        free(tc);
+    }
     if (rc) {
         char name[128] = "";
         fdwk_device_name(g->id, name, sizeof name);
@@ -86,6 +105,9 @@ static void ete_update(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1, 
     a.idx = s->idx;
     a.table = s->table;
     a.nbins = ((const fdw_ete_data *)p->kdata)->nv;
+    a.tabc = s->tabc;
+    a.ncol = s->ncol;
+    memcpy(a.col, s->col, sizeof a.col);
     a.qx = g->qx;
     a.qy = g->qy;
     a.qz = g->qz;
