@@ -236,8 +236,8 @@ extern "C" int fdwk_ete_step(const fdwk_ete_args *a, fdwk_stream st)
     switch (a->variant) {
     case FDWK_ETE_25D_32X16: return fdwk::launch_25d<32, 16, false>(*a, nk, s);
     case FDWK_ETE_25D_32X8: return fdwk::launch_25d<32, 8, false>(*a, nk, s);
-    case FDWK_ETE_DEFAULT:
     case FDWK_ETE_TAB_32X16: return fdwk::launch_25d<32, 16, true>(*a, nk, s);
+    case FDWK_ETE_DEFAULT:
     case FDWK_ETE_TAB_32X8: return fdwk::launch_25d<32, 8, true>(*a, nk, s);
     case FDWK_ETE_POINT: {
         dim3 block(32, 8), grid((a->nx + 31) / 32, (a->ny + 7) / 8, nk < 65535 ? nk : 65535);
@@ -269,7 +269,7 @@ extern "C" int fdwk_ete_columns(const float *table, int nbins, unsigned char col
 extern "C" const char *fdwk_ete_variant_name(int v)
 {
     switch (v) {
-    case FDWK_ETE_DEFAULT: return "default (2.5D 32x16, table in shared memory)";
+    case FDWK_ETE_DEFAULT: return "default (2.5D 32x8, table in shared memory)";
     case FDWK_ETE_25D_32X16: return "2.5D 32x16";
     case FDWK_ETE_25D_32X8: return "2.5D 32x8";
     case FDWK_ETE_POINT: return "one thread per point";
