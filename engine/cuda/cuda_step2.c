@@ -5,8 +5,9 @@
  * (neighbouring blocks recompute each other's edges of step it from the old fields, so no
  * field can be overwritten in place); then the spare pair and the old pair trade places, so f[cur] and
  * f[1 - cur] mean what they mean after single steps (snapshots, checkpoints, receivers).
- * The kernel is written and compiled but not yet measured, so a pass takes two steps only
- * when the run's tuning asks for it. */
+ * The kernel gives the bits of two single steps but is slower than one step per pass
+ * (0.30x at order 8 on an H200, docs/gpu.md), so a pass takes two steps only when the run's
+ * tuning asks for it. */
 #include "cuda/cuda_kind.h"
 #include "core/error.h"
 #include "kinds/kind.h"
@@ -64,7 +65,8 @@ int cuda_steps_per_pass(void *vctx, const char **why)
     if (!ob)
         ob = obstacle(c); /* its kernel checks ask the current device */
     if (!ob && c->prob.tuning->steps_per_pass != 2)
-        ob = "the CUDA backend's choice: its two-step kernel is not yet measured";
+        ob = "the CUDA backend's choice: its two-step kernel is slower than one step per pass "
+             "(docs/gpu.md)";
     if (!ob)
         ob = make_spares(c);
     *why = ob;
