@@ -1,6 +1,8 @@
 /* cpu_ete_avx512.c — cpu_ete_avx512.h: the ETE operator of 16 points a vector. The 36 pair
  * weights of a point are gathers from the table (the faster of the point's and the
- * neighbour's bins, vpmaxud, then the slot), the neighbours plain unaligned loads; each
+ * neighbour's bins, vpmaxud, then the slot), or, where the 16 points and all their
+ * neighbours share one bin (inside a layer), that bin's row broadcast; the neighbours are
+ * plain unaligned loads; each
  * lane's multiplications, subtractions and additions are the scalar ete_sum's, in its
  * order, and the build contracts nothing (ISO C), so the two kernels agree bit for bit. */
 #include "kinds/ete/cpu_ete_avx512.h"
@@ -17,6 +19,34 @@ typedef struct ete_vec {
     __m512i b0;
     __m512 alpha, uc;
 } ete_vec;
+
+/* t(dx,dy,dz) of ete.h where every lane's point and neighbours share bin b (the weights
+ * alpha = table[16 b] and g = table[16 b + s] are broadcast: no gathers). */
+static inline __attribute__((always_inline)) FDW_AVX512 __m512
+ete_t_uniform(const float *u, const float *w, const ete_vec *v, ptrdiff_t off, int s)
+{
+    return _mm512_mul_ps(_mm512_mul_ps(v->alpha, _mm512_set1_ps(w[s])),
+                         _mm512_sub_ps(_mm512_loadu_ps(u + off), v->uc));
+}
+
+/* Whether the 36 neighbours of the 16 points at ix all have bin b (16 lanes equal to it). */
+static inline __attribute__((always_inline)) FDW_AVX512 int
+ete_bins_uniform(const uint16_t *ix, ptrdiff_t sy, ptrdiff_t sz, __m512i b)
+{
+#define ETE_SAME(OFF)                                                                      \
+    if (_mm512_cmpneq_epi32_mask(                                                          \
+            _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(ix + (OFF)))), b))  \
+        return 0;
+    for (int m = 1; m <= 4; m++) {
+        ETE_SAME(-m) ETE_SAME(m) ETE_SAME(-m * sy) ETE_SAME(m * sy) ETE_SAME(-m * sz)
+        ETE_SAME(m * sz)
+    }
+    ETE_SAME(-1 - sy) ETE_SAME(1 - sy) ETE_SAME(-1 + sy) ETE_SAME(1 + sy)
+    ETE_SAME(-1 - sz) ETE_SAME(1 - sz) ETE_SAME(-1 + sz) ETE_SAME(1 + sz)
+    ETE_SAME(-sy - sz) ETE_SAME(sy - sz) ETE_SAME(-sy + sz) ETE_SAME(sy + sz)
+#undef ETE_SAME
+    return 1;
+}
 
 /* t(dx,dy,dz) of ete.h at offset off (dx + dy sy + dz sz) for slot s. */
 static inline __attribute__((always_inline)) FDW_AVX512 __m512
@@ -42,9 +72,18 @@ FDW_AVX512 static void ete_row(const float *u, const uint16_t *ix, const float *
         const uint16_t *b = ix + i;
         ete_vec v;
         v.b0 = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)b));
-        v.alpha = _mm512_i32gather_ps(_mm512_slli_epi32(v.b0, 4), table, 4);
         v.uc = _mm512_loadu_ps(p);
-#define T(DX, DY, DZ, S) ete_t(p, b, table, &v, (DX) + (DY) * sy + (DZ) * sz, (S))
+        /* A layered or constant model: the points and their neighbours in one bin (the
+         * same values as the gathers would fetch, so the same bits). */
+        const __m512i bb = _mm512_set1_epi32(b[0]);
+        const int uniform = !_mm512_cmpneq_epi32_mask(v.b0, bb) &&
+                            ete_bins_uniform(b, sy, sz, bb);
+        const float *w = table + (size_t)b[0] * ETE_TABLE_STRIDE;
+        v.alpha = uniform ? _mm512_set1_ps(w[0])
+                          : _mm512_i32gather_ps(_mm512_slli_epi32(v.b0, 4), table, 4);
+#define T(DX, DY, DZ, S)                                                                   \
+    (uniform ? ete_t_uniform(p, w, &v, (DX) + (DY) * sy + (DZ) * sz, (S))                  \
+             : ete_t(p, b, table, &v, (DX) + (DY) * sy + (DZ) * sz, (S)))
         __m512 ax = _mm512_add_ps(T(-1, 0, 0, 1), T(1, 0, 0, 1));
         __m512 ay = _mm512_add_ps(T(0, -1, 0, 5), T(0, 1, 0, 5));
         __m512 az = _mm512_add_ps(T(0, 0, -1, 9), T(0, 0, 1, 9));
