@@ -20,22 +20,24 @@ typedef struct ete_vec {
     __m512 alpha, uc;
 } ete_vec;
 
-/* t(dx,dy,dz) of ete.h where every lane's point and neighbours share bin b (the weights
- * alpha = table[16 b] and g = table[16 b + s] are broadcast: no gathers). */
+/* t(dx,dy,dz) of ete.h where every lane's point and neighbours share bin b: the pair
+ * weight alpha g_s = aw[s] is the same product for every lane (computed once, in float, as
+ * the scalar kernel computes it), broadcast: no gathers. */
 static inline __attribute__((always_inline)) FDW_AVX512 __m512
-ete_t_uniform(const float *u, const float *w, const ete_vec *v, ptrdiff_t off, int s)
+ete_t_uniform(const float *u, const float *aw, const ete_vec *v, ptrdiff_t off, int s)
 {
-    return _mm512_mul_ps(_mm512_mul_ps(v->alpha, _mm512_set1_ps(w[s])),
+    return _mm512_mul_ps(_mm512_set1_ps(aw[s]),
                          _mm512_sub_ps(_mm512_loadu_ps(u + off), v->uc));
 }
 
-/* Whether the 36 neighbours of the 16 points at ix all have bin b (16 lanes equal to it). */
+/* Whether the 36 neighbours of the 16 points at ix all have bin b (b in every 16-bit lane):
+ * the bins compared as they are stored, without widening. */
 static inline __attribute__((always_inline)) FDW_AVX512 int
-ete_bins_uniform(const uint16_t *ix, ptrdiff_t sy, ptrdiff_t sz, __m512i b)
+ete_bins_uniform(const uint16_t *ix, ptrdiff_t sy, ptrdiff_t sz, __m256i b)
 {
 #define ETE_SAME(OFF)                                                                      \
-    if (_mm512_cmpneq_epi32_mask(                                                          \
-            _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(ix + (OFF)))), b))  \
+    if (_mm256_movemask_epi8(_mm256_cmpeq_epi16(                                           \
+            _mm256_loadu_si256((const __m256i *)(ix + (OFF))), b)) != -1)                  \
         return 0;
     for (int m = 1; m <= 4; m++) {
         ETE_SAME(-m) ETE_SAME(m) ETE_SAME(-m * sy) ETE_SAME(m * sy) ETE_SAME(-m * sz)
@@ -75,14 +77,20 @@ FDW_AVX512 static void ete_row(const float *u, const uint16_t *ix, const float *
         v.uc = _mm512_loadu_ps(p);
         /* A layered or constant model: the points and their neighbours in one bin (the
          * same values as the gathers would fetch, so the same bits). */
-        const __m512i bb = _mm512_set1_epi32(b[0]);
-        const int uniform = !_mm512_cmpneq_epi32_mask(v.b0, bb) &&
+        const __m256i bb = _mm256_set1_epi16((short)b[0]);
+        const int uniform = _mm256_movemask_epi8(_mm256_cmpeq_epi16(
+                                _mm256_loadu_si256((const __m256i *)b), bb)) == -1 &&
                             ete_bins_uniform(b, sy, sz, bb);
-        const float *w = table + (size_t)b[0] * ETE_TABLE_STRIDE;
-        v.alpha = uniform ? _mm512_set1_ps(w[0])
-                          : _mm512_i32gather_ps(_mm512_slli_epi32(v.b0, 4), table, 4);
+        float aw[ETE_TABLE_STRIDE];
+        if (uniform) {
+            const float *w = table + (size_t)b[0] * ETE_TABLE_STRIDE;
+            for (int q = 1; q < ETE_TABLE_STRIDE; q++)
+                aw[q] = w[0] * w[q];
+        } else {
+            v.alpha = _mm512_i32gather_ps(_mm512_slli_epi32(v.b0, 4), table, 4);
+        }
 #define T(DX, DY, DZ, S)                                                                   \
-    (uniform ? ete_t_uniform(p, w, &v, (DX) + (DY) * sy + (DZ) * sz, (S))                  \
+    (uniform ? ete_t_uniform(p, aw, &v, (DX) + (DY) * sy + (DZ) * sz, (S))                 \
              : ete_t(p, b, table, &v, (DX) + (DY) * sy + (DZ) * sz, (S)))
         __m512 ax = _mm512_add_ps(T(-1, 0, 0, 1), T(1, 0, 0, 1));
         __m512 ay = _mm512_add_ps(T(0, -1, 0, 5), T(0, 1, 0, 5));
