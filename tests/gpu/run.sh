@@ -30,7 +30,14 @@
 #
 # Stage "blocking" (only when named): two steps per pass: sanitizers and the benchmark.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|blocking|sweep|checkpoint|survey|positioning]... [-- bench arguments]
+# Stage "scaling" (only when named): issue 17's runs on a machine of several GPUs (below).
+#
+# PACK=1 packs the logs into $OUT/logs.tgz at the end (JSON records stay beside it).
+#
+# Run it from the working tree (`bash tests/gpu/run.sh ...` with .carry in the device
+# tool's carry list); a `git archive HEAD` copy there may come from a stale .git.
+#
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|blocking|sweep|checkpoint|survey|positioning|scaling]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -481,5 +488,47 @@ if printf '%s\n' "${STAGES[@]}" | grep -qx positioning; then
   else
     say "positioning: building test_gpu_positioning failed"; grep -E "error" "$LOG" | tail -20
   fi
+fi
+# Stage "scaling" (only when named; issue 17, on a machine of several GPUs): fdwave-bench
+# --gpus N --only multi,huge,sweep,survey (acoustic order 8 at 512^3 and 1024^3 on 1, 2, 4 ...
+# GPUs, the largest grid they hold, the sweep kind at 512^3 and 640^3 on 1, 2, 4 ... GPUs
+# with its shuffle and exchange times, a 16-shot survey on 1, 2, 4 ... GPUs), the sweep
+# kind's GPU test (several_gpus: slabs spread over the GPUs, bit for bit one), and
+# compute-sanitizer memcheck of a small acoustic job and a sweep job with a slab per GPU.
+# Logs: scaling.log; records: scaling.json.
+if printf '%s\n' "${STAGES[@]}" | grep -qx scaling; then
+  NGPU=$(nvidia-smi -L 2>/dev/null | wc -l)
+  say "scaling: $NGPU GPUs"
+  SC=$OUT/scaling.log
+  if cmake --build "$BUILD" -j"$(nproc)" --target test_gpu_sweep fdwave-run >>"$LOG" 2>&1; then
+    (cd "$BUILD" && timeout ${SCALING_TIMEOUT:-420} ./bench/fdwave-bench --gpus "$NGPU" \
+       --only multi,huge,sweep,survey --json "$OUT/scaling.json") 2>&1 | tee "$SC" | \
+       grep -E "GPUs|speedup|for 8 sweeps|shots|section" | tail -60 | tee -a "$LOG"
+    (cd "$BUILD" && timeout 300 ./tests/gpu/test_gpu_sweep) 2>&1 | tee -a "$SC" | tail -8 | tee -a "$LOG"
+    DEVS=$(seq -s, 0 $((NGPU - 1)))
+    cat > "$OUT/scaling_small.json" <<'JSON'
+{"kind": "acoustic", "grid": {"nx": 64, "ny": 48, "nz": 96, "dx": 10, "dy": 10, "dz": 10},
+ "order": 8, "velocity": {"type": "layered", "layers": [{"top": 0, "v": 1800}, {"top": 400, "v": 2600}]},
+ "time": {"nt": 30, "dt": "auto"}, "sources": [{"position": [320, 240, 300], "wavelet": {"type": "ricker", "f0": 20}}],
+ "receivers": {"lines": [{"from": [20, 240, 10], "to": [620, 240, 10], "count": 9}]},
+ "boundary": {"type": "cpml", "width": 8}}
+JSON
+    for spec in "$OUT/scaling_small.json" "$ROOT/tests/gpu/sweep_small.json"; do
+      rm -rf /tmp/fdw-scaling-memcheck
+      timeout 300 compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/engine/fdwave-run" \
+        "$spec" --backend cuda --devices "$DEVS" --quiet --out /tmp/fdw-scaling-memcheck >> "$SC" 2>&1
+      echo "memcheck $(basename "$spec") on devices $DEVS exit $? : $(grep -E 'ERROR SUMMARY' "$SC" | tail -1)" | tee -a "$LOG"
+    done
+    rm -rf /tmp/fdw-scaling-memcheck
+  else
+    say "scaling: build failed"; grep -E "error" "$LOG" | tail -20
+  fi
+fi
+# PACK=1: every log in $OUT into logs.tgz (the device tool brings back at most 8 files);
+# the JSON records stay beside it.
+if [ "${PACK:-0}" = 1 ]; then
+  tar czf /tmp/fdw-gpu-logs.tgz -C "$OUT" --exclude=logs.tgz --exclude='*.json' . &&
+    (cd "$OUT" && find . -type f ! -name '*.json' -delete && find . -mindepth 1 -type d -empty -delete) &&
+    mv /tmp/fdw-gpu-logs.tgz "$OUT/logs.tgz"
 fi
 say "done $(date -u +%FT%TZ)"
