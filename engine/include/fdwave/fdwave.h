@@ -260,8 +260,9 @@ struct fdw_comm; /* engine/comm.h */
  * a NULL pointer in fdw_run_opts) means: the engine decides. Results are bit-identical
  * whatever is chosen, except cpu_portable (see below). */
 typedef struct fdw_tuning {
-    /* CPU acoustic kernel: 1 forces the portable C kernel instead of the AVX-512 one (the
-     * two agree within a few ulps; the portable one is bit-identical to the GPU). */
+    /* CPU kernels: 1 forces the portable C kernels instead of the AVX-512 ones (acoustic:
+     * the two agree within a few ulps, the portable one is bit-identical to the GPU; ETE:
+     * the two give the same bits). */
     int cpu_portable;
     /* CUDA 2.5D update (acoustic, stencil): configuration 1..N of the kernel table
      * (fdw_cuda_config_name names them; 0: the tuned default), and planes per block
