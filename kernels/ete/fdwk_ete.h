@@ -19,11 +19,12 @@ extern "C" {
  * (a block walks a chunk of z with the planes k - 1, k, k + 1 in shared memory and its
  * column's z neighbours in registers; bins and table rows through the read-only cache), the
  * same with the table and the bins in shared memory (where the table fits: else it runs
- * the 2.5D kernel of its tile), or one thread per point reading global memory (the
- * reference the tests hold the others to). */
+ * the 2.5D kernel of its tile), the 32 x 8 one where a plane that holds one bin
+ * throughout takes that bin's weights from registers (variant 6), or one thread per point
+ * reading global memory (the reference the tests hold the others to). */
 enum { FDWK_ETE_DEFAULT = 0, FDWK_ETE_25D_32X16 = 1, FDWK_ETE_25D_32X8 = 2,
        FDWK_ETE_POINT = 3, FDWK_ETE_TAB_32X16 = 4, FDWK_ETE_TAB_32X8 = 5,
-       FDWK_ETE_VARIANTS = 6 };
+       FDWK_ETE_TAB_32X8_UNIFORM = 6, FDWK_ETE_VARIANTS = 7 };
 
 typedef struct fdwk_ete_args {
     float *out;                /* p(t - dt) on entry, p(t + dt) on exit */
