@@ -146,24 +146,7 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
 #pragma unroll
             for (int d = 0; d <= 2 * ER; ++d) uniform = uniform && qb[d] == ref_c;
         }
-        if (in && uniform) {
-            const float *M = U + sm * SS, *C = U + sc * SS, *P = U + sp * SS;
-            auto at = [&](int dx, int dy, int dz) -> float {
-                const int c = (y + dy) * SW + x + dx;
-                if (dz == 0) return C[c];
-                if (dx == 0 && dy == 0) return q[ER + dz];
-                return dz < 0 ? M[c] : P[c];
-            };
-            float w[16];
-#pragma unroll
-            for (int s = 0; s < 16; ++s) w[s] = T[a.col[s] * stride + (int)ref_c];
-            auto bin = [&](int, int, int) -> unsigned { return ref_c; };
-            const float l = ete_sum(ref_c, ete_reg_table{w}, at, bin);
-            const long o = (long)k * plane + col;
-            float r = ete_update(q[ER], a.out[o], l, ete_damping(a, i, j, k));
-            if (a.free_surface && a.kglob + k == 0) r = 0.f;
-            a.out[o] = r;
-        } else if (in) {
+        if (in) {
             const float *M = U + sm * SS, *C = U + sc * SS, *P = U + sp * SS;
             auto at = [&](int dx, int dy, int dz) -> float {
                 const int c = (y + dy) * SW + x + dx;
@@ -173,7 +156,13 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
             };
             const long o = (long)k * plane + col;
             float l;
-            if constexpr (TAB) {
+            if (UNI && uniform) {
+                float w[16];
+#pragma unroll
+                for (int s = 0; s < 16; ++s) w[s] = T[a.col[s] * stride + (int)ref_c];
+                auto bin = [&](int, int, int) -> unsigned { return ref_c; };
+                l = ete_sum(ref_c, ete_reg_table{w}, at, bin);
+            } else if constexpr (TAB) {
                 const uint16_t *BM = B + sm * SS, *BC = B + sc * SS, *BP = B + sp * SS;
                 auto bin = [&](int dx, int dy, int dz) -> unsigned {
                     const int c = (y + dy) * SW + x + dx;
