@@ -1,8 +1,10 @@
 // ete_step.cu — the ETE kind's kernels (fdwk_ete.h): the 2.5D kernel, whose block owns a
 // TX x TY tile and walks a chunk of z with planes k - 1, k and k + 1 of its tile (x/y halo
 // 4) in a ring of three shared-memory stages and its column's z neighbours in a register
-// queue; the same walk with the table and the bins in shared memory; and the
-// one-thread-per-point reference. All evaluate ete_point.cuh's update.
+// queue; the same walk with the table's distinct columns and the bins in shared memory
+// (optionally with one-bin planes' weights in registers); the one-thread-per-point
+// reference; and fdwk_ete_columns, which finds the distinct columns on the host. All
+// evaluate ete_point.cuh's update.
 #include "ete/fdwk_ete.h"
 #include "ete/ete_point.cuh"
 
