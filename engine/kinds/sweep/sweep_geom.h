@@ -12,20 +12,24 @@
 #define SW_SUF _d
 #define SW_FMA fma
 #define SW_SQRT sqrt
+#define SW_KEEP 0.0
 #include "sweep_point.h"
 #undef SW_REAL
 #undef SW_SUF
 #undef SW_FMA
 #undef SW_SQRT
+#undef SW_KEEP
 #define SW_REAL float
 #define SW_SUF _f
 #define SW_FMA fmaf
 #define SW_SQRT sqrtf
+#define SW_KEEP 1.9073486328125e-6f /* 16 float epsilons */
 #include "sweep_point.h"
 #undef SW_REAL
 #undef SW_SUF
 #undef SW_FMA
 #undef SW_SQRT
+#undef SW_KEEP
 
 #ifdef __cplusplus
 extern "C" {
