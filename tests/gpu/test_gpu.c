@@ -903,8 +903,8 @@ END_TEST
 
 /* Two steps per pass (issue 19; fdw_tuning.steps_per_pass, cuda_step2.c): the acoustic
  * two-step kernel against one step per pass on the GPU and the CPU's portable kernel, bit
- * for bit, through fdw_run: orders 4 and 8 (_i), a layered model, sponge and free surface,
- * two sources (one off the grid: its taps on several planes) injected at every step,
+ * for bit, through fdw_run: orders 2, 4, 6 and 8 (_i), a layered model, sponge and free
+ * surface, two sources (one off the grid: its taps on several planes) injected at every step,
  * receivers at every step, snapshots at odd steps (passes of one step there), an odd nt. */
 static char g_spp_log[4096];
 static void spp_log(void *user, int level, const char *msg)
@@ -914,6 +914,9 @@ static void spp_log(void *user, int level, const char *msg)
     size_t n = strlen(g_spp_log);
     snprintf(g_spp_log + n, sizeof g_spp_log - n, "%s\n", msg);
 }
+
+/* The two-step kernel's orders (radius 1 to 4), one per loop iteration. */
+static const int TWO_STEP_ORDERS[4] = {2, 4, 6, 8};
 
 START_TEST(test_two_steps_per_pass)
 {
@@ -928,7 +931,7 @@ START_TEST(test_two_steps_per_pass)
              "\"boundary\":{\"type\":\"sponge\",\"width\":6,\"free_surface\":true},"
              "\"snapshots\":{\"every\":9,\"slices\":[{\"plane\":\"xz\",\"index\":23},"
              "{\"plane\":\"xy\",\"index\":0}],\"png\":false}}",
-             _i ? 8 : 4, LAYERED);
+             TWO_STEP_ORDERS[_i], LAYERED);
     fdw_spec *spec = parse(json);
     char d1[] = "/tmp/fdw-gpu-spp1-XXXXXX", d2[] = "/tmp/fdw-gpu-spp2-XXXXXX",
          dc[] = "/tmp/fdw-cpu-spp-XXXXXX";
@@ -961,15 +964,15 @@ START_TEST(test_two_steps_per_pass)
         ck_assert_msg(x && y && z, "missing %s", files[f]);
         ck_assert_msg(na == nb && memcmp(x, y, na) == 0,
                       "order %d: %s of two steps per pass differs from one step per pass",
-                      _i ? 8 : 4, files[f]);
+                      TWO_STEP_ORDERS[_i], files[f]);
         ck_assert_msg(na == nc && memcmp(x, z, na) == 0, "order %d: %s differs from the CPU's",
-                      _i ? 8 : 4, files[f]);
+                      TWO_STEP_ORDERS[_i], files[f]);
         free(x);
         free(y);
         free(z);
     }
     printf("two steps per pass, order %d: gather and snapshots equal to one step per pass "
-           "and to the CPU\n", _i ? 8 : 4);
+           "and to the CPU\n", TWO_STEP_ORDERS[_i]);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", d1, d2, dc);
     ck_assert_int_eq(system(cmd), 0);
@@ -977,7 +980,7 @@ START_TEST(test_two_steps_per_pass)
 }
 END_TEST
 
-/* The stencil kind's two-step pass (order 8 and 4 by _i): the final field of 9 iterations
+/* The stencil kind's two-step pass (orders 2 to 8 by _i): the final field of 9 iterations
  * (4 passes of two and one of one) equal to one step per pass bit for bit (the CPU's
  * stencil kernel agrees with the GPU's within rounding only: test_stencil_vs_cpu). */
 START_TEST(test_stencil_two_steps_per_pass)
@@ -985,7 +988,7 @@ START_TEST(test_stencil_two_steps_per_pass)
     char json[512];
     snprintf(json, sizeof json,
              "{\"kind\":\"stencil\",\"grid\":{\"nx\":71,\"ny\":37,\"nz\":45,\"dx\":1,"
-             "\"dy\":1,\"dz\":1},\"order\":%d,\"iterations\":9,\"seed\":3}", _i ? 4 : 8);
+             "\"dy\":1,\"dz\":1},\"order\":%d,\"iterations\":9,\"seed\":3}", TWO_STEP_ORDERS[_i]);
     fdw_spec *spec = parse(json);
     char d1[] = "/tmp/fdw-gpu-st1-XXXXXX", d2[] = "/tmp/fdw-gpu-st2-XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(d1));
@@ -1006,11 +1009,11 @@ START_TEST(test_stencil_two_steps_per_pass)
     char *x = slurp(a, &na), *y = slurp(b, &nb);
     ck_assert_msg(x && y, "missing field.f32");
     ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "stencil order %d: two steps per pass "
-                  "differ from one", _i ? 4 : 8);
+                  "differ from one", TWO_STEP_ORDERS[_i]);
     free(x);
     free(y);
     printf("stencil two steps per pass, order %d: field equal to one step per pass\n",
-           _i ? 4 : 8);
+           TWO_STEP_ORDERS[_i]);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", d1, d2);
     ck_assert_int_eq(system(cmd), 0);
@@ -1040,8 +1043,8 @@ int main(void)
     tcase_add_test(tc, test_too_large);
     tcase_add_test(tc, test_analytic_gpu);
     tcase_add_loop_test(tc, test_run_snapshots_vs_cpu, 0, 2);
-    tcase_add_loop_test(tc, test_two_steps_per_pass, 0, 2);
-    tcase_add_loop_test(tc, test_stencil_two_steps_per_pass, 0, 2);
+    tcase_add_loop_test(tc, test_two_steps_per_pass, 0, 4);
+    tcase_add_loop_test(tc, test_stencil_two_steps_per_pass, 0, 4);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
