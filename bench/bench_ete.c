@@ -99,12 +99,11 @@ static double time_kernel(int v, int nx, int ny, int nz)
         rc = fdwk_h2d(table, htab, sizeof htab);
     /* the shared-table kernels' copy: the distinct columns, transposed (as cuda_ete.c) */
     unsigned char col[16];
-    int src[16], ncol = rc ? 0 : fdwk_ete_columns(htab, BINS, col, src);
-    float *htc = rc ? NULL : malloc((size_t)ncol * BINS * sizeof *htc);
+    int src[16], ncol = 0;
+    float *htc = rc ? NULL : malloc((size_t)16 * BINS * sizeof *htc);
     rc = rc || !htc;
-    for (int c = 0; !rc && c < ncol; c++)
-        for (int m = 0; m < BINS; m++)
-            htc[c * BINS + m] = htab[m * 16 + src[c]];
+    if (!rc)
+        ncol = fdwk_ete_columns(htab, BINS, col, src, htc);
     if (!rc)
         rc = fdwk_malloc((void **)&tabc, (size_t)ncol * BINS * sizeof *htc);
     if (!rc)

@@ -295,7 +295,8 @@ extern "C" int fdwk_ete_step(const fdwk_ete_args *a, fdwk_stream st)
     }
 }
 
-extern "C" int fdwk_ete_columns(const float *table, int nbins, unsigned char col[16], int src[16])
+extern "C" int fdwk_ete_columns(const float *table, int nbins, unsigned char col[16], int src[16],
+                                float *tabc)
 {
     int ncol = 0;
     for (int s = 0; s < 16; s++) {
@@ -310,6 +311,10 @@ extern "C" int fdwk_ete_columns(const float *table, int nbins, unsigned char col
         if (c == ncol) src[ncol++] = s;
         col[s] = (unsigned char)c;
     }
+    if (tabc)
+        for (int c = 0; c < ncol; c++)
+            for (int m = 0; m < nbins; m++)
+                tabc[(size_t)c * nbins + m] = table[(size_t)m * 16 + src[c]];
     return ncol;
 }
 

@@ -54,9 +54,11 @@ typedef struct fdwk_ete_args {
  * unknown variant). */
 int fdwk_ete_step(const fdwk_ete_args *a, fdwk_stream s);
 /* The distinct columns of an nbins x 16 table: slot s is column col[s], the first slot
- * whose weights equal s's bit for bit in every bin; src[c] is column c's first slot.
- * Returns the count (host code). */
-int fdwk_ete_columns(const float *table, int nbins, unsigned char col[16], int src[16]);
+ * whose weights equal s's bit for bit in every bin; src[c] is column c's first slot; with
+ * tabc (room for 16 x nbins floats) also the columns transposed, as fdwk_ete_args.tabc
+ * wants them. Returns the count (host code). */
+int fdwk_ete_columns(const float *table, int nbins, unsigned char col[16], int src[16],
+                     float *tabc);
 /* The name of variant v ("2.5D 32x16", ...), NULL when there is none. */
 const char *fdwk_ete_variant_name(int v);
 

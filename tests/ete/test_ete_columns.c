@@ -1,7 +1,8 @@
 /* test_ete_columns.c — fdwk_ete_columns (kernels/ete/fdwk_ete.h), the host code that finds
  * the distinct columns of the ETE table for the shared-table GPU kernels, on tables built
- * from fitted operators (a cube: 6 distinct columns; dz != dx = dy: 11) and on tables where
- * two columns differ in one bin only (not merged). Runs without a GPU. */
+ * from fitted operators (a cube: 6 distinct columns; dz != dx = dy: 11), with the columns'
+ * transposed copy, and on tables where two columns differ in one bin only (not merged).
+ * Runs without a GPU. */
 #include "ete/fdwk_ete.h"
 #include "kinds/ete/ete_fit.h"
 
@@ -47,13 +48,17 @@ START_TEST(test_cube_and_unequal)
     unsigned char col[16];
     int src[16];
     fitted_table(1.0, t);
-    int n = fdwk_ete_columns(t, NB, col, src);
+    int n = fdwk_ete_columns(t, NB, col, src, NULL);
     check_map(t, n, col, src);
     ck_assert_int_eq(n, 6); /* centre, 4 axis distances shared by x, y, z, one edge weight */
     fitted_table(1.6, t);
-    n = fdwk_ete_columns(t, NB, col, src);
+    float tc[NB * 16];
+    n = fdwk_ete_columns(t, NB, col, src, tc);
     check_map(t, n, col, src);
     ck_assert_int_eq(n, 11); /* centre, x = y and z axes, the xy edge and the x/yz edges */
+    for (int s = 0; s < 16; s++) /* the transposed copy the GPU kernels read */
+        for (int b = 0; b < NB; b++)
+            ck_assert(memcmp(&tc[col[s] * NB + b], &t[b * 16 + s], sizeof(float)) == 0);
 }
 END_TEST
 
@@ -64,7 +69,7 @@ START_TEST(test_one_bin_differs)
     int src[16];
     fitted_table(1.0, t);
     t[(NB - 1) * 16 + 9] = nextafterf(t[(NB - 1) * 16 + 9], 1.0f); /* z, m = 1, last bin */
-    const int n = fdwk_ete_columns(t, NB, col, src);
+    const int n = fdwk_ete_columns(t, NB, col, src, NULL);
     check_map(t, n, col, src);
     ck_assert_int_eq(n, 7);
     ck_assert_int_ne(col[9], col[1]);

@@ -70,14 +70,11 @@ static fdw_status ete_slab_create(cuda_ctx *c, gpu_slab *g, fdw_error *err)
                                (size_t)d->nv * ETE_TABLE_STRIDE * sizeof(float));
     if (!rc) {
         int src[ETE_TABLE_STRIDE];
-        s->ncol = fdwk_ete_columns(d->table, d->nv, s->col, src);
-        float *tc = malloc((size_t)s->ncol * (size_t)d->nv * sizeof *tc);
+        float *tc = malloc((size_t)ETE_TABLE_STRIDE * (size_t)d->nv * sizeof *tc);
         if (!tc)
             return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cuda backend: out of host memory "
                             "staging the ETE table");
-        for (int c = 0; c < s->ncol; c++)
-            for (int m = 0; m < d->nv; m++)
-                tc[(size_t)c * d->nv + m] = d->table[(size_t)m * ETE_TABLE_STRIDE + src[c]];
+        s->ncol = fdwk_ete_columns(d->table, d->nv, s->col, src, tc);
         rc = cuda_upload_array(g, (void **)&s->tabc, tc,
                                (size_t)s->ncol * (size_t)d->nv * sizeof *tc);
         free(tc);
