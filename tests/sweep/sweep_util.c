@@ -76,9 +76,15 @@ void sw_run_spec_on(const char *json, fdw_backend_kind be, const fdw_tuning *tun
     out->nx = (int)json_integer_value(json_object_get(g, "nx"));
     out->ny = (int)json_integer_value(json_object_get(g, "ny"));
     out->nz = (int)json_integer_value(json_object_get(g, "nz"));
+    const char *vol = json_string_value(
+        json_object_get(json_object_get(root, "output"), "volume"));
+    const int no_volume = vol && strcmp(vol, "none") == 0;
     json_decref(root);
     fdw_spec_free(spec);
     out->sweeps = out->result.steps_done;
+    read_manifest(out);
+    if (no_volume)
+        return; /* T stays NULL */
     const size_t n = (size_t)out->nx * out->ny * out->nz;
     char path[300];
     snprintf(path, sizeof path, "%s/T.f64", out->dir);
@@ -88,7 +94,6 @@ void sw_run_spec_on(const char *json, fdw_backend_kind be, const fdw_tuning *tun
     ck_assert_ptr_nonnull(out->T);
     ck_assert_uint_eq(fread(out->T, sizeof(double), n, f), n);
     fclose(f);
-    read_manifest(out);
 }
 
 void sw_run_free(sw_run *r)

@@ -15,7 +15,7 @@
 typedef struct sw_run {
     char dir[256];
     int nx, ny, nz;
-    double *T;                 /* nx*ny*nz, x fastest (T.f64) */
+    double *T;                 /* nx*ny*nz, x fastest (T.f64); NULL with volume "none" */
     long sweeps;               /* sweeps run (the result's "steps") */
     int converged;             /* the manifest's convergence.converged */
     long long computed[128];   /* per sweep (the first 128) */

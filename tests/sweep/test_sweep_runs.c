@@ -246,34 +246,14 @@ START_TEST(float32_settles)
              "\"a\": [-0.34, 0.4, 0.7], \"initial\": {\"points\": [{\"position\": [5, 5, 5]}]}, "
              "\"sweeps\": 2, \"output\": {\"volume\": \"none\", \"slices\": []}}",
              n, n, n, h, h, h);
-    fdw_spec *spec = NULL;
-    fdw_error err;
-    ck_assert_msg(fdw_spec_parse(json, strlen(json), NULL, &spec, &err) == FDW_OK, "%s",
-                  err.message);
-    char dir[] = "/tmp/fdw-sweep-f32-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    fdw_run_opts opts;
-    memset(&opts, 0, sizeof opts);
-    opts.out_dir = dir;
-    opts.backend = FDW_BACKEND_CPU;
-    fdw_result res;
-    ck_assert_msg(fdw_run(spec, &opts, NULL, &res, &err) == FDW_OK, "%s", err.message);
-    fdw_spec_free(spec);
-    json_t *m = load_manifest(dir);
-    const json_t *ps = json_object_get(json_object_get(json_object_get(m, "result"),
-                                                       "convergence"), "per_sweep");
-    if (!ps)
-        ps = json_object_get(json_object_get(m, "convergence"), "per_sweep");
-    ck_assert_int_eq(json_array_size(ps), 2);
-    const long long c1 = json_integer_value(json_object_get(json_array_get(ps, 0), "changed"));
-    const long long c2 = json_integer_value(json_object_get(json_array_get(ps, 1), "changed"));
+    sw_run r;
+    sw_run_spec(json, FDW_BACKEND_CPU, NULL, &r);
+    ck_assert_int_eq(r.sweeps, 2);
+    const long long c1 = r.changed[0], c2 = r.changed[1];
     printf("float32 at %d^3: sweep 1 changed %lld values, sweep 2 %lld\n", n, c1, c2);
     ck_assert_int_gt(c1, 0);
     ck_assert_int_eq(c2, 0);
-    json_decref(m);
-    char cmd[96];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    sw_run_free(&r);
 }
 END_TEST
 
