@@ -17,12 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Acoustic job on 40x36x48 with xy, xz, yz slices and the volume: 7 files a snapshot. */
-static void job_json(char *json, size_t len, int nt, int every)
+/* Acoustic job on nx x ny x nz with xy, xz, yz slices and the volume: 7 files a
+ * snapshot. */
+static void job_json_grid(char *json, size_t len, int nx, int ny, int nz, int nt, int every)
 {
     snprintf(json, len,
              "{\"kind\":\"acoustic\",\"name\":\"snapshot writer test\","
-             "\"grid\":{\"nx\":40,\"ny\":36,\"nz\":48,\"dx\":10,\"dy\":10,\"dz\":10},"
+             "\"grid\":{\"nx\":%d,\"ny\":%d,\"nz\":%d,\"dx\":10,\"dy\":10,\"dz\":10},"
              "\"order\":8,\"velocity\":{\"type\":\"constant\",\"value\":2000},"
              "\"time\":{\"nt\":%d,\"dt\":\"auto\"},"
              "\"sources\":[{\"position\":[200,180,240],"
@@ -32,7 +33,12 @@ static void job_json(char *json, size_t len, int nt, int every)
              "\"snapshots\":{\"every\":%d,\"slices\":[{\"plane\":\"xy\",\"index\":16},"
              "{\"plane\":\"xz\",\"index\":18},{\"plane\":\"yz\",\"index\":20}],"
              "\"volume\":true,\"png\":true,\"raw\":true}}",
-             nt, every);
+             nx, ny, nz, nt, every);
+}
+
+static void job_json(char *json, size_t len, int nt, int every)
+{
+    job_json_grid(json, len, 40, 36, 48, nt, every);
 }
 
 static const char *const snap_suffixes[7] = {"xy_k16.f32", "xy_k16.png", "xz_j18.f32",
@@ -209,25 +215,29 @@ static void remove_dir(const char *dir)
     phys_run_free(&tmp);
 }
 
-/* The loop is held in the cancellation callback right after each of 10 snapshots was
- * submitted. The files of every one appear during the hold; for those not yet there when
- * the hold began (all but the rare snapshot the writer finished while the loop thread was
- * descheduled), they cannot have been written by the held loop thread, and no callback or
- * manifest entry came before the loop went on. A loop that wrote its snapshots itself
- * would never show files appearing during a hold. */
-START_TEST(test_files_written_while_loop_is_held)
+/* One run whose loop is held in the cancellation callback right after each of 10
+ * snapshots was submitted. The files of every one appear during the hold; for those not
+ * yet there when the hold began, they cannot have been written by the held loop thread,
+ * and no callback or manifest entry came before the loop went on. Returns how many holds
+ * saw files appear (the rest were finished by the writer before the loop thread reached
+ * the callback, e.g. when waking the writer preempted the loop on a busy machine). */
+static int held_run_appeared(void)
 {
+    /* 128^3: the writer's 7 files (an 8 MB volume) take longer than a scheduler time
+     * slice, so the loop thread reaches its hold before the writer is done even when
+     * waking the writer preempted it */
+    enum { E = 4 };
     char json[4096];
-    job_json(json, sizeof json, 210, 20); /* holds at polls 21, 41, ... 201 */
+    job_json_grid(json, sizeof json, 128, 128, 128, 10 * E + 1, E); /* holds at polls 5, ... 41 */
     watch w = {0};
-    w.hold_every = 20;
+    w.hold_every = E;
     fdw_result res;
     fdw_error err;
     ck_assert_int_eq(run_job(json, &w, 1, &res, &err), FDW_OK);
     ck_assert_int_eq(w.nholds, 10);
     int appeared = 0;
     for (int h = 0; h < w.nholds; h++) {
-        ck_assert_int_eq(w.holds[h].step, 20 * (h + 1));
+        ck_assert_int_eq(w.holds[h].step, E * (h + 1));
         ck_assert_msg(w.holds[h].seen, "the files of snapshot %ld did not appear while the "
                       "loop was held", w.holds[h].step);
         if (!w.holds[h].absent)
@@ -239,16 +249,14 @@ START_TEST(test_files_written_while_loop_is_held)
         ck_assert_msg(!w.holds[h].listed,
                       "manifest.json listed snapshot %ld before the loop delivered it",
                       w.holds[h].step);
-        ck_assert_int_ge(w.snap_poll[h], 20 * (h + 1) + 1); /* not before the hold */
+        ck_assert_int_ge(w.snap_poll[h], E * (h + 1) + 1); /* not before the hold */
     }
-    printf("files appeared during %d of 10 holds of the loop\n", appeared);
-    ck_assert_int_ge(appeared, 1);
     ck_assert_int_eq(w.nsnap, 10);
     for (int k = 0; k < 10; k++) {
         ck_assert_int_eq(w.snap_index[k], k);
-        ck_assert_int_eq(w.snap_step[k], 20 * (k + 1));
+        ck_assert_int_eq(w.snap_step[k], E * (k + 1));
         char needle[64];
-        snprintf(needle, sizeof needle, "snap_%06ld_volume.f32", 20L * (k + 1));
+        snprintf(needle, sizeof needle, "snap_%06ld_volume.f32", (long)E * (k + 1));
         ck_assert(manifest_mentions(w.dir, needle));
     }
     ck_assert(w.snap_on_loop_thread);
@@ -259,25 +267,41 @@ START_TEST(test_files_written_while_loop_is_held)
     ck_assert_int_le(ls.overlapped, 10);
     ck_assert_int_eq(count_tmp(w.dir), 0);
     remove_dir(w.dir);
+    return appeared;
+}
+
+/* Files appear while the loop thread is held: a loop that wrote its snapshots itself would
+ * never show that. On a loaded machine a run's writer may win every race, so up to five
+ * runs are made; every run's other checks must pass. */
+START_TEST(test_files_written_while_loop_is_held)
+{
+    int appeared = 0, runs = 0;
+    while (appeared == 0 && runs < 5) {
+        appeared = held_run_appeared();
+        runs++;
+    }
+    printf("files appeared during %d of 10 holds of the loop (run %d)\n", appeared, runs);
+    ck_assert_int_ge(appeared, 1);
 }
 END_TEST
 
-/* Many snapshots of a job whose steps are quick next to writing seven files: the writer
- * is still writing when the loop issues the next steps. (The writes take milliseconds, a
- * step a fraction of one; all 40 finishing within one step would take a stalled loop.) */
+/* Many snapshots of a job whose steps are quick next to writing seven files (an 8 MB
+ * volume among them): the writer is still writing when the loop issues the next steps.
+ * (The writes take longer than a scheduler time slice, so even a writer that preempts the
+ * loop when woken cannot finish all 20 before the loop goes on.) */
 START_TEST(test_steps_issued_while_writing)
 {
     char json[4096];
-    job_json(json, sizeof json, 200, 5);
+    job_json_grid(json, sizeof json, 128, 128, 128, 40, 2);
     watch w = {0};
     fdw_result res;
     fdw_error err;
     ck_assert_int_eq(run_job(json, &w, 1, &res, &err), FDW_OK);
-    ck_assert_int_eq(w.nsnap, 40);
+    ck_assert_int_eq(w.nsnap, 20);
     const line_stats ls = parse_stats(&w);
     printf("writer: %s\n", w.stats_line);
-    ck_assert_int_eq(ls.written, 40);
-    ck_assert_int_eq(ls.submitted, 40);
+    ck_assert_int_eq(ls.written, 20);
+    ck_assert_int_eq(ls.submitted, 20);
     ck_assert_int_ge(ls.overlapped, 1);
     ck_assert_int_ge(ls.steps, ls.overlapped);
     remove_dir(w.dir);
