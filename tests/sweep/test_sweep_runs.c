@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The seed's metric on an uneven grid, point source off the centre, n devices. */
 static void seed_spec(char *json, size_t len, const char *precision, int devices,
@@ -158,6 +159,36 @@ START_TEST(devices_field_and_surface)
         sw_run_free(&one);
         sw_run_free(&four);
     }
+}
+END_TEST
+
+/* A height file whose heights alternate between -1e30 and +1e30 m: the edge columns'
+ * one-sided slopes make tangent planes that are nearly vertical and reach far outside the
+ * grid (their node range is clamped before it becomes an int; the conversion overflowed
+ * before); the run gives every node a finite, non-negative time. */
+START_TEST(surface_file_steep)
+{
+    enum { NX = 12, NY = 10 };
+    static float hgt[NX * NY];
+    for (int j = 0; j < NY; j++)
+        for (int i = 0; i < NX; i++)
+            hgt[i + NX * j] = (i + j) % 2 ? 1e30f : -1e30f;
+    char dir[] = "/tmp/fdw_sweep_steep_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *path = sw_write_file(dir, "steep.f32", hgt, sizeof hgt);
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"kind\": \"sweep\", \"grid\": {\"nx\": %d, \"ny\": %d, \"nz\": 8, \"dx\": 1, "
+             "\"dy\": 1, \"dz\": 1}, \"F\": 2, \"initial\": {\"surface\": {\"type\": "
+             "\"file\", \"path\": \"%s\"}}, \"sweeps\": 2, \"output\": {\"slices\": []}}",
+             NX, NY, path);
+    sw_run r;
+    sw_run_spec(json, FDW_BACKEND_CPU, NULL, &r);
+    for (int q = 0; q < NX * NY * 8; q++)
+        ck_assert_msg(r.T[q] >= 0.0 && isfinite(r.T[q]), "T[%d] = %g", q, r.T[q]);
+    sw_run_free(&r);
+    unlink(path);
+    rmdir(dir);
 }
 END_TEST
 
@@ -318,6 +349,7 @@ int main(void)
     tcase_add_test(tc, auto_tolerance_and_cap);
     tcase_add_test(tc, devices_bit_identical);
     tcase_add_test(tc, devices_field_and_surface);
+    tcase_add_test(tc, surface_file_steep);
     tcase_add_test(tc, skipping_is_exact);
     tcase_add_test(tc, float32_close_to_float64);
     tcase_add_test(tc, float32_settles);

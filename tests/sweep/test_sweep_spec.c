@@ -157,6 +157,63 @@ START_TEST(other_errors)
 }
 END_TEST
 
+/* Scales the update's arithmetic cannot hold are refused (before: F = 1e-100 left the
+ * triangles' constants NaN and T came from vertices and segments alone; spacing 1e-300
+ * gave negative times; a t0 past float32's range left T unreached), and large vectors are
+ * measured without overflow. */
+START_TEST(scale_errors)
+{
+    expect_fail("{\"kind\": \"sweep\", " GRID ", \"F\": 1e-100, " POINT "}", "F",
+                "overflow or underflow in float64");
+    expect_fail("{\"kind\": \"sweep\", " GRID ", \"F\": 1e100, " POINT "}", "F",
+                "overflow or underflow in float64");
+    expect_fail("{\"kind\": \"sweep\", \"grid\": {\"nx\": 12, \"ny\": 10, \"nz\": 8, "
+                "\"dx\": 1e-300, \"dy\": 1e-300, \"dz\": 1e-300}, \"F\": 2, \"initial\": "
+                "{\"points\": [{\"position\": [5e-300, 5e-300, 4e-300]}]}}", "F",
+                "the squared cell sizes");
+    expect_fail("{\"kind\": \"sweep\", " GRID ", \"velocity\": {\"type\": \"constant\", "
+                "\"value\": 1e-300}, " POINT "}", "velocity", "squared slownesses");
+    expect_fail("{\"kind\": \"sweep\", " GRID ", \"F\": 2, \"precision\": \"float32\", "
+                "\"initial\": {\"points\": [{\"position\": [5, 5, 4], \"t0\": 3.5e38}]}}",
+                "initial.points[0].t0", "leaves the range of float32");
+    expect_fail("{\"kind\": \"sweep\", " GRID ", \"F\": 2, \"precision\": \"float32\", "
+                "\"initial\": {\"points\": [{\"position\": [5, 5, 4]}], \"planes\": [{\"point\": "
+                "[1, 1, 1], \"normal\": [0, 0, 1], \"t0\": -3.5e38}]}}", "initial.planes[0].t0",
+                "leaves the range");
+    expect_fail("{\"kind\": \"sweep\", " GRID ", \"F\": 2, \"initial\": {\"surface\": "
+                "{\"type\": \"sinusoid\", \"z0\": 3, \"amplitude\": [1, 1], \"wavelength\": "
+                "[1e-300, 4]}}}", "initial.surface.wavelength[0]", "less than two grid spacings");
+    expect_fail("{\"kind\": \"sweep\", " GRID ", \"F\": 2, \"initial\": {\"surface\": "
+                "{\"type\": \"sinusoid\", \"z0\": 3, \"amplitude\": [1e308, 1e308], "
+                "\"wavelength\": [4, 4]}}}", "initial.surface", "too large or too small");
+    double *t = malloc(12 * 10 * 8 * sizeof *t);
+    ck_assert_ptr_nonnull(t);
+    for (int q = 0; q < 12 * 10 * 8; q++)
+        t[q] = q == 5 ? 1e300 : INFINITY;
+    sw_write_file(g_dir, "t_big.f64", t, 12 * 10 * 8 * sizeof *t);
+    free(t);
+    expect_fail("{\"kind\": \"sweep\", " GRID ", \"F\": 2, \"precision\": \"float32\", "
+                "\"initial\": {\"volume\": {\"path\": \"t_big.f64\"}}}", "initial.volume.path",
+                "leaves the range of float32");
+    /* accepted: |psi a| = 1 < F with |a| = 1e300, a plane normal of length 1.4e308, F = 1e-30
+     * in float32 (its constants, normalised by F, stay in range) */
+    const char *ok[] = {
+        "{\"kind\": \"sweep\", " GRID ", \"F\": 1.1, \"psi\": 1e-300, \"a\": [1e300, 0, 0], "
+        POINT "}",
+        "{\"kind\": \"sweep\", " GRID ", \"F\": 2, \"initial\": {\"planes\": [{\"point\": "
+        "[1, 1, 1], \"normal\": [1e308, 1e308, 0]}]}}",
+        "{\"kind\": \"sweep\", " GRID ", \"F\": 1e-30, \"precision\": \"float32\", " POINT "}",
+    };
+    for (int i = 0; i < 3; i++) {
+        fdw_spec *sp = NULL;
+        fdw_error err;
+        ck_assert_msg(fdw_spec_parse(ok[i], strlen(ok[i]), NULL, &sp, &err) == FDW_OK,
+                      "%s: %s: %s", ok[i], err.field, err.message);
+        fdw_spec_free(sp);
+    }
+}
+END_TEST
+
 /* Defaults, the normalised form and its round trip. */
 START_TEST(normalised)
 {
@@ -204,6 +261,7 @@ int main(void)
     tcase_add_test(tc, gamma0_errors);
     tcase_add_test(tc, file_errors);
     tcase_add_test(tc, other_errors);
+    tcase_add_test(tc, scale_errors);
     tcase_add_test(tc, normalised);
     tcase_add_test(tc, example_fold);
     suite_add_tcase(s, tc);

@@ -57,6 +57,7 @@ typedef struct fdw_sweep_spec {
     sweep_surface surface;
     int volume_given;          /* initial times from a file */
     int volume_f64;            /* its samples: float64 (1) or float32 (0) */
+    double volume_most;        /* the largest |finite time| in it */
     char volume_path[FDW_PATH_MAX];
     int sweeps_auto;           /* sweeps: "auto" (spec->nt is then max_sweeps) */
     double tolerance;

@@ -171,18 +171,17 @@ static fdw_status init_surface(const fdw_spec *s, const fdw_sweep_spec *k,
                 z = sweep_surface_height(sf, s->origin[0] + i * h[0], s->origin[1] + j * h[1],
                                          &gx, &gy);
             }
-            const double len = sqrt(1.0 + gx * gx + gy * gy);
+            const double len = hypot(1.0, hypot(gx, gy)); /* steep slopes: no overflow */
             const double nrm[3] = {-gx / len, -gy / len, 1.0 / len};
             const double band = fabs(nrm[0]) * h[0] + fabs(nrm[1]) * h[1] + fabs(nrm[2]) * h[2];
-            /* s = nrm_z (z_k - z): the nodes with |s| <= band */
+            /* s = nrm_z (z_k - z): the nodes with |s| <= band; clamped before the
+             * conversion, as a steep slope makes the reach vast */
             const double reach = band / nrm[2];
-            int k0 = (int)ceil((z - reach - s->origin[2]) / h[2]);
-            int k1 = (int)floor((z + reach - s->origin[2]) / h[2]);
-            if (k0 < 0)
-                k0 = 0;
-            if (k1 > s->nz - 1)
-                k1 = s->nz - 1;
-            for (int kk = k0; kk <= k1; kk++) {
+            const double lo = fmax(ceil((z - reach - s->origin[2]) / h[2]), 0.0);
+            const double hi = fmin(floor((z + reach - s->origin[2]) / h[2]), s->nz - 1.0);
+            if (!(lo <= hi))
+                continue;
+            for (int kk = (int)lo; kk <= (int)hi; kk++) {
                 const size_t q = (size_t)i + (size_t)s->nx * ((size_t)j + (size_t)s->ny * kk);
                 const double dist = nrm[2] * (s->origin[2] + kk * h[2] - z);
                 put_min(t, q, sf->t0 + plane_time(d, speed_at(d, k, q), nrm, dist));

@@ -4,6 +4,8 @@
  * computed once in float64 (docs/sweep.md derives them). */
 #include "kinds/sweep/sweep_geom.h"
 
+#include <float.h>
+
 /* Lower bounds used to skip a simplex are shrunk by this much, so rounding never lets the
  * bound exceed a candidate the simplex could give. */
 #define SW_BOUND_MARGIN (1.0 - 1e-6)
@@ -42,6 +44,15 @@ static metric_m metric_of(const sweep_metric *sm)
 static double norm_m(const metric_m *m, const double *d)
 {
     return (sqrt(mdot(m, d, d)) - dot(m->b, d)) / m->alpha;
+}
+
+double sweep_length(const double v[3])
+{
+    const double big = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
+    if (!(big > 0.0) || !isfinite(big))
+        return big;
+    const double u[3] = {v[0] / big, v[1] / big, v[2] / big};
+    return big * sqrt(dot(u, u));
 }
 
 double sweep_norm(const sweep_metric *sm, const double d[3])
@@ -167,4 +178,72 @@ void sweep_geometry_float(const sw_geo_d *g, sw_geo_f *out)
     for (int k = 0; k < 8; k++)
         for (int c = 0; c < SW_TRI_N; c++)
             out->tri[k][c] = (float)g->tri[k][c];
+}
+
+/* Every constant of g finite, and its vertex distances positive normal numbers. */
+#define SW_GEO_SANE(G, MINPOS)                                                             \
+    do {                                                                                   \
+        for (int k_ = 0; k_ < 9; k_++)                                                     \
+            if (!isfinite((G)->vn[k_]) || !((G)->vn[k_] >= (MINPOS)))                      \
+                return 0;                                                                  \
+        for (int k_ = 0; k_ < 16; k_++)                                                    \
+            for (int c_ = 0; c_ < SW_SEG_N; c_++)                                          \
+                if (!isfinite((G)->seg[k_][c_]))                                           \
+                    return 0;                                                              \
+        for (int k_ = 0; k_ < 8; k_++)                                                     \
+            for (int c_ = 0; c_ < SW_TRI_N; c_++)                                          \
+                if (!isfinite((G)->tri[k_][c_]))                                           \
+                    return 0;                                                              \
+    } while (0)
+
+/* The update of x from a patch at time 0 is the travel time from the upwind plane to x:
+ * at least lo (the plane's distance over the largest speed) and at most the nearest
+ * vertex's; outside those bounds the arithmetic has lost the metric. */
+static int direction_usable(const sw_geo_d *g, double lo, double s, int f32)
+{
+    SW_GEO_SANE(g, DBL_MIN);
+    double vmin = g->vn[0];
+    for (int k = 1; k < 9; k++)
+        vmin = fmin(vmin, g->vn[k]);
+    const double zero_d[9] = {0};
+    const double rd = sw_update_d(g, zero_d, INFINITY, s * s, s);
+    if (!isfinite(s * s) || !(s * s >= DBL_MIN) || !isfinite(rd) ||
+        !(rd >= lo * s * (1.0 - 1e-9)) || !(rd <= vmin * s * (1.0 + 1e-9)))
+        return 0;
+    if (!f32)
+        return 1;
+    sw_geo_f gf;
+    sweep_geometry_float(g, &gf);
+    SW_GEO_SANE(&gf, FLT_MIN);
+    const float sf = (float)s, zero_f[9] = {0};
+    const float rf = sw_update_f(&gf, zero_f, INFINITY, sf * sf, sf);
+    return isfinite(sf * sf) && sf * sf >= FLT_MIN && isfinite(rf) &&
+           rf >= (float)(lo * s) * (1.0f - 1e-4f) && rf <= (float)(vmin * s) * (1.0f + 1e-4f);
+}
+#undef SW_GEO_SANE
+
+int sweep_geometry_usable(const double h[3], const long n[3], const sweep_metric *sm,
+                          double smin, double smax, int f32, double *span)
+{
+    const metric_m m = metric_of(sm);
+    if (!isfinite(m.alpha) || !(m.alpha >= DBL_MIN))
+        return 0;
+    /* N(d) >= |d| / (F + |b|) (field form: F = 1, b = 0) */
+    const double speed = sm->field ? 1.0 : sm->F + sqrt(dot(m.b, m.b));
+    double most = 0.0;
+    for (int axis = 0; axis < 3; axis++) {
+        double reach = 0.0;
+        for (int sign = -1; sign <= 1; sign += 2) {
+            sw_geo_d g;
+            sweep_geometry(h, axis, sign, sm, &g);
+            const double lo = h[axis] / speed;
+            if (!direction_usable(&g, lo, smin, f32) || !direction_usable(&g, lo, smax, f32))
+                return 0;
+            reach = fmax(reach, g.vn[4]);
+        }
+        /* N is a norm: a path along the axes bounds the travel time across the grid */
+        most += (double)(n[axis] > 1 ? n[axis] - 1 : 0) * reach * smax;
+    }
+    *span = most;
+    return isfinite(most) && (!f32 || most <= FLT_MAX / 4);
 }

@@ -51,6 +51,9 @@ static inline void sweep_plane_axes(int axis, int *u, int *v)
     *v = axis == 0 ? 2 : axis == 1 ? 2 : 0;
 }
 
+/* |v|, without overflow or underflow of the squares (a = [1e300, 0, 0] has length 1e300). */
+double sweep_length(const double v[3]);
+
 /* Travel time N(d) of the displacement d in metric m (field: for F = 1). */
 double sweep_norm(const sweep_metric *m, const double d[3]);
 
@@ -60,6 +63,13 @@ void sweep_geometry(const double h[3], int axis, int sign, const sweep_metric *m
                     sw_geo_d *g);
 /* The same constants rounded to float32. */
 void sweep_geometry_float(const sw_geo_d *g, sw_geo_f *out);
+/* Whether the update's constants on a grid of n points of spacing h, at slownesses smin
+ * to smax (the Randers form: 1 and 1), are representable in float64 (and float32 when f32)
+ * and the update computes travel times within its bounds: 1, with in span an upper bound of
+ * the travel time across the grid; else 0 (F, |b| or h so large or small that squares
+ * overflow or underflow, e.g. F = 1e-300 or h = 1e300). */
+int sweep_geometry_usable(const double h[3], const long n[3], const sweep_metric *m,
+                          double smin, double smax, int f32, double *span);
 
 #ifdef __cplusplus
 }

@@ -6,8 +6,10 @@
 #include "kinds/sweep/sweep.h"
 #include "spec/spec_parse.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,7 +56,7 @@ static int parse_hamiltonian(spec_ctx *c, fdw_sweep_spec *k, const json_t *root)
                        "psi is %g but F is a field (velocity): the anisotropic term is "
                        "computed for a constant F only; set psi to 0 (the eikonal equation "
                        "with speed F) or give F as a number", k->psi);
-    const double na = sqrt(k->a[0] * k->a[0] + k->a[1] * k->a[1] + k->a[2] * k->a[2]);
+    const double na = sweep_length(k->a);
     const double nb = fabs(k->psi) * na;
     if (!isfinite(nb) || !(k->F > nb))
         return sp_fail(c, "F",
@@ -180,6 +182,66 @@ static int parse_output(spec_ctx *c, fdw_sweep_spec *k, const json_t *root)
     return 0;
 }
 
+/* The update's arithmetic at this job's scale (F, psi a, the spacing, the F field's range,
+ * the initial times): squares that overflow or underflow, or times past the precision's
+ * range, would give wrong times without an error. */
+static int check_scale(spec_ctx *c, const fdw_sweep_spec *k)
+{
+    const fdw_spec *s = c->spec;
+    const int f32 = k->precision == SWEEP_F32;
+    const char *prec = f32 ? "float32" : "float64";
+    sweep_metric m = {.field = k->field, .F = k->field ? 1.0 : k->F};
+    for (int a = 0; a < 3; a++)
+        m.b[a] = k->field ? 0.0 : k->psi * k->a[a];
+    const double h[3] = {s->dx, s->dy, s->dz};
+    const long n[3] = {s->nx, s->ny, s->nz};
+    const double smin = k->field ? 1.0 / s->vmax : 1.0, smax = k->field ? 1.0 / s->vmin : 1.0;
+    double span = 0.0;
+    if (!sweep_geometry_usable(h, n, &m, smin, smax, f32, &span)) {
+        if (k->field)
+            return sp_fail(c, "velocity",
+                           "F (the velocity) ranges from %g to %g with spacing (%g, %g, %g) m: "
+                           "the update's squared slownesses and cell sizes or the travel time "
+                           "across the grid overflow or underflow in %s; give the velocity "
+                           "and the spacing in units that keep them nearer 1",
+                           s->vmin, s->vmax, s->dx, s->dy, s->dz, prec);
+        return sp_fail(c, "F",
+                       "F = %g and |psi a| = %g with spacing (%g, %g, %g) m: the update's "
+                       "constants (F^2 - |psi a|^2, the squared cell sizes) or the travel "
+                       "time across the grid overflow or underflow in %s; give F, psi a and "
+                       "the spacing in units that keep them nearer 1",
+                       k->F, fabs(k->psi) * sweep_length(k->a), s->dx, s->dy, s->dz, prec);
+    }
+    /* T = t0 + a travel time of at most span must stay in range */
+    const double most = f32 ? FLT_MAX : DBL_MAX;
+    char field[SP_PATH];
+    double t0 = 0.0;
+    field[0] = '\0';
+    for (int i = 0; i < k->npoints; i++)
+        if (fabs(k->points[i].t0) > fabs(t0)) {
+            t0 = k->points[i].t0;
+            snprintf(field, sizeof field, "initial.points[%d].t0", i);
+        }
+    for (int i = 0; i < k->nplanes; i++)
+        if (fabs(k->planes[i].t0) > fabs(t0)) {
+            t0 = k->planes[i].t0;
+            snprintf(field, sizeof field, "initial.planes[%d].t0", i);
+        }
+    if (k->surface.type != SWEEP_SURF_NONE && fabs(k->surface.t0) > fabs(t0)) {
+        t0 = k->surface.t0;
+        snprintf(field, sizeof field, "initial.surface.t0");
+    }
+    if (k->volume_given && k->volume_most > fabs(t0)) {
+        t0 = k->volume_most;
+        snprintf(field, sizeof field, "initial.volume.path");
+    }
+    if (field[0] && !(fabs(t0) + span <= most))
+        return sp_fail(c, field,
+                       "%s: an initial time of %g with travel times up to %g across the "
+                       "grid leaves the range of %s (largest %g)", field, t0, span, prec, most);
+    return 0;
+}
+
 int sweep_parse(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
@@ -201,7 +263,7 @@ int sweep_parse(spec_ctx *c, const json_t *root)
                        "%d devices but ny = %d: the x and z sub-sweeps split the grid along y "
                        "into one slab per device, at least one plane each", s->ndevices, s->ny);
     if (parse_hamiltonian(c, k, root) || parse_sweeps(c, k, root) ||
-        sweep_parse_initial(c, k, root) || parse_output(c, k, root))
+        sweep_parse_initial(c, k, root) || check_scale(c, k) || parse_output(c, k, root))
         return -1;
     return 0;
 }

@@ -79,8 +79,7 @@ static int parse_planes(spec_ctx *c, fdw_sweep_spec *k, const json_t *arr, json_
         if (sp_keys(c, e, path, keys) || sp_vec3(c, e, path, "point", 1, p->point) ||
             sp_vec3(c, e, path, "normal", 1, p->normal) || sp_num(c, e, path, "t0", 0, &p->t0))
             return -1;
-        const double len = sqrt(p->normal[0] * p->normal[0] + p->normal[1] * p->normal[1] +
-                                p->normal[2] * p->normal[2]);
+        const double len = sweep_length(p->normal);
         sp_key(field, path, "normal");
         if (!(len > 0.0) || !isfinite(len))
             return sp_fail(c, field, "%s must be a non-zero vector", field);
@@ -233,11 +232,28 @@ static int parse_surface(spec_ctx *c, fdw_sweep_spec *k, const json_t *o, json_t
             return sp_fail(c, f, "%s is %g m but must be > 0 (or 0: no variation along %c)", f,
                            sf->wavelength[a], "xy"[a]);
         }
+    for (int a = 0; a < 2; a++) {
+        const double h = a ? s->dy : s->dx;
+        if (sf->wavelength[a] > 0.0 && sf->wavelength[a] < 2.0 * h) {
+            char f[SP_PATH];
+            snprintf(f, sizeof f, "initial.surface.wavelength[%d]", a);
+            return sp_fail(c, f, "%s is %g m, less than two grid spacings (%g m along %c): the "
+                           "grid cannot resolve the surface (the nodes near it get their "
+                           "times from its local tangent plane)", f, sf->wavelength[a], 2.0 * h,
+                           "xy"[a]);
+        }
+    }
     double hmin = INFINITY, hmax = -INFINITY;
     for (int j = 0; j < s->ny; j++)
         for (int i = 0; i < s->nx; i++) {
-            const double h = sweep_surface_height(sf, s->origin[0] + i * s->dx,
-                                                  s->origin[1] + j * s->dy, NULL, NULL);
+            const double x = s->origin[0] + i * s->dx, y = s->origin[1] + j * s->dy;
+            double gx, gy;
+            const double h = sweep_surface_height(sf, x, y, &gx, &gy);
+            if (!isfinite(h) || !isfinite(gx) || !isfinite(gy))
+                return sp_fail(c, "initial.surface",
+                               "the sinusoid's height at (x, y) = (%g, %g) m is %g, its "
+                               "slope (%g, %g): its amplitude, wavelength or phase is too "
+                               "large or too small for float64", x, y, h, gx, gy);
             hmin = fmin(hmin, h);
             hmax = fmax(hmax, h);
         }
@@ -260,6 +276,7 @@ static int parse_surface(spec_ctx *c, fdw_sweep_spec *k, const json_t *o, json_t
 typedef struct times_scan {
     uint64_t bad, finite;
     double bad_value;
+    double most;               /* the largest |finite time| */
     int found;
 } times_scan;
 
@@ -273,13 +290,16 @@ static int scan_chunk(void *user, uint64_t first, const double *v, size_t n)
             ts->found = 1;
             return 1;
         }
-        ts->finite += v[q] != INFINITY;
+        if (v[q] != INFINITY) {
+            ts->finite++;
+            ts->most = fmax(ts->most, fabs(v[q]));
+        }
     }
     return 0;
 }
 
 /* An initial-time volume: nx * ny * nz samples, finite or +inf, at least one finite. */
-static int scan_volume(spec_ctx *c, const fdw_sweep_spec *k)
+static int scan_volume(spec_ctx *c, fdw_sweep_spec *k)
 {
     const char *field = "initial.volume.path";
     const fdw_spec *s = c->spec;
@@ -287,7 +307,7 @@ static int scan_volume(spec_ctx *c, const fdw_sweep_spec *k)
     if (check_size(c, field, k->volume_path, n * (k->volume_f64 ? 8 : 4),
                    k->volume_f64 ? "nx * ny * nz float64 values" : "nx * ny * nz float32 values"))
         return -1;
-    times_scan ts = {0, 0, 0.0, 0};
+    times_scan ts = {0, 0, 0.0, 0.0, 0};
     const int rc = sweep_read_times(k->volume_path, k->volume_f64, n, scan_chunk, &ts);
     if (rc < 0)
         return sp_fail(c, field, "cannot read %s: %s", k->volume_path, strerror(errno));
@@ -302,6 +322,7 @@ static int scan_volume(spec_ctx *c, const fdw_sweep_spec *k)
     if (ts.finite == 0)
         return sp_fail(c, field, "%s holds no finite time: every sample is +inf (unknown), so "
                        "the front starts nowhere", field);
+    k->volume_most = ts.most;
     return 0;
 }
 
