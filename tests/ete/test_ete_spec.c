@@ -159,6 +159,16 @@ START_TEST(test_members_refused)
     parse_fails(j, "order", "order 8 only", &err);
     job(j, sizeof j, "{\"nt\": 10, \"dt\": 0.02}", ", \"ete\": {\"fmax\": 40}");
     parse_fails(j, "time.dt", "largest dt that can be fitted", &err);
+    /* a band beyond 2 points per wavelength at vmin (100 Hz here); a tiny dt (Courant
+     * number 1e-4 at vmin: the fit's phase error was 5%, at 1e-5 100%, without a word) */
+    job(j, sizeof j, t, ", \"ete\": {\"fmax\": 150}");
+    parse_fails(j, "ete.fmax", "at most 100 Hz", &err);
+    job(j, sizeof j, "{\"nt\": 10, \"dt\": 5e-7}", "");
+    parse_fails(j, "time.dt", "ETE needs at least 5e-06 s", &err);
+    job(j, sizeof j, "{\"nt\": 10, \"dt\": 1e-12}", "");
+    parse_fails(j, "time.dt", "below the 0.001", &err);
+    job(j, sizeof j, "{\"nt\": 10, \"dt\": 5e-6}", "");
+    fdw_spec_free(parse_ok(j));
     /* no Ricker source to take the band from: a wavelet file's */
     char wpath[] = "/tmp/fdw-ete-wavelet-XXXXXX";
     const int fd = mkstemp(wpath);
@@ -182,6 +192,28 @@ START_TEST(test_members_refused)
 }
 END_TEST
 
+/* A very uneven spacing with a narrow band: its fits are infeasible at the smallest
+ * Courant numbers the limit search tries first and feasible above (the search took the
+ * first for the limit and refused the job); the solver stalls within the bracket, which
+ * counts as above the limit. */
+START_TEST(test_uneven_spacing_narrow_band)
+{
+    const char *j = "{\"kind\": \"ete\", \"grid\": {\"nx\": 24, \"ny\": 24, \"nz\": 24, "
+                    "\"dx\": 10, \"dy\": 100, \"dz\": 1}, \"velocity\": {\"type\": "
+                    "\"constant\", \"value\": 2000}, \"time\": {\"nt\": 5, \"dt\": \"auto\"}, "
+                    "\"sources\": [{\"position\": [120, 1200, 12], \"wavelet\": {\"type\": "
+                    "\"ricker\", \"f0\": 1}}]}";
+    fdw_spec *s = parse_ok(j);
+    const fdw_ete_spec *k = s->kspec;
+    printf("spacing (10, 100, 1) m, fmax 2.5 Hz: dt %g s, fit limit %g s, phase error %g\n",
+           s->dt, k->dt_fit_max, k->phase_error);
+    ck_assert_double_gt(k->dt_fit_max, 0.25 * 1.0 / V); /* r_z >= 0.25 at least */
+    ck_assert_double_le(s->dt, k->dt_fit_max);
+    ck_assert_double_lt(k->phase_error, 1e-3);
+    fdw_spec_free(s);
+}
+END_TEST
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -192,6 +224,7 @@ int main(void)
     tcase_add_test(tc, test_dt_limits);
     tcase_add_test(tc, test_dt_auto);
     tcase_add_test(tc, test_members_refused);
+    tcase_add_test(tc, test_uneven_spacing_narrow_band);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

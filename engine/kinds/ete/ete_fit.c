@@ -684,18 +684,21 @@ double ete_stable_limit(const double w[3], double pf)
     if (only)
         pf = 0.1 * wmax;
     ete_op op;
-    /* bracket: double until infeasible (r = 4 is far beyond any 37-point stability) or the
-     * band's edge reaches pi */
+    /* bracket: double until infeasible after a feasible one (r = 4 is far beyond any
+     * 37-point stability) or the band's edge reaches pi. A very uneven spacing with a narrow
+     * band can be infeasible at the smallest r and feasible above (spacing (10, 100, 1) m,
+     * fmax 2.5 Hz at 2000 m/s: s = 0.25 infeasible, 0.5 feasible). */
     for (double s = 0.25 / wmax; s <= 16.0 / wmax; s *= 2.0) {
         ete_band b = {{s * w[0], s * w[1], s * w[2]}, s * pf, only, only};
         ete_fit_status st = b.phimax < PI ? ete_fit(&b, &op) : ETE_FIT_UNSTABLE;
         if (st == ETE_FIT_OK) {
             lo = s;
-        } else if (st == ETE_FIT_UNSTABLE) {
+        } else if (st == ETE_FIT_NOMEM) {
+            return 0.0;
+        } else if (lo > 0.0) { /* unstable, or a fit the solver could not finish: the limit
+                                * is taken below it */
             hi = s;
             break;
-        } else {
-            return 0.0;
         }
     }
     if (hi == 0.0 || lo == 0.0)
@@ -706,10 +709,10 @@ double ete_stable_limit(const double w[3], double pf)
         ete_fit_status st = b.phimax < PI ? ete_fit(&b, &op) : ETE_FIT_UNSTABLE;
         if (st == ETE_FIT_OK)
             lo = s;
-        else if (st == ETE_FIT_UNSTABLE)
-            hi = s;
-        else
+        else if (st == ETE_FIT_NOMEM)
             return 0.0;
+        else
+            hi = s;
     }
     return lo;
 }

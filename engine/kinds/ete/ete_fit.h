@@ -90,8 +90,9 @@ double ete_fd8_phase_error(const ete_band *b, double ratio);
 
 /* The largest s for which an operator meeting the constraints exists at r_a = s w_a and
  * phimax = s pf (w: the axes' v / h_a, pf: the band's phase per unit s, both up to a
- * common factor), to a relative 1e-4; 0 when none (or on failure). pf <= 0: the limit of
- * |S| <= 1 alone (stability_only). */
+ * common factor), to a relative 1e-4, from the first feasible s of 0.25, 0.5, ... / max w
+ * up; a fit the solver cannot finish counts as infeasible; 0 when none is feasible (or out
+ * of memory). pf <= 0: the limit of |S| <= 1 alone (stability_only). */
 double ete_stable_limit(const double w[3], double pf);
 
 #endif
