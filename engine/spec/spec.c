@@ -134,11 +134,20 @@ static int parse_grid(spec_ctx *c, const json_t *root)
     s->origin[0] = s->origin[1] = s->origin[2] = 0.0;
     if (sp_vec3(c, g, "grid", "origin", 0, s->origin))
         return -1;
-    /* The far edge must itself be a finite coordinate. */
-    for (int a = 0; a < 3; a++)
+    /* The far edge must itself be a finite coordinate, and positions near the grid must
+     * resolve a millionth of a cell (float64 carries 16 digits: origin 1e308 with dx 10
+     * put every node at the same x). */
+    for (int a = 0; a < 3; a++) {
         if (!isfinite(s->origin[a] + (*n[a] - 1) * *h[a]))
             return sp_fail(c, "grid", "the grid extent along %c is not a finite number",
                            "xyz"[a]);
+        if (fabs(s->origin[a]) > 1e9 * *h[a])
+            return sp_fail(c, "grid.origin",
+                           "grid.origin's %c is %g m, more than 1e9 cells (%c spacing %g m) "
+                           "from 0: positions there cannot resolve a fraction of a cell; "
+                           "shift the coordinates nearer 0", "xyz"[a], s->origin[a], "xyz"[a],
+                           *h[a]);
+    }
     uint64_t pts = (uint64_t)s->nx * (uint64_t)s->ny * (uint64_t)s->nz;
     uint64_t limit = c->opts && c->opts->max_points ? c->opts->max_points
                                                     : SP_DEFAULT_MAX_POINTS;

@@ -85,6 +85,31 @@ static int load_wavelet(spec_ctx *c, const char *field, int index, fdw_source *s
     return 0;
 }
 
+/* The wavelet's peak times its amplitude (0, or 1e-20 to 1e20): the field is float32, so
+ * a larger source overflows it (amplitude 1e300 gave NaN gathers and a run that "succeeded")
+ * and a smaller one leaves nothing above its underflow. */
+#define SP_AMPLITUDE_MIN 1e-20
+#define SP_AMPLITUDE_MAX 1e20
+static int check_amplitude(spec_ctx *c, const char *path, const fdw_source *src)
+{
+    double peak = 1.0; /* a Ricker's */
+    if (src->wavelet == FDW_WAVELET_FILE) {
+        peak = 0.0;
+        for (long i = 0; i < src->nsamples; i++)
+            peak = fmax(peak, fabs((double)src->samples[i]));
+    }
+    const double a = fabs(src->amplitude) * peak;
+    if (a == 0.0 || (a >= SP_AMPLITUDE_MIN && a <= SP_AMPLITUDE_MAX))
+        return 0;
+    char field[SP_PATH];
+    sp_key(field, path, "amplitude");
+    return sp_fail(c, field,
+                   "%s is %g and the wavelet's peak %g: their product must lie between %g and "
+                   "%g (or be 0), as the wavefield is single precision (larger sources "
+                   "overflow it, smaller ones vanish below its smallest values)",
+                   field, src->amplitude, peak, SP_AMPLITUDE_MIN, SP_AMPLITUDE_MAX);
+}
+
 int sp_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
                      fdw_source *src, json_t *norm)
 {
@@ -116,6 +141,8 @@ int sp_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
         sp_key(field, path, "delay");
         if (src->delay < 0)
             return sp_fail(c, field, "%s must be at least 0 s, not %g", field, src->delay);
+        if (check_amplitude(c, path, src))
+            return -1;
         if (src->f0 > c->f0max)
             c->f0max = src->f0;
         json_object_set_new(norm, "f0", json_real(src->f0));
@@ -129,7 +156,7 @@ int sp_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
             sp_string(c, w, path, "path", 1, given, sizeof given) ||
             sp_num(c, w, path, "amplitude", 0, &src->amplitude) ||
             sp_resolve_path(c, field, given, FDW_FILE_WAVELET, NULL, 1, NULL, src->path) ||
-            load_wavelet(c, field, index, src))
+            load_wavelet(c, field, index, src) || check_amplitude(c, path, src))
             return -1;
         json_object_set_new(norm, "path", json_string(src->path));
         json_object_set_new(norm, "amplitude", json_real(src->amplitude));

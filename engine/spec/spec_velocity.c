@@ -112,6 +112,11 @@ static int parse_gaussian(spec_ctx *c, const json_t *v, json_t *norm)
         sp_pos(c, v, "velocity", "sigma", 1, &V->sigma) ||
         sp_num(c, v, "velocity", "dv", 1, &V->dv))
         return -1;
+    if (!isnormal(2.0 * V->sigma * V->sigma))
+        return sp_fail(c, "velocity.sigma",
+                       "velocity.sigma is %g m: its square over- or underflows float64 (the "
+                       "anomaly's exp(-d^2 / (2 sigma^2)) is not defined); give it between "
+                       "1e-150 and 1e150", V->sigma);
     if (!(V->v0 + V->dv > 0))
         return sp_fail(c, "velocity.dv",
                        "background %g + dv %g = %g m/s: the velocity at the anomaly's centre "

@@ -1014,6 +1014,7 @@ static const bad_case BAD[] = {
     {"grid.dz", "0", "grid.dz", NULL},
     {"grid.nx", "5", "grid.nx", "between 9"},
     {"grid.nz", "200000", "grid.nz", NULL},
+    {"grid.origin", "[0, 1e308, 0]", "grid.origin", "more than 1e9 cells"},
     {"grid", "{\"nx\": 100000, \"ny\": 100000, \"nz\": 100000, \"dx\": 1, \"dy\": 1, \"dz\": 1}",
      "grid", "1000000000000000 points"},
     {"grid.origin", "[0, 0]", "grid.origin", "3 elements"},
@@ -1043,6 +1044,9 @@ static const bad_case BAD[] = {
     {"velocity", "{\"type\": \"gaussian\", \"background\": 2000, \"center\": [1, 2, 3],"
                  " \"sigma\": -1, \"dv\": 100}",
      "velocity.sigma", NULL},
+    {"velocity", "{\"type\": \"gaussian\", \"background\": 2000, \"center\": [1, 2, 3],"
+                 " \"sigma\": 1e-300, \"dv\": 100}",
+     "velocity.sigma", "underflows"},
     {"velocity", "{\"type\": \"model\", \"name\": \"anything\"}", "velocity.name", NULL},
     {"velocity", "{\"type\": \"file\", \"format\": \"png\", \"path\": \"x\"}", "velocity.format",
      NULL},
@@ -1065,6 +1069,10 @@ static const bad_case BAD[] = {
     {"sources[0].wavelet.f0", "0", "sources[0].wavelet.f0", NULL},
     {"sources[0].wavelet.f0", "150", "sources[0].wavelet.f0", "too high"},
     {"sources[0].wavelet.delay", "-1", "sources[0].wavelet.delay", NULL},
+    /* a float32 field overflows (1e300 gave NaN gathers from a run that "succeeded") */
+    {"sources[0].wavelet.amplitude", "1e300", "sources[0].wavelet.amplitude",
+     "between 1e-20 and 1e+20"},
+    {"sources[0].wavelet.amplitude", "-1e-25", "sources[0].wavelet.amplitude", "or be 0"},
     {"sources[0].wavelet.type", "\"gabor\"", "sources[0].wavelet.type", NULL},
     {"sources[0].wavelet.bar", "1", "sources[0].wavelet.bar", "unknown field"},
     {"receivers.lines[0].to", "[400, 155, 100]", "receivers.lines[0].to", "outside the grid"},
