@@ -6,6 +6,10 @@
 double fdw_ricker(double t, double f0, double delay, double amplitude)
 {
     const double a = M_PI * M_PI * f0 * f0 * (t - delay) * (t - delay);
+    /* exp(-a) is 0 in float64 past a = 746; an infinite a (a delay of 1e300) would give
+     * (1 - 2a) exp(-a) = -inf * 0 = NaN */
+    if (!(a <= 1000.0))
+        return 0.0;
     return amplitude * (1.0 - 2.0 * a) * exp(-a);
 }
 

@@ -121,6 +121,20 @@ START_TEST(test_problem_build)
 }
 END_TEST
 
+/* A Ricker far from its delay is 0, not NaN: a delay of 1e300 made (1 - 2a) exp(-a) =
+ * -inf * 0, and a job "succeeded" with NaN gathers and snapshots. */
+START_TEST(test_ricker_far_from_delay)
+{
+    const double delays[] = {1e300, -1e300, 1.7976931348623157e308, 10.0};
+    for (int i = 0; i < 4; i++) {
+        const double v = fdw_ricker(0.01, 12.0, delays[i], 1.0);
+        ck_assert_msg(v == 0.0, "ricker at delay %g: %g", delays[i], v);
+    }
+    ck_assert_double_eq(fdw_ricker(0.1, 10.0, 0.1, 2.0), 2.0); /* the peak */
+    ck_assert_double_lt(fdw_ricker(0.1 + 0.5 / 10.0, 10.0, 0.1, 1.0), 0.0); /* a side lobe */
+}
+END_TEST
+
 START_TEST(test_sponge_profile)
 {
     float q[40];
@@ -163,6 +177,7 @@ int main(void)
     TCase *tc = tcase_create("problem");
     tcase_add_test(tc, test_taps);
     tcase_add_test(tc, test_problem_build);
+    tcase_add_test(tc, test_ricker_far_from_delay);
     tcase_add_test(tc, test_sponge_profile);
     tcase_add_test(tc, test_stencil_init);
     suite_add_tcase(s, tc);

@@ -186,6 +186,14 @@ START_TEST(scale_errors)
     expect_fail("{\"kind\": \"sweep\", " GRID ", \"F\": 2, \"initial\": {\"surface\": "
                 "{\"type\": \"sinusoid\", \"z0\": 3, \"amplitude\": [1e308, 1e308], "
                 "\"wavelength\": [4, 4]}}}", "initial.surface", "too large or too small");
+    /* float64 T written as T.f32 or in float32 snapshots: -1e300 became -inf there */
+    expect_fail("{\"kind\": \"sweep\", " GRID ", \"F\": 2, \"initial\": {\"points\": "
+                "[{\"position\": [5, 5, 4], \"t0\": -1e300}]}, \"output\": {\"volume\": "
+                "\"f32\"}}", "initial.points[0].t0", "output.volume \"f32\" and snapshots");
+    expect_fail("{\"kind\": \"sweep\", " GRID ", \"F\": 2, \"initial\": {\"points\": "
+                "[{\"position\": [5, 5, 4], \"t0\": -1e300}]}, \"snapshots\": {\"every\": 1, "
+                "\"slices\": [{\"plane\": \"xy\", \"index\": 2}]}}", "initial.points[0].t0",
+                "leaves the range of float32");
     double *t = malloc(12 * 10 * 8 * sizeof *t);
     ck_assert_ptr_nonnull(t);
     for (int q = 0; q < 12 * 10 * 8; q++)
@@ -196,15 +204,18 @@ START_TEST(scale_errors)
                 "\"initial\": {\"volume\": {\"path\": \"t_big.f64\"}}}", "initial.volume.path",
                 "leaves the range of float32");
     /* accepted: |psi a| = 1 < F with |a| = 1e300, a plane normal of length 1.4e308, F = 1e-30
-     * in float32 (its constants, normalised by F, stay in range) */
+     * in float32 (its constants, normalised by F, stay in range), t0 = -1e300 in float64
+     * written as float64 */
     const char *ok[] = {
         "{\"kind\": \"sweep\", " GRID ", \"F\": 1.1, \"psi\": 1e-300, \"a\": [1e300, 0, 0], "
         POINT "}",
         "{\"kind\": \"sweep\", " GRID ", \"F\": 2, \"initial\": {\"planes\": [{\"point\": "
         "[1, 1, 1], \"normal\": [1e308, 1e308, 0]}]}}",
         "{\"kind\": \"sweep\", " GRID ", \"F\": 1e-30, \"precision\": \"float32\", " POINT "}",
+        "{\"kind\": \"sweep\", " GRID ", \"F\": 2, \"initial\": {\"points\": [{\"position\": "
+        "[5, 5, 4], \"t0\": -1e300}]}}",
     };
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         fdw_spec *sp = NULL;
         fdw_error err;
         ck_assert_msg(fdw_spec_parse(ok[i], strlen(ok[i]), NULL, &sp, &err) == FDW_OK,

@@ -185,7 +185,7 @@ static int parse_output(spec_ctx *c, fdw_sweep_spec *k, const json_t *root)
 /* The update's arithmetic at this job's scale (F, psi a, the spacing, the F field's range,
  * the initial times): squares that overflow or underflow, or times past the precision's
  * range, would give wrong times without an error. */
-static int check_scale(spec_ctx *c, const fdw_sweep_spec *k)
+static int check_scale(spec_ctx *c, const fdw_sweep_spec *k, int snapshots)
 {
     const fdw_spec *s = c->spec;
     const int f32 = k->precision == SWEEP_F32;
@@ -212,8 +212,10 @@ static int check_scale(spec_ctx *c, const fdw_sweep_spec *k)
                        "the spacing in units that keep them nearer 1",
                        k->F, fabs(k->psi) * sweep_length(k->a), s->dx, s->dy, s->dz, prec);
     }
-    /* T = t0 + a travel time of at most span must stay in range */
-    const double most = f32 ? FLT_MAX : DBL_MAX;
+    /* T = t0 + a travel time of at most span must stay in range (float32's when T is
+     * computed or written in it: precision, output.volume "f32", snapshots) */
+    const int t32 = f32 || k->out_volume == SWEEP_OUT_F32 || snapshots;
+    const double most = t32 ? FLT_MAX : DBL_MAX;
     char field[SP_PATH];
     double t0 = 0.0;
     field[0] = '\0';
@@ -238,7 +240,10 @@ static int check_scale(spec_ctx *c, const fdw_sweep_spec *k)
     if (field[0] && !(fabs(t0) + span <= most))
         return sp_fail(c, field,
                        "%s: an initial time of %g with travel times up to %g across the "
-                       "grid leaves the range of %s (largest %g)", field, t0, span, prec, most);
+                       "grid leaves the range of %s (largest %g)%s", field, t0, span,
+                       t32 ? "float32" : "float64", most,
+                       t32 && !f32 ? ", in which output.volume \"f32\" and snapshots write T"
+                                   : "");
     return 0;
 }
 
@@ -263,7 +268,11 @@ int sweep_parse(spec_ctx *c, const json_t *root)
                        "%d devices but ny = %d: the x and z sub-sweeps split the grid along y "
                        "into one slab per device, at least one plane each", s->ndevices, s->ny);
     if (parse_hamiltonian(c, k, root) || parse_sweeps(c, k, root) ||
-        sweep_parse_initial(c, k, root) || check_scale(c, k) || parse_output(c, k, root))
+        sweep_parse_initial(c, k, root) || parse_output(c, k, root))
+        return -1;
+    /* snapshots (parsed after the kind) write T as float32 */
+    const json_t *snap = json_object_get(json_object_get(root, "snapshots"), "every");
+    if (check_scale(c, k, json_is_integer(snap) && json_integer_value(snap) > 0))
         return -1;
     return 0;
 }
