@@ -1194,6 +1194,13 @@ static const bad_text BAD_TEXT[] = {
     {"{\"kind\": \"stencil\", \"grid\": {\"nx\": 16, \"ny\": 16, \"nz\": 16, \"dx\": 1, \"dy\": 1,"
      " \"dz\": 1}, \"order\": 2, \"iterations\": 3, \"coefficients\": [1, \"x\"]}",
      "coefficients[1]", NULL},
+    /* iterations that grow the float32 field past its range (a field of inf and NaN) */
+    {"{\"kind\": \"stencil\", \"grid\": {\"nx\": 16, \"ny\": 16, \"nz\": 16, \"dx\": 1, \"dy\": 1,"
+     " \"dz\": 1}, \"order\": 2, \"iterations\": 3, \"coefficients\": [1e20, 0]}",
+     "coefficients", "past float32's range"},
+    {"{\"kind\": \"stencil\", \"grid\": {\"nx\": 16, \"ny\": 16, \"nz\": 16, \"dx\": 1, \"dy\": 1,"
+     " \"dz\": 1}, \"order\": 2, \"iterations\": 100, \"coefficients\": [1, 0.5]}",
+     "coefficients", "up to 4 per iteration"},
     {"{\"kind\": \"stencil\", \"grid\": {\"nx\": 16, \"ny\": 16, \"nz\": 16, \"dx\": 1, \"dy\": 1,"
      " \"dz\": 1}, \"iterations\": 3, \"seed\": -4}",
      "seed", NULL},

@@ -12,6 +12,8 @@
 #include "run/run_state.h"
 #include "spec/spec_parse.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 
 #ifdef FDW_HAVE_CUDA
@@ -19,6 +21,46 @@ extern const struct fdw_cuda_ops fdw_stencil_cuda;
 #endif
 
 static const char *const KEYS[] = {"iterations", "coefficients", "seed", NULL};
+
+/* The largest amplification of one iteration: sup over the Nyquist cube of |c0 + sum_a
+ * f(theta_a)|, f(theta) = 2 sum_i ci cos(i theta); the three axes add, so the symbol spans
+ * c0 + 3 [min f, max f] (sampled at 4097 angles; the operator with zeros outside the grid
+ * is a section of the infinite one, its norm no larger). */
+static double stencil_growth(const double *cf, int r)
+{
+    double fmin = INFINITY, fmax = -INFINITY;
+    for (int q = 0; q <= 4096; q++) {
+        const double th = M_PI * q / 4096.0;
+        double f = 0.0;
+        for (int i = 1; i <= r; i++)
+            f += 2.0 * cf[i] * cos(i * th);
+        fmin = fmin < f ? fmin : f;
+        fmax = fmax > f ? fmax : f;
+    }
+    const double lo = fabs(cf[0] + 3.0 * fmin), hi = fabs(cf[0] + 3.0 * fmax);
+    return lo > hi ? lo : hi;
+}
+
+/* Given coefficients whose iterations grow the float32 field past its range are refused
+ * (a field of inf and NaN is no benchmark); the field's largest value after N iterations
+ * is about g^N / sqrt(points) (the random field's share of the fastest-growing mode) and
+ * at most g^N sqrt(points): refused above the first, a warning above the second. */
+static int check_growth(spec_ctx *c, const fdw_stencil_spec *k)
+{
+    const fdw_spec *s = c->spec;
+    const double g = stencil_growth(k->c, s->radius);
+    const double lg = s->nt * log10(g), half = 0.5 * log10((double)fdw_spec_points(s));
+    if (!isfinite(g) || lg - half > log10(FLT_MAX))
+        return sp_fail(c, "coefficients",
+                       "the coefficients amplify a mode by up to %g per iteration: after %ld "
+                       "iterations the field reaches about 10^%.0f, past float32's range (3.4e38); "
+                       "scale the coefficients or lower iterations", g, s->nt, lg - half);
+    if (lg + half > log10(FLT_MAX))
+        sp_warn(c, "the coefficients amplify a mode by up to %g per iteration: after %ld "
+                "iterations the field may pass float32's range (up to 10^%.0f)", g, s->nt,
+                lg + half);
+    return 0;
+}
 
 static int stencil_parse(spec_ctx *c, const json_t *root)
 {
@@ -46,6 +88,8 @@ static int stencil_parse(spec_ctx *c, const json_t *root)
                 return -1;
         }
         k->c_given = 1;
+        if (check_growth(c, k))
+            return -1;
     } else {
         /* The order's 3-D Laplacian scaled by 1/(3 lambda): D' = D + L D / (3 lambda) has
          * amplification factors in [0, 1], so the iteration stays bounded yet changes the
