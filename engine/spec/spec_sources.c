@@ -138,6 +138,9 @@ int sp_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
         if (sp_num(c, w, path, "delay", 0, &src->delay) ||
             sp_num(c, w, path, "amplitude", 0, &src->amplitude))
             return -1;
+        if (!isfinite(src->delay)) /* the default, 1.2 / f0 (a given delay is finite) */
+            return sp_fail(c, field, "%s is %g Hz: so low that the wavelet's default delay "
+                           "1.2 / f0 is not a finite time; give a delay", field, src->f0);
         sp_key(field, path, "delay");
         if (src->delay < 0)
             return sp_fail(c, field, "%s must be at least 0 s, not %g", field, src->delay);

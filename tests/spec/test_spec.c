@@ -1069,6 +1069,7 @@ static const bad_case BAD[] = {
     {"sources[0].wavelet.f0", "0", "sources[0].wavelet.f0", NULL},
     {"sources[0].wavelet.f0", "150", "sources[0].wavelet.f0", "too high"},
     {"sources[0].wavelet.delay", "-1", "sources[0].wavelet.delay", NULL},
+    {"sources[0].wavelet.f0", "5e-324", "sources[0].wavelet.f0", "not a finite time"},
     /* a float32 field overflows (1e300 gave NaN gathers from a run that "succeeded") */
     {"sources[0].wavelet.amplitude", "1e300", "sources[0].wavelet.amplitude",
      "between 1e-20 and 1e+20"},
