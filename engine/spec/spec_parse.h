@@ -36,6 +36,8 @@ typedef struct spec_ctx {
     fdw_error *err;
     json_t *norm;                   /* the normalised spec being built (an object) */
     double f0max;                   /* largest Ricker f0 of the sources (0: none) */
+    double f0min;                   /* smallest (0: none), and its member's path */
+    char f0min_field[SP_PATH];
     uint64_t wavelet_bytes;         /* wavelet samples loaded so far, bytes */
 } spec_ctx;
 

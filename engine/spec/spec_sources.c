@@ -148,6 +148,10 @@ int sp_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
             return -1;
         if (src->f0 > c->f0max)
             c->f0max = src->f0;
+        if (!(c->f0min > 0) || src->f0 < c->f0min) {
+            c->f0min = src->f0;
+            sp_key(c->f0min_field, path, "f0");
+        }
         json_object_set_new(norm, "f0", json_real(src->f0));
         json_object_set_new(norm, "delay", json_real(src->delay));
         json_object_set_new(norm, "amplitude", json_real(src->amplitude));

@@ -1070,6 +1070,10 @@ static const bad_case BAD[] = {
     {"sources[0].wavelet.f0", "150", "sources[0].wavelet.f0", "too high"},
     {"sources[0].wavelet.delay", "-1", "sources[0].wavelet.delay", NULL},
     {"sources[0].wavelet.f0", "5e-324", "sources[0].wavelet.f0", "not a finite time"},
+    /* the wave's change per step below float32's resolution (2 us: 76% error, twice the
+     * peak); with dt auto the slowest wavelet is named */
+    {"time", "{\"nt\": 10, \"dt\": 2e-6}", "time.dt", "too small for the wavelet of f0 10 Hz"},
+    {"sources[0].wavelet.f0", "0.001", "sources[0].wavelet.f0", "dt must be at least"},
     /* a float32 field overflows (1e300 gave NaN gathers from a run that "succeeded") */
     {"sources[0].wavelet.amplitude", "1e300", "sources[0].wavelet.amplitude",
      "between 1e-20 and 1e+20"},
