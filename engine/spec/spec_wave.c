@@ -9,11 +9,9 @@
 #include <float.h>
 #include <math.h>
 
-/* The leapfrog's change per step, (omega dt)^2 of the slowest Ricker, must stay above
- * float32's resolution: below it the single-precision field drops the wave's curvature and
- * propagates garbage (48^3, 2000 m/s, f0 12 Hz, 0.16 s against dt 0.5 ms: dt 10 us 0.23%,
- * 2 us 76% and twice the peak). Refused below 4 epsilons. */
-static int check_dt_resolution(spec_ctx *c, const json_t *root)
+/* (48^3, 2000 m/s, f0 12 Hz, 0.16 s against dt 0.5 ms: dt 10 us 0.23%, 2 us 76% and twice
+ * the peak.) */
+int sp_check_dt_resolution(spec_ctx *c, const json_t *root)
 {
     const fdw_spec *s = c->spec;
     if (!(c->f0min > 0))
@@ -22,13 +20,19 @@ static int check_dt_resolution(spec_ctx *c, const json_t *root)
     if (w * w >= least)
         return 0;
     const json_t *dt = json_object_get(json_object_get(root, "time"), "dt");
-    const int given = json_is_number(dt);
-    return sp_fail(c, given ? "time.dt" : c->f0min_field,
-                   "dt %g s is too small for the wavelet of f0 %g Hz (%s): the wave changes by "
+    if (json_is_number(dt))
+        return sp_fail(c, "time.dt",
+                       "dt %g s is too small for the wavelet of f0 %g Hz (%s): the wave changes "
+                       "by (2 pi f0 dt)^2 = %.3g of itself per step, below the single-precision "
+                       "field's resolution (%.2g), which would lose it; dt must be at least "
+                       "%.3g s for this f0", s->dt, c->f0min, c->f0min_field, w * w, least,
+                       sqrt(least) / (2.0 * M_PI * c->f0min));
+    return sp_fail(c, c->f0min_field,
+                   "%s is %g Hz, too low for this job's dt of %g s: the wave changes by "
                    "(2 pi f0 dt)^2 = %.3g of itself per step, below the single-precision "
-                   "field's resolution (%.2g), which would lose it; dt must be at least %.3g s "
-                   "for this f0", s->dt, c->f0min, c->f0min_field, w * w, least,
-                   sqrt(least) / (2.0 * M_PI * c->f0min));
+                   "field's resolution (%.2g), which would lose it; at this dt f0 must be at "
+                   "least %.3g Hz", c->f0min_field, c->f0min, s->dt, w * w, least,
+                   sqrt(least) / (2.0 * M_PI * s->dt));
 }
 
 int sp_parse_wave(spec_ctx *c, const json_t *root)
@@ -39,7 +43,7 @@ int sp_parse_wave(spec_ctx *c, const json_t *root)
            sp_parse_boundary(c, root) ||
            (survey ? sp_parse_survey(c, root) : sp_parse_sources(c, root)) ||
            sp_finish_boundary(c) || sp_parse_receivers(c, root) ||
-           (survey && sp_finish_survey(c, root)) || check_dt_resolution(c, root)
+           (survey && sp_finish_survey(c, root)) || sp_check_dt_resolution(c, root)
                ? -1
                : 0;
 }

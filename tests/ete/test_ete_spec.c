@@ -167,7 +167,9 @@ START_TEST(test_members_refused)
     parse_fails(j, "time.dt", "ETE needs at least 5e-06 s", &err);
     job(j, sizeof j, "{\"nt\": 10, \"dt\": 1e-12}", "");
     parse_fails(j, "time.dt", "below the 0.001", &err);
-    job(j, sizeof j, "{\"nt\": 10, \"dt\": 5e-6}", "");
+    job(j, sizeof j, "{\"nt\": 10, \"dt\": 5e-6}", ""); /* fits, but f0 13 Hz: too slow */
+    parse_fails(j, "time.dt", "too small for the wavelet of f0 13.3333 Hz", &err);
+    job(j, sizeof j, "{\"nt\": 10, \"dt\": 2e-5}", "");
     fdw_spec_free(parse_ok(j));
     /* no Ricker source to take the band from: a wavelet file's */
     char wpath[] = "/tmp/fdw-ete-wavelet-XXXXXX";

@@ -1073,7 +1073,7 @@ static const bad_case BAD[] = {
     /* the wave's change per step below float32's resolution (2 us: 76% error, twice the
      * peak); with dt auto the slowest wavelet is named */
     {"time", "{\"nt\": 10, \"dt\": 2e-6}", "time.dt", "too small for the wavelet of f0 10 Hz"},
-    {"sources[0].wavelet.f0", "0.001", "sources[0].wavelet.f0", "dt must be at least"},
+    {"sources[0].wavelet.f0", "0.001", "sources[0].wavelet.f0", "f0 must be at least"},
     /* a float32 field overflows (1e300 gave NaN gathers from a run that "succeeded") */
     {"sources[0].wavelet.amplitude", "1e300", "sources[0].wavelet.amplitude",
      "between 1e-20 and 1e+20"},
