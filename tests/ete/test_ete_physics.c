@@ -202,29 +202,6 @@ START_TEST(test_long_run_stable)
 }
 END_TEST
 
-/* A Ricker slow against dt (f0 5e-324 Hz with a delay of 1e300 s: a constant source during
- * the run) injects its value: the averaged sample took the difference of two antiderivatives
- * that cancel far from the delay (0 before, NaN before that: 0 * inf). */
-START_TEST(test_slow_wavelet)
-{
-    const char *j = "{\"kind\": \"ete\", \"grid\": {\"nx\": 24, \"ny\": 24, \"nz\": 24, "
-                    "\"dx\": 10, \"dy\": 10, \"dz\": 10}, \"velocity\": {\"type\": "
-                    "\"constant\", \"value\": 2000}, \"time\": {\"nt\": 20, \"dt\": \"auto\"}, "
-                    "\"ete\": {\"fmax\": 30}, \"sources\": [{\"position\": [120, 120, 120], "
-                    "\"wavelet\": {\"type\": \"ricker\", \"f0\": 5e-324, \"delay\": 1e300}}], "
-                    "\"receivers\": {\"points\": [[130, 120, 120]]}}";
-    phys_run run;
-    phys_run_spec(j, NULL, 0, &run);
-    double most = 0.0;
-    for (long q = 0; q < run.ns; q++) {
-        ck_assert_msg(isfinite(run.traces[q]), "sample %ld is %g", q, run.traces[q]);
-        most = fmax(most, fabs(run.traces[q]));
-    }
-    ck_assert_double_gt(most, 0.0);
-    phys_run_free(&run);
-}
-END_TEST
-
 /* The reflection coefficient of a velocity step, measured on a plane wave at normal
  * incidence: a plane of sources fills the grid's xy extent at z = ZS (no absorbing layer
  * on the x and y faces, a sponge on the z faces), v1 above the step at ZI, v2 below, one
@@ -502,7 +479,6 @@ int main(void)
     tcase_add_test(tc, test_green_vs_fd);
     tcase_add_test(tc, test_long_run_stable);
     tcase_add_test(tc, test_reflection_coefficient);
-    tcase_add_test(tc, test_slow_wavelet);
     tcase_add_test(tc, test_free_surface_and_slabs);
     tcase_add_test(tc, test_vector_rows_equal_scalar);
     suite_add_tcase(s, tc);

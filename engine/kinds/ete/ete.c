@@ -15,7 +15,6 @@
 #include "output/atomic_file.h"
 #include "run/problem.h"
 #include "run/run_state.h"
-#include "run/wavelet.h"
 #include "spec/spec_parse.h"
 
 #include <math.h>
@@ -101,12 +100,11 @@ static void ete_unshare(void *shared)
  * wavelet sample becomes that average: for a Ricker exactly, through its antiderivative
  * A tau exp(-(pi f0 tau)^2); for a file wavelet (one sample per dt, linear between
  * samples) (f[n-1] + 2 f[n] + f[n+1]) / 4. */
-/* tau exp(-(pf tau)^2), formed as (pf tau)^2 so that a tiny f0 and a huge tau do not
- * make 0 times inf; 0 where the exponent passes 1600 (exp gives 0 there) or tau is
- * infinite. */
+/* tau exp(-(pf tau)^2), 0 where the exponent passes 1600 (exp gives 0 there) or is not a
+ * number (an infinite tau); the same operations as before the guard otherwise. */
 static double ricker_anti(double pf, double tau)
 {
-    const double x = pf * tau, e = x * x;
+    const double e = pf * pf * tau * tau;
     return e <= 1600.0 ? tau * exp(-e) : 0.0;
 }
 
@@ -123,11 +121,9 @@ static void average_sources(const fdw_spec *spec, fdw_problem *prob)
             if (src->wavelet == FDW_WAVELET_RICKER) {
                 const double a = it * dt - src->delay + dt, b = it * dt - src->delay - dt;
                 const double pf = M_PI * src->f0;
-                /* a wavelet slow against dt (pf dt < 1e-4) is its own average to 1e-8, and
-                 * the antiderivatives' difference would cancel far from the delay */
-                g = pf * dt < 1e-4
-                        ? fdw_ricker(it * dt, src->f0, src->delay, src->amplitude)
-                        : src->amplitude * (ricker_anti(pf, a) - ricker_anti(pf, b)) / (2.0 * dt);
+                /* (the spec keeps (2 pi f0 dt)^2 >= 4 float32 epsilons, so pf dt > 3e-4 and
+                 * the two antiderivatives do not cancel within the wavelet) */
+                g = src->amplitude * (ricker_anti(pf, a) - ricker_anti(pf, b)) / (2.0 * dt);
             } else {
                 const long n = src->samples ? src->nsamples : 0;
                 const double fm = it - 1 >= 0 && it - 1 < n ? src->samples[it - 1] : 0.0;
