@@ -75,6 +75,25 @@ int fdw_fd1_coeffs(int order, double *c)
     return central(order, 1, c);
 }
 
+double fdw_symbol(const double *c, int r, int odd, double theta)
+{
+    double v = 0.0;
+    for (int m = 1; m <= r; m++)
+        v += 2.0 * c[m] * (odd ? sin(m * theta) : cos(m * theta));
+    return v;
+}
+
+void fdw_symbol_range(const double *c, int r, int odd, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int q = 0; q <= 4096; q++) {
+        const double v = fdw_symbol(c, r, odd, M_PI * q / 4096.0);
+        *lo = fmin(*lo, v);
+        *hi = fmax(*hi, v);
+    }
+}
+
 double fdw_fd2_lambda(int order)
 {
     double c[FDW_MAX_RADIUS + 1];

@@ -15,6 +15,14 @@ int fdw_fd1_coeffs(int order, double *c);
 /* lambda = |c0| + 2 sum |cm|, the largest eigenvalue magnitude of the 1-D operator. */
 double fdw_fd2_lambda(int order);
 
+/* The 1-D symbol of weights c[1..r] at angle theta: 2 sum_m c[m] cos(m theta) (odd = 0, a
+ * symmetric stencil) or 2 sum_m c[m] sin(m theta) (odd = 1, an antisymmetric one). */
+double fdw_symbol(const double *c, int r, int odd, double theta);
+
+/* Its smallest and largest value over [0, pi], sampled at 4097 angles (how much an
+ * iteration of the stencil can amplify a mode: the field kinds' overflow checks). */
+void fdw_symbol_range(const double *c, int r, int odd, double *lo, double *hi);
+
 /* Largest stable dt for the 2nd-order-in-time acoustic update:
  * vmax dt sqrt(lambda (1/dx^2 + 1/dy^2 + 1/dz^2)) <= 2. */
 double fdw_dt_max(int order, double dx, double dy, double dz, double vmax);

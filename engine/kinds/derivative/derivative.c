@@ -41,17 +41,10 @@ static int check_growth(spec_ctx *c, const fdw_derivative_spec *k)
     const double h[3] = {s->dx, s->dy, s->dz};
     const int n[3] = {s->nx, s->ny, s->nz};
     const double hax = h[k->axis];
-    double sup = 0.0;
-    for (int q = 0; q <= 4096; q++) {
-        double v = 0.0;
-        for (int m = 1; m <= 4; m++)
-            v += 2.0 * cf[m] * sin(m * M_PI * q / 4096.0);
-        sup = fmax(sup, fabs(v));
-    }
-    const double tp = 2.0 * M_PI * k->periods[k->axis] / n[k->axis];
-    double mode = 0.0;
-    for (int m = 1; m <= 4; m++)
-        mode += 2.0 * cf[m] * sin(m * tp);
+    double lo, hi;
+    fdw_symbol_range(cf, 4, 1, &lo, &hi);
+    const double sup = fmax(-lo, hi);
+    const double mode = fdw_symbol(cf, 4, 1, 2.0 * M_PI * k->periods[k->axis] / n[k->axis]);
     const double lmode = s->nt * log10(fabs(mode) / hax);
     const double lnoise = s->nt * log10(sup / hax) + log10(FLT_EPSILON / 2) -
                           0.5 * log10((double)fdw_spec_points(s));

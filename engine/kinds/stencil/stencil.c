@@ -23,20 +23,13 @@ extern const struct fdw_cuda_ops fdw_stencil_cuda;
 static const char *const KEYS[] = {"iterations", "coefficients", "seed", NULL};
 
 /* The largest amplification of one iteration: sup over the Nyquist cube of |c0 + sum_a
- * f(theta_a)|, f(theta) = 2 sum_i ci cos(i theta); the three axes add, so the symbol spans
- * c0 + 3 [min f, max f] (sampled at 4097 angles; the operator with zeros outside the grid
- * is a section of the infinite one, its norm no larger). */
+ * f(theta_a)|, f the coefficients' 1-D symbol; the three axes add, so the symbol spans
+ * c0 + 3 [min f, max f] (the operator with zeros outside the grid is a section of the
+ * infinite one, its norm no larger). */
 static double stencil_growth(const double *cf, int r)
 {
-    double fmin = INFINITY, fmax = -INFINITY;
-    for (int q = 0; q <= 4096; q++) {
-        const double th = M_PI * q / 4096.0;
-        double f = 0.0;
-        for (int i = 1; i <= r; i++)
-            f += 2.0 * cf[i] * cos(i * th);
-        fmin = fmin < f ? fmin : f;
-        fmax = fmax > f ? fmax : f;
-    }
+    double fmin, fmax;
+    fdw_symbol_range(cf, r, 0, &fmin, &fmax);
     const double lo = fabs(cf[0] + 3.0 * fmin), hi = fabs(cf[0] + 3.0 * fmax);
     return lo > hi ? lo : hi;
 }
