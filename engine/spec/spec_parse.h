@@ -134,7 +134,7 @@ int sp_check_dt(spec_ctx *c, const char *dtfield);
 /* After the sources: the leapfrog's change per step, (2 pi f0 dt)^2 of the slowest Ricker,
  * must be at least 4 float32 epsilons, or the single-precision field drops the wave's
  * curvature; the error names time.dt when given, else that wavelet's f0. */
-int sp_check_dt_resolution(spec_ctx *c, const json_t *root);
+int sp_check_dt_resolution(spec_ctx *c);
 /* dt lowered (never raised) so that the gather's interval, dt x receivers.interval (as
  * given, else 1), is a whole number of microseconds, exact in a SEG-Y header; dt itself
  * when that interval is outside 1 .. 65535 us. For the kinds whose dt "auto" picks. */

@@ -11,7 +11,7 @@
 
 /* (48^3, 2000 m/s, f0 12 Hz, 0.16 s against dt 0.5 ms: dt 10 us 0.23%, 2 us 76% and twice
  * the peak.) */
-int sp_check_dt_resolution(spec_ctx *c, const json_t *root)
+int sp_check_dt_resolution(spec_ctx *c)
 {
     const fdw_spec *s = c->spec;
     if (!(c->f0min > 0))
@@ -19,8 +19,7 @@ int sp_check_dt_resolution(spec_ctx *c, const json_t *root)
     const double w = 2.0 * M_PI * c->f0min * s->dt, least = 4.0 * FLT_EPSILON;
     if (w * w >= least)
         return 0;
-    const json_t *dt = json_object_get(json_object_get(root, "time"), "dt");
-    if (json_is_number(dt))
+    if (!s->dt_auto)
         return sp_fail(c, "time.dt",
                        "dt %g s is too small for the wavelet of f0 %g Hz (%s): the wave changes "
                        "by (2 pi f0 dt)^2 = %.3g of itself per step, below the single-precision "
@@ -43,7 +42,7 @@ int sp_parse_wave(spec_ctx *c, const json_t *root)
            sp_parse_boundary(c, root) ||
            (survey ? sp_parse_survey(c, root) : sp_parse_sources(c, root)) ||
            sp_finish_boundary(c) || sp_parse_receivers(c, root) ||
-           (survey && sp_finish_survey(c, root)) || sp_check_dt_resolution(c, root)
+           (survey && sp_finish_survey(c, root)) || sp_check_dt_resolution(c)
                ? -1
                : 0;
 }

@@ -263,7 +263,7 @@ int fdw_ete_parse(spec_ctx *c, const json_t *root)
         resolve_dt(c, root, k, dt_given))
         return -1;
     s->dt_max = k->dt_fit_max;
-    if (sp_check_dt(c, "time.dt") || sp_check_dt_resolution(c, root))
+    if (sp_check_dt(c, "time.dt") || sp_check_dt_resolution(c))
         return -1;
     json_t *t = json_pack("{sIsf sbsf}", "nt", (json_int_t)s->nt, "dt", s->dt, "dt_auto",
                           s->dt_auto, "dt_max", k->dt_fit_max);
