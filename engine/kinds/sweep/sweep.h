@@ -130,6 +130,9 @@ int sweep_parse_initial(struct spec_ctx *c, fdw_sweep_spec *k, const struct json
  * times and the F field. */
 fdw_status sweep_build(const fdw_spec *spec, struct fdw_problem *prob, fdw_error *err);
 void sweep_free_problem(struct fdw_problem *prob);
+/* The spec's Hamiltonian as the update's metric (F as a field: F = 1, b = 0, scaled per
+ * point). */
+sweep_metric sweep_spec_metric(const fdw_sweep_spec *k);
 /* The analytic surface's height at (x, y) and its slopes (hx, hy may be NULL). */
 double sweep_surface_height(const sweep_surface *sf, double x, double y, double *hx,
                             double *hy);

@@ -246,6 +246,14 @@ void sweep_free_problem(fdw_problem *prob)
     prob->kdata = NULL;
 }
 
+sweep_metric sweep_spec_metric(const fdw_sweep_spec *k)
+{
+    sweep_metric m = {.field = k->field, .F = k->field ? 1.0 : k->F};
+    for (int a = 0; a < 3; a++)
+        m.b[a] = k->field ? 0.0 : k->psi * k->a[a];
+    return m;
+}
+
 fdw_status sweep_build(const fdw_spec *spec, fdw_problem *prob, fdw_error *err)
 {
     const fdw_sweep_spec *k = spec->kspec;
@@ -257,10 +265,7 @@ fdw_status sweep_build(const fdw_spec *spec, fdw_problem *prob, fdw_error *err)
     d->precision = k->precision;
     d->sweeps_auto = k->sweeps_auto;
     d->tolerance = k->tolerance;
-    d->metric.field = k->field;
-    d->metric.F = k->field ? 1.0 : k->F;
-    for (int a = 0; a < 3; a++)
-        d->metric.b[a] = k->field ? 0.0 : k->psi * k->a[a];
+    d->metric = sweep_spec_metric(k);
     const double h[3] = {spec->dx, spec->dy, spec->dz};
     for (int dir = 0; dir < 6; dir++) {
         sweep_geometry(h, dir / 2, dir % 2 ? -1 : 1, &d->metric, &d->geo[dir]);

@@ -190,9 +190,7 @@ static int check_scale(spec_ctx *c, const fdw_sweep_spec *k, int snapshots)
     const fdw_spec *s = c->spec;
     const int f32 = k->precision == SWEEP_F32;
     const char *prec = f32 ? "float32" : "float64";
-    sweep_metric m = {.field = k->field, .F = k->field ? 1.0 : k->F};
-    for (int a = 0; a < 3; a++)
-        m.b[a] = k->field ? 0.0 : k->psi * k->a[a];
+    const sweep_metric m = sweep_spec_metric(k);
     const double h[3] = {s->dx, s->dy, s->dz};
     const long n[3] = {s->nx, s->ny, s->nz};
     const double smin = k->field ? 1.0 / s->vmax : 1.0, smax = k->field ? 1.0 / s->vmin : 1.0;
