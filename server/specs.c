@@ -32,6 +32,8 @@ fdw_status specs_parse(const identity *who, const char *body, size_t len, int no
     o.device_ids = ids;
     o.ndevice_ids = g_app.ndevices;
     o.normalised = normalised;
+    /* the checks that cost like steps of the run are the runner's (fdwave_runner.c) */
+    o.defer_model_checks = 1;
     fdw_status st = fdw_spec_parse(body, len, &o, out, err);
     if (st != FDW_OK || normalised)
         return st;

@@ -137,6 +137,12 @@ typedef struct fdw_parse_opts {
     int max_devices;
     const int *device_ids;
     int ndevice_ids;
+    /* Leave to a later parse the checks that read the whole velocity model and cost like
+     * steps of the run (the ETE kind's stability of its operator as assembled on the
+     * model): the daemon sets it at submission, and the job's runner, which parses the
+     * normalised spec again without it, makes them (a given dt they refuse fails the job
+     * there, an auto dt they lower is the one the run uses). */
+    int defer_model_checks;
     /* The JSON is a normalised spec this engine produced (fdw_spec_to_json), e.g. the
      * daemon's stored copy: the model facts recorded in it (velocity range) are used
      * instead of reading the model file again. Never set for text a user wrote. */

@@ -74,6 +74,13 @@ static fdw_status ete_share(const fdw_spec *spec, const float *model, void **sha
     fdw_ete_data *d = calloc(1, sizeof *d);
     if (!d)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for the ETE table");
+    const fdw_ete_spec *k = spec->kspec;
+    if (k->data) { /* the parse's, checked on the model: borrowed (the spec frees it) */
+        *d = *k->data;
+        d->borrowed = 1;
+        *shared = d;
+        return FDW_OK;
+    }
     const size_t npts = (size_t)spec->nx * spec->ny * spec->nz;
     fdw_status st = fdw_ete_build_table(spec, model, npts, d, err);
     if (st != FDW_OK) {
@@ -87,7 +94,8 @@ static fdw_status ete_share(const fdw_spec *spec, const float *model, void **sha
 
 static void ete_unshare(void *shared)
 {
-    free_arrays(shared);
+    if (!((fdw_ete_data *)shared)->borrowed)
+        free_arrays(shared);
     free(shared);
 }
 
@@ -143,8 +151,10 @@ static fdw_status ete_build(const fdw_spec *spec, fdw_problem *prob, fdw_error *
         return FDW_ERR_NOMEM;
     prob->kdata = d;
     fdw_status st = FDW_OK;
-    if (spec->kind_cache) { /* a survey's shot: the survey's fit, borrowed */
-        *d = *(const fdw_ete_data *)spec->kind_cache;
+    const fdw_ete_spec *k = spec->kspec;
+    const fdw_ete_data *made = spec->kind_cache ? spec->kind_cache : k->data;
+    if (made) { /* a survey's shared fit, or the one the parse checked: borrowed */
+        *d = *made;
         d->borrowed = 1;
     } else {
         const size_t npts = (size_t)spec->nx * spec->ny * spec->nz;

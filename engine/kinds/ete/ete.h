@@ -17,7 +17,9 @@
  * stable at 2.25 times the order-8 FD limit: the slower one's, their mean and the seed's
  * form (each point's own row alone) grow without bound in the test models (docs/ete.md).
  * Outside the grid a point's bin is that of the nearest grid point (the index array's
- * padding and ghost planes hold it). With u = p(t),
+ * padding and ghost planes hold it), but above a free surface, where the field is the odd
+ * image of the grid's, the bins are the image's too (mirrored across plane 0): so the
+ * operator stays symmetric there, and its stability is that of ete_stability.h. With u = p(t),
  * t(dx,dy,dz) = (alpha(b) g_s(max(b, b_j))) (u(dx,dy,dz) - u), and p- = p(t - dt),
  * overwritten by p(t + dt):
  *     ax = t(-1,0,0) + t(1,0,0);  ax = ax + (t(-m,0,0) + t(m,0,0)), m = 2..4
@@ -46,6 +48,8 @@
  * ETE_BIN_WIDTH (velocity error <= half of it), at most ETE_MAX_BINS of them. */
 #define ETE_BIN_WIDTH 5e-5
 
+struct fdw_ete_data;
+
 typedef struct fdw_ete_spec {
     int nv;                    /* ete.nv: bins asked for; 0 automatic */
     double fmax;               /* band by frequency: |k| <= 2 pi fmax / v (Hz); or 0 */
@@ -54,6 +58,17 @@ typedef struct fdw_ete_spec {
     double dt_fit_max;         /* largest dt a stable consistent operator exists for */
     double phase_error;        /* worst phase error at the checked velocities, at dt */
     double excess;             /* given dt: largest phase error minus its target */
+    /* The operator assembled on the model at dt (ete_stability.h), checked at parse unless
+     * deferred (fdw_parse_opts.defer_model_checks): its table and index, which the run
+     * borrows (NULL when deferred), the extreme eigenvalues found, the Lanczos steps and
+     * seconds the check took (every dt tried), and the dt auto had chosen before it
+     * came down to a stable one (0: it did not). */
+    struct fdw_ete_data *data;
+    int checked;
+    double lambda_min, lambda_max;
+    int check_steps;
+    double check_s;
+    double dt_unstable;
 } fdw_ete_spec;
 
 /* The band of velocity v at time step dt: the phase limit of ete_band. */
@@ -75,10 +90,13 @@ typedef struct fdw_ete_data {
     int borrowed;              /* the arrays are a survey's share (ete.c): not freed here */
 } fdw_ete_data;
 
-/* The bin at global (i, j, k), any integers: the nearest grid point's. */
+/* The bin at global (i, j, k), any integers: the nearest grid point's, mirrored across
+ * plane 0 above a free surface. */
 static inline uint16_t fdw_ete_bin(const fdw_problem *p, const fdw_ete_data *d, long i, long j,
                                    long k)
 {
+    if (p->free_surface && k < 0)
+        k = -k;
     i = i < 0 ? 0 : i >= p->nx ? p->nx - 1 : i;
     j = j < 0 ? 0 : j >= p->ny ? p->ny - 1 : j;
     k = k < 0 ? 0 : k >= p->nz ? p->nz - 1 : k;

@@ -6,12 +6,19 @@
  * the model's range (its ends and three between, geometrically) meet the accuracy target:
  * by default no worse than the order-8 acoustic scheme at a fifth of that dt over the same
  * band, or ete.max_phase_error. The band defaults to |k| <= 2 pi fmax / v with fmax = 2.5
- * times the largest Ricker f0 (the house's shortest-wavelength rule, spec_wave.c). */
+ * times the largest Ricker f0 (the house's shortest-wavelength rule, spec_wave.c).
+ * Then the operator as assembled on the model itself is checked (ete_stability.h): where
+ * velocity bins meet it can be unstable although every bin's fit is not, so dt auto comes
+ * down to the largest dt found stable there, and a given dt that is not is refused naming
+ * it. */
 #include "kinds/ete/ete_spec.h"
 #include "kinds/ete/ete.h"
+#include "kinds/ete/ete_stability.h"
+#include "model/model_io.h"
 #include "spec/spec_parse.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +28,11 @@
 #define AUTO_SHRINK 0.85       /* dt auto's downward scan factor */
 #define AUTO_BISECT 9          /* then bisection steps (to 0.03 % of dt) */
 #define CHECK_VELOCITIES 5
+/* The assembled operator's check: dt tried at these fractions of the first one until one
+ * is stable, then bisections between the two last tried. */
+#define STABLE_SHRINK 0.9
+#define STABLE_TRIES 6
+#define STABLE_BISECT 2
 /* The smallest Courant number vmin dt / h_max fitted: at 1e-3 the fit's phase error is 3e-6
  * (a 24^3 cube, 2000 m/s, h 10 m, fmax 30 Hz), at 1e-4 it is 5%, at 1e-5 100% (the symbol
  * 1 - O(r^2) leaves double's resolution), and a float32 step then changes p by less than
@@ -50,7 +62,7 @@ void fdw_ete_band(const fdw_spec *spec, double v, double dt, ete_band *b)
 static int parse_section(spec_ctx *c, const json_t *root, fdw_ete_spec *k)
 {
     static const char *const keys[] = {"nv", "fmax", "ppw", "max_phase_error", "phase_error",
-                                       NULL};
+                                       "stability", NULL};
     json_t *o;
     if (sp_object(c, root, "", "ete", 0, &o) || (o && sp_keys(c, o, "ete", keys)))
         return -1;
@@ -233,6 +245,174 @@ static int resolve_dt(spec_ctx *c, const json_t *root, fdw_ete_spec *k, double d
     return 0;
 }
 
+/* The table at dt and its assembled operator's check (ete_stability.h), the dt's steps
+ * and seconds added to k's. d is filled (the caller frees its arrays); *stable the verdict.
+ * 0, or -1 with the error set. */
+static int check_at(spec_ctx *c, const float *v, double dt, fdw_ete_data *d, ete_spectrum *sp,
+                    int *stable)
+{
+    fdw_spec at = *c->spec;
+    fdw_ete_spec *k = c->spec->kspec;
+    at.dt = dt;
+    const size_t n = (size_t)at.nx * at.ny * at.nz;
+    memset(d, 0, sizeof *d);
+    memset(sp, 0, sizeof *sp);
+    fdw_status st = fdw_ete_build_table(&at, v, n, d, c->err);
+    const ete_grid g = {at.nx, at.ny, at.nz, at.boundary.free_surface};
+    if (st == FDW_OK && d->nv == 1) {
+        /* One bin: the operator is the fitted one cut to the grid (0 outside, odd above a
+         * free surface), a restriction of the infinite grid's, whose eigenvalues lie
+         * within the fit's symbol range (Rayleigh quotients): stable as the fit is. */
+        sp->lmin = -4.0 + 2.0 * ETE_STAB_MARGIN; /* the fit's bound, not a measurement */
+        sp->lmax = 0.0;
+        *stable = 1;
+        return 0;
+    }
+    if (st == FDW_OK)
+        st = fdw_ete_spectrum(&g, d, 0, 1e-7, sp, c->err);
+    if (st != FDW_OK)
+        return -1;
+    k->check_steps += sp->iterations;
+    k->check_s += sp->seconds;
+    *stable = fdw_ete_spectrum_stable(sp);
+    return 0;
+}
+
+static void free_data(fdw_ete_data *d)
+{
+    if (!d)
+        return;
+    free(d->table);
+    free((void *)d->idx);
+    free(d->bin_v);
+    free(d->bin_err);
+    free(d->bin_max);
+}
+
+/* dt as the search tries it: what dt auto would run (whole microseconds of the gather's
+ * interval), or a given dt truncated to 4 digits as a refusal names it. */
+static double candidate(spec_ctx *c, const json_t *root, double dt)
+{
+    return c->spec->dt_auto ? sp_whole_us_dt(root, dt) : sp_trunc4(dt);
+}
+
+/* The largest stable dt below s->dt (found unstable, spectrum *bad): tried at fractions
+ * of it, then bisected. On success *best holds its table and spectrum *good. 1 when none
+ * is stable down to the last fraction; -1 on an error. */
+static int search_stable(spec_ctx *c, const json_t *root, const float *v, double *dt_out,
+                         fdw_ete_data *best, ete_spectrum *good)
+{
+    const double dt0 = c->spec->dt;
+    double hi = dt0, lo = 0.0, f = 1.0;
+    fdw_ete_data d;
+    ete_spectrum sp;
+    int stable;
+    for (int t = 0; t < STABLE_TRIES && lo == 0.0; t++) {
+        f *= STABLE_SHRINK;
+        const double dt = candidate(c, root, dt0 * f);
+        if (!(dt < hi))
+            continue;
+        if (check_at(c, v, dt, &d, &sp, &stable)) {
+            free_data(&d);
+            return -1;
+        }
+        if (stable) {
+            lo = dt;
+            *best = d, *good = sp;
+        } else {
+            hi = dt;
+            free_data(&d);
+        }
+    }
+    if (lo == 0.0)
+        return 1;
+    for (int t = 0; t < STABLE_BISECT; t++) {
+        const double dt = candidate(c, root, 0.5 * (lo + hi));
+        if (!(dt > lo && dt < hi))
+            break;
+        if (check_at(c, v, dt, &d, &sp, &stable)) {
+            free_data(&d);
+            return -1;
+        }
+        if (stable) {
+            free_data(best);
+            lo = dt;
+            *best = d, *good = sp;
+        } else {
+            hi = dt;
+            free_data(&d);
+        }
+    }
+    *dt_out = lo;
+    return 0;
+}
+
+/* Why the operator at dt is unstable, for the messages: the eigenvalue outside the range
+ * and how fast its mode grows. */
+static void unstable_why(const ete_spectrum *sp, char *out, size_t len)
+{
+    const double l = sp->lmin < ETE_LAMBDA_LO ? sp->lmin : sp->lmax;
+    snprintf(out, len, "the ETE operator assembled on this model has an eigenvalue %s %.6g, "
+             "outside [-4, 0] (a mode growing at least %.4g times a step, where velocity bins "
+             "meet: each bin's fit alone is stable)", l < 0 ? "at or below" : "at or above", l,
+             fdw_ete_growth(l));
+}
+
+/* The check on the model at s->dt (ete_stability.h): kept when stable; dt auto comes down
+ * to the largest stable dt found; a given dt that is unstable is refused naming it. */
+static int check_model(spec_ctx *c, const json_t *root, fdw_ete_spec *k)
+{
+    fdw_spec *s = c->spec;
+    const size_t n = (size_t)s->nx * s->ny * s->nz;
+    float *v = malloc(n * sizeof *v);
+    if (!v)
+        return sp_fail(c, "velocity", "out of host memory for the velocity model (%.1f MiB) "
+                       "to check the ETE operator on", (double)n * 4.0 / 1048576.0);
+    if (fdw_model_load(s, v, c->err) != FDW_OK) {
+        free(v);
+        return -1;
+    }
+    k->data = calloc(1, sizeof *k->data);
+    ete_spectrum sp, good;
+    int stable = 0, rc = k->data ? check_at(c, v, s->dt, k->data, &sp, &stable) : -1;
+    if (!k->data)
+        sp_fail(c, "", "out of memory parsing the spec");
+    if (rc == 0 && !stable) {
+        char why[256];
+        unstable_why(&sp, why, sizeof why);
+        fdw_ete_data best;
+        double dt = 0.0;
+        rc = search_stable(c, root, v, &dt, &best, &good);
+        if (rc > 0) {
+            rc = sp_fail(c, s->dt_auto ? "velocity" : "time.dt", "dt %g s: %s, and no dt "
+                         "down to %.3g s is stable on it", s->dt, why,
+                         s->dt * pow(STABLE_SHRINK, STABLE_TRIES));
+        } else if (rc == 0 && !s->dt_auto) {
+            free_data(&best);
+            rc = sp_fail(c, "time.dt", "dt %g s is unstable: %s; the largest stable dt found "
+                         "is %.4g s (or \"auto\")", s->dt, why, dt);
+        } else if (rc == 0) {
+            free_data(k->data);
+            *k->data = best;
+            sp = good;
+            k->dt_unstable = s->dt;
+            s->dt = dt;
+            double err = 0.0, excess = 0.0;
+            if (fits_at(c, k, dt, &err, &excess) != 0)
+                rc = -1;
+            k->phase_error = err;
+            k->excess = excess;
+        }
+    }
+    free(v);
+    if (rc != 0)
+        return -1;
+    k->checked = 1;
+    k->lambda_min = sp.lmin;
+    k->lambda_max = sp.lmax;
+    return 0;
+}
+
 int fdw_ete_parse(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
@@ -260,7 +440,8 @@ int fdw_ete_parse(spec_ctx *c, const json_t *root)
         (survey ? sp_parse_survey(c, root) : sp_parse_sources(c, root)) ||
         sp_finish_boundary(c) || sp_parse_receivers(c, root) ||
         (survey && sp_finish_survey(c, root)) || parse_section(c, root, k) ||
-        resolve_dt(c, root, k, dt_given))
+        resolve_dt(c, root, k, dt_given) ||
+        (!(c->opts && c->opts->defer_model_checks) && check_model(c, root, k)))
         return -1;
     s->dt_max = k->dt_fit_max;
     if (sp_check_dt(c, "time.dt") || sp_check_dt_resolution(c))
@@ -278,6 +459,14 @@ int fdw_ete_parse(spec_ctx *c, const json_t *root)
     if (k->max_phase_error > 0)
         json_object_set_new(e, "max_phase_error", json_real(k->max_phase_error));
     json_object_set_new(e, "phase_error", json_real(k->phase_error));
+    if (k->checked) {
+        json_t *st = json_pack("{sfsfsisf}", "lambda_min", k->lambda_min, "lambda_max",
+                               k->lambda_max, "steps", k->check_steps, "seconds",
+                               k->check_s);
+        if (k->dt_unstable > 0)
+            json_object_set_new(st, "dt_unstable", json_real(k->dt_unstable));
+        json_object_set_new(e, "stability", st);
+    }
     json_object_set_new(c->norm, "ete", e);
     return 0;
 }
@@ -287,6 +476,12 @@ void fdw_ete_warnings(spec_ctx *c)
     sp_wave_warnings(c);
     const fdw_spec *s = c->spec;
     const fdw_ete_spec *k = s->kspec;
+    if (k->dt_unstable > 0)
+        sp_warn(c, "dt auto came down from %g s to %g s: the ETE operator assembled on this "
+                "model is unstable at the larger (where velocity bins meet; eigenvalues %.6g "
+                "to %.6g at %g s, in [-4, 0] as required)%s", k->dt_unstable, s->dt,
+                k->lambda_min, k->lambda_max, s->dt,
+                k->excess > 0 ? "; its phase error is above the accuracy target" : "");
     if (!s->dt_auto && k->excess > 0)
         sp_warn(c, "ETE's worst phase error at dt %g s is %.3g, above its accuracy target "
                 "(%s): \"dt\": \"auto\" picks the largest dt that meets it",
@@ -296,6 +491,11 @@ void fdw_ete_warnings(spec_ctx *c)
 
 void fdw_ete_free_spec(fdw_spec *spec)
 {
+    fdw_ete_spec *k = spec->kspec;
+    if (k && k->data) {
+        free_data(k->data);
+        free(k->data);
+    }
     free(spec->kspec);
     spec->kspec = NULL;
 }
