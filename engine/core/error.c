@@ -16,6 +16,7 @@ const char *fdw_status_name(fdw_status s)
     case FDW_ERR_CANCELLED: return "cancelled";
     case FDW_ERR_UNSUPPORTED: return "unsupported";
     case FDW_ERR_INTERNAL: return "internal";
+    case FDW_ERR_UNSTABLE: return "unstable";
     }
     return "unknown";
 }

@@ -11,6 +11,8 @@
 #include "run/distrib.h"
 #include "core/error.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -583,6 +585,32 @@ static uint64_t cpu_device_bytes(void *vctx, int dev)
     return dev >= 0 && dev < c->ndev ? c->slab[dev].bytes : 0;
 }
 
+/* The watch's peak (backend.h): the magnitude bits' largest over every slab's current
+ * buffer, ghost planes and padding included. */
+static fdw_status cpu_field_peak(void *vctx, uint32_t *bits, fdw_error *err)
+{
+    (void)err;
+    const cpu_ctx *c = vctx;
+    float best = 0.0f;
+    int bad = 0;
+    for (int d = 0; d < c->ndev; d++) {
+        const cpu_slab *s = &c->slab[d];
+        const size_t n = (size_t)(s->nz + 2 * c->r) * (size_t)c->plane;
+        const float *u = s->buf[c->cur];
+#pragma omp parallel for reduction(max : best) reduction(| : bad) schedule(static)
+        for (size_t i = 0; i < n; i++) {
+            const float m = fabsf(u[i]);
+            bad |= !(m <= FLT_MAX);
+            best = m > best ? m : best;
+        }
+    }
+    if (bad)
+        best = NAN;
+    memcpy(bits, &best, sizeof *bits);
+    *bits &= 0x7fffffffu;
+    return FDW_OK;
+}
+
 static const fdw_backend cpu_backend = {
     .name = "cpu",
     .create = cpu_create,
@@ -595,6 +623,7 @@ static const fdw_backend cpu_backend = {
     .wait = cpu_wait,
     .fetch_receivers = cpu_fetch_receivers,
     .device_bytes = cpu_device_bytes,
+    .field_peak = cpu_field_peak,
     .save = fdw_cpu_save,
     .load = fdw_cpu_load,
 };

@@ -309,6 +309,7 @@ static const fdw_backend cuda_backend = {
     .wait = cuda_wait,
     .fetch_receivers = cuda_fetch_receivers,
     .device_bytes = cuda_device_bytes,
+    .field_peak = cuda_field_peak,
     .precheck = cuda_precheck,
     .save = fdw_cuda_save,
     .load = fdw_cuda_load,

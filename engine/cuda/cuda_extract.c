@@ -209,6 +209,31 @@ fdw_status cuda_wait(void *vctx, fdw_error *err)
     return FDW_OK;
 }
 
+/* The watch's peak (backend.h): one reduction of each slab's whole current field
+ * allocation (ghost planes hold copies, padding zeros) on its interior stream. */
+fdw_status cuda_field_peak(void *vctx, uint32_t *bits, fdw_error *err)
+{
+    cuda_ctx *c = vctx;
+    uint32_t best = 0;
+    for (int d = 0; d < c->ndev; d++) {
+        gpu_slab *g = &c->dev[d];
+        unsigned h = 0;
+        int rc = fdwk_set_device(g->id);
+        if (!rc)
+            rc = fdwk_memset_async(g->peak, 0, sizeof *g->peak, g->si);
+        if (!rc)
+            rc = fdwk_peak_bits(g->raw[c->cur], g->L.total, g->peak, g->si);
+        if (!rc)
+            rc = fdwk_d2h_async(&h, g->peak, sizeof h, g->si);
+        if (!rc)
+            rc = fdwk_stream_sync(g->si);
+        cuda_note(g, rc, "reading the field's peak");
+        best = h > best ? h : best;
+    }
+    *bits = best;
+    return cuda_collect_status(c, err);
+}
+
 fdw_status cuda_fetch_receivers(void *vctx, long first, long count, float *host,
                                        fdw_error *err)
 {

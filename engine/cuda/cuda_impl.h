@@ -53,6 +53,7 @@ typedef struct gpu_slab {
     float *rec_w;
     float *rec;                /* nrec_slots * nreceivers */
     float *stage;              /* device staging for extraction */
+    unsigned *peak;            /* the field watch's result (cuda_field_peak) */
     size_t stage_cap;
     fdwk_stream se, si;        /* edge (high priority) and interior streams; equal when !split */
     fdwk_event ev_edge[2], ev_push[2], ev_int[2];
@@ -133,6 +134,7 @@ fdw_status cuda_extract(void *vctx, int nregions, const fdw_slice *regions, floa
                         fdw_error *err);
 fdw_status cuda_extract_done(void *vctx, int *done, fdw_error *err);
 fdw_status cuda_wait(void *vctx, fdw_error *err);
+fdw_status cuda_field_peak(void *vctx, uint32_t *bits, fdw_error *err);
 fdw_status cuda_fetch_receivers(void *vctx, long first, long count, float *host,
                                 fdw_error *err);
 

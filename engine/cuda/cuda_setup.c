@@ -248,6 +248,7 @@ void cuda_release(cuda_ctx *c)
         fdwk_free(g->rec_w);
         fdwk_free(g->rec);
         fdwk_free(g->stage);
+        fdwk_free(g->peak);
         for (int b = 0; b < 2; b++) {
             fdwk_event_destroy(g->ev_edge[b]);
             fdwk_event_destroy(g->ev_push[b]);
@@ -326,6 +327,9 @@ fdw_status cuda_setup_slab(cuda_ctx *c, int d, fdw_error *err)
         if (rc)
             return cuda_device_fail(err, g, rc, "cudaMemset");
     }
+    rc = fdwk_malloc((void **)&g->peak, sizeof *g->peak);
+    if (rc)
+        return cuda_device_fail(err, g, rc, "allocating the field watch's word");
     rc = fdwk_stream_sync(g->se);
     if (rc)
         return cuda_device_fail(err, g, rc, "zeroing the fields");

@@ -84,6 +84,10 @@ typedef struct fdw_kind_ops {
      * final outputs and append ", \"key\": value" members for the manifest's result to
      * extra (length len). */
     fdw_status (*finish)(struct fdw_run_state *r, char *extra, size_t len, fdw_error *err);
+    /* What a run that blew up names (run/watch.h): the spec field most likely at fault and
+     * a sentence on the likely cause. */
+    const char *unstable_field;
+    const char *unstable_hint;
     /* After each step (may be NULL): e.g. the derivative kind checks iteration 1. */
     fdw_status (*after_step)(struct fdw_run_state *r, long done, fdw_error *err);
 } fdw_kind_ops;

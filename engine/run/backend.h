@@ -147,6 +147,13 @@ struct fdw_backend {
     fdw_status (*fetch_receivers)(void *ctx, long first, long count, float *host,
                                   fdw_error *err);
 
+    /* The largest |value| of the current field over every slab of this context, as the
+     * bits of a float32 magnitude (which order like the magnitudes: a NaN or an infinity
+     * reads at or above 0x7f800000), for the run's watch (run/watch.h). Called with no
+     * work in flight (after wait); ghost planes and padding may be included (they hold
+     * copies and zeros). NULL: the table has none (a kind's own engine). */
+    fdw_status (*field_peak)(void *ctx, uint32_t *bits, fdw_error *err);
+
     /* Per-device memory held (bytes) for progress reports; may be NULL. */
     uint64_t (*device_bytes)(void *ctx, int dev);
 

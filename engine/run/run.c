@@ -418,6 +418,10 @@ static fdw_status step_once(run *r, long it, int n, fdw_error *err)
         return st;
     const long done = it + n;
     r->steps_done = done;
+    /* a field that blew up is neither written nor passed on */
+    if (fdw_watch_due(&r->watch, done, r->prob.nt) &&
+        (st = fdw_watch_check(r, &r->watch, done, err)) != FDW_OK)
+        return st;
     fdw_snapshots_note_steps(r->snaps, done);
     if (r->snaps && done % spec->snapshot_every == 0 &&
         (st = take_snapshot(r, done, err)) != FDW_OK)
@@ -508,6 +512,7 @@ static fdw_status time_loop(run *r, fdw_error *err)
     const double interval = r->cb ? r->cb->progress_interval_s : 0.0;
     fdw_meter_start(&r->meter, nt, (double)spec->nx * spec->ny * spec->nz, interval);
     r->meter.step_last = r->steps_done;
+    fdw_watch_init(&r->watch, r->steps_done);
     const int spp = choose_steps_per_pass(r);
     fdw_status st = FDW_OK;
     for (long it = r->steps_done, n = 1; it < nt; it += n) {

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "run/progress.h"
 
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -29,7 +30,10 @@ typedef struct snap_file {
     int ndims;
     long dims[3];
     const char *units;
-    double max_abs;            /* largest |sample| of the region (the manifest's max_abs) */
+    double max_abs;            /* largest finite |sample| of the region (the manifest's
+                                  max_abs) */
+    long long nonfinite;       /* samples that are NaN or infinite (the manifest's
+                                  nonfinite, recorded when not 0) */
 } snap_file;
 
 /* One snapshot's host buffers and what became of them. state is guarded by the mutex;
@@ -126,14 +130,20 @@ static const char *plane_desc(const fdw_slice *r, char *buf, size_t len)
     return buf;
 }
 
-static float max_abs(const float *v, size_t n)
+/* The largest finite |sample| of v, and how many samples are not finite (NaN or inf):
+ * the manifest reports both, so a file holding non-finite values says so. */
+static float max_abs(const float *v, size_t n, long long *nonfinite)
 {
     float m = 0.0f;
+    long long bad = 0;
     for (size_t i = 0; i < n; i++) {
         const float a = fabsf(v[i]);
-        if (a > m)
+        if (!(a <= FLT_MAX))
+            bad++;
+        else if (a > m)
             m = a;
     }
+    *nonfinite = bad;
     return m;
 }
 
@@ -155,7 +165,8 @@ static fdw_status write_set(fdw_snapshots *s, snap_set *set, fdw_error *err)
         plane_desc(reg, where, sizeof where);
         /* The PNG's clip, and the manifest's max_abs of every file of this region: a
          * client scaling several snapshots alike needs no file read to find the scale. */
-        const float clip = max_abs(set->bufs[r], n);
+        long long nonfinite = 0;
+        const float clip = max_abs(set->bufs[r], n, &nonfinite);
         for (int png = 0; png < 2; png++) {
             if (png && (!spec->snapshot_png || reg->plane == FDW_PLANE_VOLUME))
                 continue;
@@ -191,6 +202,7 @@ static fdw_status write_set(fdw_snapshots *s, snap_set *set, fdw_error *err)
                 return st;
             memcpy(f->dims, dims, sizeof dims);
             f->max_abs = clip;
+            f->nonfinite = nonfinite;
             set->names[set->nfiles] = f->name;
             set->nfiles++;
         }
@@ -347,6 +359,8 @@ static fdw_status deliver_one(fdw_snapshots *s, const fdw_callbacks *cb, fdw_err
         fdw_manifest_add(s->manifest, sf->name, "snapshot", sf->format, sf->desc, sf->ndims,
                          sf->dims, sf->units, set->step, time);
         fdw_manifest_set_number(s->manifest, sf->name, "max_abs", sf->max_abs);
+        if (sf->nonfinite > 0)
+            fdw_manifest_set_number(s->manifest, sf->name, "nonfinite", (double)sf->nonfinite);
     }
     fdw_status st = set->st;
     if (st != FDW_OK)

@@ -10,6 +10,7 @@
 #include "run/checkpoint.h"
 #include "run/progress.h"
 #include "run/run_snapshots.h"
+#include "run/watch.h"
 
 #include <stddef.h>
 
@@ -44,6 +45,7 @@ typedef struct fdw_run_state {
     double change;
     long long changed;
     fdw_ckpt_run ckpt;         /* checkpoints (run/checkpoint.h) */
+    fdw_watch watch;           /* no silent blow-up (run/watch.h) */
 } fdw_run_state;
 
 /* fdw_run of a spec without a survey: one shot, one run (run.c); a survey's shots are

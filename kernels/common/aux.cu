@@ -52,6 +52,24 @@ __global__ void gather_kernel(float *dst, const float *field, long pitch, long p
     }
 }
 
+// Magnitude bits of a float order like the magnitudes (NaNs above +inf), so the watch's
+// "largest |x|, or not finite" is one integer max: per warp, then one atomic per block.
+__global__ void peak_kernel(const unsigned *p, size_t n, unsigned *out)
+{
+    unsigned m = 0;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < n;
+         e += (size_t)gridDim.x * blockDim.x)
+        m = max(m, __ldg(p + e) & 0x7fffffffu);
+    m = __reduce_max_sync(0xffffffffu, m);
+    __shared__ unsigned warp_max[32];
+    if ((threadIdx.x & 31) == 0) warp_max[threadIdx.x >> 5] = m;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (unsigned w = 1; w < blockDim.x / 32; ++w) m = max(m, warp_max[w]);
+        atomicMax(out, m);
+    }
+}
+
 __device__ unsigned hash32(unsigned x)
 {
     x ^= x >> 16; x *= 0x7feb352dU; x ^= x >> 15; x *= 0x846ca68bU; x ^= x >> 16;
@@ -117,6 +135,15 @@ int fdwk_gather(float *dst, const float *field, const fdwk_layout *L, int i0, in
     if (n <= 0) return 0;
     gather_kernel<<<grid_for(n), 256, 0, (cudaStream_t)s>>>(dst, field, L->pitch, L->plane,
                                                             i0, ni, j0, nj, k0, nk);
+    return (int)cudaGetLastError();
+}
+
+int fdwk_peak_bits(const float *p, size_t n, unsigned *out, fdwk_stream s)
+{
+    if (n == 0) return 0;
+    const size_t blocks = (n + 255) / 256;
+    peak_kernel<<<(unsigned)(blocks < 2048 ? blocks : 2048), 256, 0, (cudaStream_t)s>>>(
+        reinterpret_cast<const unsigned *>(p), n, out);
     return (int)cudaGetLastError();
 }
 

@@ -108,6 +108,10 @@ int fdwk_free_surface(float *field, const fdwk_layout *L, int radius, fdwk_strea
  * compact array. */
 int fdwk_gather(float *dst, const float *field, const fdwk_layout *L, int i0, int ni,
                 int j0, int nj, int k0, int nk, fdwk_stream s);
+/* The largest magnitude bits (|x| as float32 bits, NaN and infinity at or above 0x7f800000)
+ * of n floats from p, combined into *out (device memory, which the caller zeroes first) by
+ * atomicMax: the run's field watch. */
+int fdwk_peak_bits(const float *p, size_t n, unsigned *out, fdwk_stream s);
 /* Fills the interior of a field with a deterministic pseudo-random pattern (benchmarks). */
 int fdwk_fill_random(float *field, const fdwk_layout *L, unsigned seed, float scale,
                      float offset, fdwk_stream s);

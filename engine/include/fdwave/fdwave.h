@@ -22,7 +22,10 @@ typedef enum fdw_status {
     FDW_ERR_DEVICE,      /* a GPU call failed, or no such device */
     FDW_ERR_CANCELLED,   /* a callback asked the run to stop */
     FDW_ERR_UNSUPPORTED, /* valid request this build cannot do (e.g. cuda without nvcc) */
-    FDW_ERR_INTERNAL     /* a bug: please report */
+    FDW_ERR_INTERNAL,    /* a bug: please report */
+    FDW_ERR_UNSTABLE     /* the run blew up: its field stopped being finite or bounded (the
+                          * message names the step and the likely cause, err.field the
+                          * spec field most likely at fault) */
 } fdw_status;
 
 typedef struct fdw_error {

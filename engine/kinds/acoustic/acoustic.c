@@ -207,4 +207,9 @@ const fdw_kind_ops fdw_kind_acoustic = {
     .cuda = &fdw_acoustic_cuda,
 #endif
     .finish = fdw_run_write_gathers,
+    .unstable_field = "velocity",
+    .unstable_hint = "the finite-difference scheme is stable at this dt for the model's "
+                     "largest velocity (time.dt is checked against it), so look at the "
+                     "velocity model (values its scan did not expect) and the absorbing "
+                     "boundary's parameters (boundary)",
 };

@@ -267,5 +267,8 @@ const fdw_kind_ops fdw_kind_derivative = {
     .cuda = &fdw_derivative_cuda,
 #endif
     .finish = derivative_finish,
+    .unstable_field = "iterations",
+    .unstable_hint = "each iteration differentiates the field again and amplifies its "
+                     "rounding noise",
     .after_step = derivative_after_step,
 };

@@ -250,4 +250,8 @@ const fdw_kind_ops fdw_kind_ete = {
     .cuda = &fdw_ete_cuda,
 #endif
     .finish = ete_finish,
+    .unstable_field = "time.dt",
+    .unstable_hint = "the ETE operator at this dt is unstable on this model (where velocity "
+                     "bins meet): a smaller time.dt, or \"auto\", whose check on the model "
+                     "picks a stable dt",
 };

@@ -163,4 +163,6 @@ const fdw_kind_ops fdw_kind_stencil = {
     .cuda = &fdw_stencil_cuda,
 #endif
     .finish = fdw_run_write_field,
+    .unstable_field = "coefficients",
+    .unstable_hint = "the coefficients amplify the field at every iteration",
 };
