@@ -4,7 +4,8 @@
  * corner and random blocks the per-bin fits at the fit-based dt auto give an operator with
  * an eigenvalue below -4, the parse's dt auto comes down to a stable dt, at which a long
  * run stays bounded, and a given unstable dt is refused naming time.dt and the largest
- * stable dt found; a one-bin model needs no Lanczos steps. */
+ * stable dt found; a layered model is checked by plane waves, whose extremes bound the
+ * grid's (Lanczos on the same grid) from outside and closely. */
 #include "kinds/ete/ete_stability.h"
 #include "model/model_io.h"
 #include "spec/spec.h"
@@ -298,7 +299,8 @@ START_TEST(test_edge_corner_blocks)
 }
 END_TEST
 
-/* One bin: the fitted operator cut to the grid, stable as the fit is; no Lanczos steps. */
+/* One bin: stable at the fit-based dt (the fit's own operator cut to the grid), checked as
+ * a layered model, no Lanczos steps. */
 START_TEST(test_one_bin)
 {
     char path[128], json[2048];
@@ -309,7 +311,60 @@ START_TEST(test_one_bin)
     ck_assert_int_eq(parse(json, 0, &spec, &err), FDW_OK);
     const fdw_ete_spec *k = spec->kspec;
     ck_assert_int_eq(k->check_steps, 0);
+    ck_assert(k->check_layered);
     ck_assert_double_eq(k->dt_unstable, 0.0);
+    ck_assert_double_ge(k->lambda_min, -4.0 + 2e-4 - 1e-9); /* the fit's margin */
+    fdw_spec_free(spec);
+}
+END_TEST
+
+static float two_layers(int i, int j, int k)
+{
+    (void)i, (void)j;
+    return k >= 14 ? 2600.0f : 2000.0f;
+}
+
+/* A layered model under a free surface: by plane waves the fit-based dt has an eigenvalue
+ * below -4; at 0.8 of it both methods find it stable, the plane waves' extremes lying
+ * outside the grid's Lanczos values (the grid's operator is a restriction of the one
+ * infinite along x and y) and within 5e-3 of them on this 32-point grid. */
+START_TEST(test_layered_matches_lanczos)
+{
+    char path[128], json[2048];
+    write_model("layers", two_layers, path, sizeof path);
+    job(json, sizeof json, path, 10, "\"auto\"", "");
+    char *b = strstr(json, "\"width\": 8}");
+    ck_assert_ptr_nonnull(b);
+    snprintf(b, sizeof json - (size_t)(b - json), "\"width\": 8, \"free_surface\": true}}");
+    fdw_spec *spec = NULL;
+    fdw_error err;
+    ck_assert_msg(parse(json, 1, &spec, &err) == FDW_OK, "%s", err.message);
+    ck_assert(spec->boundary.free_surface);
+    const ete_spectrum bad = spectrum_at(spec, spec->dt);
+    ck_assert_int_eq(bad.method, ETE_SPECTRUM_LAYERED);
+    ck_assert(!fdw_ete_spectrum_stable(&bad));
+    const size_t n = (size_t)N * N * N;
+    float *v = malloc(n * sizeof *v);
+    ck_assert_int_eq(fdw_model_load(spec, v, &err), FDW_OK);
+    fdw_spec at = *spec;
+    at.dt = 0.8 * spec->dt;
+    fdw_ete_data d = {0};
+    ck_assert_int_eq(fdw_ete_build_table(&at, v, n, &d, &err), FDW_OK);
+    const ete_grid g = {N, N, N, 1};
+    ete_spectrum lay, lan;
+    ck_assert_int_eq(fdw_ete_spectrum(&g, &d, 0, 1e-7, &lay, &err), FDW_OK);
+    ck_assert_int_eq(fdw_ete_lanczos(&g, &d, 600, 1e-9, &lan, &err), FDW_OK);
+    printf("layered: at the fit-based dt %g s lambda_min %.6f; at 0.8 of it plane waves "
+           "[%.7f, %.7f] (%.3f s), Lanczos [%.7f, %.7f] (%d steps, %.3f s)\n", spec->dt,
+           bad.lmin, lay.lmin, lay.lmax, lay.seconds, lan.lmin, lan.lmax, lan.iterations,
+           lan.seconds);
+    ck_assert_int_eq(lay.method, ETE_SPECTRUM_LAYERED);
+    ck_assert(fdw_ete_spectrum_stable(&lay) && fdw_ete_spectrum_stable(&lan));
+    ck_assert_double_le(lay.lmin, lan.lmin + 1e-9);
+    ck_assert_double_ge(lay.lmax, lan.lmax - 1e-9);
+    ck_assert_double_lt(lan.lmin - lay.lmin, 5e-3); /* the grid is 32 points wide */
+    free_table(&d);
+    free(v);
     fdw_spec_free(spec);
 }
 END_TEST
@@ -326,6 +381,7 @@ int main(void)
     tcase_add_test(tc, test_inclusion);
     tcase_add_test(tc, test_edge_corner_blocks);
     tcase_add_test(tc, test_one_bin);
+    tcase_add_test(tc, test_layered_matches_lanczos);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

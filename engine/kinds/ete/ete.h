@@ -68,6 +68,7 @@ typedef struct fdw_ete_spec {
     double lambda_min, lambda_max;
     int check_steps;
     double check_s;
+    int check_layered;         /* checked by plane waves (a layered model), not Lanczos */
     double dt_unstable;
 } fdw_ete_spec;
 

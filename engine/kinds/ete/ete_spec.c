@@ -259,21 +259,13 @@ static int check_at(spec_ctx *c, const float *v, double dt, fdw_ete_data *d, ete
     memset(sp, 0, sizeof *sp);
     fdw_status st = fdw_ete_build_table(&at, v, n, d, c->err);
     const ete_grid g = {at.nx, at.ny, at.nz, at.boundary.free_surface};
-    if (st == FDW_OK && d->nv == 1) {
-        /* One bin: the operator is the fitted one cut to the grid (0 outside, odd above a
-         * free surface), a restriction of the infinite grid's, whose eigenvalues lie
-         * within the fit's symbol range (Rayleigh quotients): stable as the fit is. */
-        sp->lmin = -4.0 + 2.0 * ETE_STAB_MARGIN; /* the fit's bound, not a measurement */
-        sp->lmax = 0.0;
-        *stable = 1;
-        return 0;
-    }
     if (st == FDW_OK)
         st = fdw_ete_spectrum(&g, d, 0, 1e-7, sp, c->err);
     if (st != FDW_OK)
         return -1;
     k->check_steps += sp->iterations;
     k->check_s += sp->seconds;
+    k->check_layered = sp->method == ETE_SPECTRUM_LAYERED;
     *stable = fdw_ete_spectrum_stable(sp);
     return 0;
 }
@@ -460,9 +452,10 @@ int fdw_ete_parse(spec_ctx *c, const json_t *root)
         json_object_set_new(e, "max_phase_error", json_real(k->max_phase_error));
     json_object_set_new(e, "phase_error", json_real(k->phase_error));
     if (k->checked) {
-        json_t *st = json_pack("{sfsfsisf}", "lambda_min", k->lambda_min, "lambda_max",
-                               k->lambda_max, "steps", k->check_steps, "seconds",
-                               k->check_s);
+        json_t *st = json_pack("{sssfsfsisf}", "method", k->check_layered ? "layered"
+                                                                          : "lanczos",
+                               "lambda_min", k->lambda_min, "lambda_max", k->lambda_max,
+                               "steps", k->check_steps, "seconds", k->check_s);
         if (k->dt_unstable > 0)
             json_object_set_new(st, "dt_unstable", json_real(k->dt_unstable));
         json_object_set_new(e, "stability", st);

@@ -323,8 +323,196 @@ static double dotw(const double *x, const double *y, const double *w, size_t n)
     return s;
 }
 
+/* ---- layered models: plane waves along x and y ---- */
+
+#define BW 4                   /* the z line's band: planes up to 4 apart couple */
+#define SAMPLES 24             /* wavenumber intervals over [0, pi] per axis */
+#define BISECT_TOL 1e-10
+
+/* A layered model's bins, one per plane (zb[k]), or 0 when some plane holds two. */
+static int layered_bins(const ete_grid *g, const fdw_ete_data *d, uint16_t *zb)
+{
+    const size_t plane = (size_t)g->nx * (size_t)g->ny;
+    for (int k = 0; k < g->nz; k++) {
+        const uint16_t *p = d->idx + (size_t)k * plane;
+        zb[k] = p[0];
+        for (size_t i = 1; i < plane; i++)
+            if (p[i] != p[0])
+                return 0;
+    }
+    return 1;
+}
+
+/* The operator on the z line for the plane wave exp(i (tx x + ty y)), symmetrised:
+ * S = A^1/2 Q A^1/2 over the unknown planes (plane 0 held at 0 under a free surface is
+ * none), band[r * (BW + 1) + o] = S[r][r + o]. The neighbours outside the grid in z hold
+ * 0, above a free surface minus the mirror plane's value (with its bin). */
+static void line_matrix(const ete_grid *g, const fdw_ete_data *d, const uint16_t *zb,
+                        double tx, double ty, double *band)
+{
+    const int k0 = g->free_surface ? 1 : 0, n = g->nz - k0;
+    memset(band, 0, (size_t)n * (BW + 1) * sizeof *band);
+    for (int k = k0; k < g->nz; k++) {
+        const unsigned bk = zb[k];
+        const double ak = d->table[bk * ETE_TABLE_STRIDE];
+        for (int c = 0; c < 36; c++) {
+            const int kn = k + NB[c].dz, m = kn < 0 && g->free_surface ? -kn : kn;
+            if (m < 0 || m >= g->nz) { /* 0 outside: the pair's weight of the nearest plane */
+                const unsigned b = zb[m < 0 ? 0 : g->nz - 1];
+                band[(k - k0) * (BW + 1)] -= ak * d->table[(b > bk ? b : bk) * ETE_TABLE_STRIDE + NB[c].s];
+                continue;
+            }
+            const unsigned b = zb[m] > bk ? zb[m] : bk;
+            const double w = d->table[b * ETE_TABLE_STRIDE + NB[c].s];
+            band[(k - k0) * (BW + 1)] -= ak * w; /* the -p term */
+            if (m < k0)                          /* plane 0 under a free surface: held at 0 */
+                continue;
+            const double phase = cos(tx * NB[c].dx + ty * NB[c].dy);
+            const double sign = kn < 0 ? -1.0 : 1.0;
+            const double am = d->table[zb[m] * ETE_TABLE_STRIDE];
+            const int lo = (k < m ? k : m) - k0, o = abs(m - k);
+            /* S[k][m] += sqrt(ak am) w phase sign; each unordered pair once per side */
+            const double v = sqrt(ak * am) * w * phase * sign;
+            band[lo * (BW + 1) + o] += o == 0 ? v : 0.5 * v;
+        }
+    }
+}
+
+/* Whether sign (S - x I) is positive definite (banded Cholesky, no pivoting needed). */
+static int definite(const double *band, int n, double x, double sign, double *work)
+{
+    /* work: the factor's rows, band layout */
+    for (int r = 0; r < n; r++) {
+        for (int o = 0; o <= BW; o++) {
+            if (r + o >= n) {
+                work[r * (BW + 1) + o] = 0.0;
+                continue;
+            }
+            double v = sign * (band[r * (BW + 1) + o] - (o == 0 ? x : 0.0));
+            for (int q = 1; q <= BW - o && q <= r; q++) /* rows r - q above */
+                v -= work[(r - q) * (BW + 1) + q] * work[(r - q) * (BW + 1) + q + o];
+            if (o == 0) {
+                if (!(v > 0.0))
+                    return 0;
+                work[r * (BW + 1)] = sqrt(v);
+            } else {
+                work[r * (BW + 1) + o] = v / work[r * (BW + 1)];
+            }
+        }
+    }
+    return 1;
+}
+
+/* The smallest (sign 1) or minus the largest (sign -1) eigenvalue of S by bisection. */
+static double line_extreme(const double *band, int n, double sign, double *work)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (int r = 0; r < n; r++) { /* Gershgorin */
+        double off = 0.0;
+        for (int o = 1; o <= BW; o++) {
+            if (r + o < n)
+                off += fabs(band[r * (BW + 1) + o]);
+            if (r - o >= 0)
+                off += fabs(band[(r - o) * (BW + 1) + o]);
+        }
+        lo = fmin(lo, sign * band[r * (BW + 1)] - off);
+        hi = fmax(hi, sign * band[r * (BW + 1)] + off);
+    }
+    while (hi - lo > BISECT_TOL) { /* sign S - mid I definite: all above mid */
+        const double mid = 0.5 * (lo + hi);
+        if (definite(band, n, sign * mid, sign, work))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The extreme eigenvalue (sign 1: smallest; -1: minus the largest) at wavenumbers t. */
+static double at_wavenumber(const ete_grid *g, const fdw_ete_data *d, const uint16_t *zb,
+                            const double t[2], double sign, double *band, double *work)
+{
+    const int n = g->nz - (g->free_surface ? 1 : 0);
+    line_matrix(g, d, zb, t[0], t[1], band);
+    return line_extreme(band, n, sign, work);
+}
+
+/* The smallest value of at_wavenumber over [0, pi]^2: the best of a grid, then pattern
+ * search from the few best grid points with steps shrinking to 1e-7. */
+static double layered_extreme(const ete_grid *g, const fdw_ete_data *d, const uint16_t *zb,
+                              double sign, double *band, double *work)
+{
+    const double h = M_PI / SAMPLES;
+    double grid[(SAMPLES + 1) * (SAMPLES + 1)];
+    for (int a = 0; a <= SAMPLES; a++)
+        for (int b = 0; b <= SAMPLES; b++) {
+            const double t[2] = {a * h, b * h};
+            grid[a * (SAMPLES + 1) + b] = at_wavenumber(g, d, zb, t, sign, band, work);
+        }
+    double best = INFINITY;
+    for (int pass = 0; pass < 4; pass++) { /* the four smallest grid values */
+        int at = -1;
+        for (int q = 0; q < (SAMPLES + 1) * (SAMPLES + 1); q++)
+            if (!isnan(grid[q]) && (at < 0 || grid[q] < grid[at]))
+                at = q;
+        if (at < 0)
+            break;
+        double t[2] = {(at / (SAMPLES + 1)) * h, (at % (SAMPLES + 1)) * h}, v = grid[at];
+        grid[at] = NAN;
+        for (double step = h; step > 1e-7; step *= 0.5) {
+            int moved = 1;
+            while (moved) {
+                moved = 0;
+                for (int c = 0; c < 4; c++) {
+                    double u[2] = {t[0], t[1]};
+                    u[c / 2] += c % 2 ? step : -step;
+                    u[c / 2] = fmin(fmax(u[c / 2], 0.0), M_PI);
+                    const double w = at_wavenumber(g, d, zb, u, sign, band, work);
+                    if (w < v) {
+                        v = w, t[0] = u[0], t[1] = u[1];
+                        moved = 1;
+                    }
+                }
+            }
+        }
+        best = fmin(best, v);
+    }
+    return best;
+}
+
+/* The check of a layered model (ete_stability.h); 0, or -1 when its bins vary in a plane
+ * (or memory is short): then Lanczos. */
+static int layered_spectrum(const ete_grid *g, const fdw_ete_data *d, ete_spectrum *out)
+{
+    uint16_t *zb = malloc((size_t)g->nz * sizeof *zb);
+    double *band = malloc((size_t)g->nz * (BW + 1) * sizeof *band);
+    double *work = malloc((size_t)g->nz * (BW + 1) * sizeof *work);
+    int rc = -1;
+    if (zb && band && work && g->nz > 1 && layered_bins(g, d, zb)) {
+        out->method = ETE_SPECTRUM_LAYERED;
+        out->lmin = layered_extreme(g, d, zb, 1.0, band, work);
+        out->lmax = -layered_extreme(g, d, zb, -1.0, band, work);
+        out->rmin = out->rmax = BISECT_TOL;
+        rc = 0;
+    }
+    free(zb), free(band), free(work);
+    return rc;
+}
+
 fdw_status fdw_ete_spectrum(const ete_grid *g, const fdw_ete_data *d, int max_iter, double tol,
                             ete_spectrum *out, fdw_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const double t0 = omp_get_wtime();
+    if (layered_spectrum(g, d, out) == 0) {
+        out->seconds = omp_get_wtime() - t0;
+        return FDW_OK;
+    }
+    return fdw_ete_lanczos(g, d, max_iter, tol, out, err);
+}
+
+fdw_status fdw_ete_lanczos(const ete_grid *g, const fdw_ete_data *d, int max_iter, double tol,
+                           ete_spectrum *out, fdw_error *err)
 {
     memset(out, 0, sizeof *out);
     const double t0 = omp_get_wtime();

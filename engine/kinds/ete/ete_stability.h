@@ -26,11 +26,21 @@
 #define ETE_LAMBDA_LO (-4.0 + 1e-5)
 #define ETE_LAMBDA_HI 0.0
 
-/* What the check found. */
+/* What the check found. A layered model (every plane one bin) is checked exactly, by
+ * plane waves: the operator commutes with shifts along x and y, so its spectrum on the
+ * grid lies within the union over in-plane wavenumbers of the spectra of the operator on
+ * the z line, small banded symmetric matrices whose extreme eigenvalues bisection with
+ * Cholesky factorisations finds (the wavenumbers sampled, then the extremes polished).
+ * Any other model by Lanczos on the whole grid. */
+typedef enum { ETE_SPECTRUM_LANCZOS = 0, ETE_SPECTRUM_LAYERED } ete_spectrum_method;
+
 typedef struct ete_spectrum {
-    double lmin, lmax;         /* the extreme Ritz values: eigenvalues of L ... */
-    double rmin, rmax;         /* ... each within this distance of one (residual bounds) */
-    int iterations;            /* Lanczos steps (operator applications) */
+    ete_spectrum_method method;
+    double lmin, lmax;         /* Lanczos: the extreme Ritz values, eigenvalues of L ...;
+                                * layered: the extremes over the in-plane wavenumbers */
+    double rmin, rmax;         /* ... each within this distance of one (residual bounds;
+                                * layered: the bisection's tolerance) */
+    int iterations;            /* Lanczos steps (operator applications); layered: 0 */
     double seconds;
 } ete_spectrum;
 
@@ -48,6 +58,11 @@ typedef struct ete_grid {
  * be had. */
 fdw_status fdw_ete_spectrum(const ete_grid *g, const fdw_ete_data *d, int max_iter, double tol,
                             ete_spectrum *out, fdw_error *err);
+
+/* The same by Lanczos whatever the model (fdw_ete_spectrum's path for a model that is not
+ * layered; tests compare the two on layered models). */
+fdw_status fdw_ete_lanczos(const ete_grid *g, const fdw_ete_data *d, int max_iter, double tol,
+                           ete_spectrum *out, fdw_error *err);
 
 /* 1 when what s found lies in the stable range. (Not a proof of stability: an end the
  * steps did not reach could lie beyond; the run's field watch is the last guard.) */
