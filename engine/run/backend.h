@@ -58,6 +58,9 @@ typedef struct fdw_problem {
     const fdw_tap *src_taps;
     const float *wavelets;     /* nsources * nt */
     long nt;
+    /* The run loop's steps: nt (a time step each) unless the kind's own engine counts its
+     * work otherwise (the imaging kinds: their forward, recomputing and adjoint steps). */
+    long nsteps;
 
     /* Receivers: slot s holds u(s * rec_interval * dt); slot 0 is the zero initial state.
      * After step it, if (it+1) % rec_interval == 0, slot (it+1)/rec_interval receives, for

@@ -78,7 +78,7 @@ static void header_fill(const run *r, long step, ckpt_header *h)
     h->ndev = (uint32_t)r->plan.ndev;
     h->spec_hash = spec_hash(r->spec);
     h->step = step;
-    h->nt = r->prob.nt;
+    h->nt = r->prob.nsteps;
     snprintf(h->kind, sizeof h->kind, "%s", r->spec->kind->name);
     snprintf(h->backend, sizeof h->backend, "%s", r->be->name);
     snprintf(h->engine, sizeof h->engine, "%s", FDW_VERSION);
@@ -112,9 +112,9 @@ static void header_check(const run *r, const ckpt_header *h, long step, char *wh
              memcmp(h->nz, mine.nz, sizeof h->nz) != 0)
         snprintf(why, len, "it was written for %u slab(s) of another plan; this run has %u",
                  h->ndev, mine.ndev);
-    else if (h->step != step || h->nt != mine.nt || step < 0 || step > r->prob.nt)
+    else if (h->step != step || h->nt != mine.nt || step < 0 || step > r->prob.nsteps)
         snprintf(why, len, "it holds step %" PRId64 " of %" PRId64 "; expected step %ld of %ld",
-                 h->step, h->nt, step, r->prob.nt);
+                 h->step, h->nt, step, r->prob.nsteps);
 }
 
 /* The loop's part: the derivative kind's error of iteration 1, the snapshots delivered,
@@ -230,7 +230,7 @@ static void report(const run *r, int resumed, long step, double seconds)
         return;
     fdw_checkpoint_info ci = {.resumed = resumed,
                               .step = step,
-                              .nsteps = r->prob.nt,
+                              .nsteps = r->prob.nsteps,
                               .bytes = files_bytes(r, step),
                               .seconds = seconds};
     r->cb->checkpoint(r->cb->user, &ci);
@@ -468,7 +468,7 @@ fdw_status fdw_checkpoint_start(run *r, fdw_error *err)
     r->ckpt.written = step;
     r->ckpt.t_last = fdw_now();
     fdw_run_log(r, FDW_LOG_INFO, "resumed at step %ld of %ld from its checkpoint (%.1f s)", step,
-                r->prob.nt, r->ckpt.t_last - t0);
+                r->prob.nsteps, r->ckpt.t_last - t0);
     report(r, 1, step, r->ckpt.t_last - t0);
     return FDW_OK;
 }
@@ -477,7 +477,7 @@ int fdw_checkpoint_due(run *r, long done)
 {
     const fdw_checkpoint_opts *o = opts_of(r);
     const int can_suspend = r->cb && r->cb->suspend;
-    if ((!r->ckpt.enabled && !can_suspend) || done >= r->prob.nt)
+    if ((!r->ckpt.enabled && !can_suspend) || done >= r->prob.nsteps)
         return 0;
     int flag = 0;
     if (r->ckpt.enabled &&

@@ -126,6 +126,7 @@ fdw_status fdw_problem_build(const fdw_spec *spec, const fdw_tuning *tuning,
     prob->nz = spec->nz;
     prob->radius = spec->radius;
     prob->nt = spec->nt;
+    prob->nsteps = spec->nt;
     prob->rec_interval = spec->receiver_interval >= 1 ? spec->receiver_interval : 1;
     prob->nrec_slots = prob->nt / prob->rec_interval + 1;
     prob->tuning = tuning ? tuning : &automatic;

@@ -419,7 +419,7 @@ static fdw_status step_once(run *r, long it, int n, fdw_error *err)
     const long done = it + n;
     r->steps_done = done;
     /* a field that blew up is neither written nor passed on */
-    if (fdw_watch_due(&r->watch, done, r->prob.nt) &&
+    if (fdw_watch_due(&r->watch, done, r->prob.nsteps) &&
         (st = fdw_watch_check(r, &r->watch, done, err)) != FDW_OK)
         return st;
     fdw_snapshots_note_steps(r->snaps, done);
@@ -434,7 +434,7 @@ static fdw_status step_once(run *r, long it, int n, fdw_error *err)
         return FDW_OK;
     if ((st = fdw_snapshots_poll(r->snaps, r->cb, err)) != FDW_OK)
         return st;
-    if (done < r->prob.nt && !r->stop && (r->report_now || fdw_meter_due(&r->meter, fdw_now())))
+    if (done < r->prob.nsteps && !r->stop && (r->report_now || fdw_meter_due(&r->meter, fdw_now())))
         st = report(r, done, 0, err);
     r->report_now = 0;
     return st;
@@ -469,7 +469,7 @@ static fdw_status checkpoint_step(run *r, fdw_error *err)
         return FDW_OK;
     r->ckpt.suspended = 1;
     return fdw_fail(err, FDW_ERR_CANCELLED, NULL, "suspended at step %ld of %ld (%s)",
-                    r->steps_done, r->prob.nt,
+                    r->steps_done, r->prob.nsteps,
                     r->ckpt.written == r->steps_done ? "its checkpoint written"
                                                      : "no checkpoint of this step");
 }
@@ -508,7 +508,7 @@ static int pair_steps(const run *r, int spp, long it)
 static fdw_status time_loop(run *r, fdw_error *err)
 {
     const fdw_spec *spec = r->spec;
-    const long nt = r->prob.nt;
+    const long nt = r->prob.nsteps;
     const double interval = r->cb ? r->cb->progress_interval_s : 0.0;
     fdw_meter_start(&r->meter, nt, (double)spec->nx * spec->ny * spec->nz, interval);
     r->meter.step_last = r->steps_done;
@@ -552,7 +552,7 @@ static fdw_status write_result(run *r, int completed, const char *extra, fdw_err
     snprintf(json, sizeof json,
              "{\"completed\": %s, \"steps\": %ld, \"nsteps\": %ld, \"elapsed_s\": %.6f, "
              "\"mpts\": %.3f, \"backend\": \"%s\", \"devices\": %d%s%s}",
-             completed ? "true" : "false", r->steps_done, r->prob.nt, r->loop_s, mpts,
+             completed ? "true" : "false", r->steps_done, r->prob.nsteps, r->loop_s, mpts,
              r->be->name, r->plan.ndev, resumed, extra ? extra : "");
     fdw_manifest_set_json(r->manifest, "result", json);
     return fdw_manifest_write(r->manifest, err);

@@ -69,13 +69,13 @@ fdw_status fdw_watch_check(fdw_run_state *r, fdw_watch *w, long done, fdw_error 
             snprintf(since, sizeof since, " (finite at the check after step %ld)", prev);
         return fdw_fail(err, FDW_ERR_UNSTABLE, k->unstable_field,
                         "the field is not finite (NaN or infinity) after step %ld of %ld%s: "
-                        "the run is unstable; %s", done, r->prob.nt, since, k->unstable_hint);
+                        "the run is unstable; %s", done, r->prob.nsteps, since, k->unstable_hint);
     }
     float peakf;
     memcpy(&peakf, &bits, sizeof peakf);
     const double peak = peakf;
     w->peak = peak;
-    if (!k->wave)
+    if (!k->wave || r->prob.nsteps != r->prob.nt) /* (steps of one field with those sources) */
         return FDW_OK;
     const double src = source_peak(&r->prob, w, done);
     if (w->base_src < 0.0 || src > 2.0 * w->base_src) { /* the sources grew: a new start */

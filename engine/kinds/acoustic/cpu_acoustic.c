@@ -152,14 +152,19 @@ static cpu_acoustic_fn portable_kernel(int r)
  * the portable one (tests/cpu_kernels compares the two; they agree within a few ulps, the
  * AVX-512 one using fused multiply-adds). One kernel runs for every plane of a step, so
  * slabs stay bit for bit equal to one slab. */
-static cpu_acoustic_fn acoustic_kernel(const cpu_ctx *c)
+cpu_acoustic_fn cpu_acoustic_kernel_for(int r, int portable)
 {
-    if (!c->prob.tuning->cpu_portable) {
-        cpu_acoustic_fn fn = cpu_acoustic_avx512_kernel(c->r);
+    if (!portable) {
+        cpu_acoustic_fn fn = cpu_acoustic_avx512_kernel(r);
         if (fn)
             return fn;
     }
-    return portable_kernel(c->r);
+    return portable_kernel(r);
+}
+
+static cpu_acoustic_fn acoustic_kernel(const cpu_ctx *c)
+{
+    return cpu_acoustic_kernel_for(c->r, c->prob.tuning->cpu_portable);
 }
 
 /* Working set, in bytes, that a y block's 2r + 1 planes of u may take while the block

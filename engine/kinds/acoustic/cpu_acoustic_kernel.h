@@ -47,4 +47,8 @@ typedef void (*cpu_acoustic_fn)(const cpu_acoustic_args *a, int k0, int k1, int 
  * this processor has no AVX-512F. */
 cpu_acoustic_fn cpu_acoustic_avx512_kernel(int r);
 
+/* The kernel a run of radius r takes: the AVX-512 one where there is one, unless portable
+ * (fdw_tuning.cpu_portable). The imaging kinds step fields of their own with it. */
+cpu_acoustic_fn cpu_acoustic_kernel_for(int r, int portable);
+
 #endif
