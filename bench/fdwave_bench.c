@@ -517,58 +517,6 @@ static void bench_job(void)
     report_job("full job, CPML 10, 1024^3", n2, m, wall, bare2, 1, 1);
 }
 
-/* Two steps per pass (issue 19): the same jobs through fdw_run with one and with two
- * steps per pass (tuning.steps_per_pass): acoustic order 8, sponge 36, without outputs (the
- * kernels' speed) and with 1000 receivers and snapshots every 100 steps (the whole job),
- * at 512^3 and 1024^3; the stencil kind at orders 6 and 8 on 512^3. Ratios of the same run. */
-static void bench_blocking(void)
-{
-    const long nt = g_quick ? 100 : 400;
-    static const char *sponge = "{\"type\":\"sponge\",\"width\":36,\"reflection\":0.01}";
-    printf("\ntwo steps per pass through fdw_run (order 8, sponge 36, %ld steps):\n", nt);
-    const int saved = g_tuning.steps_per_pass;
-    for (int n = 512; n <= 1024; n += 512)
-        for (int full = 0; full < 2; full++) {
-            double m[2], wall[2];
-            for (int spp = 1; spp <= 2; spp++) {
-                g_tuning.steps_per_pass = spp;
-                m[spp - 1] = run_job(n, nt, full, full, sponge, &wall[spp - 1]);
-            }
-            g_tuning.steps_per_pass = saved;
-            const char *what = full ? "receivers + snapshots" : "no outputs";
-            printf("  %d^3, %-22s one step per pass %.0f Mpts/s, two %.0f Mpts/s: %.3fx\n", n,
-                   what, m[0], m[1], m[1] / m[0]);
-            for (int spp = 1; spp <= 2; spp++) {
-                json_t *extra = json_pack("{s:i, s:f, s:f, s:s, s:i, s:i}", "steps_per_pass", spp,
-                                          "speedup_vs_one_step", m[spp - 1] / m[0], "wall_s",
-                                          wall[spp - 1], "job", what, "receivers",
-                                          full ? 1000 : 0, "snapshot_every", full ? 100 : 0);
-                record("acoustic-blocking", 8, n, n, n, 1, m[spp - 1], spp == 2 ? 10 : 16,
-                       "fdw_run", extra);
-            }
-        }
-    /* the stencil kind, orders 6-8 (the two-step kernel's range), 512^3 */
-    for (int order = 6; order <= 8; order += 2) {
-        double m[2], wall;
-        char json[256];
-        snprintf(json, sizeof json,
-                 "{\"kind\":\"stencil\",\"grid\":{\"nx\":512,\"ny\":512,\"nz\":512,"
-                 "\"dx\":1,\"dy\":1,\"dz\":1},\"order\":%d,\"iterations\":%ld,\"seed\":1}",
-                 order, nt);
-        for (int spp = 1; spp <= 2; spp++) {
-            g_tuning.steps_per_pass = spp;
-            m[spp - 1] = run_json(json, &wall);
-        }
-        g_tuning.steps_per_pass = saved;
-        printf("  stencil order %d, 512^3: one step per pass %.0f Mpts/s, two %.0f Mpts/s: "
-               "%.3fx\n", order, m[0], m[1], m[1] / m[0]);
-        for (int spp = 1; spp <= 2; spp++)
-            record("stencil-blocking", order, 512, 512, 512, 1, m[spp - 1], spp == 2 ? 4 : 8,
-                   "fdw_run", json_pack("{s:i, s:f}", "steps_per_pass", spp,
-                                        "speedup_vs_one_step", m[spp - 1] / m[0]));
-    }
-}
-
 /* A hand-built acoustic problem: constant (v dt)^2, no sponge or receivers, one source
  * at the centre (so the field is not all zeros). */
 static fdw_tap g_tap;
@@ -777,9 +725,9 @@ static void usage(FILE *f, const char *argv0)
             "  --quick            fewer repetitions, only the default configurations\n"
             "  --gpus N           the multi, huge, sweep and survey sections use up to N GPUs\n"
             "  --only LIST        sections, in this order: tune seed acoustic stencil\n"
-            "                     derivative job multi huge largest sweep survey blocking\n"
-            "                     (default: all but sweep, survey and blocking, which run\n"
-            "                     when named)\n"
+            "                     derivative job multi huge largest sweep survey\n"
+            "                     (default: all but sweep and survey, which run when\n"
+            "                     named)\n"
             "  --case SPEC        one kernel measurement instead of the sections (repeatable;\n"
             "                     KIND: acoustic, stencil, derivative or seed; AXIS x|y|z)\n"
             "  --config N         2.5D configuration 1..%d (0: the tuned default)\n"
@@ -913,7 +861,7 @@ int main(int argc, char **argv)
      * are written after each, so a run cut short keeps what it measured. */
     static const char *const SECTIONS[] = {"tune", "seed", "acoustic", "stencil", "derivative",
                                            "job", "multi", "huge", "largest", "sweep",
-                                           "survey", "blocking"};
+                                           "survey"};
     const int nsec = (int)(sizeof SECTIONS / sizeof SECTIONS[0]);
     int order_[16], n_ = 0;
     if (only) {
@@ -927,7 +875,7 @@ int main(int argc, char **argv)
                 p++;
         }
     } else {
-        for (int q = 0; q < nsec - 3; q++) /* all but sweep, survey, blocking: when named */
+        for (int q = 0; q < nsec - 2; q++) /* all but sweep and survey: when named */
             order_[n_++] = q;
     }
     for (int x = 0; x < n_; x++) {
@@ -949,7 +897,6 @@ int main(int argc, char **argv)
             break;
         }
         case 10: bench_survey(g_records, g_device, g_date, g_command, g_quick, gpus); break;
-        case 11: bench_blocking(); break;
         }
         printf("[section %s: %.1f s]\n", SECTIONS[order_[x]], now_s() - t0);
         fflush(stdout);

@@ -298,20 +298,6 @@ def build(recs, others, configs):
                    "job's: the model, each shot's set-up, the time loop and its SEG-Y outputs.",
                    "| survey | GPUs | shots at once | job time | speedup |", rows)
 
-    # Two steps per pass
-    best = use(newest([r for r in gpu if r.get("kind") in ("acoustic-blocking", "stencil-blocking")],
-                      lambda r: (r["kind"], r["order"], r["nx"], r["ny"], r["nz"], r.get("job"),
-                                 r.get("steps_per_pass"))))
-    rows = [f"| {r['kind'].split('-')[0]} | {r['order']} | {grid(r)} | {r.get('job') or '-'} | "
-            f"{r.get('steps_per_pass')} | {gpts(r)} | {r.get('speedup_vs_one_step', 0):.3f}x "
-            + row_tail(r) for r in sorted(best.values(), key=lambda r: (
-                r.get("device"), r["kind"], r["order"], r["nx"], str(r.get("job")), r.get("steps_per_pass", 0)))]
-    out += section("Two steps per pass (fdwave-bench --only blocking)",
-                   "Whole jobs through fdw_run with one and with two steps per pass "
-                   "(tuning.steps_per_pass), ratios of the same run; acoustic: sponge 36, with no "
-                   "outputs or with 1000 receivers and snapshots every 100 steps.",
-                   "| kind | order | grid | job | steps per pass | Gpoints/s | against one step |", rows)
-
     # ETE kind
     best = use(newest([r for r in gpu if r.get("kind") == "ete"],
                       lambda r: (r["nx"], r["ny"], r["nz"], r.get("variant"))))

@@ -77,8 +77,6 @@ static void usage(FILE *to)
             "                         backend; ETE: the same bits either way)\n"
             "      --mpi-stats        CUDA under MPI: each rank prints its exchange figures\n"
             "                         per step on stderr at the end\n"
-            "      --steps-per-pass N time steps per pass over the grid, 1 or 2 (default:\n"
-            "                         the backend's choice); the same results either way\n"
             "      --checkpoint DIR   write checkpoints into DIR and resume from the one\n"
             "                         there (same spec, devices and backend) when started\n"
             "                         again after a crash or a kill\n"
@@ -263,7 +261,6 @@ static int bad_option(char **argv, int c)
 
 enum {
     OPT_JSON = 256, OPT_MPI, OPT_CUDA_AWARE_MPI, OPT_CPU_PORTABLE, OPT_MPI_STATS,
-    OPT_STEPS_PER_PASS,
     OPT_CHECKPOINT, OPT_CHECKPOINT_INTERVAL, OPT_CHECKPOINT_STEPS
 };
 
@@ -310,7 +307,6 @@ int main(int argc, char **argv)
         {"cuda-aware-mpi", required_argument, NULL, OPT_CUDA_AWARE_MPI},
         {"cpu-portable", no_argument, NULL, OPT_CPU_PORTABLE},
         {"mpi-stats", no_argument, NULL, OPT_MPI_STATS},
-        {"steps-per-pass", required_argument, NULL, OPT_STEPS_PER_PASS},
         {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
         {"checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT_INTERVAL},
         {"checkpoint-steps", required_argument, NULL, OPT_CHECKPOINT_STEPS},
@@ -369,12 +365,6 @@ int main(int argc, char **argv)
         case OPT_MPI: want_mpi = 1; break;
         case OPT_CPU_PORTABLE: tuning.cpu_portable = 1; break;
         case OPT_MPI_STATS: tuning.mpi_stats = 1; break;
-        case OPT_STEPS_PER_PASS: {
-            long long v = number_option("--steps-per-pass", optarg, 1, 2);
-            bad = v < 0 ? EXIT_USAGE : bad;
-            tuning.steps_per_pass = (int)v;
-            break;
-        }
         case OPT_CHECKPOINT:
             if (!optarg[0]) {
                 fprintf(stderr, "fdwave-run: --checkpoint needs a directory\n");

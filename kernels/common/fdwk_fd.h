@@ -40,32 +40,6 @@ typedef struct fdwk_fd_args {
     const struct fdwk_pml_args *pml[3];
 } fdwk_fd_args;
 
-/* ---- Two steps per pass (engine/run/backend.h's step2; kernels/common/fd_two_step.cu) ----
- * Steps it and it + 1 of a whole single slab (no ghost exchange) in one pass, for both
- * modes: reads a.u (u(t) or D, its free-surface ghosts mirrored) and, acoustic, a.out
- * (u(t - dt), read only); writes step it's field into out1 (acoustic: with step it's
- * sources added, their taps in the CSR arrays of fdwk_inject, point offsets from the
- * interior origin) and step it + 1's into out2 (acoustic: before step it + 1's sources,
- * which the caller injects afterwards with fdwk_inject, as after a single step). The same
- * operations in the same order as two single steps (fdwk_acoustic_step or
- * fdwk_stencil_step, each followed by fdwk_inject): the same bits. No CPML (a.pml all
- * NULL); radius 1..fdwk_fd_step2_max_radius(). */
-typedef struct fdwk_fd2_args {
-    fdwk_fd_args a;            /* as for a single step; k0/k1 the slab's planes */
-    float *out1, *out2;        /* the two new fields: same layout, distinct buffers */
-    int nz;                    /* the slab's planes (= the grid's: one slab) */
-    int npoints;               /* acoustic: step it's source points (fdwk_inject's arrays) */
-    const long *offset;
-    const int *start, *owner;
-    const float *weight, *wavelets;
-    long nt, it;               /* wavelets are nt per source; step it's sources injected */
-} fdwk_fd2_args;
-/* The largest radius the two-step kernel takes, and whether its shared memory fits the
- * current device at radius r (1) or not (0). */
-int fdwk_fd_step2_max_radius(void);
-int fdwk_fd_step2_fits(int r);
-int fdwk_fd_step2(const fdwk_fd2_args *a, fdwk_stream s);
-
 /* Number of configurations of the 2.5D kernel (numbered 1..count), and the name of
  * configuration n ("V1 TMA x4 64x16: 16x16, L1": its V-name, tile, threads, planes in
  * flight); NULL when n is not a configuration (0, the tuned default, is none). */

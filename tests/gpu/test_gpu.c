@@ -901,126 +901,6 @@ START_TEST(test_run_snapshots_vs_cpu)
 }
 END_TEST
 
-/* Two steps per pass (issue 19; fdw_tuning.steps_per_pass, cuda_step2.c): the acoustic
- * two-step kernel against one step per pass on the GPU and the CPU's portable kernel, bit
- * for bit, through fdw_run: orders 2, 4, 6 and 8 (_i), a layered model, sponge and free
- * surface, two sources (one off the grid: its taps on several planes) injected at every step,
- * receivers at every step, snapshots at odd steps (passes of one step there), an odd nt. */
-static char g_spp_log[4096];
-static void spp_log(void *user, int level, const char *msg)
-{
-    (void)user;
-    (void)level;
-    size_t n = strlen(g_spp_log);
-    snprintf(g_spp_log + n, sizeof g_spp_log - n, "%s\n", msg);
-}
-
-/* The two-step kernel's orders (radius 1 to 4), one per loop iteration. */
-static const int TWO_STEP_ORDERS[4] = {2, 4, 6, 8};
-
-START_TEST(test_two_steps_per_pass)
-{
-    char json[2048];
-    snprintf(json, sizeof json,
-             "{\"kind\":\"acoustic\",\"grid\":{\"nx\":67,\"ny\":45,\"nz\":53,\"dx\":10,"
-             "\"dy\":10,\"dz\":10},\"order\":%d,\"velocity\":%s,\"time\":{\"nt\":41,\"dt\":\"auto\"},"
-             "\"sources\":[{\"position\":[262,231,155],\"wavelet\":{\"type\":\"ricker\",\"f0\":25}},"
-             "{\"position\":[401.5,123.25,300.7],\"wavelet\":{\"type\":\"ricker\",\"f0\":18}}],"
-             "\"receivers\":{\"lines\":[{\"from\":[20,220,10],\"to\":[640,220,10],\"count\":31}],"
-             "\"points\":[[333.3,222.2,111.1]]},"
-             "\"boundary\":{\"type\":\"sponge\",\"width\":6,\"free_surface\":true},"
-             "\"snapshots\":{\"every\":9,\"slices\":[{\"plane\":\"xz\",\"index\":23},"
-             "{\"plane\":\"xy\",\"index\":0}],\"png\":false}}",
-             TWO_STEP_ORDERS[_i], LAYERED);
-    fdw_spec *spec = parse(json);
-    char d1[] = "/tmp/fdw-gpu-spp1-XXXXXX", d2[] = "/tmp/fdw-gpu-spp2-XXXXXX",
-         dc[] = "/tmp/fdw-cpu-spp-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(d1));
-    ck_assert_ptr_nonnull(mkdtemp(d2));
-    ck_assert_ptr_nonnull(mkdtemp(dc));
-    const fdw_tuning one = {.steps_per_pass = 1}, two = {.steps_per_pass = 2},
-                     portable = {.cpu_portable = 1};
-    fdw_run_opts o1 = {.out_dir = d1, .backend = FDW_BACKEND_CUDA, .tuning = &one};
-    fdw_run_opts o2 = {.out_dir = d2, .backend = FDW_BACKEND_CUDA, .tuning = &two};
-    fdw_run_opts oc = {.out_dir = dc, .backend = FDW_BACKEND_CPU, .threads = 2,
-                       .tuning = &portable};
-    fdw_callbacks cb = {.log = spp_log};
-    fdw_result res;
-    fdw_error err;
-    g_spp_log[0] = 0;
-    ck_assert_msg(fdw_run(spec, &o1, NULL, &res, &err) == FDW_OK, "one step: %s", err.message);
-    ck_assert_msg(fdw_run(spec, &o2, &cb, &res, &err) == FDW_OK, "two steps: %s", err.message);
-    ck_assert_msg(strstr(g_spp_log, "steps per pass: 2"), "log: %s", g_spp_log);
-    ck_assert_msg(fdw_run(spec, &oc, NULL, &res, &err) == FDW_OK, "CPU: %s", err.message);
-    const char *files[] = {"gather.f32", "snap_000009_xz_j23.f32", "snap_000027_xz_j23.f32",
-                           "snap_000036_xy_k0.f32", NULL};
-    for (int f = 0; files[f]; f++) {
-        char a[300], b[300], c[300];
-        snprintf(a, sizeof a, "%s/%s", d1, files[f]);
-        snprintf(b, sizeof b, "%s/%s", d2, files[f]);
-        snprintf(c, sizeof c, "%s/%s", dc, files[f]);
-        size_t na = 0, nb = 0, nc = 0;
-        char *x = slurp(a, &na), *y = slurp(b, &nb), *z = slurp(c, &nc);
-        ck_assert_msg(x && y && z, "missing %s", files[f]);
-        ck_assert_msg(na == nb && memcmp(x, y, na) == 0,
-                      "order %d: %s of two steps per pass differs from one step per pass",
-                      TWO_STEP_ORDERS[_i], files[f]);
-        ck_assert_msg(na == nc && memcmp(x, z, na) == 0, "order %d: %s differs from the CPU's",
-                      TWO_STEP_ORDERS[_i], files[f]);
-        free(x);
-        free(y);
-        free(z);
-    }
-    printf("two steps per pass, order %d: gather and snapshots equal to one step per pass "
-           "and to the CPU\n", TWO_STEP_ORDERS[_i]);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s' '%s'", d1, d2, dc);
-    ck_assert_int_eq(system(cmd), 0);
-    fdw_spec_free(spec);
-}
-END_TEST
-
-/* The stencil kind's two-step pass (orders 2 to 8 by _i): the final field of 9 iterations
- * (4 passes of two and one of one) equal to one step per pass bit for bit (the CPU's
- * stencil kernel agrees with the GPU's within rounding only: test_stencil_vs_cpu). */
-START_TEST(test_stencil_two_steps_per_pass)
-{
-    char json[512];
-    snprintf(json, sizeof json,
-             "{\"kind\":\"stencil\",\"grid\":{\"nx\":71,\"ny\":37,\"nz\":45,\"dx\":1,"
-             "\"dy\":1,\"dz\":1},\"order\":%d,\"iterations\":9,\"seed\":3}", TWO_STEP_ORDERS[_i]);
-    fdw_spec *spec = parse(json);
-    char d1[] = "/tmp/fdw-gpu-st1-XXXXXX", d2[] = "/tmp/fdw-gpu-st2-XXXXXX";
-    ck_assert_ptr_nonnull(mkdtemp(d1));
-    ck_assert_ptr_nonnull(mkdtemp(d2));
-    const fdw_tuning one = {.steps_per_pass = 1}, two = {.steps_per_pass = 2};
-    fdw_run_opts o1 = {.out_dir = d1, .backend = FDW_BACKEND_CUDA, .tuning = &one};
-    fdw_run_opts o2 = {.out_dir = d2, .backend = FDW_BACKEND_CUDA, .tuning = &two};
-    fdw_callbacks cb = {.log = spp_log};
-    fdw_error err;
-    g_spp_log[0] = 0;
-    ck_assert_msg(fdw_run(spec, &o1, NULL, NULL, &err) == FDW_OK, "one step: %s", err.message);
-    ck_assert_msg(fdw_run(spec, &o2, &cb, NULL, &err) == FDW_OK, "two steps: %s", err.message);
-    ck_assert_msg(strstr(g_spp_log, "steps per pass: 2"), "log: %s", g_spp_log);
-    char a[300], b[300];
-    snprintf(a, sizeof a, "%s/field.f32", d1);
-    snprintf(b, sizeof b, "%s/field.f32", d2);
-    size_t na = 0, nb = 0;
-    char *x = slurp(a, &na), *y = slurp(b, &nb);
-    ck_assert_msg(x && y, "missing field.f32");
-    ck_assert_msg(na == nb && memcmp(x, y, na) == 0, "stencil order %d: two steps per pass "
-                  "differ from one", TWO_STEP_ORDERS[_i]);
-    free(x);
-    free(y);
-    printf("stencil two steps per pass, order %d: field equal to one step per pass\n",
-           TWO_STEP_ORDERS[_i]);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", d1, d2);
-    ck_assert_int_eq(system(cmd), 0);
-    fdw_spec_free(spec);
-}
-END_TEST
-
 int main(void)
 {
     if (fdw_cuda_backend() == NULL || fdw_gpu_count() == 0) {
@@ -1043,8 +923,6 @@ int main(void)
     tcase_add_test(tc, test_too_large);
     tcase_add_test(tc, test_analytic_gpu);
     tcase_add_loop_test(tc, test_run_snapshots_vs_cpu, 0, 2);
-    tcase_add_loop_test(tc, test_two_steps_per_pass, 0, 4);
-    tcase_add_loop_test(tc, test_stencil_two_steps_per_pass, 0, 4);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

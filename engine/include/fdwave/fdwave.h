@@ -286,12 +286,6 @@ typedef struct fdw_tuning {
     /* Survey: run the shots in this many groups of the devices at once (1: one shot at a
      * time on every device); 0: as many as fit (survey_plan.c). Same results either way. */
     int survey_groups;
-    /* Time steps per pass over the grid (temporal blocking): 1 or 2; 0: the backend's
-     * choice for the job. Two steps per pass give the same bits as one; a backend that
-     * cannot pass two steps of a job (docs/design.md, "Steps per pass") runs one and the
-     * log says why. The engine falls back to one step where a snapshot or a checkpoint
-     * by steps falls between the two. */
-    int steps_per_pass;
 } fdw_tuning;
 
 /* Checkpoints (docs/operations.md, "Checkpoints"): the state a later step needs (fields, auxiliary
