@@ -27,7 +27,6 @@
 #include "cuda/cuda_mpi.h"
 #include "core/error.h"
 #include "kinds/kind.h"
-#include "common/fdwk_fd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +39,6 @@ int fdw_gpu_count(void)
         return 0;
     return n;
 }
-
-const char *fdw_cuda_config_name(int n) { return fdwk_fd_config_name(n); }
 
 fdw_status fdw_gpu_info(int id, fdw_device_info *info, fdw_error *err)
 {

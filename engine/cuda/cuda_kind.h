@@ -40,8 +40,8 @@ typedef struct fdw_cuda_ops {
 } fdw_cuda_ops;
 
 /* The fields of the 2.5D kernel's arguments every kind that runs it sets alike: radius,
- * fields, slab geometry and layout, and the configuration and z chunk the run's tuning
- * forces (0: the tuned default). The kind adds its mode, coefficients and planes. */
+ * fields, slab geometry and layout, and the z chunk the run's tuning forces (0: automatic).
+ * The kind adds its mode, coefficients and planes. */
 void cuda_fd_args(const cuda_ctx *c, const gpu_slab *g, int cur, fdwk_fd_args *a);
 
 #endif

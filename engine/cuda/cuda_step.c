@@ -44,7 +44,6 @@ void cuda_fd_args(const cuda_ctx *c, const gpu_slab *g, int cur, fdwk_fd_args *a
     a->kglob = g->z0;
     a->pitch = g->L.pitch;
     a->plane = g->L.plane;
-    a->config = p->tuning->cuda_config;
     a->zchunk = p->tuning->cuda_zchunk;
 }
 

@@ -150,7 +150,7 @@ fi
 if has ncu; then
   say "Nsight Compute on single kernels"
   # NCU_CASES: fdwave-bench arguments of each profile, profiles separated by ';'
-  # (e.g. NCU_CASES="--config 3 --case acoustic,8,512,512,512;--case stencil,8,512,512,512").
+  # (e.g. NCU_CASES="--zchunk 64 --case acoustic,8,512,512,512;--case stencil,8,512,512,512").
   IFS=';' read -ra CASES <<<"${NCU_CASES:---case acoustic,8,512,512,512;--case stencil,8,512,512,512;--case stencil,12,512,512,512;--case derivative,8,512,512,512,z}"
   for c in "${CASES[@]}"; do
     echo "--- $c" >> "$OUT/ncu.txt"
