@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tests/gpu/run.sh — everything the GPU machine does in one call: report the environment,
-# unpack the carried .deb libraries (.carry/debs: jansson, libpng, segyio, check, pkgconf)
-# when the machine lacks them, build the engine with the CUDA backend for sm_90, dump the
-# SASS of the main kernels, run the GPU tests, compute-sanitizer memcheck and racecheck on a
-# small job, and the benchmark. Logs and the JSON records go to $OUT (or ./gpu-out).
+# unpack the carried .deb libraries (.carry/debs: jansson, libpng, segyio, check, pkgconf, and
+# GLPK with the libraries it links: `apt-get download libglpk40 libglpk-dev libamd2
+# libcolamd2 libsuitesparseconfig5 libltdl7` on Debian 12) when the machine lacks them, build
+# the engine with the CUDA backend for sm_90, dump the SASS of the main kernels, run the GPU
+# tests, compute-sanitizer memcheck and racecheck on a small job, and the benchmark. Logs
+# and the JSON records go to $OUT (or ./gpu-out).
 # Stage "mpi" (not part of "all"): the CUDA backend under Open MPI, with Debian 12's Open
 # MPI carried in .carry/mpi (tests/gpu/mpi_carry.sh): tests/mpi's acoustic and stencil
 # specs on 1, 2 and 3 ranks on the GPUs present (several ranks share a GPU when there are
@@ -62,6 +64,7 @@ say "environment $(date -u +%FT%TZ)"
   for p in pkg-config pkgconf compute-sanitizer cuobjdump ninja; do printf '%s: ' $p; command -v $p || echo missing; done
   for m in jansson libpng check; do printf 'pkg %s: ' $m; pkg-config --modversion $m 2>/dev/null || echo missing; done
   ls /usr/include/segyio/segy.h 2>/dev/null || echo "segyio headers missing"
+  ls /usr/include/glpk.h 2>/dev/null || echo "glpk headers missing"
   dpkg -l 2>/dev/null | awk '/^ii/ && /microhttpd|libcurl|sqlite3|gnutls|^ii +curl /{print $2, $3}' 
 } 2>&1 | tee -a "$LOG"
 
