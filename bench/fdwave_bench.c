@@ -38,7 +38,7 @@ static char g_device[128];
 static char g_date[32];
 static char g_command[1024];   /* this run's command line, in every record */
 static int g_quick;
-/* --config, --zchunk, --deriv, --deriv-chunk: for --case measurements (each takes the values
+/* --zchunk, --deriv, --deriv-chunk: for --case measurements (each takes the values
  * given before it) and for the job section's fdw_run (the last values given). */
 static fdw_tuning g_tuning;
 
@@ -141,7 +141,6 @@ typedef struct kcase {
     kkind kind;
     int order;
     int nx, ny, nz;
-    int config;     /* acoustic, stencil: 0 the tuned default, 1..fdwk_fd_config_count() */
     int zchunk;     /* 0 auto, -1 whole z */
     int axis;       /* derivative */
     int sponge;     /* acoustic: pass damping arrays (zero inside, as a real job) */
@@ -154,11 +153,16 @@ static const char *kind_name(kkind k)
     return k == K_ACOUSTIC ? "acoustic" : k == K_STENCIL ? "stencil" : k == K_DERIV ? "derivative" : "acoustic-seed16x16";
 }
 
-/* A configuration's name; "auto" for the tuned default (the records' "tile" field). */
-static const char *config_name(int n)
+/* The name of the configuration case kc runs (the records' "tile" field); "-" for the
+ * derivative and the seed's kernel. */
+static const char *config_name(const kcase *kc)
 {
-    const char *name = fdwk_fd_config_name(n);
-    return n == 0 ? "auto" : name ? name : "?";
+    const char *name = kc->kind == K_ACOUSTIC || kc->kind == K_STENCIL
+                           ? fdwk_fd_config_name(kc->kind == K_ACOUSTIC ? FDWK_ACOUSTIC
+                                                                        : FDWK_STENCIL,
+                                                 kc->order / 2)
+                           : NULL;
+    return name ? name : "-";
 }
 
 /* One step of case kc from bufs[*cur] into the other buffer; 1 if it cannot launch. */
@@ -174,7 +178,7 @@ static int bench_step(const kcase *kc, fdwk_fd_args *a, float *bufs[2], int *cur
         rc = kc->kind == K_ACOUSTIC ? fdwk_acoustic_step(a, NULL) : fdwk_stencil_step(a, NULL);
         if (rc != 0) {
             fprintf(stderr, "  (%s order %d %s: cannot launch: %s)\n", kind_name(kc->kind),
-                    kc->order, config_name(kc->config), fdwk_strerror(rc));
+                    kc->order, config_name(kc), fdwk_strerror(rc));
             return 1;
         }
         break;
@@ -234,7 +238,6 @@ static double time_kernel(const kcase *kc, int reps)
     a.k1 = kc->nz;
     a.pitch = L.pitch;
     a.plane = L.plane;
-    a.config = kc->config;
     a.zchunk = kc->zchunk < 0 ? kc->nz : kc->zchunk;
     double c2[FDW_MAX_RADIUS + 1];
     fdw_fd2_coeffs(kc->kind == K_DERIV ? 8 : kc->order, c2);
@@ -305,9 +308,9 @@ static double run_case(const kcase *kc, const char *variant)
     printf("  %-18s%-6s order %2d %4dx%4dx%4d  %-28s z%-5d %8.0f Mpts/s  %5.1f%% of roofline"
            "  (%.3f ms)\n",
            kind_name(kc->kind), axis, kc->order, kc->nx, kc->ny, kc->nz,
-           kc->kind == K_SEED16 || kc->kind == K_DERIV ? "-" : config_name(kc->config), kc->zchunk,
+           config_name(kc), kc->zchunk,
            mpts, 100 * frac, t * 1e3);
-    json_t *extra = json_pack("{s:s, s:i, s:f, s:b}", "tile", config_name(kc->config), "zchunk",
+    json_t *extra = json_pack("{s:s, s:i, s:f, s:b}", "tile", config_name(kc), "zchunk",
                               kc->zchunk, "step_ms", t * 1e3, "sponge", kc->sponge);
     if (kc->kind == K_DERIV) {
         json_object_set_new(extra, "axis", json_string((char[]){"xyz"[kc->axis], 0}));
@@ -322,44 +325,37 @@ static double run_case(const kcase *kc, const char *variant)
 
 static const int BIG[2][3] = {{512, 512, 512}, {1024, 1024, 512}};
 
+/* z chunks forced on the tuned configuration of order 8 (acoustic; the stencil at its
+ * automatic chunk only). */
 static void bench_tune(void)
 {
-    printf("\nconfiguration and z-chunk sweep, order 8, acoustic (sponge arrays passed) and "
-           "stencil:\n");
+    printf("\nz-chunk sweep, order 8, acoustic (sponge arrays passed) and stencil:\n");
     const int chunks[] = {0, 32, 128, -1};
     for (int mode = 0; mode < 2; mode++)
         for (int s = 0; s < 2; s++)
-            for (int c = 1; c <= fdwk_fd_config_count(); c++)
-                for (int ci = 0; ci < 4; ci++) {
-                    if ((g_quick || mode == 1) && ci > 0) /* z chunks: acoustic only */
-                        continue;
-                    kcase kc = {mode ? K_STENCIL : K_ACOUSTIC, 8, BIG[s][0], BIG[s][1],
-                                BIG[s][2], c, chunks[ci], 0, !mode, 0, 0};
-                    run_case(&kc, "tune");
-                }
+            for (int ci = 0; ci < 4; ci++) {
+                if ((g_quick || mode == 1) && ci > 0) /* z chunks: acoustic only */
+                    continue;
+                kcase kc = {mode ? K_STENCIL : K_ACOUSTIC, 8, BIG[s][0], BIG[s][1], BIG[s][2],
+                            chunks[ci], 0, !mode, 0, 0};
+                run_case(&kc, "tune");
+            }
 }
-
-/* The configurations the every-order sections time: the default, and each kept
- * configuration unless --quick. */
-static int every_order_config(int config) { return config == 0 || !g_quick; }
 
 static void bench_acoustic(void)
 {
-    printf("\nacoustic, every order, every configuration (sponge arrays passed, as in a job):\n");
+    printf("\nacoustic, every order (sponge arrays passed, as in a job):\n");
     for (int s = 0; s < 2; s++)
-        for (int order = 2; order <= 16; order += 2)
-            for (int t = 0; t <= fdwk_fd_config_count(); t++) {
-                if (!every_order_config(t))
-                    continue;
-                kcase kc = {K_ACOUSTIC, order, BIG[s][0], BIG[s][1], BIG[s][2], t, 0, 0, 1, 0, 0};
-                run_case(&kc, t ? "config" : "default");
-            }
+        for (int order = 2; order <= 16; order += 2) {
+            kcase kc = {K_ACOUSTIC, order, BIG[s][0], BIG[s][1], BIG[s][2], 0, 0, 1, 0, 0};
+            run_case(&kc, "default");
+        }
     printf("\nacoustic order 8 on the seed's table 2 sizes, ours vs the seed-style 16x16 kernel:\n");
     static const int T2[5][3] = {{320, 320, 400}, {480, 480, 480}, {544, 544, 544},
                                  {640, 640, 400}, {800, 800, 200}};
     for (int s = 0; s < 5; s++) {
-        kcase ours = {K_ACOUSTIC, 8, T2[s][0], T2[s][1], T2[s][2], 0, 0, 0, 0, 0, 0};
-        kcase seed = {K_SEED16, 8, T2[s][0], T2[s][1], T2[s][2], 0, 0, 0, 0, 0, 0};
+        kcase ours = {K_ACOUSTIC, 8, T2[s][0], T2[s][1], T2[s][2], 0, 0, 0, 0, 0};
+        kcase seed = {K_SEED16, 8, T2[s][0], T2[s][1], T2[s][2], 0, 0, 0, 0, 0};
         double a = run_case(&ours, "seed-table2");
         double b = run_case(&seed, "seed-table2");
         printf("    -> %.2fx the 16x16 kernel\n", a / b);
@@ -370,8 +366,8 @@ static void bench_seed(void)
 {
     printf("\nours vs the seed-style 16x16 kernel, acoustic order 8 (no sponge in either):\n");
     for (int s = 0; s < 2; s++) {
-        kcase ours = {K_ACOUSTIC, 8, BIG[s][0], BIG[s][1], BIG[s][2], 0, 0, 0, 0, 0, 0};
-        kcase seed = {K_SEED16, 8, BIG[s][0], BIG[s][1], BIG[s][2], 0, 0, 0, 0, 0, 0};
+        kcase ours = {K_ACOUSTIC, 8, BIG[s][0], BIG[s][1], BIG[s][2], 0, 0, 0, 0, 0};
+        kcase seed = {K_SEED16, 8, BIG[s][0], BIG[s][1], BIG[s][2], 0, 0, 0, 0, 0};
         double a = run_case(&ours, "vs-seed");
         double b = run_case(&seed, "seed16x16");
         printf("    -> %.2fx the 16x16 kernel\n", a / b);
@@ -387,19 +383,16 @@ static void bench_stencil(void)
 {
     printf("\nstencil-only, every order (8 B/point):\n");
     for (int s = 0; s < 2; s++)
-        for (int order = 2; order <= 16; order += 2)
-            for (int t = 0; t <= fdwk_fd_config_count(); t++) {
-                if (!every_order_config(t))
-                    continue;
-                kcase kc = {K_STENCIL, order, BIG[s][0], BIG[s][1], BIG[s][2], t, 0, 0, 0, 0, 0};
-                run_case(&kc, t ? "config" : "default");
-            }
+        for (int order = 2; order <= 16; order += 2) {
+            kcase kc = {K_STENCIL, order, BIG[s][0], BIG[s][1], BIG[s][2], 0, 0, 0, 0, 0};
+            run_case(&kc, "default");
+        }
     printf("\nstencil-only on the seed's table 1 sizes:\n");
     static const int T1[5][3] = {{480, 480, 400}, {544, 544, 400}, {640, 640, 400},
                                  {800, 800, 400}, {800, 800, 800}};
     for (int s = 0; s < 5; s++)
         for (int order = 6; order <= 12; order += 2) {
-            kcase kc = {K_STENCIL, order, T1[s][0], T1[s][1], T1[s][2], 0, 0, 0, 0, 0, 0};
+            kcase kc = {K_STENCIL, order, T1[s][0], T1[s][1], T1[s][2], 0, 0, 0, 0, 0};
             run_case(&kc, "seed-table1");
         }
 }
@@ -416,7 +409,7 @@ static void bench_derivative(void)
     for (int v = 0; v < (g_quick ? 1 : 4); v++)
         for (int s = 0; s < 2; s++)
             for (int axis = 0; axis < 3; axis++) {
-                kcase kc = {K_DERIV, 8, BIG[s][0], BIG[s][1], BIG[s][2], 0, 0, axis, 0, vers[v], 0};
+                kcase kc = {K_DERIV, 8, BIG[s][0], BIG[s][1], BIG[s][2], 0, axis, 0, vers[v], 0};
                 run_case(&kc, tag[v]);
             }
 }
@@ -493,7 +486,7 @@ static void bench_job(void)
     const long nt = g_quick ? 200 : 1000;
     printf("\nwhole job through fdw_run: %d^3, order 8, CPML 20 (and sponge 36), 1 source, 1000 "
            "receivers, snapshots (xy+xz slices, PNG + raw) every 100 steps, %ld steps:\n", n, nt);
-    kcase kc = {K_ACOUSTIC, 8, n, n, n, g_tuning.cuda_config, g_tuning.cuda_zchunk, 0, 0, 0, 0};
+    kcase kc = {K_ACOUSTIC, 8, n, n, n, g_tuning.cuda_zchunk, 0, 0, 0, 0};
     double bare = run_case(&kc, "bare-for-job");
     static const char *what[6] = {"full job, CPML 20", "CPML 20, no snapshots",
                                   "CPML 20, no snapshots, no receivers", "full job, CPML 10",
@@ -510,63 +503,11 @@ static void bench_job(void)
     /* The full job with CPML 10 on 1024^3: thinner layers on a larger grid, so the layers
      * hold 6% of the points instead of 11% (CPML 10) or 22% (CPML 20) on 512^3. */
     const int n2 = 1024;
-    kcase kb = {K_ACOUSTIC, 8, n2, n2, n2, g_tuning.cuda_config, g_tuning.cuda_zchunk, 0, 0, 0, 0};
+    kcase kb = {K_ACOUSTIC, 8, n2, n2, n2, g_tuning.cuda_zchunk, 0, 0, 0, 0};
     const double bare2 = run_case(&kb, "bare-for-job");
     double wall;
     const double m = run_job(n2, g_quick ? 100 : 300, 1, 1, bnd[1], &wall);
     report_job("full job, CPML 10, 1024^3", n2, m, wall, bare2, 1, 1);
-}
-
-/* Two steps per pass (issue 19): the same jobs through fdw_run with one and with two
- * steps per pass (tuning.steps_per_pass): acoustic order 8, sponge 36, without outputs (the
- * kernels' speed) and with 1000 receivers and snapshots every 100 steps (the whole job),
- * at 512^3 and 1024^3; the stencil kind at orders 6 and 8 on 512^3. Ratios of the same run. */
-static void bench_blocking(void)
-{
-    const long nt = g_quick ? 100 : 400;
-    static const char *sponge = "{\"type\":\"sponge\",\"width\":36,\"reflection\":0.01}";
-    printf("\ntwo steps per pass through fdw_run (order 8, sponge 36, %ld steps):\n", nt);
-    const int saved = g_tuning.steps_per_pass;
-    for (int n = 512; n <= 1024; n += 512)
-        for (int full = 0; full < 2; full++) {
-            double m[2], wall[2];
-            for (int spp = 1; spp <= 2; spp++) {
-                g_tuning.steps_per_pass = spp;
-                m[spp - 1] = run_job(n, nt, full, full, sponge, &wall[spp - 1]);
-            }
-            g_tuning.steps_per_pass = saved;
-            const char *what = full ? "receivers + snapshots" : "no outputs";
-            printf("  %d^3, %-22s one step per pass %.0f Mpts/s, two %.0f Mpts/s: %.3fx\n", n,
-                   what, m[0], m[1], m[1] / m[0]);
-            for (int spp = 1; spp <= 2; spp++) {
-                json_t *extra = json_pack("{s:i, s:f, s:f, s:s, s:i, s:i}", "steps_per_pass", spp,
-                                          "speedup_vs_one_step", m[spp - 1] / m[0], "wall_s",
-                                          wall[spp - 1], "job", what, "receivers",
-                                          full ? 1000 : 0, "snapshot_every", full ? 100 : 0);
-                record("acoustic-blocking", 8, n, n, n, 1, m[spp - 1], spp == 2 ? 10 : 16,
-                       "fdw_run", extra);
-            }
-        }
-    /* the stencil kind, orders 6-8 (the two-step kernel's range), 512^3 */
-    for (int order = 6; order <= 8; order += 2) {
-        double m[2], wall;
-        char json[256];
-        snprintf(json, sizeof json,
-                 "{\"kind\":\"stencil\",\"grid\":{\"nx\":512,\"ny\":512,\"nz\":512,"
-                 "\"dx\":1,\"dy\":1,\"dz\":1},\"order\":%d,\"iterations\":%ld,\"seed\":1}",
-                 order, nt);
-        for (int spp = 1; spp <= 2; spp++) {
-            g_tuning.steps_per_pass = spp;
-            m[spp - 1] = run_json(json, &wall);
-        }
-        g_tuning.steps_per_pass = saved;
-        printf("  stencil order %d, 512^3: one step per pass %.0f Mpts/s, two %.0f Mpts/s: "
-               "%.3fx\n", order, m[0], m[1], m[1] / m[0]);
-        for (int spp = 1; spp <= 2; spp++)
-            record("stencil-blocking", order, 512, 512, 512, 1, m[spp - 1], spp == 2 ? 4 : 8,
-                   "fdw_run", json_pack("{s:i, s:f}", "steps_per_pass", spp,
-                                        "speedup_vs_one_step", m[spp - 1] / m[0]));
-    }
 }
 
 /* A hand-built acoustic problem: constant (v dt)^2, no sponge or receivers, one source
@@ -580,7 +521,7 @@ static fdw_problem plain_problem(int nx, int ny, int nz, float *vdt2)
     memset(&p, 0, sizeof p);
     p.kind = fdw_kind_find("acoustic");
     p.kdata = &g_acoustic;
-    p.tuning = &g_tuning; /* --config, --zchunk: the backend's kernels too */
+    p.tuning = &g_tuning; /* --zchunk: the backend's kernels too */
     p.nx = nx;
     p.ny = ny;
     p.nz = nz;
@@ -774,21 +715,20 @@ static void usage(FILE *f, const char *argv0)
             "usage: %s [options] [--only SECTION[,SECTION...]]\n"
             "       %s [options] --case KIND,ORDER,NX,NY,NZ[,AXIS] [--case ...]\n"
             "  --json FILE        write every measurement as a JSON record\n"
-            "  --quick            fewer repetitions, only the default configurations\n"
+            "  --quick            fewer repetitions, z chunks and derivative versions\n"
             "  --gpus N           the multi, huge, sweep and survey sections use up to N GPUs\n"
             "  --only LIST        sections, in this order: tune seed acoustic stencil\n"
-            "                     derivative job multi huge largest sweep survey blocking\n"
-            "                     (default: all but sweep, survey and blocking, which run\n"
-            "                     when named)\n"
+            "                     derivative job multi huge largest sweep survey\n"
+            "                     (default: all but sweep and survey, which run when\n"
+            "                     named)\n"
             "  --case SPEC        one kernel measurement instead of the sections (repeatable;\n"
             "                     KIND: acoustic, stencil, derivative or seed; AXIS x|y|z)\n"
-            "  --config N         2.5D configuration 1..%d (0: the tuned default)\n"
             "  --zchunk N         planes per block along z (0: automatic)\n"
             "  --deriv V          derivative version: 0 default, 1 scalar, 2 walk, 3 tile\n"
             "  --deriv-chunk N    derivative planes per walk chunk (0: automatic)\n"
-            "The last four apply to each --case given after them, and to the job section's\n"
+            "The last three apply to each --case given after them, and to the job section's\n"
             "fdw_run and bare kernel and the backend in largest, multi and huge (fdw_tuning).\n",
-            argv0, argv0, fdwk_fd_config_count());
+            argv0, argv0);
 }
 
 /* One --case SPEC with the settings in force: the kernel case, its record's variant. */
@@ -816,14 +756,13 @@ static int parse_case(const char *spec, kcase *kc, char *variant, size_t vlen)
         return -1;
     kc->axis = (int)(ax - "xyz012") % 3;
     kc->sponge = kc->kind == K_ACOUSTIC;
-    kc->config = g_tuning.cuda_config;
     kc->zchunk = g_tuning.cuda_zchunk;
     kc->deriv = g_tuning.cuda_deriv;
     kc->deriv_chunk = g_tuning.cuda_deriv_chunk;
     if (kc->kind == K_DERIV)
         snprintf(variant, vlen, "case deriv=%d deriv-chunk=%d", kc->deriv, kc->deriv_chunk);
     else
-        snprintf(variant, vlen, "case config=%d zchunk=%d", kc->config, kc->zchunk);
+        snprintf(variant, vlen, "case zchunk=%d", kc->zchunk);
     return 0;
 }
 
@@ -850,12 +789,12 @@ int main(int argc, char **argv)
     for (int i = 0, len = 0; i < argc && len < (int)sizeof g_command - 1; i++)
         len += snprintf(g_command + len, sizeof g_command - (size_t)len, "%s%s", i ? " " : "",
                         i ? argv[i] : "fdwave-bench");
-    enum { O_CONFIG = 256, O_ZCHUNK, O_DERIV, O_DERIV_CHUNK };
+    enum { O_ZCHUNK = 256, O_DERIV, O_DERIV_CHUNK };
     static const struct option OPTS[] = {
         {"json", required_argument, NULL, 'j'},   {"quick", no_argument, NULL, 'q'},
         {"gpus", required_argument, NULL, 'g'},   {"only", required_argument, NULL, 'o'},
-        {"case", required_argument, NULL, 'c'},   {"config", required_argument, NULL, O_CONFIG},
-        {"zchunk", required_argument, NULL, O_ZCHUNK}, {"deriv", required_argument, NULL, O_DERIV},
+        {"case", required_argument, NULL, 'c'},   {"zchunk", required_argument, NULL, O_ZCHUNK},
+        {"deriv", required_argument, NULL, O_DERIV},
         {"deriv-chunk", required_argument, NULL, O_DERIV_CHUNK},
         {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
     int opt;
@@ -873,9 +812,6 @@ int main(int argc, char **argv)
                 return 2;
             }
             ncases++;
-            break;
-        case O_CONFIG:
-            g_tuning.cuda_config = int_arg("--config", optarg, fdwk_fd_config_count());
             break;
         case O_ZCHUNK: g_tuning.cuda_zchunk = int_arg("--zchunk", optarg, 1 << 20); break;
         case O_DERIV: g_tuning.cuda_deriv = int_arg("--deriv", optarg, FDWK_DERIV_TILE); break;
@@ -913,7 +849,7 @@ int main(int argc, char **argv)
      * are written after each, so a run cut short keeps what it measured. */
     static const char *const SECTIONS[] = {"tune", "seed", "acoustic", "stencil", "derivative",
                                            "job", "multi", "huge", "largest", "sweep",
-                                           "survey", "blocking"};
+                                           "survey"};
     const int nsec = (int)(sizeof SECTIONS / sizeof SECTIONS[0]);
     int order_[16], n_ = 0;
     if (only) {
@@ -927,7 +863,7 @@ int main(int argc, char **argv)
                 p++;
         }
     } else {
-        for (int q = 0; q < nsec - 3; q++) /* all but sweep, survey, blocking: when named */
+        for (int q = 0; q < nsec - 2; q++) /* all but sweep and survey: when named */
             order_[n_++] = q;
     }
     for (int x = 0; x < n_; x++) {
@@ -949,7 +885,6 @@ int main(int argc, char **argv)
             break;
         }
         case 10: bench_survey(g_records, g_device, g_date, g_command, g_quick, gpus); break;
-        case 11: bench_blocking(); break;
         }
         printf("[section %s: %.1f s]\n", SECTIONS[order_[x]], now_s() - t0);
         fflush(stdout);

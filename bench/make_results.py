@@ -26,7 +26,7 @@ import kernel_table  # noqa: E402  (the kept configurations, from the code)
 PRODUCT_FILE = re.compile(r"^(\d{4}-\d\d-\d\d-\d{6}-[a-z0-9]+x\d+|cpu-[0-9-]+|\d{4}-\d\d-\d\d-\d{6}-http)\.json$")
 DERIV_TAGS = {"default": "default", "deriv-scalar": "scalar", "deriv-vector-L1-8blocks": "walk",
               "deriv-tile-32x8": "tile"}
-GPU_SECTION = {"default": None, "config": None, "seed-table1": "stencil", "seed-table2": "acoustic",
+GPU_SECTION = {"default": None, "seed-table1": "stencil", "seed-table2": "acoustic",
                "tune": "tune", "vs-seed": "seed", "seed16x16": "seed", "bare-for-job": "job",
                "fdw_run": "job", "backend": "largest"}
 
@@ -168,43 +168,20 @@ def build(recs, others, configs):
                        + (", sponge arrays passed as in a job" if kind == "acoustic" else "")
                        + f"; {bpp} B/point.", "| order | grid | Gpoints/s | of roofline |", rows)
 
-    # Every kept configuration, every order: % of roofline, the default in bold
+    # z-chunk sweep, order 8, of the configuration order 8 runs
     _, defaults = kernel_table.read_configs(os.path.join(os.path.dirname(HERE), "kernels", "common", "fd_launch.cuh"))
     names = {c["desc"]: c["name"] for c in configs}
-    for kind in ("acoustic", "stencil"):
-        best = use(newest([r for r in gpu if r.get("kind") == kind and r.get("variant") == "config"
-                           and r.get("tile") in names and r.get("zchunk", 0) == 0],
-                          lambda r: (r["order"], r["nx"], r["ny"], r["nz"], names[r["tile"]])))
-        cases = sorted({(k[0][:4], k[1]) for k in best}, key=lambda c: (c[1], c[0][1], c[0][0]))
-        dflt = {2 * r: n for r, n, _ in defaults[kind]}
-        rows = []
-        for (order, nx, ny, nz), dev in cases:
-            cells, files, dates = [], set(), []
-            for c in configs:
-                r = best.get(((order, nx, ny, nz, c["name"]), dev))
-                cell = pct(r.get("roofline_fraction")) if r else "-"
-                if r:
-                    files.add(r["_file"])
-                    dates.append(date(r))
-                cells.append(f"**{cell}**" if dflt.get(order) == c["name"] else cell)
-            rows.append(f"| {order} | {nx}x{ny}x{nz} | " + " | ".join(cells) +
-                        f" | {short_device(dev)} | {max(dates)} | `fdwave-bench --only {kind}` | {', '.join(sorted(files))} |")
-        head = "| order | grid | " + " | ".join(c["name"] for c in configs) + " |"
-        if rows:
-            out += [f"## {kind.capitalize()} kernel, each kept configuration",
-                    "", "Fraction of the roofline per configuration (docs/gpu.md lists them); the "
-                    "tuned default in bold.", "", head + " device | date (UTC) | command | records |",
-                    "|" + "---|" * (len(configs) + 6)] + rows + [""]
-
-    # z-chunk sweep, order 8
-    best = use(newest([r for r in gpu if r.get("variant") == "tune" and r.get("tile") in names],
+    order8 = {kind: n for kind in defaults for r, n, _ in defaults[kind] if r == 4}
+    best = use(newest([r for r in gpu if r.get("variant") == "tune" and r.get("tile") in names
+                       and names[r["tile"]] == order8.get(r.get("kind"))],
                       lambda r: (r["kind"], r["nx"], r["ny"], r["nz"], names[r["tile"]], r.get("zchunk", 0))))
     rows = [f"| {r['kind']} | {grid(r)} | {names[r['tile']]} | "
             f"{'auto' if r.get('zchunk', 0) == 0 else 'whole z' if r['zchunk'] < 0 else r['zchunk']} | "
             f"{gpts(r)} | {pct(r.get('roofline_fraction'))} " + row_tail(r)
             for r in sorted(best.values(), key=lambda r: (r.get("device"), r["kind"], r["nx"], names[r["tile"]], r.get("zchunk", 0) % 100000))]
-    out += section("Configuration and z-chunk sweep, order 8",
-                   "Planes per block along z forced (auto: the default table's chunk and fit rule).",
+    out += section("z-chunk sweep, order 8",
+                   "Planes per block along z forced on the configuration order 8 runs (auto: the "
+                   "tuned table's chunk and fit rule).",
                    "| kind | grid | configuration | z chunk | Gpoints/s | of roofline |", rows)
 
     # Stencil on the seed's table 1
@@ -297,20 +274,6 @@ def build(recs, others, configs):
                    "groups (the engine's choice: one shot per GPU where a shot fits one). The time is the "
                    "job's: the model, each shot's set-up, the time loop and its SEG-Y outputs.",
                    "| survey | GPUs | shots at once | job time | speedup |", rows)
-
-    # Two steps per pass
-    best = use(newest([r for r in gpu if r.get("kind") in ("acoustic-blocking", "stencil-blocking")],
-                      lambda r: (r["kind"], r["order"], r["nx"], r["ny"], r["nz"], r.get("job"),
-                                 r.get("steps_per_pass"))))
-    rows = [f"| {r['kind'].split('-')[0]} | {r['order']} | {grid(r)} | {r.get('job') or '-'} | "
-            f"{r.get('steps_per_pass')} | {gpts(r)} | {r.get('speedup_vs_one_step', 0):.3f}x "
-            + row_tail(r) for r in sorted(best.values(), key=lambda r: (
-                r.get("device"), r["kind"], r["order"], r["nx"], str(r.get("job")), r.get("steps_per_pass", 0)))]
-    out += section("Two steps per pass (fdwave-bench --only blocking)",
-                   "Whole jobs through fdw_run with one and with two steps per pass "
-                   "(tuning.steps_per_pass), ratios of the same run; acoustic: sponge 36, with no "
-                   "outputs or with 1000 receivers and snapshots every 100 steps.",
-                   "| kind | order | grid | job | steps per pass | Gpoints/s | against one step |", rows)
 
     # ETE kind
     best = use(newest([r for r in gpu if r.get("kind") == "ete"],

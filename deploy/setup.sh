@@ -19,7 +19,7 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
 PKGS="build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlite3-dev sqlite3
       nettle-dev check libsegyio-dev segyio-bin python3-segyio libpng-dev libcurl4-openssl-dev
-      libopenmpi-dev openmpi-bin python3 python3-jsonschema curl"
+      libglpk-dev libopenmpi-dev openmpi-bin python3 python3-jsonschema curl"
 # strace: tests/server counts the daemon's opens of a model file (test_model_opens).
 [ "$mode" = test ] && PKGS="$PKGS chromium strace"
 # clang, its libFuzzer and sanitizer runtimes and LLVM's OpenMP: the fuzz build only.

@@ -4,14 +4,13 @@
 #define _GNU_SOURCE /* fopencookie */
 #endif
 #include "rsf_join.h"
+#include "rsf_header.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-
-#define RSF_MAX_HEADER (16u << 20) /* as the engine: a longer "header" is none */
 
 typedef struct joined {
     char *head;                /* header + in="stdin" line + marker */
@@ -46,64 +45,6 @@ static int joined_close(void *cookie)
     return rc;
 }
 
-/* The value of the last in= assignment of an RSF header (quoted or bare), into out; 0
- * when there is none. */
-static int last_in(const char *text, char *out, size_t cap)
-{
-    int found = 0;
-    for (const char *p = text; (p = strstr(p, "in=")); p += 3) {
-        if (p != text && !(p[-1] == ' ' || p[-1] == '\t' || p[-1] == '\n'))
-            continue;
-        const char *v = p + 3, *e;
-        if (*v == '"') {
-            e = strchr(++v, '"');
-            if (!e)
-                continue;
-        } else {
-            e = v + strcspn(v, " \t\r\n");
-        }
-        snprintf(out, cap, "%.*s", (int)(e - v), v);
-        found = 1;
-    }
-    return found;
-}
-
-/* The header of path (up to its marker, or all of it), NUL-terminated; *marker set when
- * the samples follow it in the same file. NULL when it is too long or unreadable. */
-static char *read_header(const char *path, size_t *len, int *marker)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *t = malloc(cap + 1);
-    int c;
-    *marker = 0;
-    while (t && (c = fgetc(f)) != EOF) {
-        if (n == cap) {
-            char *nt = cap < RSF_MAX_HEADER ? realloc(t, 2 * cap + 1) : NULL;
-            if (!nt) {
-                free(t);
-                t = NULL;
-                break;
-            }
-            t = nt;
-            cap *= 2;
-        }
-        t[n++] = (char)c;
-        if (n >= 3 && !memcmp(t + n - 3, "\014\014\004", 3)) {
-            *marker = 1;
-            break;
-        }
-    }
-    fclose(f);
-    if (t) {
-        t[n] = '\0';
-        *len = n;
-    }
-    return t;
-}
-
 /* The file as it is. */
 static FILE *plain(const char *path, long long *size, char *why, size_t cap)
 {
@@ -125,21 +66,16 @@ FILE *fdc_model_open(const char *path, const char *name, long long *size, char *
     const char *dot = strrchr(name, '.');
     if (!dot || strcasecmp(dot, ".rsf") != 0)
         return plain(path, size, why, cap);
-    size_t hlen = 0;
-    int marker = 0;
-    char *head = read_header(path, &hlen, &marker);
-    char in[4096];
-    if (!head || marker || strlen(head) != hlen || !last_in(head, in, sizeof in) ||
-        !strcmp(in, "stdin")) {
-        free(head); /* one file already, or no header the server would take: as it is */
+    rsf_header rh;
+    char in[4096], bin[8192];
+    if (rsf_header_read(path, &rh) != RSF_OK || rh.data_start >= 0 ||
+        !rsf_header_get(rh.text, "in", in, sizeof in) || !strcmp(in, "stdin") ||
+        rsf_header_binary(path, in, bin, sizeof bin) != 0) {
+        free(rh.text); /* one file already, or no header the server would take: as it is */
         return plain(path, size, why, cap);
     }
-    char bin[8192];
-    const char *slash = strrchr(path, '/');
-    if (in[0] == '/' || !slash)
-        snprintf(bin, sizeof bin, "%s", in);
-    else
-        snprintf(bin, sizeof bin, "%.*s/%s", (int)(slash - path), path, in);
+    char *head = rh.text;
+    const size_t hlen = strlen(head);
     long long bsize;
     FILE *b = plain(bin, &bsize, why, cap);
     joined *j = b ? calloc(1, sizeof *j) : NULL;

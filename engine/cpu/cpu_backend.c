@@ -423,79 +423,6 @@ static fdw_status cpu_step(void *vctx, long it, fdw_error *err)
     return FDW_OK;
 }
 
-/* Whether this job's steps can be passed two at a time (cpu_step2); NULL when they can,
- * else why not. */
-static const char *step2_obstacle(const cpu_ctx *c)
-{
-    if (c->comm)
-        return "a distributed run";
-    fdw_state_part parts[FDW_MAX_STATE_PARTS];
-    if (c->ops->state && c->ops->state(&c->slab[0], parts) > 0)
-        return "the kind's auxiliary fields (the CPML's) advance with every step";
-    if (c->ops->begin_step || c->prob.kind->periodic)
-        return "a periodic field";
-    return NULL;
-}
-
-/* The CPU computes a pass's two steps no faster than one step twice (its kernel is not
- * bound by DRAM: docs/gpu.md's decisions table), so it passes two only when asked; that
- * path is the reference of the steps-per-pass contract (tests/run/test_steps_per_pass). */
-static int cpu_steps_per_pass(void *vctx, const char **why)
-{
-    const cpu_ctx *c = vctx;
-    const char *ob = step2_obstacle(c);
-    *why = ob ? ob : "the CPU backend's choice (two steps per pass are no faster on a CPU)";
-    return c->prob.tuning->steps_per_pass == 2 && !ob ? 2 : 1;
-}
-
-/* Steps it and it + 1 in one pass: a wavefront along the grid's z, step it at global plane
- * k, then step it + 1 at plane k - r, each in the slab that owns it. In place in the two
- * buffers: step it reads the previous field only at the point it writes, and step it + 1
- * overwrites plane k - r of the current field once step it no longer reads it. A plane
- * each step produces goes at once to the ghost planes that mirror it in the other slabs
- * (cpu_share_plane), where the next planes' updates read it; the ghost copies of the
- * current field are read by step it up to plane k and overwritten by step it + 1's at
- * plane k + r or later, never before. Every plane goes through update_planes as in cpu_step
- * (the same kernel, sources and free surface), so the bits are the same. */
-static fdw_status cpu_step2(void *vctx, long it, fdw_error *err)
-{
-    cpu_ctx *c = vctx;
-    if (step2_obstacle(c) || c->ghosts_stale) {
-        fdw_status st = cpu_step(vctx, it, err);
-        return st == FDW_OK ? cpu_step(vctx, it + 1, err) : st;
-    }
-    const fdw_problem *p = &c->prob;
-    const int r = c->r, nz = c->nz, now = c->cur, prev = 1 - c->cur;
-    const int mirror = p->kind->wave && p->free_surface;
-    if (mirror)
-        cpu_mirror_free_surface(c, now);
-    for (int k = 0; k < nz + r; k++) {
-        if (k < nz) { /* step it at plane k: into prev */
-            const int d = slab_of_plane(c, k), kl = k - c->slab[d].z0;
-            c->cur = now;
-            update_planes(c, d, kl, kl + 1, it);
-            cpu_share_plane(c, prev, k);
-        }
-        const int m = k - r;
-        if (m < 0 || m >= nz)
-            continue;
-        if (m == 0 && mirror) /* planes 0..r of step it's field are done */
-            cpu_mirror_free_surface(c, prev);
-        const int d = slab_of_plane(c, m), ml = m - c->slab[d].z0;
-        c->cur = prev; /* step it + 1 at plane m: into now */
-        update_planes(c, d, ml, ml + 1, it + 1);
-        cpu_share_plane(c, now, m);
-    }
-    if (p->kind->wave) { /* prev holds step it's field, now step it + 1's */
-        c->cur = prev;
-        record_receivers(c, it);
-        c->cur = now;
-        record_receivers(c, it + 1);
-    }
-    c->cur = now;
-    return FDW_OK;
-}
-
 static fdw_status cpu_extract(void *vctx, int nregions, const fdw_slice *regions, float **host,
                               fdw_error *err)
 {
@@ -616,8 +543,6 @@ static const fdw_backend cpu_backend = {
     .create = cpu_create,
     .destroy = cpu_destroy,
     .step = cpu_step,
-    .step2 = cpu_step2,
-    .steps_per_pass = cpu_steps_per_pass,
     .extract = cpu_extract,
     .extract_done = cpu_extract_done,
     .wait = cpu_wait,

@@ -115,10 +115,6 @@ int cpu_yblock_rows(const cpu_ctx *c, long bytes);
  * in z (first and last slab are neighbours, a single slab is its own neighbour);
  * otherwise ghost planes outside the grid are left untouched (zero). */
 void cpu_exchange_ghosts(const cpu_ctx *c, int b, int periodic);
-/* Global plane g of buffer b, just computed by its owner slab, into the ghost planes of
- * the other slabs that mirror it (non-periodic, one process): the two-step pass's
- * exchange, plane by plane as the wavefront produces them. */
-void cpu_share_plane(const cpu_ctx *c, int b, int g);
 /* Distributed run: the same fill for this process's slab, through c->comm (its ghost
  * planes from the neighbouring ranks' owned planes, its owned planes to them). Started,
  * then finished once the interior is computed (it touches neither the r owned planes

@@ -45,21 +45,6 @@ void cpu_exchange_ghosts(const cpu_ctx *c, int b, int periodic)
     }
 }
 
-void cpu_share_plane(const cpu_ctx *c, int b, int g)
-{
-    const int d = owner_of_plane(c, g);
-    if (d < 0 || c->ndev == 1)
-        return;
-    const cpu_slab *src = &c->slab[d];
-    const size_t bytes = (size_t)c->plane * sizeof(float);
-    for (int e = 0; e < c->ndev; e++) {
-        const cpu_slab *s = &c->slab[e];
-        const int k = g - s->z0; /* g in s's local numbering */
-        if (e != d && ((k >= -c->r && k < 0) || (k >= s->nz && k < s->nz + c->r)))
-            memcpy(plane_ptr(c, s, b, k), plane_ptr(c, src, b, g - src->z0), bytes);
-    }
-}
-
 int cpu_exchange_remote_start(const cpu_ctx *c, int b, int periodic, void **pending)
 {
     const cpu_slab *s = &c->slab[0];

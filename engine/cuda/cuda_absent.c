@@ -12,12 +12,6 @@ const fdw_backend *fdw_cuda_backend_for(const struct fdw_kind_ops *kind)
 
 int fdw_gpu_count(void) { return 0; }
 
-const char *fdw_cuda_config_name(int n)
-{
-    (void)n;
-    return NULL;
-}
-
 fdw_status fdw_gpu_info(int id, fdw_device_info *info, fdw_error *err)
 {
     (void)info;

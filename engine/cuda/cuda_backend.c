@@ -27,7 +27,6 @@
 #include "cuda/cuda_mpi.h"
 #include "core/error.h"
 #include "kinds/kind.h"
-#include "common/fdwk_fd.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,8 +39,6 @@ int fdw_gpu_count(void)
         return 0;
     return n;
 }
-
-const char *fdw_cuda_config_name(int n) { return fdwk_fd_config_name(n); }
 
 fdw_status fdw_gpu_info(int id, fdw_device_info *info, fdw_error *err)
 {
@@ -302,8 +299,6 @@ static const fdw_backend cuda_backend = {
     .create = cuda_create,
     .destroy = cuda_destroy,
     .step = cuda_step,
-    .step2 = cuda_step2,
-    .steps_per_pass = cuda_steps_per_pass,
     .extract = cuda_extract,
     .extract_done = cuda_extract_done,
     .wait = cuda_wait,

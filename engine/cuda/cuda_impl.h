@@ -42,8 +42,6 @@ typedef struct gpu_slab {
     fdwk_layout L;
     float *raw[2];             /* allocations */
     float *f[2];               /* interior origins of the two fields */
-    float *raw2[2], *f2[2];    /* two spare fields for two steps per pass (cuda_step2.c),
-                                * or NULL */
     void *kstate;              /* the kind's own state of this slab (cuda_kind.h) */
     float *qx, *qy, *qz;       /* sponge, or NULL */
     float *wavelets;
@@ -87,12 +85,6 @@ typedef struct cuda_ctx {
 int cuda_note(gpu_slab *g, int rc, const char *where);
 /* FDW_ERR_DEVICE naming g's GPU, where and the CUDA error. */
 fdw_status cuda_device_fail(fdw_error *err, const gpu_slab *g, int rc, const char *where);
-/* cuda_step.c, for the two-step pass too: step it's sources of set added into field on
- * stream s (nothing outside [0, nt)); the receivers' slot after step it read from field on
- * g->si when one is due. Errors are noted on g. */
-int cuda_inject(const cuda_ctx *c, gpu_slab *g, const src_set *set, float *field, long it,
-                fdwk_stream s);
-void cuda_record(const cuda_ctx *c, gpu_slab *g, long it, const float *field);
 /* Start of padded plane k (local, may be a ghost plane) of field b. */
 float *cuda_padded_plane(const gpu_slab *g, int b, int k);
 /* cudaMalloc + copy of bytes from host into *dptr (nothing for 0 bytes); a CUDA error is
@@ -125,9 +117,6 @@ fdw_status cuda_collect_status(cuda_ctx *c, fdw_error *err);
 int cuda_start_threads(cuda_ctx *c);
 void cuda_stop_threads(cuda_ctx *c);
 fdw_status cuda_step(void *vctx, long it, fdw_error *err);
-/* cuda_step2.c: the backend table's steps_per_pass and step2 (run/backend.h). */
-int cuda_steps_per_pass(void *vctx, const char **why);
-fdw_status cuda_step2(void *vctx, long it, fdw_error *err);
 
 /* cuda_extract.c: the backend table's copies back to the host. */
 fdw_status cuda_extract(void *vctx, int nregions, const fdw_slice *regions, float **host,

@@ -27,12 +27,6 @@ typedef struct fdw_cuda_ops {
     /* Issue the update of local planes [k0, k1) of slab g from f[cur] into f[1 - cur] on
      * stream s; errors are noted on g (cuda_note). */
     void (*update)(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1, fdwk_stream s);
-    /* Two steps per pass (may be NULL: one step per pass): the 2.5D kernel's arguments of
-     * the kind's update of local planes [k0, k1) from f[cur] (as update issues them, CPML
-     * aside), which cuda_step2.c hands to the two-step kernel (common/fdwk_fd.h,
-     * fdwk_fd_step2); update2_obstacle says what keeps a problem from it (NULL: nothing). */
-    void (*fd_args)(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1, fdwk_fd_args *a);
-    const char *(*update2_obstacle)(const cuda_ctx *c);
     /* The device arrays of slab g's kind state that change from step to step, for
      * checkpoints (at most FDW_MAX_STATE_PARTS into parts; returns how many). NULL: none
      * change. */
@@ -46,8 +40,8 @@ typedef struct fdw_cuda_ops {
 } fdw_cuda_ops;
 
 /* The fields of the 2.5D kernel's arguments every kind that runs it sets alike: radius,
- * fields, slab geometry and layout, and the configuration and z chunk the run's tuning
- * forces (0: the tuned default). The kind adds its mode, coefficients and planes. */
+ * fields, slab geometry and layout, and the z chunk the run's tuning forces (0: automatic).
+ * The kind adds its mode, coefficients and planes. */
 void cuda_fd_args(const cuda_ctx *c, const gpu_slab *g, int cur, fdwk_fd_args *a);
 
 #endif

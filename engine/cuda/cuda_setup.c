@@ -235,8 +235,6 @@ void cuda_release(cuda_ctx *c)
             c->ops->slab_destroy(g);
         fdwk_free(g->raw[0]);
         fdwk_free(g->raw[1]);
-        fdwk_free(g->raw2[0]);
-        fdwk_free(g->raw2[1]);
         fdwk_free(g->qx);
         fdwk_free(g->qy);
         fdwk_free(g->qz);

@@ -44,18 +44,32 @@ void cuda_fd_args(const cuda_ctx *c, const gpu_slab *g, int cur, fdwk_fd_args *a
     a->kglob = g->z0;
     a->pitch = g->L.pitch;
     a->plane = g->L.plane;
-    a->config = p->tuning->cuda_config;
     a->zchunk = p->tuning->cuda_zchunk;
 }
 
-int cuda_inject(const cuda_ctx *c, gpu_slab *g, const src_set *set, float *field, long it,
-                fdwk_stream s)
+/* Step it's sources of set added into field on stream s (nothing outside [0, nt)); errors
+ * are noted on g. */
+static int cuda_inject(const cuda_ctx *c, gpu_slab *g, const src_set *set, float *field,
+                       long it, fdwk_stream s)
 {
     if (set->npoints == 0 || it < 0 || it >= c->prob.nt)
         return 0;
     return cuda_note(g, fdwk_inject(field, set->npoints, set->offset, set->start, set->owner,
                                set->weight, g->wavelets, c->prob.nt, it, s),
                 "source injection");
+}
+
+/* The receivers' slot after step it, read from field on g->si when one is due. */
+static void cuda_record(const cuda_ctx *c, gpu_slab *g, long it, const float *field)
+{
+    const fdw_problem *p = &c->prob;
+    if (!g->rec || (it + 1) % p->rec_interval != 0)
+        return;
+    const long slot = (it + 1) / p->rec_interval;
+    if (slot < p->nrec_slots)
+        cuda_note(g, fdwk_record(g->rec, slot, p->nreceivers, g->rec_start, g->rec_off,
+                                 g->rec_w, field, g->si),
+                  "receiver kernel");
 }
 
 /* Push the r edge planes of field b to the neighbours' ghost planes (same field index). */
@@ -152,18 +166,6 @@ void cuda_issue_step(cuda_ctx *c, int d, long it)
 
     /* Receivers read the new field once both parts are done. */
     cuda_record(c, g, it, g->f[nw]);
-}
-
-void cuda_record(const cuda_ctx *c, gpu_slab *g, long it, const float *field)
-{
-    const fdw_problem *p = &c->prob;
-    if (!g->rec || (it + 1) % p->rec_interval != 0)
-        return;
-    const long slot = (it + 1) / p->rec_interval;
-    if (slot < p->nrec_slots)
-        cuda_note(g, fdwk_record(g->rec, slot, p->nreceivers, g->rec_start, g->rec_off,
-                                 g->rec_w, field, g->si),
-                  "receiver kernel");
 }
 
 fdw_status cuda_collect_status(cuda_ctx *c, fdw_error *err)

@@ -8,8 +8,8 @@
 #include "model/model_formats.h"
 #include "output/atomic_file.h"
 #include "core/error.h"
+#include "model/rsf/rsf_header.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -18,114 +18,24 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define RSF_MAX_HEADER (16u << 20) /* a header longer than this is not a header */
-
-typedef struct rsf_header {
-    char *text;      /* the header bytes (NUL-terminated copy) */
-    long data_start; /* offset of the samples in the header file for in="stdin", else -1 */
-} rsf_header;
-
-/* Read the header file up to EOF or the 0x0c 0x0c 0x04 marker. */
+/* Read the header file up to EOF or the 0x0c 0x0c 0x04 marker (rsf_header.h). */
 static fdw_status read_header_text(const char *path, const char *field, rsf_header *h,
                                    fdw_error *err)
 {
-    h->text = NULL;
-    h->data_start = -1;
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    switch (rsf_header_read(path, h)) {
+    case RSF_OK: return FDW_OK;
+    case RSF_OPEN:
         return fdw_fail(err, FDW_ERR_SPEC, field, "cannot open RSF header %s: %s", path,
                         strerror(errno));
-    size_t cap = 4096, len = 0;
-    char *t = malloc(cap + 1);
-    int c, marker = 0;
-    while (t && (c = fgetc(f)) != EOF) {
-        if (len == cap) {
-            if (cap >= RSF_MAX_HEADER) {
-                free(t);
-                fclose(f);
-                return fdw_fail(err, FDW_ERR_SPEC, field,
-                                "RSF header %s is longer than %u bytes: not a header", path,
-                                RSF_MAX_HEADER);
-            }
-            char *nt = realloc(t, 2 * cap + 1);
-            if (!nt) {
-                free(t);
-                t = NULL;
-                break;
-            }
-            t = nt;
-            cap *= 2;
-        }
-        t[len++] = (char)c;
-        if (len >= 3 && t[len - 3] == '\014' && t[len - 2] == '\014' && t[len - 1] == '\004') {
-            marker = 1;
-            len -= 3;
-            break;
-        }
+    case RSF_TOO_LONG:
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "RSF header %s is longer than %u bytes: not a header", path,
+                        RSF_MAX_HEADER);
+    case RSF_NOMEM: return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cannot allocate the RSF header");
+    case RSF_READ:
+        return fdw_fail(err, FDW_ERR_IO, field, "cannot read %s: %s", path, strerror(errno));
     }
-    if (!t) {
-        fclose(f);
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cannot allocate the RSF header");
-    }
-    if (marker)
-        h->data_start = ftell(f);
-    if (ferror(f)) {
-        int e = errno;
-        free(t);
-        fclose(f);
-        return fdw_fail(err, FDW_ERR_IO, field, "cannot read %s: %s", path, strerror(e));
-    }
-    fclose(f);
-    t[len] = '\0';
-    for (size_t q = 0; q < len; q++)
-        if (t[q] == '\0')
-            t[q] = ' '; /* binary junk in a header must not end the string early */
-    h->text = t;
-    return FDW_OK;
-}
-
-/* Value of the last key=value assignment of key (quotes stripped) into val; 0 if none. */
-static int rsf_get(const char *text, const char *key, char *val, size_t vlen)
-{
-    size_t klen = strlen(key);
-    int found = 0;
-    const char *p = text;
-    while (*p) {
-        while (*p && isspace((unsigned char)*p))
-            p++;
-        const char *tok = p;
-        while (*p && !isspace((unsigned char)*p) && *p != '=')
-            p++;
-        if (*p != '=') {
-            while (*p && !isspace((unsigned char)*p))
-                p++;
-            continue;
-        }
-        size_t tl = (size_t)(p - tok);
-        p++; /* '=' */
-        const char *vs = p, *ve;
-        if (*p == '"') {
-            vs = ++p;
-            while (*p && *p != '"')
-                p++;
-            ve = p;
-            if (*p == '"')
-                p++;
-        } else {
-            while (*p && !isspace((unsigned char)*p))
-                p++;
-            ve = p;
-        }
-        if (tl == klen && strncmp(tok, key, klen) == 0) {
-            size_t n = (size_t)(ve - vs);
-            if (n >= vlen)
-                n = vlen - 1;
-            memcpy(val, vs, n);
-            val[n] = '\0';
-            found = 1;
-        }
-    }
-    return found;
+    return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "RSF header %s: unknown status", path);
 }
 
 /* Integer key; *out = dflt when absent. Fails on a malformed or out-of-range value. */
@@ -133,7 +43,7 @@ static fdw_status rsf_get_long(const rsf_header *h, const char *key, long dflt, 
                                const char *path, const char *field, fdw_error *err)
 {
     char v[64];
-    if (!rsf_get(h->text, key, v, sizeof v)) {
+    if (!rsf_header_get(h->text, key, v, sizeof v)) {
         *out = dflt;
         return FDW_OK;
     }
@@ -172,7 +82,7 @@ static fdw_status rsf_data_path(const rsf_header *h, const char *path, const cha
 {
     char in[FDW_PATH_MAX];
     *offset = 0;
-    if (!rsf_get(h->text, "in", in, sizeof in) || !in[0])
+    if (!rsf_header_get(h->text, "in", in, sizeof in) || !in[0])
         return fdw_fail(err, FDW_ERR_SPEC, field, "RSF header %s has no in= (the binary file)",
                         path);
     if (strcmp(in, "stdin") == 0) {
@@ -185,16 +95,7 @@ static fdw_status rsf_data_path(const rsf_header *h, const char *path, const cha
         *offset = h->data_start;
         return FDW_OK;
     }
-    int n;
-    if (in[0] == '/') {
-        n = snprintf(datapath, cap, "%s", in);
-    } else {
-        const char *slash = strrchr(path, '/');
-        int dirlen = slash ? (int)(slash - path) : 0;
-        n = slash ? snprintf(datapath, cap, "%.*s/%s", dirlen, path, in)
-                  : snprintf(datapath, cap, "%s", in);
-    }
-    if (n < 0 || (size_t)n >= cap)
+    if (rsf_header_binary(path, in, datapath, cap) != 0)
         return fdw_fail(err, FDW_ERR_SPEC, field, "RSF header %s: in= is too long", path);
     if (!rsf_binary_beside_header(path, datapath))
         return fdw_fail(err, FDW_ERR_SPEC, field,
@@ -223,7 +124,7 @@ static fdw_status rsf_get_double(const rsf_header *h, const char *key, int *pres
                                  fdw_error *err)
 {
     char v[64];
-    *present = rsf_get(h->text, key, v, sizeof v);
+    *present = rsf_header_get(h->text, key, v, sizeof v);
     if (!*present)
         return FDW_OK;
     char *end;
@@ -259,7 +160,7 @@ fdw_status fdw_rsf_read(const char *path, fdw_model_sink *s, const fdw_model_gri
             goto done;
     }
     char n1text[32];
-    if (!rsf_get(h.text, "n1", n1text, sizeof n1text)) {
+    if (!rsf_header_get(h.text, "n1", n1text, sizeof n1text)) {
         st = fdw_fail(err, FDW_ERR_SPEC, field, "RSF header %s has no n1: not an RSF header",
                       path);
         goto done;
@@ -297,7 +198,7 @@ fdw_status fdw_rsf_read(const char *path, fdw_model_sink *s, const fdw_model_gri
 
     /* Sample encoding. */
     char fmt[64] = "native_float";
-    rsf_get(h.text, "data_format", fmt, sizeof fmt);
+    rsf_header_get(h.text, "data_format", fmt, sizeof fmt);
     int swap;
     if (strcmp(fmt, "native_float") == 0)
         swap = 0;

@@ -125,14 +125,6 @@ struct fdw_backend {
      * is what is checked against the analytic derivative). Asynchronous backends may return
      * before the work ends; any later call orders after it. */
     fdw_status (*step)(void *ctx, long it, fdw_error *err);
-    /* Temporal blocking: steps it and it + 1 in one pass over the grid, the same bits as
-     * step(it) then step(it + 1) (the sources and receivers of both steps included).
-     * steps_per_pass says how many steps a pass of this job takes, 1 or 2: the tuning's
-     * steps_per_pass where the backend can, else its own choice; with 1 and a tuning that
-     * asked for 2, *why says what prevents it. Both NULL: one step per pass. */
-    fdw_status (*step2)(void *ctx, long it, fdw_error *err);
-    int (*steps_per_pass)(void *ctx, const char **why);
-
     /* Start copying the current wavefield on regions to host buffers (each sized for its
      * region: nx*ny, nx*nz, ny*nz or nx*ny*nz floats). The copy reflects the state after
      * all steps issued so far, even when later steps are issued before it completes. The

@@ -405,18 +405,17 @@ static fdw_status take_snapshot(run *r, long done, fdw_error *err)
     return st;
 }
 
-/* One pass of the loop, n steps from step it (n = 2: the backend's step2), and what
- * follows it: a snapshot, the kind's check, progress. The collective parts come first,
- * then what rank 0 does alone. */
-static fdw_status step_once(run *r, long it, int n, fdw_error *err)
+/* Step it, and what follows it: a snapshot, the kind's check, progress. The collective
+ * parts come first, then what rank 0 does alone. */
+static fdw_status step_once(run *r, long it, fdw_error *err)
 {
     const fdw_spec *spec = r->spec;
-    fdw_status st = n == 2 ? r->be->step2(r->ctx, it, err) : r->be->step(r->ctx, it, err);
+    fdw_status st = r->be->step(r->ctx, it, err);
     if (st == FDW_OK)
         st = settle_snapshot(r, 0, err);
     if (st != FDW_OK)
         return st;
-    const long done = it + n;
+    const long done = it + 1;
     r->steps_done = done;
     /* a field that blew up is neither written nor passed on */
     if (fdw_watch_due(&r->watch, done, r->prob.nsteps) &&
@@ -474,37 +473,8 @@ static fdw_status checkpoint_step(run *r, fdw_error *err)
                                                      : "no checkpoint of this step");
 }
 
-/* The steps a pass takes by the backend's choice or the tuning's (1 or 2), logged. */
-static int choose_steps_per_pass(run *r)
-{
-    const char *why = "";
-    const int spp = r->be->step2 && r->be->steps_per_pass
-                        ? r->be->steps_per_pass(r->ctx, &why)
-                        : 1;
-    const int asked = r->prob.tuning->steps_per_pass;
-    if (asked == 2 && spp != 2)
-        fdw_run_log(r, FDW_LOG_INFO, "steps per pass: 1, not the 2 asked for (%s)",
-                    r->be->step2 ? why : "the backend passes one step at a time");
-    else if (spp == 2)
-        fdw_run_log(r, FDW_LOG_INFO, "steps per pass: 2 (one where a snapshot or a "
-                    "checkpoint by steps falls between two)");
-    return spp;
-}
-
-/* Whether steps it and it + 1 go in one pass: nothing the loop does after a step falls
- * between them (a snapshot, a checkpoint by steps, the kind's check). */
-static int pair_steps(const run *r, int spp, long it)
-{
-    const fdw_spec *spec = r->spec;
-    const fdw_checkpoint_opts *ck = r->opts->checkpoint;
-    const long mid = it + 1;
-    return spp == 2 && mid < r->prob.nt && !spec->kind->after_step &&
-           !(r->snaps && mid % spec->snapshot_every == 0) &&
-           !(r->ckpt.enabled && ck && ck->every_steps > 0 && mid % ck->every_steps == 0);
-}
-
-/* The time loop: passes of one or two steps, cancellation, snapshots, progress,
- * checkpoints; from the step a checkpoint resumed at. */
+/* The time loop: steps, cancellation, snapshots, progress, checkpoints; from the step a
+ * checkpoint resumed at. */
 static fdw_status time_loop(run *r, fdw_error *err)
 {
     const fdw_spec *spec = r->spec;
@@ -513,17 +483,15 @@ static fdw_status time_loop(run *r, fdw_error *err)
     fdw_meter_start(&r->meter, nt, (double)spec->nx * spec->ny * spec->nz, interval);
     r->meter.step_last = r->steps_done;
     fdw_watch_init(&r->watch, r->steps_done);
-    const int spp = choose_steps_per_pass(r);
     fdw_status st = FDW_OK;
-    for (long it = r->steps_done, n = 1; it < nt; it += n) {
+    for (long it = r->steps_done; it < nt; it++) {
         if (st == FDW_OK && cancel_requested(r))
             st = fdw_fail(err, FDW_ERR_CANCELLED, NULL, "cancelled at step %ld of %ld", it,
                           nt);
         st = fdw_comm_agree(r->comm, st, err); /* unchanged for one process */
         if (st != FDW_OK)
             break;
-        n = pair_steps(r, spp, it) ? 2 : 1;
-        st = step_once(r, it, (int)n, err);
+        st = step_once(r, it, err);
         if (st == FDW_OK && r->stop) { /* the kind says it is done: 100% at this step */
             r->meter.nsteps = r->steps_done;
             break;
@@ -665,9 +633,6 @@ fdw_status fdw_run(const fdw_spec *spec, const fdw_run_opts *opts, const fdw_cal
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "fdw_run called without a spec");
     if (!opts || !opts->out_dir || !opts->out_dir[0])
         return fdw_fail(err, FDW_ERR_IO, NULL, "fdw_run called without an output directory");
-    if (opts->tuning && (opts->tuning->steps_per_pass < 0 || opts->tuning->steps_per_pass > 2))
-        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL, "tuning.steps_per_pass is %d: it must "
-                        "be 1 or 2 (0: the backend's choice)", opts->tuning->steps_per_pass);
     if (spec->survey) /* many shots, each a run of its own (run/survey.c) */
         return fdw_survey_run(spec, opts, cb, result, err);
     return fdw_run_single(spec, opts, cb, result, err);

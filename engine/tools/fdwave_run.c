@@ -15,7 +15,8 @@
  * prints (including which GPU each rank uses) and writes the outputs, and every rank exits
  * with the same status.
  *
- * Options are read with getopt_long. Progress goes to stderr through progress_bar.h (the
+ * main runs five named steps: the options (getopt_long), the MPI ranks, the spec, the run
+ * and the report. Progress goes to stderr through progress_bar.h (the
  * fdwave CLI's too): on a terminal one line redrawn in place (bar, percent, step/nsteps,
  * Mpoints/s, ETA); otherwise one plain line per progress report. SIGINT
  * (or SIGTERM) cancels within a step; the outputs written so far stay. Exit status:
@@ -77,8 +78,6 @@ static void usage(FILE *to)
             "                         backend; ETE: the same bits either way)\n"
             "      --mpi-stats        CUDA under MPI: each rank prints its exchange figures\n"
             "                         per step on stderr at the end\n"
-            "      --steps-per-pass N time steps per pass over the grid, 1 or 2 (default:\n"
-            "                         the backend's choice); the same results either way\n"
             "      --checkpoint DIR   write checkpoints into DIR and resume from the one\n"
             "                         there (same spec, devices and backend) when started\n"
             "                         again after a crash or a kill\n"
@@ -263,7 +262,6 @@ static int bad_option(char **argv, int c)
 
 enum {
     OPT_JSON = 256, OPT_MPI, OPT_CUDA_AWARE_MPI, OPT_CPU_PORTABLE, OPT_MPI_STATS,
-    OPT_STEPS_PER_PASS,
     OPT_CHECKPOINT, OPT_CHECKPOINT_INTERVAL, OPT_CHECKPOINT_STEPS
 };
 
@@ -281,24 +279,124 @@ static long long number_option(const char *name, const char *v, long long lo, lo
     return x;
 }
 
-int main(int argc, char **argv)
-{
-    const char *spec_path = NULL, *out_dir = NULL;
+/* What the command line asks for. ro points into tuning and ckpt: not to be copied. */
+typedef struct run_args {
+    const char *spec_path, *out_dir;
+    char default_dir[PATH_MAX];
     fdw_run_opts ro;
     fdw_tuning tuning;
-    memset(&ro, 0, sizeof ro);
-    memset(&tuning, 0, sizeof tuning);
-    ro.backend = FDW_BACKEND_AUTO;
-    ro.tuning = &tuning;
     fdw_checkpoint_opts ckpt;
-    memset(&ckpt, 0, sizeof ckpt);
-    ckpt.interval_s = 600;
-    ckpt.resume = 1;
-    int ids[64], nids = 0, json = 0, want_mpi = 0;
-    int cuda_aware = 0; /* fdw_mpi_cuda_aware: 0 auto, 1 on, 2 off */
-    run_ui ui;
-    memset(&ui, 0, sizeof ui);
+    int ids[64], nids, json, want_mpi;
+    int cuda_aware; /* fdw_mpi_cuda_aware: 0 auto, 1 on, 2 off */
+} run_args;
 
+/* One option getopt_long returned (c, with optarg) into a and ui: 0, an exit status for a
+ * bad one, or -2 after --help or --version (the program ends with 0). */
+static int apply_option(int c, char **argv, run_args *a, run_ui *ui)
+{
+    int bad = 0;
+    switch (c) {
+    case 'o':
+        if (!optarg[0]) {
+            fprintf(stderr, "fdwave-run: --out needs a directory\n");
+            bad = EXIT_USAGE;
+        }
+        a->out_dir = optarg;
+        break;
+    case 'b':
+        if (strcmp(optarg, "auto") == 0)
+            a->ro.backend = FDW_BACKEND_AUTO;
+        else if (strcmp(optarg, "cpu") == 0)
+            a->ro.backend = FDW_BACKEND_CPU;
+        else if (strcmp(optarg, "cuda") == 0)
+            a->ro.backend = FDW_BACKEND_CUDA;
+        else {
+            fprintf(stderr, "fdwave-run: --backend must be auto, cpu or cuda, not '%s'\n",
+                    optarg);
+            bad = EXIT_USAGE;
+        }
+        break;
+    case 'd':
+        a->nids = parse_devices(optarg, a->ids, 64);
+        if (a->nids <= 0) {
+            fprintf(stderr,
+                    "fdwave-run: --devices takes a comma-separated list of device ids "
+                    "(e.g. 0,1), not '%s'\n",
+                    optarg);
+            bad = EXIT_USAGE;
+        }
+        break;
+    case 't': {
+        char *end;
+        errno = 0;
+        long t = strtol(optarg, &end, 10);
+        if (end == optarg || *end || errno || t < 1 || t > 4096) {
+            fprintf(stderr, "fdwave-run: --threads takes a number from 1 to 4096, not '%s'\n",
+                    optarg);
+            bad = EXIT_USAGE;
+        }
+        a->ro.threads = (int)t;
+        break;
+    }
+    case 'q': ui->quiet = 1; break;
+    case OPT_JSON: a->json = 1; break;
+    case OPT_MPI: a->want_mpi = 1; break;
+    case OPT_CPU_PORTABLE: a->tuning.cpu_portable = 1; break;
+    case OPT_MPI_STATS: a->tuning.mpi_stats = 1; break;
+    case OPT_CHECKPOINT:
+        if (!optarg[0]) {
+            fprintf(stderr, "fdwave-run: --checkpoint needs a directory\n");
+            bad = EXIT_USAGE;
+        }
+        a->ckpt.dir = optarg;
+        break;
+    case OPT_CHECKPOINT_INTERVAL: {
+        long long v = number_option("--checkpoint-interval", optarg, 0, 31536000);
+        bad = v < 0 ? EXIT_USAGE : bad;
+        a->ckpt.interval_s = (double)v;
+        break;
+    }
+    case OPT_CHECKPOINT_STEPS: {
+        long long v = number_option("--checkpoint-steps", optarg, 1, 1000000000);
+        bad = v < 0 ? EXIT_USAGE : bad;
+        a->ckpt.every_steps = (long)v;
+        break;
+    }
+    case OPT_CUDA_AWARE_MPI:
+        if (strcmp(optarg, "auto") == 0)
+            a->cuda_aware = 0;
+        else if (strcmp(optarg, "on") == 0)
+            a->cuda_aware = 1;
+        else if (strcmp(optarg, "off") == 0)
+            a->cuda_aware = 2;
+        else {
+            fprintf(stderr, "fdwave-run: --cuda-aware-mpi must be auto, on or off, not '%s'\n",
+                    optarg);
+            bad = EXIT_USAGE;
+        }
+        break;
+    case 'h':
+        usage(stdout);
+        return -2;
+    case 'V':
+        printf("fdwave-run %s\n", FDW_VERSION);
+        return -2;
+    default: /* '?' or ':' */
+        bad = bad_option(argv, c);
+        break;
+    }
+    return bad;
+
+}
+
+/* Step 1, the options: fills a (and ui->quiet). -1 when the run goes on, else the exit
+ * status (0 after --help or --version). */
+static int parse_options(int argc, char **argv, run_args *a, run_ui *ui)
+{
+    a->ro.backend = FDW_BACKEND_AUTO;
+    a->ro.tuning = &a->tuning;
+    a->ckpt.interval_s = 600;
+    a->ckpt.resume = 1;
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"backend", required_argument, NULL, 'b'},
@@ -310,7 +408,6 @@ int main(int argc, char **argv)
         {"cuda-aware-mpi", required_argument, NULL, OPT_CUDA_AWARE_MPI},
         {"cpu-portable", no_argument, NULL, OPT_CPU_PORTABLE},
         {"mpi-stats", no_argument, NULL, OPT_MPI_STATS},
-        {"steps-per-pass", required_argument, NULL, OPT_STEPS_PER_PASS},
         {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
         {"checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT_INTERVAL},
         {"checkpoint-steps", required_argument, NULL, OPT_CHECKPOINT_STEPS},
@@ -321,191 +418,117 @@ int main(int argc, char **argv)
     opterr = 0; /* our messages, not getopt's */
     int c, bad = 0;
     while (!bad && (c = getopt_long(argc, argv, ":o:b:d:t:qhV", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            if (!optarg[0]) {
-                fprintf(stderr, "fdwave-run: --out needs a directory\n");
-                bad = EXIT_USAGE;
-            }
-            out_dir = optarg;
-            break;
-        case 'b':
-            if (strcmp(optarg, "auto") == 0)
-                ro.backend = FDW_BACKEND_AUTO;
-            else if (strcmp(optarg, "cpu") == 0)
-                ro.backend = FDW_BACKEND_CPU;
-            else if (strcmp(optarg, "cuda") == 0)
-                ro.backend = FDW_BACKEND_CUDA;
-            else {
-                fprintf(stderr, "fdwave-run: --backend must be auto, cpu or cuda, not '%s'\n",
-                        optarg);
-                bad = EXIT_USAGE;
-            }
-            break;
-        case 'd':
-            nids = parse_devices(optarg, ids, 64);
-            if (nids <= 0) {
-                fprintf(stderr,
-                        "fdwave-run: --devices takes a comma-separated list of device ids "
-                        "(e.g. 0,1), not '%s'\n",
-                        optarg);
-                bad = EXIT_USAGE;
-            }
-            break;
-        case 't': {
-            char *end;
-            errno = 0;
-            long t = strtol(optarg, &end, 10);
-            if (end == optarg || *end || errno || t < 1 || t > 4096) {
-                fprintf(stderr, "fdwave-run: --threads takes a number from 1 to 4096, not '%s'\n",
-                        optarg);
-                bad = EXIT_USAGE;
-            }
-            ro.threads = (int)t;
-            break;
-        }
-        case 'q': ui.quiet = 1; break;
-        case OPT_JSON: json = 1; break;
-        case OPT_MPI: want_mpi = 1; break;
-        case OPT_CPU_PORTABLE: tuning.cpu_portable = 1; break;
-        case OPT_MPI_STATS: tuning.mpi_stats = 1; break;
-        case OPT_STEPS_PER_PASS: {
-            long long v = number_option("--steps-per-pass", optarg, 1, 2);
-            bad = v < 0 ? EXIT_USAGE : bad;
-            tuning.steps_per_pass = (int)v;
-            break;
-        }
-        case OPT_CHECKPOINT:
-            if (!optarg[0]) {
-                fprintf(stderr, "fdwave-run: --checkpoint needs a directory\n");
-                bad = EXIT_USAGE;
-            }
-            ckpt.dir = optarg;
-            break;
-        case OPT_CHECKPOINT_INTERVAL: {
-            long long v = number_option("--checkpoint-interval", optarg, 0, 31536000);
-            bad = v < 0 ? EXIT_USAGE : bad;
-            ckpt.interval_s = (double)v;
-            break;
-        }
-        case OPT_CHECKPOINT_STEPS: {
-            long long v = number_option("--checkpoint-steps", optarg, 1, 1000000000);
-            bad = v < 0 ? EXIT_USAGE : bad;
-            ckpt.every_steps = (long)v;
-            break;
-        }
-        case OPT_CUDA_AWARE_MPI:
-            if (strcmp(optarg, "auto") == 0)
-                cuda_aware = 0;
-            else if (strcmp(optarg, "on") == 0)
-                cuda_aware = 1;
-            else if (strcmp(optarg, "off") == 0)
-                cuda_aware = 2;
-            else {
-                fprintf(stderr, "fdwave-run: --cuda-aware-mpi must be auto, on or off, not '%s'\n",
-                        optarg);
-                bad = EXIT_USAGE;
-            }
-            break;
-        case 'h':
-            usage(stdout);
+        bad = apply_option(c, argv, a, ui);
+        if (bad == -2)
             return 0;
-        case 'V':
-            printf("fdwave-run %s\n", FDW_VERSION);
-            return 0;
-        default: /* '?' or ':' */
-            bad = bad_option(argv, c);
-            break;
-        }
     }
-    if (!bad && !ckpt.dir && (ckpt.every_steps > 0 || ckpt.interval_s != 600)) {
+    if (!bad && !a->ckpt.dir && (a->ckpt.every_steps > 0 || a->ckpt.interval_s != 600)) {
         fprintf(stderr, "fdwave-run: --checkpoint-interval and --checkpoint-steps need "
                         "--checkpoint DIR\n");
         bad = EXIT_USAGE;
     }
     if (bad)
         return bad;
-    if (ckpt.dir)
-        ro.checkpoint = &ckpt;
-    for (int a = optind; a < argc; a++) {
-        if (spec_path) {
-            fprintf(stderr, "fdwave-run: one job spec at a time ('%s' and '%s')\n", spec_path,
-                    argv[a]);
+    if (a->ckpt.dir)
+        a->ro.checkpoint = &a->ckpt;
+    for (int i = optind; i < argc; i++) {
+        if (a->spec_path) {
+            fprintf(stderr, "fdwave-run: one job spec at a time ('%s' and '%s')\n",
+                    a->spec_path, argv[i]);
             return EXIT_USAGE;
         }
-        spec_path = argv[a];
+        a->spec_path = argv[i];
     }
-    if (!spec_path) {
+    if (!a->spec_path) {
         usage(stderr);
         return EXIT_USAGE;
     }
+    return -1;
+}
 
-    /* MPI: one rank per slab. Rank 0 prints; the others stay silent. */
-    fdw_comm comm;
-    memset(&comm, 0, sizeof comm);
-    int mpi = 0, root = 1;
+/* Step 2, the ranks: under mpirun (or --mpi) one rank per slab; rank 0 prints, the others
+ * stay silent. *mpi: MPI is up (mpi_done ends it); *root: this process prints. -1 when the
+ * run goes on, else the exit status. */
+static int start_ranks(run_args *a, int *argc, char ***argv, fdw_comm *comm, int *mpi,
+                       int *root, run_ui *ui)
+{
+    memset(comm, 0, sizeof *comm);
+    *mpi = 0;
+    *root = 1;
 #ifdef FDW_HAVE_MPI
-    if (want_mpi || fdw_mpi_launched()) {
+    if (a->want_mpi || fdw_mpi_launched()) {
         char msg[256];
-        const int init = fdw_mpi_init(&argc, &argv, (fdw_mpi_cuda_aware)cuda_aware, &comm,
+        const int init = fdw_mpi_init(argc, argv, (fdw_mpi_cuda_aware)a->cuda_aware, comm,
                                       msg, sizeof msg);
         if (init != 0) {
-            if (comm.rank == 0) /* every rank fails alike; rank 0 says why */
+            if (comm->rank == 0) /* every rank fails alike; rank 0 says why */
                 fprintf(stderr, "fdwave-run: %s\n", msg);
             if (init > 0) /* MPI is up: nobody leaves before rank 0 has said it */
                 fdw_mpi_finalize();
             return EXIT_RUN_FAILED;
         }
-        mpi = 1;
-        root = comm.rank == 0;
-        if (!root)
-            ui.quiet = 1;
-        if (comm.size > 1)
-            ro.comm = &comm;
+        *mpi = 1;
+        *root = comm->rank == 0;
+        if (!*root)
+            ui->quiet = 1;
+        if (comm->size > 1)
+            a->ro.comm = comm;
     }
 #else
-    (void)mpi;
-    (void)cuda_aware;
+    (void)argc;
+    (void)argv;
+    (void)ui;
     const char *np = getenv("OMPI_COMM_WORLD_SIZE");
-    if (want_mpi || (np && atoi(np) > 1)) {
+    if (a->want_mpi || (np && atoi(np) > 1)) {
         fprintf(stderr, "fdwave-run: this fdwave-run was built without MPI support "
                         "(FDW_MPI=OFF, or no MPI library at build time); rebuild with "
                         "libopenmpi-dev installed to run under mpirun\n");
         return EXIT_RUN_FAILED;
     }
 #endif
+    return -1;
+}
 
-    fdw_error err;
-    memset(&err, 0, sizeof err);
-    fdw_spec *spec = NULL;
-    fdw_status st = fdw_spec_load(spec_path, NULL, &spec, &err);
-    if (ro.comm) /* a rank that cannot read the spec stops every rank */
-        st = fdw_comm_agree(ro.comm, st, &err);
-    if (st != FDW_OK) {
-        if (root) {
-            print_error(spec_path, &err);
-            if (json)
-                print_json_summary("invalid", spec_path, NULL, NULL, NULL, &err);
-        }
-        fdw_spec_free(spec);
+static void mpi_done(int mpi)
+{
 #ifdef FDW_HAVE_MPI
-        if (mpi)
-            fdw_mpi_finalize();
+    if (mpi)
+        fdw_mpi_finalize();
+#else
+    (void)mpi;
 #endif
-        return EXIT_USAGE;
-    }
-    /* The spec's warnings reach stderr through the engine's log callback when the run
-     * starts (and the --json summary lists them). */
+}
 
-    char default_dir[PATH_MAX];
-    if (!out_dir) {
-        default_out_dir(spec_path, default_dir, sizeof default_dir);
-        out_dir = default_dir;
+/* Step 3, the spec: load it (a rank that cannot read it stops every rank); on failure the
+ * root says why (and, with --json, prints the summary). The spec's warnings reach stderr
+ * through the engine's log callback when the run starts (and the --json summary lists
+ * them). */
+static fdw_status load_spec(const run_args *a, int root, fdw_spec **spec, fdw_error *err)
+{
+    fdw_status st = fdw_spec_load(a->spec_path, NULL, spec, err);
+    if (a->ro.comm)
+        st = fdw_comm_agree(a->ro.comm, st, err);
+    if (st != FDW_OK && root) {
+        print_error(a->spec_path, err);
+        if (a->json)
+            print_json_summary("invalid", a->spec_path, NULL, NULL, NULL, err);
     }
-    ro.out_dir = out_dir;
-    if (nids > 0) {
-        ro.device_ids = ids;
-        ro.ndevice_ids = nids;
+    return st;
+}
+
+/* Step 4, the run: the output directory, the devices, Ctrl-C, the progress display and the
+ * callbacks, then fdw_run. */
+static fdw_status run_spec(run_args *a, const fdw_spec *spec, run_ui *ui, fdw_result *res,
+                           fdw_error *err)
+{
+    if (!a->out_dir) {
+        default_out_dir(a->spec_path, a->default_dir, sizeof a->default_dir);
+        a->out_dir = a->default_dir;
+    }
+    a->ro.out_dir = a->out_dir;
+    if (a->nids > 0) {
+        a->ro.device_ids = a->ids;
+        a->ro.ndevice_ids = a->nids;
     }
 
     /* Cancel cleanly on the first Ctrl-C; a second one kills (SA_RESETHAND). */
@@ -518,7 +541,7 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     const int tty = isatty(STDERR_FILENO);
-    progress_bar_init(&ui.bar, stderr, tty);
+    progress_bar_init(&ui->bar, stderr, tty);
     fdw_callbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.progress = on_progress;
@@ -526,56 +549,87 @@ int main(int argc, char **argv)
     cb.log = on_log;
     cb.cancelled = on_cancelled;
     cb.checkpoint = on_checkpoint;
-    cb.user = &ui;
+    cb.user = ui;
     cb.progress_interval_s = tty ? 0.2 : 1.0;
 
-    if (!ui.quiet)
+    if (!ui->quiet)
         fprintf(stderr, "fdwave-run: %s: %s job, %llu grid points, %ld steps, outputs in %s\n",
-                spec_path, fdw_spec_kind(spec), (unsigned long long)fdw_spec_points(spec),
-                fdw_spec_steps(spec), out_dir);
+                a->spec_path, fdw_spec_kind(spec), (unsigned long long)fdw_spec_points(spec),
+                fdw_spec_steps(spec), a->out_dir);
 
-    fdw_result res;
-    memset(&res, 0, sizeof res);
-    st = fdw_run(spec, &ro, &cb, &res, &err);
-    progress_bar_hide(&ui.bar);
+    memset(res, 0, sizeof *res);
+    const fdw_status st = fdw_run(spec, &a->ro, &cb, res, err);
+    progress_bar_hide(&ui->bar);
+    return st;
+}
 
+/* Step 5, the report: what became of the run on stderr (and stdout: where the outputs are,
+ * or the --json summary); returns the exit status. */
+static int report(const run_args *a, int root, int quiet, const fdw_spec *spec, fdw_status st,
+                  const fdw_result *res, const fdw_error *err)
+{
     int code;
     const char *status;
     if (st == FDW_OK) {
         code = 0;
         status = "succeeded";
-        if (!ui.quiet && res.nshots > 0)
+        if (!quiet && res->nshots > 0)
             fprintf(stderr, "fdwave-run: done: %d shots (%d run now, %d group%s of devices), "
-                    "%ld steps in %.2f s, %.1f Mpts/s (%s)\n", res.nshots,
-                    res.shots_done - res.shots_resumed, res.groups, res.groups == 1 ? "" : "s",
-                    res.steps_done, res.elapsed_s, res.mpts, res.backend);
-        else if (!ui.quiet)
+                    "%ld steps in %.2f s, %.1f Mpts/s (%s)\n", res->nshots,
+                    res->shots_done - res->shots_resumed, res->groups,
+                    res->groups == 1 ? "" : "s", res->steps_done, res->elapsed_s, res->mpts,
+                    res->backend);
+        else if (!quiet)
             fprintf(stderr, "fdwave-run: done: %ld steps in %.2f s, %.1f Mpts/s (%s)\n",
-                    res.steps_done, res.elapsed_s, res.mpts, res.backend);
-        if (!json && root)
-            printf("outputs: %s\nmanifest: %s/manifest.json\n", out_dir, out_dir);
+                    res->steps_done, res->elapsed_s, res->mpts, res->backend);
+        if (!a->json && root)
+            printf("outputs: %s\nmanifest: %s/manifest.json\n", a->out_dir, a->out_dir);
     } else if (st == FDW_ERR_CANCELLED) {
         code = stop_signal == SIGTERM ? 128 + SIGTERM : EXIT_CANCELLED;
         status = "cancelled";
-        if (root && res.nshots > 0)
+        if (root && res->nshots > 0)
             fprintf(stderr, "fdwave-run: %s after %d of %d shots; their files are in %s\n",
-                    res.suspended ? "suspended" : "cancelled", res.shots_done, res.nshots,
-                    out_dir);
+                    res->suspended ? "suspended" : "cancelled", res->shots_done, res->nshots,
+                    a->out_dir);
         else if (root)
             fprintf(stderr, "fdwave-run: cancelled after %ld steps; outputs so far are in %s\n",
-                    res.steps_done, out_dir);
+                    res->steps_done, a->out_dir);
     } else {
         code = st == FDW_ERR_SPEC ? EXIT_USAGE : EXIT_RUN_FAILED;
         status = "failed";
         if (root)
-            print_error(spec_path, &err);
+            print_error(a->spec_path, err);
     }
-    if (json && root)
-        print_json_summary(status, spec_path, out_dir, spec, &res, st == FDW_OK ? NULL : &err);
+    if (a->json && root)
+        print_json_summary(status, a->spec_path, a->out_dir, spec, res,
+                           st == FDW_OK ? NULL : err);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    run_args a;
+    memset(&a, 0, sizeof a);
+    run_ui ui;
+    memset(&ui, 0, sizeof ui);
+    int code = parse_options(argc, argv, &a, &ui);
+    if (code >= 0)
+        return code;
+    fdw_comm comm;
+    int mpi, root;
+    if ((code = start_ranks(&a, &argc, &argv, &comm, &mpi, &root, &ui)) >= 0)
+        return code;
+    fdw_error err;
+    memset(&err, 0, sizeof err);
+    fdw_spec *spec = NULL;
+    if (load_spec(&a, root, &spec, &err) != FDW_OK) {
+        code = EXIT_USAGE;
+    } else {
+        fdw_result res;
+        const fdw_status st = run_spec(&a, spec, &ui, &res, &err);
+        code = report(&a, root, ui.quiet, spec, st, &res, &err);
+    }
     fdw_spec_free(spec);
-#ifdef FDW_HAVE_MPI
-    if (mpi)
-        fdw_mpi_finalize();
-#endif
+    mpi_done(mpi);
     return code;
 }

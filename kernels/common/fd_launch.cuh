@@ -1,8 +1,8 @@
 // fd_launch.cuh — how the 2.5D kernel (fd25.cuh) is launched for the acoustic and stencil
-// kinds: the list of kept configurations, the tuned default per kind and radius, the tensor
-// maps of a step, the z-chunk rule, and the dispatch from (radius, configuration) to a
-// template instantiation. acoustic/acoustic_step.cu and stencil/stencil_step.cu include it
-// with AC = true and false, so each kind compiles only its own instantiations.
+// kinds: the configurations (tile shapes and pipeline depths), the tuned one per kind and
+// radius, the tensor maps of a step, the z-chunk rule, and the dispatch from a radius to its
+// one template instantiation. acoustic/acoustic_step.cu and stencil/stencil_step.cu include
+// it with AC = true and false, so each kind compiles one kernel per radius: its tuned one.
 // docs/gpu.md's kernel table is generated from FDWK_FD_CONFIGS and the DEFAULT_ tables below
 // (bench/kernel_table.py): keep their one-entry-per-line form.
 #pragma once
@@ -12,7 +12,7 @@
 #include <cudaTypedefs.h>
 #include <atomic>
 
-// The kept configurations, numbered 1.. in this order (fdwk_fd_args.config):
+// The configurations the tuned tables use (the others measured are docs/gpu.md's decisions):
 // X(name, TXV, BY, L, NB, description): TXV x BY threads own a 4 TXV x BY tile, L planes in
 // flight beyond the ring's R + NB, NB planes updated per iteration.
 #define FDWK_FD_CONFIGS(X)                                        \
@@ -26,15 +26,25 @@
 namespace fdwk {
 
 enum fd_config : int {
-    FD_DEFAULT = 0,
 #define FDWK_X(name, TXV, BY, L, NB, desc) FD_##name,
     FDWK_FD_CONFIGS(FDWK_X)
 #undef FDWK_X
     FD_END
 };
 
+// A configuration's shape as data, indexed by fd_config (for the compile-time dispatch).
+struct fd_shape {
+    int txv, by, l, nb;
+    const char *desc;
+};
+constexpr fd_shape SHAPES[FD_END] = {
+#define FDWK_X(name, TXV, BY, L, NB, desc) {TXV, BY, L, NB, desc},
+    FDWK_FD_CONFIGS(FDWK_X)
+#undef FDWK_X
+};
+
 // A tuned default: the configuration, and planes per block along z before the fit rule
-// (launch_fd25). Chosen from the H100 sweeps over 512^3 and 1024x1024x512 (bench/RESULTS.md).
+// (launch_fd25). Chosen from the H100 sweeps over 512^3 and 1024x1024x512 (docs/gpu.md).
 // Acoustic chunks of 48 planes (never below 8R) beat 32 by 0.3-0.8 points; the stencil reads
 // one array, so the 2R planes a chunk re-reads weigh twice: 128 planes from order 6 (+1-4%).
 struct fd_default {
@@ -44,7 +54,7 @@ struct fd_default {
 
 // Index: radius (order / 2); entry 0 unused.
 constexpr fd_default DEFAULT_ACOUSTIC[FDWK_MAX_RADIUS + 1] = {
-    {FD_DEFAULT, 0},
+    {FD_V1, 0},
     {FD_V4, 48}, // order 2
     {FD_V2, 48}, // order 4
     {FD_V2, 48}, // order 6
@@ -55,7 +65,7 @@ constexpr fd_default DEFAULT_ACOUSTIC[FDWK_MAX_RADIUS + 1] = {
     {FD_V3, 64}, // order 16
 };
 constexpr fd_default DEFAULT_STENCIL[FDWK_MAX_RADIUS + 1] = {
-    {FD_DEFAULT, 0},
+    {FD_V1, 0},
     {FD_V4, 32},  // order 2
     {FD_V4, 32},  // order 4
     {FD_V4, 128}, // order 6
@@ -134,7 +144,7 @@ int launch_fd25(const fdwk_fd_args &a, int zbase, cudaStream_t s)
     cudaGetDevice(&dev);
     const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
     if (!bit || !(raised.load() & bit)) {
-        int optin = 0; // a configuration whose ring does not fit this GPU does not exist here
+        int optin = 0; // a ring that does not fit this GPU: the launch fails
         if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
                 cudaSuccess ||
             G::SMEM_BYTES > optin)
@@ -183,22 +193,21 @@ int launch_fd25(const fdwk_fd_args &a, int zbase, cudaStream_t s)
     return (int)cudaGetLastError();
 }
 
-// Radius R: the forced configuration, or the tuned default.
+// The tuned default of radius R for the acoustic (AC) or the stencil kind.
+template <int R, bool AC>
+constexpr fd_default tuned() { return AC ? DEFAULT_ACOUSTIC[R] : DEFAULT_STENCIL[R]; }
+
+// Radius R: its tuned configuration, the only one compiled for it.
 template <int R, bool AC>
 int fd_step_r(const fdwk_fd_args &a, cudaStream_t s)
 {
-    const fd_default &d = AC ? DEFAULT_ACOUSTIC[R] : DEFAULT_STENCIL[R];
-    switch (a.config == FD_DEFAULT ? d.config : a.config) {
-#define FDWK_X(name, TXV, BY, L, NB, desc) \
-    case FD_##name: return launch_fd25<R, TXV, BY, L, NB, AC>(a, d.zchunk, s);
-        FDWK_FD_CONFIGS(FDWK_X)
-#undef FDWK_X
-    default: return (int)cudaErrorInvalidValue;
-    }
+    constexpr fd_default d = tuned<R, AC>();
+    constexpr fd_shape c = SHAPES[d.config];
+    return launch_fd25<R, c.txv, c.by, c.l, c.nb, AC>(a, d.zchunk, s);
 }
 
 // One update of a.k0..a.k1 (the acoustic kind with AC, the stencil kind without); a CUDA
-// error code, cudaErrorInvalidValue for a radius or configuration that does not exist.
+// error code, cudaErrorInvalidValue for a radius that does not exist.
 template <bool AC>
 int fd_step(const fdwk_fd_args &a, cudaStream_t s)
 {

@@ -1,9 +1,9 @@
 /* fdwk_fd.h — the argument block of the 2.5D finite-difference update that the acoustic
- * and stencil kinds share (acoustic/fdwk_acoustic.h, stencil/fdwk_stencil.h), and the list
- * of its kernel configurations. Both kinds run the same kernel (common/fd25.cuh) with a
- * different point update, so one struct carries what either needs; a configuration is a
- * tile shape and pipeline depth, chosen per radius by the tuned table (common/fd_launch.cuh)
- * unless a caller forces one for tuning or tests. Every configuration gives the same bits. */
+ * and stencil kinds share (acoustic/fdwk_acoustic.h, stencil/fdwk_stencil.h), and the name of
+ * the kernel configuration that runs. Both kinds run the same kernel (common/fd25.cuh) with
+ * a different point update, so one struct carries what either needs; a configuration is a
+ * tile shape and pipeline depth, one per kind and radius from the tuned tables
+ * (common/fd_launch.cuh). */
 #ifndef FDWK_FD_H
 #define FDWK_FD_H
 
@@ -30,7 +30,6 @@ typedef struct fdwk_fd_args {
     long pitch, plane;       /* layout; all pointers are interior origins */
     int free_surface;        /* write 0 on global plane 0 */
     int zchunk;              /* planes per block along z; 0: automatic */
-    int config;              /* 0: the tuned default; 1..fdwk_fd_config_count(): force one */
     float c0;                /* centre weight (acoustic: cx0+cy0+cz0; stencil: sc0) */
     float cx[FDWK_MAX_RADIUS + 1], cy[FDWK_MAX_RADIUS + 1], cz[FDWK_MAX_RADIUS + 1];
     /* CPML per axis (host structs, NULL: no layer on that axis; k0/k1 as above): after
@@ -40,41 +39,10 @@ typedef struct fdwk_fd_args {
     const struct fdwk_pml_args *pml[3];
 } fdwk_fd_args;
 
-/* ---- Two steps per pass (engine/run/backend.h's step2; kernels/common/fd_two_step.cu) ----
- * Steps it and it + 1 of a whole single slab (no ghost exchange) in one pass, for both
- * modes: reads a.u (u(t) or D, its free-surface ghosts mirrored) and, acoustic, a.out
- * (u(t - dt), read only); writes step it's field into out1 (acoustic: with step it's
- * sources added, their taps in the CSR arrays of fdwk_inject, point offsets from the
- * interior origin) and step it + 1's into out2 (acoustic: before step it + 1's sources,
- * which the caller injects afterwards with fdwk_inject, as after a single step). The same
- * operations in the same order as two single steps (fdwk_acoustic_step or
- * fdwk_stencil_step, each followed by fdwk_inject): the same bits. No CPML (a.pml all
- * NULL); radius 1..fdwk_fd_step2_max_radius(). */
-typedef struct fdwk_fd2_args {
-    fdwk_fd_args a;            /* as for a single step; k0/k1 the slab's planes */
-    float *out1, *out2;        /* the two new fields: same layout, distinct buffers */
-    int nz;                    /* the slab's planes (= the grid's: one slab) */
-    int npoints;               /* acoustic: step it's source points (fdwk_inject's arrays) */
-    const long *offset;
-    const int *start, *owner;
-    const float *weight, *wavelets;
-    long nt, it;               /* wavelets are nt per source; step it's sources injected */
-} fdwk_fd2_args;
-/* The largest radius the two-step kernel takes, and whether its shared memory fits the
- * current device at radius r (1) or not (0). */
-int fdwk_fd_step2_max_radius(void);
-int fdwk_fd_step2_fits(int r);
-int fdwk_fd_step2(const fdwk_fd2_args *a, fdwk_stream s);
-
-/* Number of configurations of the 2.5D kernel (numbered 1..count), and the name of
- * configuration n ("V1 TMA x4 64x16: 16x16, L1": its V-name, tile, threads, planes in
- * flight); NULL when n is not a configuration (0, the tuned default, is none). */
-int fdwk_fd_config_count(void);
-const char *fdwk_fd_config_name(int n);
-/* 1 when configuration n exists for this kind and radius on the current device (its ring
- * of shared-memory stages fits the device's per-block limit), else 0. A step forced onto
- * one that does not fit fails with a CUDA error instead of launching. */
-int fdwk_fd_config_fits(fdwk_mode mode, int radius, int n);
+/* The name of the configuration that runs for this kind and radius ("V1 TMA x4 64x16:
+ * 16x16, L1": its V-name, tile, threads, planes in flight); NULL for a radius outside
+ * 1..FDWK_MAX_RADIUS. */
+const char *fdwk_fd_config_name(fdwk_mode mode, int radius);
 
 #ifdef __cplusplus
 }

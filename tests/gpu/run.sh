@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tests/gpu/run.sh — everything the GPU machine does in one call: report the environment,
-# unpack the carried .deb libraries (.carry/debs: jansson, libpng, segyio, check, pkgconf)
-# when the machine lacks them, build the engine with the CUDA backend for sm_90, dump the
-# SASS of the main kernels, run the GPU tests, compute-sanitizer memcheck and racecheck on a
-# small job, and the benchmark. Logs and the JSON records go to $OUT (or ./gpu-out).
+# unpack the carried .deb libraries (.carry/debs: jansson, libpng, segyio, check, pkgconf, and
+# GLPK with the libraries it links: `apt-get download libglpk40 libglpk-dev libamd2
+# libcolamd2 libsuitesparseconfig5 libltdl7` on Debian 12) when the machine lacks them, build
+# the engine with the CUDA backend for sm_90, dump the SASS of the main kernels, run the GPU
+# tests, compute-sanitizer memcheck and racecheck on a small job, and the benchmark. Logs
+# and the JSON records go to $OUT (or ./gpu-out).
 # Stage "mpi" (not part of "all"): the CUDA backend under Open MPI, with Debian 12's Open
 # MPI carried in .carry/mpi (tests/gpu/mpi_carry.sh): tests/mpi's acoustic and stencil
 # specs on 1, 2 and 3 ranks on the GPUs present (several ranks share a GPU when there are
@@ -28,8 +30,6 @@
 # Stage "positioning" (only when named): windowed-sinc sources and receivers on the GPU, 1 and
 # 2 slabs, against the CPU backend bit for bit.
 #
-# Stage "blocking" (only when named): two steps per pass: sanitizers and the benchmark.
-#
 # Stage "scaling" (only when named): issue 17's runs on a machine of several GPUs (below).
 #
 # PACK=1 packs the logs into $OUT/logs.tgz at the end (JSON records stay beside it).
@@ -37,7 +37,7 @@
 # Run it from the working tree (`bash tests/gpu/run.sh ...` with .carry in the device
 # tool's carry list); a `git archive HEAD` copy there may come from a stale .git.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|blocking|sweep|checkpoint|survey|positioning|scaling]... [-- bench arguments]
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|sweep|checkpoint|survey|positioning|scaling]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -64,6 +64,7 @@ say "environment $(date -u +%FT%TZ)"
   for p in pkg-config pkgconf compute-sanitizer cuobjdump ninja; do printf '%s: ' $p; command -v $p || echo missing; done
   for m in jansson libpng check; do printf 'pkg %s: ' $m; pkg-config --modversion $m 2>/dev/null || echo missing; done
   ls /usr/include/segyio/segy.h 2>/dev/null || echo "segyio headers missing"
+  ls /usr/include/glpk.h 2>/dev/null || echo "glpk headers missing"
   dpkg -l 2>/dev/null | awk '/^ii/ && /microhttpd|libcurl|sqlite3|gnutls|^ii +curl /{print $2, $3}' 
 } 2>&1 | tee -a "$LOG"
 
@@ -152,7 +153,7 @@ fi
 if has ncu; then
   say "Nsight Compute on single kernels"
   # NCU_CASES: fdwave-bench arguments of each profile, profiles separated by ';'
-  # (e.g. NCU_CASES="--config 3 --case acoustic,8,512,512,512;--case stencil,8,512,512,512").
+  # (e.g. NCU_CASES="--zchunk 64 --case acoustic,8,512,512,512;--case stencil,8,512,512,512").
   IFS=';' read -ra CASES <<<"${NCU_CASES:---case acoustic,8,512,512,512;--case stencil,8,512,512,512;--case stencil,12,512,512,512;--case derivative,8,512,512,512,z}"
   for c in "${CASES[@]}"; do
     echo "--- $c" >> "$OUT/ncu.txt"
@@ -291,48 +292,6 @@ if printf '%s\n' "${STAGES[@]}" | grep -qx ete; then
   fi
   (cd "$BUILD" && timeout 300 ./bench/fdwave-bench --only ete --json "$OUT/bench_ete.json") 2>&1 \
     | tee -a "$OUT/ete.log" | tail -20 | tee -a "$LOG"
-fi
-# Stage "blocking" (only when named): two steps per pass (issue 19; the bit-identity test is
-# test_gpu's test_two_steps_per_pass, stage "test"): compute-sanitizer memcheck and racecheck
-# of a small acoustic job run with --steps-per-pass 2, and fdwave-bench --only blocking (one
-# against two steps per pass, 512^3 and 1024^3, with and without outputs). Logs:
-# blocking_*.log, blocking.log; records: bench_blocking.json.
-if printf '%s\n' "${STAGES[@]}" | grep -qx blocking; then
-  say "blocking: compute-sanitizer on a two-step job, fdwave-bench --only blocking"
-  cmake --build "$BUILD" -j"$(nproc)" --target fdwave-run >>"$LOG" 2>&1 || say "blocking: building fdwave-run failed"
-  SPEC2=$OUT/blocking_small.json
-  cat > "$SPEC2" <<'JSON'
-{"kind": "acoustic", "grid": {"nx": 45, "ny": 37, "nz": 41, "dx": 10, "dy": 10, "dz": 10},
- "order": 8, "velocity": {"type": "layered", "layers": [{"top": 0, "v": 1800}, {"top": 200, "v": 2600}]},
- "time": {"nt": 21, "dt": "auto"},
- "sources": [{"position": [222.5, 181, 150.25], "wavelet": {"type": "ricker", "f0": 20}}],
- "receivers": {"lines": [{"from": [20, 180, 10], "to": [420, 180, 10], "count": 9}]},
- "boundary": {"type": "sponge", "width": 5, "free_surface": true},
- "snapshots": {"every": 7, "slices": [{"plane": "xz", "index": 18}], "png": false}}
-JSON
-  for tool in memcheck racecheck; do
-    timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 "$BUILD/engine/fdwave-run" \
-      "$SPEC2" -b cuda --steps-per-pass 2 -q -o "$OUT/blocking_$tool" > "$OUT/blocking_$tool.log" 2>&1
-    echo "blocking $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/blocking_$tool.log" | tail -1)" | tee -a "$LOG"
-  done
-  rm -rf "$OUT/blocking_memcheck" "$OUT/blocking_racecheck"
-  # Nsight Compute on one two-step launch (acoustic order 8, 512^3, sponge): its limiter
-  NCUJOB=$OUT/blocking_ncu.json
-  cat > "$NCUJOB" <<'JSON'
-{"kind": "acoustic", "grid": {"nx": 512, "ny": 512, "nz": 512, "dx": 10, "dy": 10, "dz": 10},
- "order": 8, "velocity": {"type": "constant", "value": 2500}, "time": {"nt": 6, "dt": "auto"},
- "sources": [{"position": [2560, 2560, 2560], "wavelet": {"type": "ricker", "f0": 15}}],
- "boundary": {"type": "sponge", "width": 20}}
-JSON
-  timeout 200 ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis \
-    --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats \
-    -k 'regex:fd2_kernel' -s 1 -c 1 "$BUILD/engine/fdwave-run" "$NCUJOB" -b cuda --steps-per-pass 2 \
-    -q -o /tmp/fdw-blocking-ncu > "$OUT/blocking_ncu.txt" 2>&1
-  echo "blocking ncu exit $?" | tee -a "$LOG"
-  grep -E "DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Issued Ipc|Achieved Occupancy|Registers Per|L1/TEX Hit|L2 Hit|Duration|Warp Cycles Per Issued|Stall|One or More|No Eligible|Theoretical Occupancy|Block Limit" "$OUT/blocking_ncu.txt" | head -40 | tee -a "$LOG"
-  rm -rf /tmp/fdw-blocking-ncu
-  (cd "$BUILD" && timeout 400 ./bench/fdwave-bench --only blocking --json "$OUT/bench_blocking.json") 2>&1 \
-    | tee "$OUT/blocking.log" | tail -20 | tee -a "$LOG"
 fi
 # Stage "sweep" (only when named): the sweep kind (issue 20): tests/gpu/test_gpu_sweep (the
 # upload, GPU against the CPU engine bit for bit, one F-field sweep computing all / skipping /

@@ -273,10 +273,10 @@ typedef struct fdw_tuning {
      * the two agree within a few ulps, the portable one is bit-identical to the GPU; ETE:
      * the two give the same bits). */
     int cpu_portable;
-    /* CUDA 2.5D update (acoustic, stencil): configuration 1..N of the kernel table
-     * (fdw_cuda_config_name names them; 0: the tuned default), and planes per block
-     * along z (0: automatic). */
+    /* CUDA ETE kind: its kernel variant (0: the default; docs/ete.md). */
     int cuda_config;
+    /* CUDA 2.5D update (acoustic, stencil) and ETE kernel: planes per block along z
+     * (0: automatic). */
     int cuda_zchunk;
     /* CUDA derivative kind: 1 scalar kernels, 2 the vector walk, 3 the vector tile
      * (0: the default per axis); planes per walk chunk (0: automatic). */
@@ -295,12 +295,6 @@ typedef struct fdw_tuning {
     /* Survey: run the shots in this many groups of the devices at once (1: one shot at a
      * time on every device); 0: as many as fit (survey_plan.c). Same results either way. */
     int survey_groups;
-    /* Time steps per pass over the grid (temporal blocking): 1 or 2; 0: the backend's
-     * choice for the job. Two steps per pass give the same bits as one; a backend that
-     * cannot pass two steps of a job (docs/design.md, "Steps per pass") runs one and the
-     * log says why. The engine falls back to one step where a snapshot or a checkpoint
-     * by steps falls between the two. */
-    int steps_per_pass;
 } fdw_tuning;
 
 /* Checkpoints (docs/operations.md, "Checkpoints"): the state a later step needs (fields, auxiliary
@@ -366,9 +360,6 @@ typedef struct fdw_device_info {
 
 /* Number of CUDA GPUs usable by this build (0 when built without CUDA or none present). */
 int fdw_gpu_count(void);
-/* Name of CUDA 2.5D configuration n (fdw_tuning.cuda_config), e.g. "V1 TMA x4 64x16:
- * 16x16, L1"; NULL when n is not a configuration of this build. */
-const char *fdw_cuda_config_name(int n);
 fdw_status fdw_gpu_info(int id, fdw_device_info *info, fdw_error *err);
 
 #ifdef __cplusplus

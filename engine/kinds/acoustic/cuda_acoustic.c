@@ -114,7 +114,7 @@ static fdw_status acoustic_slab_create(cuda_ctx *c, gpu_slab *g, fdw_error *err)
 }
 
 /* The 2.5D kernel's arguments of the acoustic update of local planes [k0, k1), CPML
- * aside (also cuda_kind.h's fd_args, for two steps per pass). */
+ * aside. */
 static void acoustic_args(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int k1,
                           fdwk_fd_args *a)
 {
@@ -188,14 +188,6 @@ static void acoustic_update(const cuda_ctx *c, gpu_slab *g, int cur, int k0, int
     cuda_note(g, fdwk_acoustic_step(&a, st), "acoustic kernel");
 }
 
-static const char *acoustic_update2_obstacle(const cuda_ctx *c)
-{
-    const acoustic_gpu *s = c->dev[0].kstate;
-    if (s && (s->psi[0] || s->psi[1] || s->psi[2]))
-        return "the CPML's auxiliary fields advance with every step";
-    return NULL;
-}
-
 /* What changes from step to step besides the fields: psi and zeta of each CPML axis. */
 static int acoustic_state(const gpu_slab *g, fdw_state_part *parts)
 {
@@ -218,7 +210,5 @@ const fdw_cuda_ops fdw_acoustic_cuda = {
     .slab_create = acoustic_slab_create,
     .slab_destroy = acoustic_slab_destroy,
     .update = acoustic_update,
-    .fd_args = acoustic_args,
-    .update2_obstacle = acoustic_update2_obstacle,
     .state = acoustic_state,
 };

@@ -1,9 +1,7 @@
-/* ete_lp.h — a small dense linear-program solver for the ETE operator fit (ete_fit.c):
+/* ete_lp.h — the linear programs of the ETE operator fit (ete_fit.c), solved by GLPK:
  * minimise c.z over z in R^n (n <= ETE_LP_MAXN, every variable free) subject to m rows
- * a_i.z <= b_i, m in the thousands. It solves the dual (n equality rows, m non-negative
- * variables) by a two-phase revised simplex whose basis, n x n, is refactorised from scratch
- * every iteration, so the small side carries the numerics and the large side is only scanned.
- * Rows may be added after a solve; the next solve starts from the last optimal basis. */
+ * a_i.z <= b_i, m in the thousands. Rows may be added after a solve; the next solve starts
+ * from the last optimal basis. Safe in several threads at once, a problem per thread. */
 #ifndef FDW_ETE_LP_H
 #define FDW_ETE_LP_H
 
@@ -13,7 +11,7 @@ typedef enum {
     ETE_LP_OPTIMAL = 0,
     ETE_LP_INFEASIBLE,   /* no z satisfies every row */
     ETE_LP_UNBOUNDED,    /* c.z has no lower bound on the feasible set */
-    ETE_LP_NOMEM,
+    ETE_LP_NOMEM,        /* out of memory (the problem is gone: only ete_lp_free remains) */
     ETE_LP_STALLED       /* the iteration limit or a singular basis: numerical trouble */
 } ete_lp_status;
 
@@ -25,7 +23,6 @@ void ete_lp_free(ete_lp *lp);
 /* Add the row a.z <= b (a: n numbers). 0, or -1 when out of memory. A row of zeros is
  * kept (it is feasible or not by its b alone). */
 int ete_lp_add_row(ete_lp *lp, const double *a, double b);
-int ete_lp_rows(const ete_lp *lp);
 /* Minimise c.z; on ETE_LP_OPTIMAL z (n numbers) holds a minimiser. */
 ete_lp_status ete_lp_solve(ete_lp *lp, const double *c, double *z);
 
