@@ -37,7 +37,7 @@
 # Run it from the working tree (`bash tests/gpu/run.sh ...` with .carry in the device
 # tool's carry list); a `git archive HEAD` copy there may come from a stale .git.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|sweep|checkpoint|survey|positioning|scaling]... [-- bench arguments]
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|stability|sweep|checkpoint|survey|positioning|scaling]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -481,6 +481,53 @@ JSON
     rm -rf /tmp/fdw-scaling-memcheck
   else
     say "scaling: build failed"; grep -E "error" "$LOG" | tail -20
+  fi
+fi
+# Stage "stability" (only when named): issue 25's no-blow-up goal: the models of docs/ete.md's
+# stability table and a salt-like 192^3 one (bench/ete_models.py) as ETE jobs at dt auto,
+# STAB_NT (10000) steps each on the GPU; the parse's check on the model (on the host) and the
+# run's field watch must leave every one finished. Record: stability.json (per model the
+# dt the fits gave, the dt run, the check's method, eigenvalues, steps and seconds, the
+# run's exit status, loop time and rate).
+if printf '%s\n' "${STAGES[@]}" | grep -qx stability; then
+  say "stability: ETE jobs at dt auto, ${STAB_NT:-10000} steps, on the GPU"
+  if cmake --build "$BUILD" -j"$(nproc)" --target fdwave-run >>"$LOG" 2>&1; then
+    M=/tmp/fdw-ete-models
+    rm -rf "$M" /tmp/fdw-ete-out && python3 "$ROOT/bench/ete_models.py" "$M" "${STAB_NT:-10000}"
+    for j in "$M"/*.json; do
+      name=$(basename "$j" .json)
+      start=$(date +%s%N)
+      timeout 300 "$BUILD/engine/fdwave-run" "$j" --backend cuda --quiet --out "/tmp/fdw-ete-out/$name" \
+        > "$OUT/stab_$name.log" 2>&1
+      echo "$name exit $? wall $(( ($(date +%s%N) - start) / 1000000 )) ms" | tee -a "$LOG"
+    done
+    python3 - "$M" /tmp/fdw-ete-out "$OUT/stability.json" <<'EOF2' | tee -a "$LOG"
+import glob, json, os, subprocess, sys, datetime
+models, outs, rec = sys.argv[1:4]
+gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                     capture_output=True, text=True).stdout.strip().splitlines()[0]
+rows = []
+for j in sorted(glob.glob(os.path.join(models, "*.json"))):
+    name = os.path.basename(j)[:-5]
+    try:
+        m = json.load(open(os.path.join(outs, name, "manifest.json")))
+    except OSError:
+        rows.append({"model": name, "completed": False}); continue
+    t, e, r = m["spec"]["time"], m["spec"]["ete"], m.get("result", {})
+    st = e.get("stability", {})
+    rows.append({"model": name, "grid": m["spec"]["grid"]["nx"], "nt": t["nt"], "dt": t["dt"],
+                 "dt_fit": st.get("dt_unstable", t["dt"]), "method": st.get("method"),
+                 "lambda_min": st.get("lambda_min"), "check_steps": st.get("steps"),
+                 "check_s": st.get("seconds"), "completed": r.get("completed", False),
+                 "loop_s": r.get("elapsed_s"), "mpts": r.get("mpts")})
+    print("%-14s dt %.6g (fits %.6g) %s check %s steps %.1f s: completed %s, loop %.2f s" % (
+        name, t["dt"], rows[-1]["dt_fit"], rows[-1]["method"], rows[-1]["check_steps"],
+        rows[-1]["check_s"] or 0, rows[-1]["completed"], rows[-1]["loop_s"] or 0))
+json.dump({"benchmark": "ete-stability", "device": gpu, "date": datetime.datetime.utcnow().isoformat() + "Z",
+           "command": "bash tests/gpu/run.sh stability", "models": rows}, open(rec, "w"), indent=1)
+EOF2
+  else
+    say "stability: build failed"; grep -E "error" "$LOG" | tail -20
   fi
 fi
 # PACK=1: every log in $OUT into logs.tgz (the device tool brings back at most 8 files);
