@@ -10,7 +10,10 @@
     X(stencil)       \
     X(derivative)    \
     X(ete)           \
-    X(sweep)
+    X(sweep)         \
+    X(born)          \
+    X(rtm)           \
+    X(gradient)
 
 #define FDW_KIND_DECLARE(k) extern const fdw_kind_ops fdw_kind_##k;
 FDW_KINDS(FDW_KIND_DECLARE)

@@ -1,0 +1,35 @@
+/* born.c — the born kind: linearised (Born) modelling: the scattered traces of a velocity perturbation in a background model (the first-order term of the acoustic kind's data in the perturbation). Its spec, problem, engine and
+ * outputs are the imaging kinds' (engine/kinds/imaging/imaging.h, docs/imaging.md); this
+ * file is its entry in the kind table. */
+#include "kinds/imaging/imaging.h"
+#include "kinds/kind.h"
+
+#include "cpu/cpu_kind.h"
+
+static const char *const KEYS[] = {"velocity", "time", "sources", "receivers", "boundary",
+                                   "survey", "perturbation", NULL};
+
+static int born_parse(struct spec_ctx *c, const struct json_t *root)
+{
+    return fdw_img_parse(c, root, IMG_BORN);
+}
+
+static const fdw_cpu_ops born_cpu = {.engine = &fdw_img_cpu_engine};
+
+const fdw_kind_ops fdw_kind_born = {
+    .name = "born",
+    .keys = KEYS,
+    .wave = 1,
+    .parse = born_parse,
+    .warnings = fdw_img_warnings,
+    .free_spec = fdw_img_free_spec,
+    .build = fdw_img_build,
+    .free_problem = fdw_img_free_problem,
+    .device_bytes = fdw_img_device_bytes,
+    .cpu = &born_cpu,
+    .finish = fdw_img_finish,
+    .unstable_field = "velocity",
+    .unstable_hint = "the finite-difference scheme is stable at this dt for the model's largest "
+                     "velocity (time.dt is checked against it), so look at the velocity model "
+                     "and the data's amplitudes",
+};

@@ -1,0 +1,112 @@
+/* imaging.h — what the imaging kinds share (born, rtm, gradient: engine/kinds/born, rtm,
+ * gradient; docs/imaging.md): their spec members, their problem data and their engine.
+ * They are the acoustic kind's propagator (order 2..16, sponge or none, free surface) and
+ * its exact discrete linearisation and adjoint:
+ *
+ * The acoustic scheme (acoustic.h) with V = (v dt)^2, D = 1 + q (the sponge), Z the free
+ * surface's hold of plane 0 and s the sources:
+ *     u[n+1] = Z D^-1 (2 u[n] + V lap u[n] - (1 - q) u[n-1]) + s[n],   d = R u   (receivers)
+ * Born (born): a perturbation dv of the velocity is dV = 2 v dv dt^2 and
+ *     du[n+1] = Z D^-1 (2 du[n] + V lap du[n] - (1 - q) du[n-1] + dV lap u[n]),   dd = R du.
+ * Its adjoint: z[m] = Z D^-1 (2 z[m+1] + V lap z[m+1] - (1 - q) z[m+2]) + V D^-1 Z R^T r[m]
+ * (the same scheme run backwards in time from z = 0, fed the traces r at the receivers,
+ * weighted by V / (1 + q) there), and
+ *     I(x) = 2 v dt^2 sum_n lap u[n](x) z[n+1](x) / V(x)
+ * is exactly born's transpose in velocity: sum dd r = sum_x dv(x) I(x) (rtm's condition
+ * "adjoint"). The gradient of J = 1/2 sum (R u - d_obs)^2 with respect to v is that image
+ * of the residual r = R u - d_obs (gradient), with respect to the slowness squared
+ * -v^3 / 2 times it. lap is the scheme's Laplacian (its coefficients, the free surface's
+ * odd mirror), computed apart from the update with a fixed order of operations.
+ *
+ * The background field u[n] is needed backwards in time while z runs: the forward pass
+ * keeps u at every L-th step (a checkpoint of u[n] and u[n-1]), and the backward pass
+ * steps each segment of L steps forward again from its checkpoint into a store of L
+ * fields, then runs z through it (imaging_plan.c chooses L: about sqrt(2 N), the least
+ * memory for two forward passes and one adjoint). */
+#ifndef FDW_IMAGING_H
+#define FDW_IMAGING_H
+
+#include "run/backend.h"
+
+#include <stdint.h>
+
+typedef enum { IMG_BORN = 0, IMG_RTM, IMG_GRADIENT } img_mode;
+typedef enum { IMG_COND_ADJOINT = 0, IMG_COND_XCORR } img_condition;
+typedef enum { IMG_PARAM_VELOCITY = 0, IMG_PARAM_SLOWNESS2 } img_parameter;
+
+/* A perturbation of the velocity (born): a file of dv per point, points, or layers. */
+typedef enum { IMG_PERT_FILE = 0, IMG_PERT_POINTS, IMG_PERT_LAYERS } img_pert_type;
+
+#define IMG_MAX_PIECES 1024    /* points or layers of a perturbation */
+
+typedef struct img_piece {
+    double pos[3];             /* points: where (m); layers: pos[2] the top depth */
+    double dv;                 /* m/s */
+} img_piece;
+
+/* The kinds' own spec members (fdw_spec.kspec). */
+typedef struct fdw_img_spec {
+    img_mode mode;
+    /* born: the perturbation */
+    img_pert_type pert;
+    char pert_path[4096];
+    int npieces;
+    img_piece pieces[IMG_MAX_PIECES];
+    /* rtm, gradient: the observed (or migrated) traces, [receiver][sample] with the
+     * receivers' sampling (nt / receivers.interval + 1 samples, sample 0 at t = 0) */
+    char data_path[4096];
+    /* rtm */
+    img_condition condition;
+    int illumination;          /* divide by the source's illumination sum u^2 */
+    int laplacian;             /* the Laplacian of the image (against backscatter) */
+    /* gradient */
+    img_parameter parameter;
+} fdw_img_spec;
+
+/* The problem's own data (fdw_problem.kdata). */
+typedef struct fdw_img_data {
+    img_mode mode;
+    img_condition condition;
+    int illumination, laplacian;
+    img_parameter parameter;
+    float cx[FDW_MAX_RADIUS + 1], cy[FDW_MAX_RADIUS + 1], cz[FDW_MAX_RADIUS + 1];
+    float *vdt2;               /* V per point, nx*ny*nz */
+    float *dvdt2;              /* born: dV = 2 v dv dt^2 per point */
+    float *data;               /* rtm, gradient: nrec_out x nrec_slots, [receiver][sample] */
+    long nt;                   /* time steps of one propagation */
+    double dt;
+    int seg;                   /* L: steps between checkpoints */
+} fdw_img_data;
+
+/* What an engine leaves for the outputs (its context starts with it). */
+typedef struct img_result {
+    float *image;              /* rtm: the image; gradient: the gradient (nx*ny*nz) */
+    float *illum;              /* the source's illumination sum u^2, or NULL */
+    double misfit;             /* gradient: 1/2 sum (R u - d_obs)^2 */
+    float *predicted;          /* gradient: R u, [slot][row] like fetch_receivers */
+} img_result;
+
+/* ---- spec (imaging_spec.c) ---- */
+struct spec_ctx;
+struct json_t;
+int fdw_img_parse(struct spec_ctx *c, const struct json_t *root, img_mode mode);
+void fdw_img_warnings(struct spec_ctx *c);
+void fdw_img_free_spec(struct fdw_spec *spec);
+
+/* ---- problem (imaging_build.c) ---- */
+fdw_status fdw_img_build(const struct fdw_spec *spec, fdw_problem *prob, fdw_error *err);
+void fdw_img_free_problem(fdw_problem *prob);
+uint64_t fdw_img_device_bytes(const struct fdw_spec *spec);
+/* The steps between checkpoints and the engine's steps for nt time steps (the run loop's
+ * count: born nt; rtm and gradient the forward pass, the recomputation and the adjoint). */
+int fdw_img_segment(long nt);
+long fdw_img_engine_steps(img_mode mode, long nt, int seg);
+
+/* ---- outputs (imaging_outputs.c) ---- */
+struct fdw_run_state;
+fdw_status fdw_img_finish(struct fdw_run_state *r, char *extra, size_t len, fdw_error *err);
+
+/* ---- the CPU engine (cpu_imaging.c) ---- */
+extern const fdw_backend fdw_img_cpu_engine;
+
+#endif

@@ -1,0 +1,199 @@
+/* imaging_build.c — the imaging kinds' problem (imaging.h): the acoustic propagator's
+ * coefficients and (v dt)^2, born's dV = 2 v dv dt^2 from its perturbation, the traces of
+ * rtm's and gradient's "data", the shared wave parts (sponge, the shot's source taps and
+ * wavelets, the receivers' rows); the reconstruction's segment length and the run loop's
+ * step count; and the memory all that takes. */
+#include "kinds/imaging/imaging.h"
+
+#include "core/error.h"
+#include "core/fd_coeffs.h"
+#include "model/model_io.h"
+#include "run/problem.h"
+#include "spec/spec.h"
+#include "spec/spec_parse.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fdw_img_segment(long nt)
+{
+    const long L = lround(sqrt(2.0 * (double)nt));
+    return (int)(L < 1 ? 1 : L > nt ? nt : L);
+}
+
+/* Segments of L steps over nt: K of them, the last one's fields stored by the forward pass
+ * (no recomputation), the first one's checkpoint the zero initial state. */
+static long segments(long nt, int seg)
+{
+    return (nt + seg - 1) / seg;
+}
+
+long fdw_img_engine_steps(img_mode mode, long nt, int seg)
+{
+    if (mode == IMG_BORN)
+        return nt;
+    const long K = segments(nt, seg), last = nt - (K - 1) * seg;
+    /* forward nt; each segment but the last recomputed (its length - 1 steps); adjoint nt */
+    return nt + (nt - K - (last - 1)) + nt;
+}
+
+/* Fields a run holds at once (each nx*ny*nz floats, padded): rtm and gradient the
+ * background and the adjoint field (2 each), V, the Laplacian's scratch, the image, the
+ * illumination, the checkpoints of the segments 1 .. K-2 (2 each) and the store of L;
+ * born the two fields of each wavefield, V, dV and the scratch. */
+static uint64_t fields_held(img_mode mode, long nt)
+{
+    if (mode == IMG_BORN)
+        return 7;
+    const int L = fdw_img_segment(nt);
+    const long K = segments(nt, L);
+    return 8 + (uint64_t)(K > 2 ? 2 * (K - 2) : 0) + (uint64_t)L;
+}
+
+uint64_t fdw_img_device_bytes(const fdw_spec *spec)
+{
+    const fdw_img_spec *k = spec->kspec;
+    const uint64_t pts = (uint64_t)spec->nx * spec->ny * spec->nz;
+    const uint64_t pad = (uint64_t)(spec->nz + 2 * spec->radius) * (spec->nx + 32) *
+                         (spec->ny + 2 * spec->radius);
+    return (pad > pts ? pad : pts) * 4 * fields_held(k->mode, spec->nt) +
+           sp_wave_device_bytes(spec, 0, 0);
+}
+
+/* dv per point: the file, or the points (at their nearest grid point) or layers. */
+static fdw_status load_dv(const fdw_spec *spec, const fdw_img_spec *k, float *dv,
+                          fdw_error *err)
+{
+    const size_t n = (size_t)spec->nx * spec->ny * spec->nz;
+    if (k->pert == IMG_PERT_FILE) {
+        FILE *f = fopen(k->pert_path, "rb");
+        const size_t got = f ? fread(dv, sizeof(float), n, f) : 0;
+        if (f)
+            fclose(f);
+        if (got != n)
+            return fdw_fail(err, FDW_ERR_IO, "perturbation.path", "cannot read %zu values "
+                            "from %s", n, k->pert_path);
+        for (size_t p = 0; p < n; p++)
+            if (!isfinite(dv[p]) || !(fabsf(dv[p]) < (float)spec->vmin))
+                return fdw_fail(err, FDW_ERR_SPEC, "perturbation.path", "the perturbation "
+                                "has %g m/s at point %zu: values must be finite and below "
+                                "the smallest velocity (%g m/s) in size", (double)dv[p], p,
+                                spec->vmin);
+        return FDW_OK;
+    }
+    memset(dv, 0, n * sizeof *dv);
+    const double h[3] = {spec->dx, spec->dy, spec->dz};
+    const int dims[3] = {spec->nx, spec->ny, spec->nz};
+    if (k->pert == IMG_PERT_POINTS) {
+        for (int q = 0; q < k->npieces; q++) {
+            long at[3];
+            for (int a = 0; a < 3; a++) {
+                at[a] = lround((k->pieces[q].pos[a] - spec->origin[a]) / h[a]);
+                at[a] = at[a] < 0 ? 0 : at[a] >= dims[a] ? dims[a] - 1 : at[a];
+            }
+            dv[((size_t)at[2] * spec->ny + (size_t)at[1]) * spec->nx + (size_t)at[0]] +=
+                (float)k->pieces[q].dv;
+        }
+        return FDW_OK;
+    }
+    for (int z = 0; z < spec->nz; z++) { /* layers: each from its top down */
+        const double depth = spec->origin[2] + z * spec->dz;
+        double v = 0.0;
+        for (int q = 0; q < k->npieces; q++)
+            if (depth >= k->pieces[q].pos[2] - 1e-9 * spec->dz)
+                v = k->pieces[q].dv;
+        const size_t plane = (size_t)spec->nx * spec->ny;
+        for (size_t p = 0; p < plane; p++)
+            dv[(size_t)z * plane + p] = (float)v;
+    }
+    return FDW_OK;
+}
+
+static fdw_status load_data(const fdw_spec *spec, const fdw_img_spec *k, fdw_img_data *d,
+                            const fdw_problem *prob, fdw_error *err)
+{
+    const size_t n = (size_t)spec->nreceivers * (size_t)prob->nrec_slots;
+    d->data = fdw_problem_alloc(n, sizeof(float), "the data traces", err);
+    if (!d->data)
+        return FDW_ERR_NOMEM;
+    FILE *f = fopen(k->data_path, "rb");
+    const size_t got = f ? fread(d->data, sizeof(float), n, f) : 0;
+    if (f)
+        fclose(f);
+    if (got != n)
+        return fdw_fail(err, FDW_ERR_IO, "data.path", "cannot read %zu samples from %s", n,
+                        k->data_path);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(d->data[i]))
+            return fdw_fail(err, FDW_ERR_SPEC, "data.path", "the data's sample %ld of "
+                            "receiver %ld is not a finite number", (long)(i % prob->nrec_slots),
+                            (long)(i / prob->nrec_slots));
+    return FDW_OK;
+}
+
+fdw_status fdw_img_build(const fdw_spec *spec, fdw_problem *prob, fdw_error *err)
+{
+    const fdw_img_spec *k = spec->kspec;
+    double c[FDW_MAX_RADIUS + 1];
+    if (fdw_fd2_coeffs(spec->order, c) != 0)
+        return fdw_fail(err, FDW_ERR_SPEC, "order", "order %d has no coefficients",
+                        spec->order);
+    fdw_img_data *d = fdw_problem_alloc(1, sizeof *d, "the imaging problem", err);
+    if (!d)
+        return FDW_ERR_NOMEM;
+    prob->kdata = d;
+    d->mode = k->mode;
+    d->condition = k->condition;
+    d->illumination = k->illumination;
+    d->laplacian = k->laplacian;
+    d->parameter = k->parameter;
+    d->nt = spec->nt;
+    d->dt = spec->dt;
+    d->seg = fdw_img_segment(spec->nt);
+    for (int m = 0; m <= spec->radius; m++) {
+        d->cx[m] = (float)(c[m] / (spec->dx * spec->dx));
+        d->cy[m] = (float)(c[m] / (spec->dy * spec->dy));
+        d->cz[m] = (float)(c[m] / (spec->dz * spec->dz));
+    }
+    const size_t n = (size_t)spec->nx * spec->ny * spec->nz;
+    float *v = fdw_problem_alloc(n, sizeof(float), "the velocity model", err);
+    if (!v)
+        return FDW_ERR_NOMEM;
+    d->vdt2 = v;
+    fdw_status st = fdw_model_load(spec, v, err);
+    if (st != FDW_OK)
+        return st;
+    const double dt = spec->dt;
+    if (k->mode == IMG_BORN) {
+        d->dvdt2 = fdw_problem_alloc(n, sizeof(float), "the perturbation", err);
+        if (!d->dvdt2)
+            return FDW_ERR_NOMEM;
+        if ((st = load_dv(spec, k, d->dvdt2, err)) != FDW_OK)
+            return st;
+        for (size_t p = 0; p < n; p++) /* dV = 2 v dv dt^2, the linearisation of (v dt)^2 */
+            d->dvdt2[p] = (float)(2.0 * (double)v[p] * (double)d->dvdt2[p] * dt * dt);
+    }
+    for (size_t p = 0; p < n; p++) {
+        const double vd = (double)v[p] * dt;
+        v[p] = (float)(vd * vd);
+    }
+    st = fdw_problem_wave(spec, prob, err);
+    if (st == FDW_OK && k->mode != IMG_BORN)
+        st = load_data(spec, k, d, prob, err);
+    prob->nsteps = fdw_img_engine_steps(k->mode, spec->nt, d->seg);
+    return st;
+}
+
+void fdw_img_free_problem(fdw_problem *prob)
+{
+    fdw_img_data *d = (fdw_img_data *)prob->kdata;
+    if (!d)
+        return;
+    free(d->vdt2);
+    free(d->dvdt2);
+    free(d->data);
+    free(d);
+    prob->kdata = NULL;
+}

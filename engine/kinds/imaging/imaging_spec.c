@@ -1,0 +1,232 @@
+/* imaging_spec.c — the imaging kinds' spec (imaging.h): the acoustic kind's wave sections
+ * (velocity: the background or migration velocity; time with the finite-difference dt
+ * rule; boundary sponge or none, free surface; sources: the shot; receivers, required)
+ * and each kind's own: born's "perturbation" (dv per point from a file, points, or
+ * layers), rtm's and gradient's "data" (traces at the spec's receivers, [receiver][sample]
+ * float32, the receivers' sampling: fdwave's own gather.f32 of the same geometry), rtm's
+ * "imaging" (condition, illumination, Laplacian) and gradient's "gradient" (parameter).
+ * What these kinds do not take (a CPML, a survey, snapshots) is refused naming it. */
+#include "kinds/imaging/imaging.h"
+#include "spec/spec_parse.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const MODE_NAME[] = {"born", "rtm", "gradient"};
+
+/* What the kinds refuse before the shared sections look at it. */
+static int refuse(spec_ctx *c, const json_t *root, img_mode mode)
+{
+    const char *kind = MODE_NAME[mode];
+    json_t *bo = json_object_get(root, "boundary");
+    json_t *bt = json_is_object(bo) ? json_object_get(bo, "type") : NULL;
+    if (json_is_string(bt) && strcmp(json_string_value(bt), "cpml") == 0)
+        return sp_fail(c, "boundary.type", "boundary.type \"cpml\" is not defined for kind "
+                       "\"%s\" (its adjoint is not the CPML's own recursion): use \"sponge\" "
+                       "or \"none\"", kind);
+    if (json_object_get(root, "survey"))
+        return sp_fail(c, "survey", "kind \"%s\" images one shot a job: give its "
+                       "\"sources\" (a survey of shots is not yet taken)", kind);
+    if (json_object_get(root, "snapshots"))
+        return sp_fail(c, "snapshots", "kind \"%s\" takes no snapshots: its outputs are "
+                       "written when the shot ends", kind);
+    if (!json_object_get(root, "receivers"))
+        return sp_fail(c, "receivers", "kind \"%s\" needs \"receivers\": %s", kind,
+                       mode == IMG_BORN ? "where the scattered traces are recorded"
+                                        : "where the traces of \"data\" were recorded");
+    return 0;
+}
+
+/* A kind data file (data.path, perturbation.path): resolved with the submitter's rights,
+ * holding exactly `floats` float32 values. */
+static int data_file(spec_ctx *c, const json_t *o, const char *sect, uint64_t floats,
+                     const char *what, char *out)
+{
+    char given[FDW_PATH_MAX], field[SP_PATH];
+    sp_key(field, sect, "path");
+    static const char *const keys[] = {"format", "path", NULL};
+    static const char *const formats[] = {"raw-f32", NULL};
+    int fmt = 0;
+    if (sp_keys(c, o, sect, keys) || sp_enum(c, o, sect, "format", 0, formats, &fmt) ||
+        sp_string(c, o, sect, "path", 1, given, sizeof given) ||
+        sp_resolve_path(c, field, given, FDW_FILE_KIND_DATA, "raw-f32", 1, NULL, out))
+        return -1;
+    struct stat st;
+    if (stat(out, &st) != 0 || !S_ISREG(st.st_mode))
+        return sp_fail(c, field, "%s: \"%.512s\" is not a regular file", field, given);
+    if ((uint64_t)st.st_size != floats * 4)
+        return sp_fail(c, field, "%s holds %lld bytes but %s are %llu float32 values (%llu "
+                       "bytes)", field, (long long)st.st_size, what,
+                       (unsigned long long)floats, (unsigned long long)floats * 4);
+    return 0;
+}
+
+/* born's "perturbation". */
+static int parse_perturbation(spec_ctx *c, const json_t *root, fdw_img_spec *k, json_t *norm)
+{
+    const fdw_spec *s = c->spec;
+    json_t *o;
+    if (sp_object(c, root, "", "perturbation", 1, &o))
+        return -1;
+    static const char *const types[] = {"file", "points", "layers", NULL};
+    int t = 0;
+    if (sp_enum(c, o, "perturbation", "type", 1, types, &t))
+        return -1;
+    k->pert = (img_pert_type)t;
+    json_object_set_new(norm, "type", json_string(types[t]));
+    if (k->pert == IMG_PERT_FILE) {
+        json_t *copy = json_deep_copy(o);
+        json_object_del(copy, "type");
+        const uint64_t n = (uint64_t)s->nx * s->ny * s->nz;
+        const int rc = data_file(c, copy, "perturbation", n, "the grid's points", k->pert_path);
+        json_decref(copy);
+        if (rc)
+            return -1;
+        json_object_set_new(norm, "format", json_string("raw-f32"));
+        json_object_set_new(norm, "path", json_string(k->pert_path));
+        return 0;
+    }
+    const char *member = k->pert == IMG_PERT_POINTS ? "points" : "layers";
+    static const char *const okeys_points[] = {"type", "points", NULL};
+    static const char *const okeys_layers[] = {"type", "layers", NULL};
+    json_t *arr;
+    if (sp_keys(c, o, "perturbation", k->pert == IMG_PERT_POINTS ? okeys_points : okeys_layers) ||
+        sp_array(c, o, "perturbation", member, 1, &arr))
+        return -1;
+    char path[SP_PATH];
+    sp_key(path, "perturbation", member);
+    const size_t n = json_array_size(arr);
+    if (n < 1 || n > IMG_MAX_PIECES)
+        return sp_fail(c, path, "%s holds %zu entries; give 1 to %d", path, n, IMG_MAX_PIECES);
+    json_t *out = json_array();
+    json_object_set_new(norm, member, out);
+    for (size_t i = 0; i < n; i++) {
+        char ip[SP_PATH];
+        sp_idx(ip, path, i);
+        const json_t *e = json_array_get(arr, i);
+        img_piece *p = &k->pieces[i];
+        static const char *const pkeys[] = {"position", "dv", NULL};
+        static const char *const lkeys[] = {"top", "dv", NULL};
+        if (!json_is_object(e))
+            return sp_fail(c, ip, "%s must be an object, not %s", ip, sp_type_name(e));
+        if (sp_keys(c, e, ip, k->pert == IMG_PERT_POINTS ? pkeys : lkeys) ||
+            sp_num(c, e, ip, "dv", 1, &p->dv))
+            return -1;
+        char dvf[SP_PATH];
+        sp_key(dvf, ip, "dv");
+        if (!(fabs(p->dv) < s->vmin))
+            return sp_fail(c, dvf, "%s is %g m/s: a perturbation must stay below the "
+                           "smallest velocity (%g m/s) in size", dvf, p->dv, s->vmin);
+        if (k->pert == IMG_PERT_POINTS) {
+            if (sp_vec3(c, e, ip, "position", 1, p->pos))
+                return -1;
+            char pf[SP_PATH];
+            sp_key(pf, ip, "position");
+            if (sp_check_inside(c, pf, p->pos, "the point"))
+                return -1;
+            json_array_append_new(out, json_pack("{sosf}", "position", sp_json_vec3(p->pos),
+                                                 "dv", p->dv));
+        } else {
+            if (sp_num(c, e, ip, "top", 1, &p->pos[2]))
+                return -1;
+            if (i > 0 && !(p->pos[2] > k->pieces[i - 1].pos[2])) {
+                char tf[SP_PATH];
+                sp_key(tf, ip, "top");
+                return sp_fail(c, tf, "%s is %g m: layers go down, each top below the last "
+                               "(%g m)", tf, p->pos[2], k->pieces[i - 1].pos[2]);
+            }
+            json_array_append_new(out, json_pack("{sfsf}", "top", p->pos[2], "dv", p->dv));
+        }
+        k->npieces = (int)i + 1;
+    }
+    return 0;
+}
+
+/* rtm's and gradient's "data". */
+static int parse_data(spec_ctx *c, const json_t *root, fdw_img_spec *k, json_t *norm)
+{
+    const fdw_spec *s = c->spec;
+    json_t *o;
+    if (sp_object(c, root, "", "data", 1, &o))
+        return -1;
+    const long slots = s->nt / (s->receiver_interval > 0 ? s->receiver_interval : 1) + 1;
+    const uint64_t n = (uint64_t)s->nreceivers * (uint64_t)slots;
+    char what[160];
+    snprintf(what, sizeof what, "%d receivers x %ld samples", s->nreceivers, slots);
+    if (data_file(c, o, "data", n, what, k->data_path))
+        return -1;
+    json_object_set_new(norm, "format", json_string("raw-f32"));
+    json_object_set_new(norm, "path", json_string(k->data_path));
+    return 0;
+}
+
+static int parse_imaging(spec_ctx *c, const json_t *root, fdw_img_spec *k, json_t *norm)
+{
+    json_t *o;
+    static const char *const keys[] = {"condition", "illumination", "laplacian", NULL};
+    static const char *const conds[] = {"adjoint", "crosscorrelation", NULL};
+    int cond = 0;
+    if (sp_object(c, root, "", "imaging", 0, &o) || (o && sp_keys(c, o, "imaging", keys)) ||
+        (o && (sp_enum(c, o, "imaging", "condition", 0, conds, &cond) ||
+               sp_bool(c, o, "imaging", "illumination", 0, &k->illumination) ||
+               sp_bool(c, o, "imaging", "laplacian", 0, &k->laplacian))))
+        return -1;
+    k->condition = (img_condition)cond;
+    json_object_set_new(norm, "condition", json_string(conds[cond]));
+    json_object_set_new(norm, "illumination", json_boolean(k->illumination));
+    json_object_set_new(norm, "laplacian", json_boolean(k->laplacian));
+    return 0;
+}
+
+static int parse_gradient(spec_ctx *c, const json_t *root, fdw_img_spec *k, json_t *norm)
+{
+    json_t *o;
+    static const char *const keys[] = {"parameter", NULL};
+    static const char *const params[] = {"velocity", "slowness2", NULL};
+    int p = 0;
+    if (sp_object(c, root, "", "gradient", 0, &o) || (o && sp_keys(c, o, "gradient", keys)) ||
+        (o && sp_enum(c, o, "gradient", "parameter", 0, params, &p)))
+        return -1;
+    k->parameter = (img_parameter)p;
+    json_object_set_new(norm, "parameter", json_string(params[p]));
+    return 0;
+}
+
+int fdw_img_parse(spec_ctx *c, const json_t *root, img_mode mode)
+{
+    fdw_spec *s = c->spec;
+    fdw_img_spec *k = calloc(1, sizeof *k);
+    if (!k)
+        return sp_fail(c, "", "out of memory parsing the spec");
+    s->kspec = k;
+    k->mode = mode;
+    if (refuse(c, root, mode) || sp_parse_wave(c, root))
+        return -1;
+    if (s->nreceivers < 1)
+        return sp_fail(c, "receivers", "kind \"%s\" needs at least one receiver",
+                       MODE_NAME[mode]);
+    json_t *norm = json_object();
+    const char *sect = mode == IMG_BORN ? "perturbation" : "data";
+    json_object_set_new(c->norm, sect, norm);
+    if (mode == IMG_BORN)
+        return parse_perturbation(c, root, k, norm);
+    if (parse_data(c, root, k, norm))
+        return -1;
+    json_t *extra = json_object();
+    json_object_set_new(c->norm, mode == IMG_RTM ? "imaging" : "gradient", extra);
+    return mode == IMG_RTM ? parse_imaging(c, root, k, extra)
+                           : parse_gradient(c, root, k, extra);
+}
+
+void fdw_img_warnings(spec_ctx *c)
+{
+    sp_wave_warnings(c);
+}
+
+void fdw_img_free_spec(fdw_spec *spec)
+{
+    free(spec->kspec);
+    spec->kspec = NULL;
+}
