@@ -51,6 +51,11 @@ for path in examples:
         continue
     check(json.loads(out.stdout), os.path.basename(path) + " (normalised)")
 
+# the demos in folders (examples/imaging: files one step writes for the next): the schema
+for path in sorted(glob.glob(os.path.join(src, "examples", "imaging", "*.json"))):
+    with open(path) as f:
+        check(json.load(f), os.path.relpath(path, os.path.join(src, "examples")))
+
 # the bad specs below vary an acoustic example (the first in name order)
 for path in examples:
     with open(path) as f:
@@ -73,6 +78,11 @@ bad = [
     ("bad slice plane", dict(base, snapshots={"every": 1, "slices": [{"plane": "xx", "index": 0}]})),
     ("boundary type pml", dict(base, boundary={"type": "pml"})),
     ("sponge with a frequency", dict(base, boundary={"type": "sponge", "frequency": 10})),
+    ("born without a perturbation", dict(base, kind="born")),
+    ("rtm with a perturbation", dict(base, kind="rtm", data={"path": "d.f32"},
+                                     perturbation={"type": "layers", "layers": [{"top": 1, "dv": 1}]})),
+    ("acoustic with data", dict(base, data={"path": "d.f32"})),
+    ("rtm with a cpml", dict(base, kind="rtm", data={"path": "d.f32"}, boundary={"type": "cpml"})),
     ("CPML frequency 0", dict(base, boundary={"type": "cpml", "frequency": 0})),
     ("CPML reflection 1", dict(base, boundary={"type": "cpml", "reflection": 1})),
     ("CPML negative width", dict(base, boundary={"type": "cpml", "width": -3})),
