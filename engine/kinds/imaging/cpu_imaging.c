@@ -331,7 +331,7 @@ static void next_step(img_cpu *c)
     }
 }
 
-static void finish_outputs(img_cpu *c);
+static int finish_outputs(img_cpu *c);
 
 static fdw_status cpu_img_step(void *vctx, long it, fdw_error *err)
 {
@@ -360,60 +360,30 @@ static fdw_status cpu_img_step(void *vctx, long it, fdw_error *err)
                         it);
     }
     next_step(c);
-    if (c->phase == PH_DONE)
-        finish_outputs(c);
+    if (c->phase == PH_DONE && finish_outputs(c) != 0)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "imaging engine: out of host memory for the "
+                        "image's last pass");
     return FDW_OK;
 }
 
-/* The image in the spec's parameter: born's transpose in velocity (2 v dt^2 = 2 sqrt(V) dt
- * times the sum), the gradient in velocity or slowness squared (-v^3 / 2 times that);
- * the cross-correlation as summed; then normalised by the illumination and filtered by
- * the Laplacian where rtm asks. */
-static void finish_outputs(img_cpu *c)
+/* The sums in the grid's order, then the outputs' arrays (imaging_finish.c). */
+static int finish_outputs(img_cpu *c)
 {
-    const fdw_img_data *d = c->d;
     const size_t n = (size_t)c->nx * c->ny * c->nz;
-    float *img = c->res.image, *ill = c->res.illum;
-    double imax = 0.0;
-    for (int k = 0; k < c->nz; k++)
-        for (int j = 0; j < c->ny; j++)
-            for (int i = 0; i < c->nx; i++) {
-                const ptrdiff_t o = c->origin + k * c->plane + (ptrdiff_t)j * c->px + i;
-                const size_t g = ((size_t)k * c->ny + (size_t)j) * c->nx + (size_t)i;
-                double x = c->img[o];
-                if (d->condition == IMG_COND_ADJOINT || d->mode == IMG_GRADIENT) {
-                    const double V = c->v[o], vdt = sqrt(V); /* v dt */
-                    x *= 2.0 * vdt * d->dt;
-                    if (d->mode == IMG_GRADIENT && d->parameter == IMG_PARAM_SLOWNESS2) {
-                        const double v = vdt / d->dt;
-                        x *= -0.5 * v * v * v;
-                    }
-                }
-                img[g] = (float)x;
-                ill[g] = (float)c->ill[o];
-                imax = fmax(imax, c->ill[o]);
+    double *img = malloc(n * sizeof *img), *ill = malloc(n * sizeof *ill);
+    int rc = -1;
+    if (img && ill) {
+        for (int k = 0; k < c->nz; k++)
+            for (int j = 0; j < c->ny; j++) {
+                const ptrdiff_t o = c->origin + k * c->plane + (ptrdiff_t)j * c->px;
+                const size_t g = ((size_t)k * c->ny + j) * c->nx;
+                memcpy(img + g, c->img + o, (size_t)c->nx * sizeof *img);
+                memcpy(ill + g, c->ill + o, (size_t)c->nx * sizeof *ill);
             }
-    if (d->mode == IMG_RTM && d->illumination)
-        for (size_t g = 0; g < n; g++)
-            img[g] = (float)((double)img[g] / ((double)ill[g] + 1e-3 * imax));
-    if (d->mode == IMG_RTM && d->laplacian) { /* -lap(image), zero outside the grid */
-        memset(c->lap, 0, c->nbuf * sizeof(float));
-        float *tmp = c->u[0];
-        memset(tmp, 0, c->nbuf * sizeof(float));
-        for (int k = 0; k < c->nz; k++)
-            for (int j = 0; j < c->ny; j++)
-                memcpy(tmp + c->origin + k * c->plane + (ptrdiff_t)j * c->px,
-                       img + ((size_t)k * c->ny + j) * c->nx, (size_t)c->nx * sizeof(float));
-        const int fs = c->prob.free_surface;
-        c->prob.free_surface = 0; /* the filter's outside is zero */
-        laplacian(c, tmp, c->lap);
-        c->prob.free_surface = fs;
-        for (int k = 0; k < c->nz; k++)
-            for (int j = 0; j < c->ny; j++)
-                for (int i = 0; i < c->nx; i++)
-                    img[((size_t)k * c->ny + j) * c->nx + i] =
-                        -c->lap[c->origin + k * c->plane + (ptrdiff_t)j * c->px + i];
+        rc = fdw_img_finish_sums(&c->prob, img, ill, &c->res);
     }
+    free(img), free(ill);
+    return rc;
 }
 
 /* ---- the backend table ---- */
