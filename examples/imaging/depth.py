@@ -2,21 +2,21 @@
 """depth.py — where an rtm image puts a flat reflector. The image is a perturbation of the
 velocity (born's transpose), so a reflector lies where it changes fastest with depth (the
 reflectivity, 1/2 d(dv/v)/dz): in each column of the middle inline, the depth of the largest
-|d image / dz| below 250 m (above lies the footprint of the source and the receivers at
-30 m), refined by a parabola through its neighbours. Exit 1 when a column of the specular
+|d image / dz| below TOP (above it, within two wavelengths of the source and the receivers,
+lies their own footprint), refined by a parabola through its neighbours. Exit 1 when a column of the specular
 aperture (x 212-417 m: midway between the source at 315 m and the receivers at 110-520 m)
-is more than one grid spacing off. Usage: depth.py IMAGE.f32 NX NY NZ H EXPECTED_DEPTH"""
+is more than one grid spacing off. Usage: depth.py IMAGE.f32 NX NY NZ H EXPECTED_DEPTH TOP"""
 import array
 import sys
 
 path = sys.argv[1]
 nx, ny, nz = map(int, sys.argv[2:5])
-h, want = float(sys.argv[5]), float(sys.argv[6])
+h, want, top = float(sys.argv[5]), float(sys.argv[6]), float(sys.argv[7])
 img = array.array("f")
 with open(path, "rb") as f:
     img.fromfile(f, nx * ny * nz)
 j, bad = ny // 2, 0
-k0 = int(250 / h) + 1
+k0 = int(top / h) + 1
 for i in range(nx):
     x = i * h
     if not 212 <= x <= 417:
