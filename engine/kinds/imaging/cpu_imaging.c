@@ -23,8 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { PH_FORWARD = 0, PH_RECOMPUTE, PH_ADJOINT, PH_DONE } img_phase;
-
 typedef struct img_cpu {
     img_result res;            /* first: what imaging_outputs.c reads */
     fdw_problem prob;          /* shallow copy; the engine's arrays are its own */
@@ -49,13 +47,9 @@ typedef struct img_cpu {
     float *rt_w, *rt_adj;      /* weight; weight V / (1 + q) at the tap (the adjoint's) */
     float *rec;                /* recordings [slot][row] */
     float *adj;                /* the adjoint's traces [receiver][slot] */
-    int L;                     /* steps a segment */
-    long K;                    /* segments */
     float **ck;                /* checkpoints: u[n], u[n-1] at segment k's start, k = 1..K-2 */
     float **store;             /* u of the segment being imaged, L fields */
-    long store_seg;
-    img_phase phase;
-    long seg, pos;             /* the segment and the step within the phase's part */
+    img_sched sched;           /* imaging_sched.c */
     uint64_t bytes;
 } img_cpu;
 
@@ -196,22 +190,19 @@ static void copy_field(const img_cpu *c, float *dst, const float *src)
 }
 
 /* One forward step of the background from time it (checkpoint or store first). */
-static void forward_step(img_cpu *c, long it)
+static void forward_step(img_cpu *c, const img_unit *u)
 {
-    const long k = it / c->L;
-    if (it % c->L == 0 && k >= 1 && k <= c->K - 2) {
-        copy_field(c, c->ck[2 * (k - 1)], c->u[c->cu]);
-        copy_field(c, c->ck[2 * (k - 1) + 1], c->u[1 - c->cu]);
+    if (u->checkpoint >= 0) {
+        copy_field(c, c->ck[2 * u->checkpoint], c->u[c->cu]);
+        copy_field(c, c->ck[2 * u->checkpoint + 1], c->u[1 - c->cu]);
     }
-    if (k == c->K - 1) {
-        copy_field(c, c->store[it - k * c->L], c->u[c->cu]);
-        c->store_seg = k;
-    }
+    if (u->store >= 0)
+        copy_field(c, c->store[u->store], c->u[c->cu]);
     update(c, c->u[1 - c->cu], c->u[c->cu]);
-    inject_source(c, c->u[1 - c->cu], it);
+    inject_source(c, c->u[1 - c->cu], u->it);
     c->cu = 1 - c->cu;
     if (c->d->mode == IMG_GRADIENT)
-        record(c, c->u[c->cu], it);
+        record(c, c->u[c->cu], u->it);
 }
 
 /* The adjoint's traces once the forward pass is done: rtm the data; gradient the
@@ -257,26 +248,25 @@ static void restore_segment(img_cpu *c, long k)
     }
     c->cu = 0;
     copy_field(c, c->store[0], c->u[0]);
-    c->store_seg = k;
 }
 
-/* Step pos of segment k again, into the store's next field. */
-static void recompute_step(img_cpu *c, long k, long pos)
+/* A step of a segment again, into the store's next slot. */
+static void recompute_step(img_cpu *c, const img_unit *u)
 {
-    const long it = k * c->L + pos;
     update(c, c->u[1 - c->cu], c->u[c->cu]);
-    inject_source(c, c->u[1 - c->cu], it);
+    inject_source(c, c->u[1 - c->cu], u->it);
     c->cu = 1 - c->cu;
-    copy_field(c, c->store[pos + 1], c->u[c->cu]);
+    copy_field(c, c->store[u->store], c->u[c->cu]);
 }
 
 /* The adjoint's step to time n + 1 (from n + 2 and n + 3), then the image of u[n]. */
-static void adjoint_step(img_cpu *c, long n)
+static void adjoint_step(img_cpu *c, const img_unit *u)
 {
+    const long n = u->it;
     update(c, c->w[1 - c->cw], c->w[c->cw]);
     inject_adjoint(c, c->w[1 - c->cw], n + 1);
     c->cw = 1 - c->cw;
-    float *un = c->store[n - c->store_seg * c->L];
+    float *un = c->store[u->store];
     const float *z = c->w[c->cw];
     const int xcorr = c->d->condition == IMG_COND_XCORR;
     if (!xcorr)
@@ -295,42 +285,6 @@ static void adjoint_step(img_cpu *c, long n)
         }
 }
 
-/* What the engine's step `it` does: the phase and its place, advanced. */
-static void next_step(img_cpu *c)
-{
-    const long nt = c->d->nt;
-    const long len = c->seg == c->K - 1 ? nt - (c->K - 1) * c->L : c->L;
-    switch (c->phase) {
-    case PH_FORWARD:
-        if (++c->pos < nt)
-            return;
-        c->seg = c->K - 1; /* the last segment is in the store already */
-        c->phase = PH_ADJOINT;
-        c->pos = 0;
-        return;
-    case PH_RECOMPUTE:
-        if (++c->pos < len - 1)
-            return;
-        c->phase = PH_ADJOINT;
-        c->pos = 0;
-        return;
-    case PH_ADJOINT:
-        if (++c->pos < len)
-            return;
-        c->pos = 0;
-        if (c->seg == 0) {
-            c->phase = PH_DONE;
-            return;
-        }
-        c->seg--;
-        restore_segment(c, c->seg);
-        c->phase = c->L > 1 ? PH_RECOMPUTE : PH_ADJOINT;
-        return;
-    case PH_DONE:
-        return;
-    }
-}
-
 static int finish_outputs(img_cpu *c);
 
 static fdw_status cpu_img_step(void *vctx, long it, fdw_error *err)
@@ -340,27 +294,27 @@ static fdw_status cpu_img_step(void *vctx, long it, fdw_error *err)
         born_step(c, it);
         return FDW_OK;
     }
-    const long nt = c->d->nt;
-    switch (c->phase) {
-    case PH_FORWARD:
-        forward_step(c, c->pos);
-        if (c->pos == nt - 1)
+    const img_unit u = img_sched_unit(&c->sched);
+    if (u.restore)
+        restore_segment(c, u.seg);
+    switch (u.phase) {
+    case IMG_FORWARD:
+        forward_step(c, &u);
+        if (u.last)
             start_adjoint(c);
         break;
-    case PH_RECOMPUTE:
-        recompute_step(c, c->seg, c->pos);
+    case IMG_RECOMPUTE:
+        recompute_step(c, &u);
         break;
-    case PH_ADJOINT: {
-        const long len = c->seg == c->K - 1 ? nt - (c->K - 1) * c->L : c->L;
-        adjoint_step(c, c->seg * c->L + len - 1 - c->pos);
+    case IMG_ADJOINT:
+        adjoint_step(c, &u);
         break;
-    }
-    case PH_DONE:
+    case IMG_DONE:
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: step %ld after the last",
                         it);
     }
-    next_step(c);
-    if (c->phase == PH_DONE && finish_outputs(c) != 0)
+    img_sched_advance(&c->sched);
+    if (c->sched.phase == IMG_DONE && finish_outputs(c) != 0)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL, "imaging engine: out of host memory for the "
                         "image's last pass");
     return FDW_OK;
@@ -400,10 +354,10 @@ static void cpu_img_destroy(void *vctx)
     free(c->src_off), free(c->src_owner), free(c->src_w);
     free(c->rt_off), free(c->rt_row), free(c->rt_rcv), free(c->rt_w), free(c->rt_adj);
     free(c->rec), free(c->adj);
-    for (long i = 0; c->ck && i < 2 * (c->K > 2 ? c->K - 2 : 0); i++)
+    for (long i = 0; c->ck && i < 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0); i++)
         free(c->ck[i]);
     free(c->ck);
-    for (int i = 0; c->store && i < c->L; i++)
+    for (int i = 0; c->store && i < c->sched.L; i++)
         free(c->store[i]);
     free(c->store);
     free(c->res.image), free(c->res.illum), free(c->res.predicted);
@@ -554,11 +508,10 @@ static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, 
         *out = c;
         return FDW_OK;
     }
-    c->L = d->seg;
-    c->K = (d->nt + c->L - 1) / c->L;
-    const long nck = 2 * (c->K > 2 ? c->K - 2 : 0);
+    img_sched_init(&c->sched, d->nt, d->seg);
+    const long nck = 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0);
     c->ck = calloc((size_t)(nck + 1), sizeof *c->ck);
-    c->store = calloc((size_t)c->L, sizeof *c->store);
+    c->store = calloc((size_t)c->sched.L, sizeof *c->store);
     c->img = malloc(c->nbuf * sizeof(double));
     c->ill = malloc(c->nbuf * sizeof(double));
     c->res.image = malloc(n * sizeof(float));
@@ -571,11 +524,9 @@ static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, 
     for (long i = 0; i < nck; i++)
         if (!(c->ck[i] = alloc_field(c, c->nbuf)))
             return nomem(c, err);
-    for (int i = 0; i < c->L; i++)
+    for (int i = 0; i < c->sched.L; i++)
         if (!(c->store[i] = alloc_field(c, c->nbuf)))
             return nomem(c, err);
-    c->store_seg = -1;
-    c->phase = PH_FORWARD;
     *out = c;
     return FDW_OK;
 }

@@ -108,6 +108,34 @@ uint64_t fdw_img_device_bytes(const struct fdw_spec *spec);
 int fdw_img_segment(long nt);
 long fdw_img_engine_steps(img_mode mode, long nt, int seg);
 
+/* ---- the order of the work (imaging_sched.c) ---- */
+typedef enum { IMG_FORWARD = 0, IMG_RECOMPUTE, IMG_ADJOINT, IMG_DONE } img_phase;
+
+typedef struct img_sched {
+    long nt, K;                /* time steps; segments of L steps */
+    int L;
+    img_phase phase;
+    long seg, pos;             /* the segment and the step within the phase's part */
+    int entered;               /* the backward pass has just come to segment seg */
+} img_sched;
+
+/* What one engine step does: the phase; it, the time step (IMG_ADJOINT: n, the step
+ * whose u[n] meets z[n+1]); restore: first put segment seg's start (checkpoint or zero)
+ * into the background field and the store's first slot; checkpoint >= 0: first save u[it],
+ * u[it-1] as that checkpoint; store >= 0: the store's slot of u[it] (IMG_FORWARD: before
+ * the step; IMG_RECOMPUTE: of u[it+1], after it; IMG_ADJOINT: where u[n] is); last: the
+ * forward pass's last step (the adjoint's traces follow). */
+typedef struct img_unit {
+    img_phase phase;
+    long it, seg, pos;
+    long checkpoint, store;
+    int restore, last;
+} img_unit;
+
+void img_sched_init(img_sched *s, long nt, int L);
+img_unit img_sched_unit(const img_sched *s);
+void img_sched_advance(img_sched *s);
+
 /* ---- outputs (imaging_outputs.c) ---- */
 struct fdw_run_state;
 fdw_status fdw_img_finish(struct fdw_run_state *r, char *extra, size_t len, fdw_error *err);

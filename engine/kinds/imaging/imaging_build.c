@@ -17,26 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int fdw_img_segment(long nt)
-{
-    const long L = lround(sqrt(2.0 * (double)nt));
-    return (int)(L < 1 ? 1 : L > nt ? nt : L);
-}
-
-/* Segments of L steps over nt: K of them, the last one's fields stored by the forward pass
- * (no recomputation), the first one's checkpoint the zero initial state. */
+/* Segments of L steps over nt. */
 static long segments(long nt, int seg)
 {
     return (nt + seg - 1) / seg;
-}
-
-long fdw_img_engine_steps(img_mode mode, long nt, int seg)
-{
-    if (mode == IMG_BORN)
-        return nt;
-    const long K = segments(nt, seg), last = nt - (K - 1) * seg;
-    /* forward nt; each segment but the last recomputed (its length - 1 steps); adjoint nt */
-    return nt + (nt - K - (last - 1)) + nt;
 }
 
 /* Fields a run holds at once (each nx*ny*nz floats, padded): rtm and gradient the
