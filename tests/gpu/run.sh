@@ -37,7 +37,7 @@
 # Run it from the working tree (`bash tests/gpu/run.sh ...` with .carry in the device
 # tool's carry list); a `git archive HEAD` copy there may come from a stale .git.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|stability|sweep|checkpoint|survey|positioning|scaling]... [-- bench arguments]
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|stability|imaging|sweep|checkpoint|survey|positioning|scaling]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -481,6 +481,25 @@ JSON
     rm -rf /tmp/fdw-scaling-memcheck
   else
     say "scaling: build failed"; grep -E "error" "$LOG" | tail -20
+  fi
+fi
+# Stage "imaging" (only when named): the imaging kinds on the GPU: tests/gpu/test_gpu_imaging
+# (the GPU engine against the CPU engine bit for bit, the dot-product test), compute-sanitizer
+# memcheck of its small rtm job, and --bench: rtm and gradient of a 512^3 shot of 3000 steps
+# against the acoustic kind's forward run of the same shot. Logs: imaging.log; record:
+# imaging_bench.json.
+if printf '%s\n' "${STAGES[@]}" | grep -qx imaging; then
+  say "imaging: test_gpu_imaging, memcheck of its small job, its benchmark"
+  if cmake --build "$BUILD" -j"$(nproc)" --target test_gpu_imaging >>"$LOG" 2>&1; then
+    (cd "$BUILD" && timeout 400 ./tests/gpu/test_gpu_imaging) 2>&1 | tee "$OUT/imaging.log" | tail -30 | tee -a "$LOG"
+    echo "test_gpu_imaging exit ${PIPESTATUS[0]}" | tee -a "$LOG"
+    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 9 "$BUILD/tests/gpu/test_gpu_imaging" --small \
+      > "$OUT/imaging_memcheck.log" 2>&1
+    echo "imaging memcheck exit $? : $(grep -E 'ERROR SUMMARY' "$OUT/imaging_memcheck.log" | tail -1)" | tee -a "$LOG"
+    (cd "$BUILD" && timeout 300 ./tests/gpu/test_gpu_imaging --bench) 2>&1 | tee -a "$OUT/imaging.log" \
+      | grep '^{' | python3 -c "import json,sys,subprocess,datetime; r=json.loads(sys.stdin.read()); r['device']=subprocess.run(['nvidia-smi','--query-gpu=name','--format=csv,noheader'],capture_output=True,text=True).stdout.strip().splitlines()[0]; r['date']=datetime.datetime.now(datetime.timezone.utc).isoformat(); r['command']='bash tests/gpu/run.sh imaging'; json.dump(r,open('$OUT/imaging_bench.json','w'),indent=1); print(r)" | tee -a "$LOG"
+  else
+    say "imaging: building test_gpu_imaging failed"; grep -E "error" "$LOG" | tail -20
   fi
 fi
 # Stage "stability" (only when named): issue 25's no-blow-up goal: the models of docs/ete.md's

@@ -1,10 +1,10 @@
-/* born.c — the born kind: linearised (Born) modelling: the scattered traces of a velocity perturbation in a background model (the first-order term of the acoustic kind's data in the perturbation). Its spec, problem, engine and
- * outputs are the imaging kinds' (engine/kinds/imaging/imaging.h, docs/imaging.md); this
- * file is its entry in the kind table. */
+/* born.c — the born kind: linearised (Born) modelling, the scattered traces of a velocity
+ * perturbation in a background model (the first-order term of the acoustic kind's traces in
+ * the perturbation). Its spec, problem, engines and outputs are the imaging kinds'
+ * (engine/kinds/imaging/imaging.h, docs/imaging.md); this file is its entry in the kind
+ * table. */
 #include "kinds/imaging/imaging.h"
 #include "kinds/kind.h"
-
-#include "cpu/cpu_kind.h"
 
 static const char *const KEYS[] = {"velocity", "time", "sources", "receivers", "boundary",
                                    "survey", "perturbation", NULL};
@@ -13,8 +13,6 @@ static int born_parse(struct spec_ctx *c, const struct json_t *root)
 {
     return fdw_img_parse(c, root, IMG_BORN);
 }
-
-static const fdw_cpu_ops born_cpu = {.engine = &fdw_img_cpu_engine};
 
 const fdw_kind_ops fdw_kind_born = {
     .name = "born",
@@ -26,7 +24,10 @@ const fdw_kind_ops fdw_kind_born = {
     .build = fdw_img_build,
     .free_problem = fdw_img_free_problem,
     .device_bytes = fdw_img_device_bytes,
-    .cpu = &born_cpu,
+    .cpu = &fdw_img_cpu,
+#ifdef FDW_HAVE_CUDA
+    .cuda = &fdw_img_cuda,
+#endif
     .finish = fdw_img_finish,
     .unstable_field = "velocity",
     .unstable_hint = "the finite-difference scheme is stable at this dt for the model's largest "

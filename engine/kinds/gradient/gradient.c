@@ -1,10 +1,10 @@
-/* gradient.c — the gradient kind: the gradient of the L2 data misfit with respect to the velocity (or the slowness squared), and the misfit (for full-waveform inversion pipelines that take their own steps). Its spec, problem, engine and
- * outputs are the imaging kinds' (engine/kinds/imaging/imaging.h, docs/imaging.md); this
- * file is its entry in the kind table. */
+/* gradient.c — the gradient kind: the gradient of the L2 data misfit with respect to the
+ * velocity (or the slowness squared) and the misfit, for full-waveform inversion pipelines
+ * that take their own steps. Its spec, problem, engines and outputs are the imaging kinds'
+ * (engine/kinds/imaging/imaging.h, docs/imaging.md); this file is its entry in the kind
+ * table. */
 #include "kinds/imaging/imaging.h"
 #include "kinds/kind.h"
-
-#include "cpu/cpu_kind.h"
 
 static const char *const KEYS[] = {"velocity", "time", "sources", "receivers", "boundary",
                                    "survey", "data", "gradient", NULL};
@@ -13,8 +13,6 @@ static int gradient_parse(struct spec_ctx *c, const struct json_t *root)
 {
     return fdw_img_parse(c, root, IMG_GRADIENT);
 }
-
-static const fdw_cpu_ops gradient_cpu = {.engine = &fdw_img_cpu_engine};
 
 const fdw_kind_ops fdw_kind_gradient = {
     .name = "gradient",
@@ -26,7 +24,10 @@ const fdw_kind_ops fdw_kind_gradient = {
     .build = fdw_img_build,
     .free_problem = fdw_img_free_problem,
     .device_bytes = fdw_img_device_bytes,
-    .cpu = &gradient_cpu,
+    .cpu = &fdw_img_cpu,
+#ifdef FDW_HAVE_CUDA
+    .cuda = &fdw_img_cuda,
+#endif
     .finish = fdw_img_finish,
     .unstable_field = "velocity",
     .unstable_hint = "the finite-difference scheme is stable at this dt for the model's largest "

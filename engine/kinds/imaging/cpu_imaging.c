@@ -14,6 +14,7 @@
  * fdw_img_engine_steps), so progress and cancellation work as for any kind. */
 #include "kinds/imaging/imaging.h"
 #include "kinds/acoustic/cpu_acoustic_kernel.h"
+#include "cpu/cpu_kind.h"
 
 #include "core/error.h"
 #include "run/positioning.h"
@@ -268,7 +269,7 @@ static void adjoint_step(img_cpu *c, const img_unit *u)
     c->cw = 1 - c->cw;
     float *un = c->store[u->store];
     const float *z = c->w[c->cw];
-    const int xcorr = c->d->condition == IMG_COND_XCORR;
+    const int xcorr = c->d->condition == IMG_COND_XCORR, ill = c->d->illumination;
     if (!xcorr)
         laplacian(c, un, c->lap);
 #pragma omp parallel for collapse(2) schedule(static)
@@ -280,7 +281,8 @@ static void adjoint_step(img_cpu *c, const img_unit *u)
                 c->img[o + i] += xcorr ? u * (double)z[o + i]
                                        : (double)c->lap[o + i] * (double)z[o + i] /
                                              (double)c->v[o + i];
-                c->ill[o + i] += u * u;
+                if (ill)
+                    c->ill[o + i] += u * u;
             }
         }
 }
@@ -605,3 +607,6 @@ const fdw_backend fdw_img_cpu_engine = {
     .field_peak = cpu_img_field_peak,
     .device_bytes = cpu_img_device_bytes,
 };
+
+/* The kinds' CPU entry: the engine above in place of the shared slab step. */
+const fdw_cpu_ops fdw_img_cpu = {.engine = &fdw_img_cpu_engine};

@@ -140,7 +140,11 @@ void img_sched_advance(img_sched *s);
 struct fdw_run_state;
 fdw_status fdw_img_finish(struct fdw_run_state *r, char *extra, size_t len, fdw_error *err);
 
-/* ---- the CPU engine (cpu_imaging.c) ---- */
+/* ---- the engines: the CPU's (cpu_imaging.c), the GPU's (cuda_imaging.c, CUDA builds);
+ * their entries in the kinds' tables ---- */
 extern const fdw_backend fdw_img_cpu_engine;
+extern const fdw_backend fdw_img_cuda_engine;
+extern const struct fdw_cpu_ops fdw_img_cpu;
+extern const struct fdw_cuda_ops fdw_img_cuda;
 
 #endif

@@ -1,10 +1,9 @@
-/* rtm.c — the rtm kind: reverse-time migration: the image of traces recorded at the receivers, born's transpose (the adjoint of born applied to the data). Its spec, problem, engine and
- * outputs are the imaging kinds' (engine/kinds/imaging/imaging.h, docs/imaging.md); this
- * file is its entry in the kind table. */
+/* rtm.c — the rtm kind: reverse-time migration, the image of traces recorded at the
+ * receivers as born's exact transpose (or their cross-correlation). Its spec, problem,
+ * engines and outputs are the imaging kinds' (engine/kinds/imaging/imaging.h,
+ * docs/imaging.md); this file is its entry in the kind table. */
 #include "kinds/imaging/imaging.h"
 #include "kinds/kind.h"
-
-#include "cpu/cpu_kind.h"
 
 static const char *const KEYS[] = {"velocity", "time", "sources", "receivers", "boundary",
                                    "survey", "data", "imaging", NULL};
@@ -13,8 +12,6 @@ static int rtm_parse(struct spec_ctx *c, const struct json_t *root)
 {
     return fdw_img_parse(c, root, IMG_RTM);
 }
-
-static const fdw_cpu_ops rtm_cpu = {.engine = &fdw_img_cpu_engine};
 
 const fdw_kind_ops fdw_kind_rtm = {
     .name = "rtm",
@@ -26,7 +23,10 @@ const fdw_kind_ops fdw_kind_rtm = {
     .build = fdw_img_build,
     .free_problem = fdw_img_free_problem,
     .device_bytes = fdw_img_device_bytes,
-    .cpu = &rtm_cpu,
+    .cpu = &fdw_img_cpu,
+#ifdef FDW_HAVE_CUDA
+    .cuda = &fdw_img_cuda,
+#endif
     .finish = fdw_img_finish,
     .unstable_field = "velocity",
     .unstable_hint = "the finite-difference scheme is stable at this dt for the model's largest "

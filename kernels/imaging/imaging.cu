@@ -1,0 +1,122 @@
+// imaging.cu — the imaging kinds' kernels (fdwk_imaging.h): born's source and the image's
+// sums over the slab's interior, the Laplacian computed as the CPU engine computes it (no
+// fused multiply-adds: -fmad=false), the sums in double precision.
+#include "imaging/fdwk_imaging.h"
+#include <cuda_runtime.h>
+
+namespace {
+
+struct Lap {
+    int r;
+    float c0;
+    float cx[FDWK_MAX_RADIUS + 1], cy[FDWK_MAX_RADIUS + 1], cz[FDWK_MAX_RADIUS + 1];
+};
+
+// A thread walks ZC planes of one (i, j) column down z, the column's 2R + 1 values in
+// registers and the x and y neighbours read from global memory (a warp spans x, so they
+// coalesce or hit L1); blockIdx.z picks the chunk of planes, for enough threads in flight.
+// The Laplacian at each point is the CPU engine's: lx, ly, lz summed over m = 1..R from 0,
+// then ((c0 u + lx) + ly) + lz.
+constexpr int ZC = 32; // planes a thread walks
+
+template <int R, int MODE> // MODE 0: born's source; 1: the image's sums; 2: the same, xcorr
+__global__ void column_kernel(float *s, const float *dv, double *img, double *ill,
+                              const float *u, const float *z, const float *v, int nx, int ny,
+                              int nz, long pitch, long plane, int k0, Lap l)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int j = blockIdx.y * blockDim.y + threadIdx.y;
+    const int ka = k0 + (int)blockIdx.z * ZC, kb = ka + ZC < nz ? ka + ZC : nz;
+    if (i >= nx || j >= ny || ka >= nz) return;
+    const long col = (long)j * pitch + i;
+    float w[2 * R + 1]; // u at k - R .. k + R
+#pragma unroll
+    for (int q = 0; q < 2 * R + 1; ++q) w[q] = u[col + (long)(ka - R + q) * plane];
+    for (int k = ka; k < kb; ++k) {
+        const long o = col + (long)k * plane;
+        const float *uo = u + o;
+        if (MODE == 2) {
+            const double uu = w[R];
+            img[((long)k * ny + j) * nx + i] += uu * (double)z[o];
+            if (ill) ill[((long)k * ny + j) * nx + i] += uu * uu;
+        } else {
+            float lx = 0.f, ly = 0.f, lz = 0.f;
+#pragma unroll
+            for (int m = 1; m <= R; ++m) {
+                lx += l.cx[m] * (uo[m] + uo[-m]);
+                ly += l.cy[m] * (uo[m * pitch] + uo[-m * pitch]);
+                lz += l.cz[m] * (w[R + m] + w[R - m]);
+            }
+            const float lap = ((l.c0 * w[R] + lx) + ly) + lz;
+            if (MODE == 0) {
+                s[o] += dv[o] * lap;
+            } else {
+                const long g = ((long)k * ny + j) * nx + i;
+                const double uu = w[R];
+                img[g] += (double)lap * (double)z[o] / (double)v[o];
+                if (ill) ill[g] += uu * uu;
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < 2 * R; ++q) w[q] = w[q + 1];
+        if (k + 1 < kb) w[2 * R] = u[o + (long)(R + 1) * plane]; // (past the last ghost)
+    }
+}
+
+template <int MODE>
+int launch(float *s, const float *dv, double *img, double *ill, const float *u, const float *z,
+           const float *v, const fdwk_layout *L, const Lap &l, int k0, cudaStream_t st)
+{
+    const dim3 block(32, 8), grid((L->nx + 31) / 32, (L->ny + 7) / 8, (L->nz - k0 + ZC - 1) / ZC);
+#define FDWK_IMG_CASE(R)                                                                   \
+    case R:                                                                                \
+        column_kernel<R, MODE><<<grid, block, 0, st>>>(s, dv, img, ill, u, z, v, L->nx,    \
+                                                       L->ny, L->nz, L->pitch, L->plane,   \
+                                                       k0, l);                             \
+        break;
+    switch (l.r) {
+        FDWK_IMG_CASE(1) FDWK_IMG_CASE(2) FDWK_IMG_CASE(3) FDWK_IMG_CASE(4)
+        FDWK_IMG_CASE(5) FDWK_IMG_CASE(6) FDWK_IMG_CASE(7) FDWK_IMG_CASE(8)
+    default: return (int)cudaErrorInvalidValue;
+    }
+#undef FDWK_IMG_CASE
+    return (int)cudaGetLastError();
+}
+
+Lap lap_of(const fdwk_img_lap *c)
+{
+    Lap l;
+    l.r = c->radius;
+    l.c0 = (c->c[0][0] + c->c[1][0]) + c->c[2][0];
+    for (int m = 0; m <= FDWK_MAX_RADIUS; ++m) {
+        l.cx[m] = c->c[0][m];
+        l.cy[m] = c->c[1][m];
+        l.cz[m] = c->c[2][m];
+    }
+    return l;
+}
+
+} // namespace
+
+extern "C" {
+
+int fdwk_img_born(float *s, const float *dv, const float *u, const fdwk_layout *L,
+                  const fdwk_img_lap *c, int k0, fdwk_stream st)
+{
+    if (k0 >= L->nz) return 0;
+    return launch<0>(s, dv, nullptr, nullptr, u, nullptr, nullptr, L, lap_of(c), k0,
+                     (cudaStream_t)st);
+}
+
+int fdwk_img_accumulate(double *img, double *ill, const float *u, const float *z,
+                        const float *v, const fdwk_layout *L, const fdwk_img_lap *c, int k0,
+                        int xcorr, fdwk_stream st)
+{
+    if (k0 >= L->nz) return 0;
+    return xcorr ? launch<2>(nullptr, nullptr, img, ill, u, z, v, L, lap_of(c), k0,
+                             (cudaStream_t)st)
+                 : launch<1>(nullptr, nullptr, img, ill, u, z, v, L, lap_of(c), k0,
+                             (cudaStream_t)st);
+}
+
+} // extern "C"
