@@ -19,7 +19,7 @@ const char *const jobs_states[5] = {"queued", "running", "succeeded", "failed", 
 #define JOB_COLS                                                                            \
     "id, owner, name, kind, state, reason, priority, attempts, devices_requested, devices, " \
     "created_at, started_at, finished_at, progress, warnings, spec_json, cancel_requested, " \
-    "model_name, model_sha256"
+    "model_name, model_sha256, waiting"
 
 static const char *state_static(const char *s)
 {
@@ -101,6 +101,7 @@ static void visit_row(sqlite3 *c, sqlite3_stmt *st, job_visitor fn, void *user)
     r.cancel_requested = sqlite3_column_int(st, 16);
     r.model_name = (const char *)sqlite3_column_text(st, 17);
     r.model_sha256 = (const char *)sqlite3_column_text(st, 18);
+    r.waiting = (const char *)sqlite3_column_text(st, 19);
     r.queue_position = strcmp(r.state, "queued") == 0 ? queue_position(c, r.id, r.priority) : -1;
     fn(user, &r);
 }
@@ -126,7 +127,8 @@ void jobs_new_record(const job_new *j, const job_stored *st, job_record *out)
                         .spec_json = j->spec_json,
                         .cancel_requested = 0,
                         .model_name = j->model_name,
-                        .model_sha256 = j->model_name ? j->model_sha256 : NULL};
+                        .model_sha256 = j->model_name ? j->model_sha256 : NULL,
+                        .waiting = NULL};
 }
 
 static json_t *state_data(const char *state, const char *reason)
@@ -207,14 +209,23 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
     if (rc != SQLITE_DONE)
         goto fail;
     out->id = sqlite3_last_insert_rowid(c);
-    /* The constant data of append_state(c, id, "queued", NULL), without building it. */
-    if (events_append_text(c, out->id, "state", "{\"state\":\"queued\"}") < 0)
-        goto fail;
     /* Its queue position: the job is the newest of its priority (ids only grow), so every
      * queued job of its priority or higher comes first (see queue_position). */
     out->queue_position =
         query_int3(c, "SELECT coalesce(sum(n), 0) - 1 FROM queue_counts WHERE priority >= ?1",
                    j->priority, 0, 0);
+    /* append_state(c, id, "queued", why) without building JSON: the reason is the place
+     * in the queue when jobs are ahead of it (what the scheduler finds comes later). */
+    char data[160];
+    if (out->queue_position > 0) {
+        char why[96];
+        jobs_place_reason(out->queue_position, why, sizeof why);
+        snprintf(data, sizeof data, "{\"state\":\"queued\",\"reason\":\"%s\"}", why);
+    } else {
+        snprintf(data, sizeof data, "{\"state\":\"queued\"}");
+    }
+    if (events_append_text(c, out->id, "state", data) < 0)
+        goto fail;
     /* Each warning is also an event, so a watcher sees it in order. */
     json_t *warnings = j->warnings ? json_loads(j->warnings, 0, NULL) : NULL;
     size_t i;
@@ -374,7 +385,7 @@ int jobs_claim(int64_t id, const int *devices, int ndevices)
     if (sqlite3_prepare_v2(c,
                            "UPDATE jobs SET state = 'running', attempts = attempts + 1, "
                            "started_at = ?1, finished_at = NULL, reason = NULL, devices = ?2, "
-                           "progress = NULL, cancel_requested = 0 "
+                           "progress = NULL, cancel_requested = 0, waiting = NULL "
                            "WHERE id = ?3 AND state = 'queued'",
                            -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, now_ms());
@@ -393,6 +404,44 @@ int jobs_claim(int64_t id, const int *devices, int ndevices)
         return -1;
     notify_job(id);
     return 0;
+}
+
+void jobs_place_reason(int64_t ahead, char *out, size_t cap)
+{
+    snprintf(out, cap, "waits for its place in the queue: %lld job%s ahead of it",
+             (long long)ahead, ahead == 1 ? "" : "s");
+}
+
+int jobs_set_waiting(int64_t id, const char *why)
+{
+    sqlite3 *c = db();
+    if (!c || db_begin(c, 0) != SQLITE_OK)
+        return -1;
+    sqlite3_stmt *st = db_stmt(c, "UPDATE jobs SET waiting = ?1 WHERE id = ?2 AND "
+                                  "state = 'queued' AND waiting IS NOT ?1");
+    int changed = -1, priority = 0;
+    if (st) {
+        if (why)
+            sqlite3_bind_text(st, 1, why, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, id);
+        changed = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(c) : -1;
+        db_stmt_done(st);
+    }
+    char place[96];
+    if (changed == 1 && !why) { /* back to its place: say how many jobs are ahead */
+        priority = (int)query_int3(c, "SELECT priority FROM jobs WHERE id = ?1", id, 0, 0);
+        jobs_place_reason(queue_position(c, id, priority), place, sizeof place);
+    }
+    if (changed < 0 || (changed == 1 && append_state(c, id, "queued", why ? why : place))) {
+        log_error("jobs: recording why %lld waits failed: %s", (long long)id, sqlite3_errmsg(c));
+        db_rollback(c);
+        return -1;
+    }
+    if (db_commit(c) != SQLITE_OK)
+        return -1;
+    if (changed == 1)
+        notify_job(id);
+    return changed;
 }
 
 int jobs_load_for_run(int64_t id, char **owner, char **spec_json)

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A validated job about to be stored. */
@@ -60,6 +61,7 @@ typedef struct job_record {
     int cancel_requested;
     const char *model_name;    /* the uploaded model it names and that model's SHA-256 */
     const char *model_sha256;  /* when the job was submitted; NULL when none */
+    const char *waiting;       /* queued: what the scheduler found it waits for, or NULL */
 } job_record;
 
 /* Called once per job read; job and its text are valid during the call only. */
@@ -92,6 +94,14 @@ int jobs_cancel(int64_t id, const identity *who);
 /* Scheduler side (the head of the queue is sharing.h's). */
 /* queued -> running on devices; 0 on success, -1 when the job is no longer queued. */
 int jobs_claim(int64_t id, const int *devices, int ndevices);
+/* A queued job waits for why (the scheduler's finding, waiting.h), or, why NULL, for
+ * nothing but its place in the queue. When that changes, it is stored with the job and
+ * said on its stream as a "state" event (queued, with the reason). Returns 1 (changed),
+ * 0 (the same, or the job is no longer queued) or -1. */
+int jobs_set_waiting(int64_t id, const char *why);
+/* "waits for its place in the queue: N jobs ahead of it", the reason of a queued job
+ * with ahead jobs before it and nothing else to wait for. */
+void jobs_place_reason(int64_t ahead, char *out, size_t cap);
 /* Read what a worker needs: the owner and the engine's normalised spec (caller frees). */
 int jobs_load_for_run(int64_t id, char **owner, char **spec_json);
 /* The uploaded model job id names and its SHA-256 as recorded at submission, into name
