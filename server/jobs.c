@@ -174,9 +174,9 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
     st = db_stmt(c, "INSERT INTO jobs (owner, name, kind, state, priority, "
                     "devices_requested, devices_wanted, idempotency_key, spec_body, "
                     "spec_json, warnings, created_at, host_bytes, device_bytes, wall_time, "
-                    "request_hash, model_name, model_sha256) "
+                    "request_hash, model_name, model_sha256, spec_files) "
                     "VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                    "?13, ?14, ?15, ?16, ?17)");
+                    "?13, ?14, ?15, ?16, ?17, ?18)");
     if (!st)
         goto fail;
     sqlite3_bind_text(st, 1, j->owner, -1, SQLITE_STATIC);
@@ -204,6 +204,8 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
         if (j->model_sha256)
             sqlite3_bind_text(st, 17, j->model_sha256, -1, SQLITE_STATIC);
     }
+    if (j->spec_files)
+        sqlite3_bind_text(st, 18, j->spec_files, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
@@ -444,22 +446,43 @@ int jobs_set_waiting(int64_t id, const char *why)
     return changed;
 }
 
-int jobs_load_for_run(int64_t id, char **owner, char **spec_json)
+/* Column i of st as a new string; NULL when NULL (or out of memory). */
+static char *text_dup(sqlite3_stmt *st, int i)
 {
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t ? strdup(t) : NULL;
+}
+
+int jobs_load_for_run(int64_t id, job_run_facts *out)
+{
+    memset(out, 0, sizeof *out);
     sqlite3 *c = db();
     sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c, "SELECT owner, spec_json FROM jobs WHERE id = ?1", -1, &st,
-                                 NULL) != SQLITE_OK)
+    if (!c || sqlite3_prepare_v2(c, "SELECT owner, spec_json, spec_files, warnings FROM jobs "
+                                    "WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     int rc = -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
-        *owner = strdup((const char *)sqlite3_column_text(st, 0));
-        *spec_json = strdup((const char *)sqlite3_column_text(st, 1));
-        rc = *owner && *spec_json ? 0 : -1;
+        out->owner = text_dup(st, 0);
+        out->spec_json = text_dup(st, 1);
+        out->spec_files = text_dup(st, 2);
+        out->warnings = text_dup(st, 3);
+        rc = out->owner && out->spec_json ? 0 : -1;
     }
     sqlite3_finalize(st);
+    if (rc)
+        jobs_run_facts_free(out);
     return rc;
+}
+
+void jobs_run_facts_free(job_run_facts *f)
+{
+    free(f->owner);
+    free(f->spec_json);
+    free(f->spec_files);
+    free(f->warnings);
+    memset(f, 0, sizeof *f);
 }
 
 int jobs_model(int64_t id, char name[160], char hex[65])

@@ -28,6 +28,7 @@ typedef struct job_new {
     const char *model_sha256;  /* its SHA-256 as recorded when the spec was checked */
     const char *spec_body;
     const char *spec_json;
+    const char *spec_files;    /* the files it names (specs.h, spec_reads) as JSON text */
     const char *warnings;      /* JSON list of strings as compact text; NULL: none */
     uint64_t host_bytes;       /* memory estimates (admission.h); 0: none */
     uint64_t device_bytes;
@@ -102,8 +103,15 @@ int jobs_set_waiting(int64_t id, const char *why);
 /* "waits for its place in the queue: N jobs ahead of it", the reason of a queued job
  * with ahead jobs before it and nothing else to wait for. */
 void jobs_place_reason(int64_t ahead, char *out, size_t cap);
-/* Read what a worker needs: the owner and the engine's normalised spec (caller frees). */
-int jobs_load_for_run(int64_t id, char **owner, char **spec_json);
+/* What a worker needs of a job (jobs_load_for_run; jobs_run_facts_free). */
+typedef struct job_run_facts {
+    char *owner;
+    char *spec_json;           /* the engine's normalised spec, as stored */
+    char *spec_files;          /* the files it names (specs.h), or NULL when not recorded */
+    char *warnings;            /* its spec's warnings, a JSON list of strings */
+} job_run_facts;
+int jobs_load_for_run(int64_t id, job_run_facts *out);
+void jobs_run_facts_free(job_run_facts *f);
 /* The uploaded model job id names and its SHA-256 as recorded at submission, into name
  * and hex ("" when it names none or was stored before they were recorded). Returns 0,
  * or -1. */

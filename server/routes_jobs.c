@@ -11,7 +11,6 @@
 #include "jobs.h"
 #include "log.h"
 #include "metrics.h"
-#include "models.h"
 #include "routes.h"
 #include "scheduler.h"
 #include "validate.h"
@@ -82,9 +81,8 @@ typedef struct submit_state {
     int stored;                /* 0: waiting for the validator, 1: for the commit */
     long long prio;
     accept_req a;
-    char *name, *kind, *norm_text, *wanted, *warnings;
+    char *name, *kind, *norm_text, *wanted, *warnings, *files;
     char hash[DIGEST_HEX_LEN + 1]; /* the body's fingerprint, with an Idempotency-Key */
-    char model[160], model_sha[65]; /* the uploaded model the spec names, its SHA-256 */
 } submit_state;
 
 static void submit_state_free(void *p)
@@ -93,11 +91,13 @@ static void submit_state_free(void *p)
     if (!ss)
         return;
     fdw_spec_free(ss->v.spec);
+    specs_reads_free(&ss->v.reads);
     free(ss->name);
     free(ss->kind);
     free(ss->norm_text);
     free(ss->wanted);
     free(ss->warnings);
+    free(ss->files);
     free(ss);
 }
 
@@ -124,32 +124,6 @@ static enum MHD_Result answer_used_key(request *r, const char *owner, const char
     char loc[64];
     snprintf(loc, sizeof loc, "/v1/jobs/%lld", (long long)id);
     return reply_json_at(r, 200, job, loc);
-}
-
-/* The uploaded model a checked spec names ("velocity": {"type": "model", "name"}, or a
- * "file" whose normalised path is one in the models directory) and the SHA-256 its
- * record holds now, into ss; nothing when it names none. */
-static void note_model(submit_state *ss, const identity *who)
-{
-    json_t *norm = json_loads(ss->norm_text, 0, NULL);
-    json_t *vel = json_object_get(norm, "velocity");
-    const char *type = json_string_value(json_object_get(vel, "type"));
-    const char *name = json_string_value(json_object_get(vel, "name"));
-    const char *file = json_string_value(json_object_get(vel, "path"));
-    const size_t dl = strlen(g_app.models_dir);
-    if (type && !strcmp(type, "file") && file && !strncmp(file, g_app.models_dir, dl) &&
-        file[dl] == '/' && !strchr(file + dl + 1, '/'))
-        name = file + dl + 1;
-    else if (!type || strcmp(type, "model") != 0)
-        name = NULL;
-    char path[CFG_PATH];
-    fdw_model_info info;
-    if (name && strlen(name) < sizeof ss->model &&
-        models_resolve((void *)who, name, path, sizeof path, &info) == 0 && info.sha256[0]) {
-        snprintf(ss->model, sizeof ss->model, "%s", name);
-        snprintf(ss->model_sha, sizeof ss->model_sha, "%s", info.sha256);
-    }
-    json_decref(norm);
 }
 
 enum MHD_Result route_jobs_submit(request *r)
@@ -248,21 +222,23 @@ static enum MHD_Result submit_checked(request *r)
         fdw_spec_free(spec);
         return reply_error(r, (unsigned)refused, adm.code, adm.field, "%s", adm.message);
     }
-    /* The normalised spec is stored as text (the worker runs it); the name, kind, device
-     * ids and warnings come from the parsed spec itself. */
+    /* The normalised spec is stored as text (the job's runner parses it); the name, kind,
+     * device ids and warnings come from the parsed spec itself, the uploaded model and the
+     * files it names from what the parse read (specs.h): nothing reads its JSON again. */
     const int ndev = fdw_spec_devices(spec);
     ss->norm_text = fdw_spec_to_json(spec);
     ss->name = strdup(fdw_spec_name(spec));
     ss->kind = strdup(fdw_spec_kind(spec));
     ss->wanted = wanted_devices(spec);
     ss->warnings = warnings_text(spec);
+    ss->files = json_dumps(ss->v.reads.files, JSON_COMPACT);
     const int named_ids = fdw_spec_device_ids(spec, NULL, 0) > 0;
     fdw_spec_free(spec);
-    if (!ss->norm_text || !ss->name || !ss->kind || !ss->warnings ||
+    if (!ss->norm_text || !ss->name || !ss->kind || !ss->warnings || !ss->files ||
         (named_ids && !ss->wanted))
         return reply_error(r, 500, "internal", NULL,
                            "out of memory writing the job's normalised spec");
-    note_model(ss, &r->who);
+    const spec_reads *rd = &ss->v.reads;
     ss->a.job = (job_new){.owner = r->who.user,
                           .name = ss->name,
                           .kind = ss->kind,
@@ -271,10 +247,11 @@ static enum MHD_Result submit_checked(request *r)
                           .devices_wanted = ss->wanted,
                           .idempotency_key = key,
                           .request_hash = key ? ss->hash : NULL,
-                          .model_name = ss->model[0] ? ss->model : NULL,
-                          .model_sha256 = ss->model[0] ? ss->model_sha : NULL,
+                          .model_name = rd->model[0] ? rd->model : NULL,
+                          .model_sha256 = rd->model[0] ? rd->model_sha : NULL,
                           .spec_body = r->body,
                           .spec_json = ss->norm_text,
+                          .spec_files = ss->files,
                           .warnings = ss->warnings,
                           .host_bytes = adm.host_bytes,
                           .device_bytes = adm.device_bytes,

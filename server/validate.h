@@ -10,6 +10,7 @@
 
 #include "auth.h"
 #include "fdwave/fdwave.h"
+#include "specs.h"
 
 #include <microhttpd.h>
 #include <stddef.h>
@@ -22,6 +23,7 @@ typedef struct validate_req {
     /* the result, set before the connection is resumed */
     fdw_status st;
     fdw_spec *spec;                /* on FDW_OK; the handler takes it */
+    spec_reads reads;              /* what the parse read; the handler frees it */
     fdw_error err;
     int done;
     struct validate_req *next;

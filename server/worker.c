@@ -4,8 +4,9 @@
  * Before the final state is committed, events_flush() makes sure every progress/snapshot
  * event is stored, so "end" is always a job's last event; the commit is retried with
  * back-off, the disk reserve given up when the disk is full (diskguard.h), until it is
- * recorded. The spec is the normalised one stored at submission, re-parsed with its
- * recorded facts and the submitter's rights as they are now. How the runner ended decides
+ * recorded. The spec is the normalised one stored at submission, which the runner parses
+ * with its recorded facts; the files it names are checked again with the submitter's
+ * rights as they are now. How the runner ended decides
  * the job's state: its result; a crash or an abort fails the job; a SIGKILL (the OOM
  * killer without a cgroup to say so, an operator) re-queues it to resume from its
  * checkpoint, up to max-attempts runs; an OOM kill at its memory limit fails it. A runner
@@ -111,9 +112,13 @@ static void on_snapshot(void *user, const fdw_snapshot_info *s)
 /* Is msg one of the spec's warnings (already stored as "warning" events at submission)? */
 static int known_warning(const worker_job *w, const char *msg)
 {
-    for (int i = 0; w->spec && i < fdw_spec_warning_count(w->spec); i++)
-        if (!strcmp(fdw_spec_warning(w->spec, i), msg))
+    size_t i;
+    json_t *v;
+    json_array_foreach(w->warnings, i, v) {
+        const char *known = json_string_value(v);
+        if (known && !strcmp(known, msg))
             return 1;
+    }
     return 0;
 }
 
@@ -381,41 +386,40 @@ void worker_run(worker_job *w)
     snprintf(job_dir, sizeof job_dir, "%s/%lld", g_app.jobs_dir, (long long)w->job_id);
     snprintf(out_dir, sizeof out_dir, "%s/out", job_dir);
     snprintf(ckpt_dir, sizeof ckpt_dir, "%s/checkpoint", job_dir);
-    char *owner = NULL, *spec_json = NULL;
-    fdw_spec *spec = NULL;
-    fdw_error err = {0};
+    job_run_facts job;
     ending e = {.state = "failed"};
     runner_outcome o;
     memset(&o, 0, sizeof o);
     const int64_t started = now_ms();
     int lock_fd = -1;
 
-    if (jobs_load_for_run(w->job_id, &owner, &spec_json)) {
+    if (jobs_load_for_run(w->job_id, &job)) {
         snprintf(e.reason, sizeof e.reason, "internal: cannot read the job from the database");
         goto done;
     }
-    /* Checked again with the submitter's rights as they stand now (an admin's job may use
-     * another user's model; a user's, only their own). The normalised spec stored at
-     * submission: its recorded facts stand for the model file, so the run's load is the
-     * only read of it. */
+    /* The spec was parsed once, at submission. The files it names are checked again with
+     * the submitter's rights as they stand now (an admin's job may use another user's
+     * model; a user's, only their own); its runner parses the stored normalised spec,
+     * whose recorded facts stand for the model file, so the run's load is the only read
+     * of it. */
     identity who;
-    access_rights_of(owner, &who);
-    if (specs_parse(&who, spec_json, strlen(spec_json), 1, &spec, &err) != FDW_OK) {
-        snprintf(e.reason, sizeof e.reason, "the spec is no longer valid: %s%s%s", err.field,
-                 err.field[0] ? ": " : "", err.message);
+    char why[600];
+    access_rights_of(job.owner, &who);
+    if (specs_recheck(&who, job.spec_files, why, sizeof why)) {
+        snprintf(e.reason, sizeof e.reason, "the spec is no longer valid: %s", why);
         goto done;
     }
+    w->warnings = job.warnings ? json_loads(job.warnings, 0, NULL) : NULL;
     lock_fd = wait_previous_runner(job_dir);
     if (prepare_out_dir(job_dir, out_dir, lock_fd < 0 || has_checkpoint(ckpt_dir))) {
         snprintf(e.reason, sizeof e.reason, "%scannot create the output directory %.900s: %s",
                  errno == ENOSPC ? "disk full: " : "", out_dir, strerror(errno));
         goto done;
     }
-    w->spec = spec;
-    uint64_t host = 0, dev = 0;
+    uint64_t host = 0, dev = 0; /* host 0: no estimate recorded, no memory limit */
     double wall_time = 0;
-    if (jobruns_estimates(w->job_id, &host, &dev, &wall_time) != 0 || host == 0)
-        host = fdw_spec_host_bytes(spec, g_app.backend);
+    if (jobruns_estimates(w->job_id, &host, &dev, &wall_time) != 0)
+        host = 0;
     if (wall_time > 0) { /* its limit counts every earlier run too */
         const double left = wall_time - jobruns_wall_used(w->job_id);
         w->deadline = mono_s() + (left > 0 ? left : 0);
@@ -429,7 +433,7 @@ void worker_run(worker_job *w)
     }
     runfile_job rj = {.job_id = w->job_id,
                       .who = &who,
-                      .spec = spec,
+                      .spec_json = job.spec_json,
                       .job_dir = job_dir,
                       .out_dir = out_dir,
                       .checkpoint_dir = ckpt_dir,
@@ -437,7 +441,7 @@ void worker_run(worker_job *w)
                       .device_ids = w->device_ids,
                       .ndevices = w->ndevices,
                       .threads = (int)share};
-    char run_file[CFG_PATH + 64], why[600];
+    char run_file[CFG_PATH + 64];
     if (runfile_write(&rj, run_file, sizeof run_file, why, sizeof why)) {
         snprintf(e.reason, sizeof e.reason, "%s%s",
                  diskguard_is_full_message(why) ? "disk full: " : "", why);
@@ -457,7 +461,7 @@ void worker_run(worker_job *w)
                        .ndevices = w->ndevices,
                        .device_ids = w->device_ids,
                        .cpu = cpu,
-                       .memory_limit = admission_job_host_bytes(host)};
+                       .memory_limit = host ? admission_job_host_bytes(host) : 0};
     w->host_bytes = host;
     if (lock_fd >= 0) /* the runner takes it now */
         close(lock_fd);
@@ -473,7 +477,7 @@ done:
     events_flush();
     if (o.started) { /* its accounting, whatever the end */
         run_usage u = {.job_id = w->job_id,
-                       .owner = owner ? owner : "",
+                       .owner = job.owner ? job.owner : "",
                        .devices = w->ndevices,
                        .started_at = started,
                        .ended_at = now_ms(),
@@ -497,7 +501,7 @@ done:
         jobruns_checkpoint_clear(w->job_id);
         diskguard_maintain();
     }
-    fdw_spec_free(spec);
-    free(owner);
-    free(spec_json);
+    json_decref(w->warnings);
+    w->warnings = NULL;
+    jobs_run_facts_free(&job);
 }
