@@ -19,6 +19,7 @@
 #ifdef FDW_HAVE_MPI
 #include "mpi_comm.h"
 #endif
+#include "run_setup.h"
 #include "runner_proto.h"
 
 #include <errno.h>
@@ -312,33 +313,28 @@ int main(int argc, char **argv)
         if (lock_fd < 0)
             return fail_early("", "another runner of this job still holds %s", lock);
     }
-    fdw_run_opts ro;
-    memset(&ro, 0, sizeof ro);
-    ro.out_dir = out_dir;
-    ro.backend = !strcmp(backend, "cpu") ? FDW_BACKEND_CPU
-                 : !strcmp(backend, "cuda") ? FDW_BACKEND_CUDA
-                                            : FDW_BACKEND_AUTO;
-    if (ro.backend == FDW_BACKEND_CPU)
+    run_setup rs;
+    memset(&rs, 0, sizeof rs);
+    rs.out_dir = out_dir;
+    if (run_setup_backend(backend, &rs.backend))
+        return fail_early("", "the run file's backend \"%s\" is none of auto, cpu, cuda",
+                          backend);
+    if (rs.backend == FDW_BACKEND_CPU)
         lower_priority(str_of(rf.root, "cpu_job_sched"));
-    ro.threads = (int)json_integer_value(json_object_get(rf.root, "threads"));
-    int ids[64], nids = 0;
+    rs.threads = (int)json_integer_value(json_object_get(rf.root, "threads"));
     size_t i;
     json_t *v;
     json_array_foreach(json_object_get(rf.root, "device_ids"), i, v) {
-        if (nids < 64)
-            ids[nids++] = (int)json_integer_value(v);
+        if (rs.ndevice_ids < RUN_SETUP_MAX_DEVICES)
+            rs.device_ids[rs.ndevice_ids++] = (int)json_integer_value(v);
     }
-    ro.device_ids = nids ? ids : NULL;
-    ro.ndevice_ids = nids;
-    if (mpi && comm.size > 1)
-        ro.comm = &comm;
+    if (mpi)
+        rs.comm = &comm;
     json_t *ck = json_object_get(rf.root, "checkpoint");
-    fdw_checkpoint_opts co = {.dir = str_of(ck, "dir"),
-                              .interval_s = json_number_value(json_object_get(ck, "interval_s")),
-                              .every_steps = (long)json_integer_value(json_object_get(ck, "every_steps")),
-                              .resume = 1};
-    if (co.dir)
-        ro.checkpoint = &co;
+    rs.checkpoint_dir = str_of(ck, "dir");
+    rs.checkpoint_interval_s = json_number_value(json_object_get(ck, "interval_s"));
+    rs.checkpoint_every_steps = (long)json_integer_value(json_object_get(ck, "every_steps"));
+    const fdw_run_opts *ro = run_setup_opts(&rs);
 
     const char *allowed[34];
     int nallowed = 0;
@@ -358,8 +354,8 @@ int main(int argc, char **argv)
     fdw_error err;
     memset(&err, 0, sizeof err);
     fdw_status st = fdw_spec_parse(spec_text, strlen(spec_text), &po, &spec, &err);
-    if (ro.comm)
-        st = fdw_comm_agree(ro.comm, st, &err);
+    if (ro->comm)
+        st = fdw_comm_agree(ro->comm, st, &err);
     fdw_result res;
     memset(&res, 0, sizeof res);
     res.checkpoint_step = -1;
@@ -379,7 +375,7 @@ int main(int argc, char **argv)
         cb.suspend = on_suspend;
         cb.checkpoint = on_checkpoint;
         cb.progress_interval_s = json_number_value(json_object_get(rf.root, "progress_interval_s"));
-        st = fdw_run(spec, &ro, &cb, &res, &err);
+        st = fdw_run(spec, ro, &cb, &res, &err);
     }
     int rc = finish(st, &err, &res);
     fdw_spec_free(spec);
