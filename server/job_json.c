@@ -89,7 +89,18 @@ json_t *job_json_of(const job_record *r, int with_spec)
     json_object_set_new(j, "progress", parsed_or(r->progress, json_null()));
     json_object_set_new(j, "warnings", parsed_or(r->warnings, json_array()));
     json_object_set_new(j, "cancel_requested", json_boolean(r->cancel_requested));
-    jobruns_json(r->id, j); /* memory, wall_time, checkpoint, usage, outputs_removed */
+    /* memory, wall_time, checkpoint, usage, outputs_removed: a job just stored has run
+     * nothing, its estimates are what it was submitted with (no read). */
+    if (r->fresh) {
+        const job_runs none = {.host_bytes = r->fresh->host_bytes,
+                               .device_bytes = r->fresh->device_bytes,
+                               .wall_time = r->fresh->wall_time,
+                               .checkpoint_step = -1,
+                               .removed_at = -1};
+        jobruns_render(&none, j);
+    } else {
+        jobruns_json(r->id, j);
+    }
     json_object_set_new(j, "links", links(r->id));
     if (with_spec)
         json_object_set_new(j, "spec", parsed_or(r->spec_json, json_null()));

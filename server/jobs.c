@@ -102,6 +102,7 @@ static void visit_row(sqlite3 *c, sqlite3_stmt *st, job_visitor fn, void *user)
     r.model_name = (const char *)sqlite3_column_text(st, 17);
     r.model_sha256 = (const char *)sqlite3_column_text(st, 18);
     r.waiting = (const char *)sqlite3_column_text(st, 19);
+    r.fresh = NULL;
     r.queue_position = strcmp(r.state, "queued") == 0 ? queue_position(c, r.id, r.priority) : -1;
     fn(user, &r);
 }
@@ -128,7 +129,8 @@ void jobs_new_record(const job_new *j, const job_stored *st, job_record *out)
                         .cancel_requested = 0,
                         .model_name = j->model_name,
                         .model_sha256 = j->model_name ? j->model_sha256 : NULL,
-                        .waiting = NULL};
+                        .waiting = NULL,
+                        .fresh = j};
 }
 
 static json_t *state_data(const char *state, const char *reason)

@@ -63,6 +63,8 @@ typedef struct job_record {
     const char *model_name;    /* the uploaded model it names and that model's SHA-256 */
     const char *model_sha256;  /* when the job was submitted; NULL when none */
     const char *waiting;       /* queued: what the scheduler found it waits for, or NULL */
+    const job_new *fresh;      /* a record of a job just stored (jobs_new_record): the
+                                  estimates it was submitted with; NULL: read from a row */
 } job_record;
 
 /* Called once per job read; job and its text are valid during the call only. */

@@ -43,13 +43,14 @@ static int64_t g_busy[APP_MAX_DEVICES]; /* job on device index i, 0 = free */
 static int g_stop, g_kicked, g_running;
 static pthread_t g_thread;
 /* What the last pass found, valid while the loop waits (g_waiting): a job submitted with
- * priority <= g_block_rank cannot start before something else changes (a finished job,
- * a cancel, a kick), so sched_submitted need not wake the loop for it. INT64_MIN: the
- * pass was not blocked (queue empty), every submission wakes it. */
+ * a rank (sharing_rank) <= g_block_rank cannot start before something else changes (a
+ * finished job, a cancel, a kick), so sched_submitted need not wake the loop for it.
+ * RANK_NONE: the pass was not blocked (queue empty), every submission wakes it. */
 static int g_waiting;
-static double g_block_rank = -1e300;
 #define RANK_NONE (-1e300)
 #define RANK_ALL (1e300)
+static double g_block_rank = RANK_NONE;
+static double g_submitted = RANK_NONE; /* the highest rank submitted during a pass */
 static waiting_book g_book;     /* why queued jobs wait; the scheduler thread's own */
 
 static void *job_thread(void *arg)
@@ -301,6 +302,7 @@ static void *sched_main(void *arg)
     while (!g_stop) {
         reap();
         waiting_begin(&g_book);
+        g_submitted = RANK_NONE;
         while (!g_stop && try_start())
             reap();
         if (g_stop)
@@ -310,7 +312,9 @@ static void *sched_main(void *arg)
         pthread_mutex_lock(&g_lock);
         if (g_stop)
             break;
-        if (!g_kicked) {
+        /* Jobs submitted during the pass need another only if they may outrank what
+         * blocked it (a steady stream of submissions would otherwise keep it busy). */
+        if (!g_kicked && g_submitted <= g_block_rank) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
             ts.tv_sec += 1;
@@ -361,13 +365,13 @@ void sched_kick(void)
     pthread_mutex_unlock(&g_lock);
 }
 
-void sched_submitted(int max_priority)
+void sched_submitted(double top_rank)
 {
     pthread_mutex_lock(&g_lock);
-    /* The most a new job can rank: its priority, its owner's (up to 10) and the fair
-     * share's weight; it waits no time yet. */
-    const double most = max_priority + 10.0 + g_app.cfg.fairshare_weight;
-    if (!(g_waiting && most <= g_block_rank)) {
+    if (!g_waiting) { /* a pass is under way: judged against what it finds (sched_main) */
+        if (top_rank > g_submitted)
+            g_submitted = top_rank;
+    } else if (top_rank > g_block_rank) {
         g_kicked = 1;
         pthread_cond_signal(&g_cond);
     }

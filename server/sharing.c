@@ -62,6 +62,11 @@ double sharing_fairshare(const char *user)
     return weight * exp2(-U / S);
 }
 
+double sharing_rank(const char *owner, int priority)
+{
+    return priority + quota_of(owner)->priority + sharing_fairshare(owner);
+}
+
 /* Whether owner may start a job of g devices now (quota devices and device-hours); when
  * not, why says so ("waits for ..."). */
 static int within_quota(const char *owner, int g, char *why, size_t len)
@@ -113,11 +118,20 @@ int sharing_head(int64_t aging_ms, sharing_job *out, waiting_book *book)
 {
     sqlite3 *c = db();
     sqlite3_stmt *st =
-        c ? db_stmt(c, "SELECT j.id, j.owner, j.priority, j.devices_requested, "
-                       "j.devices_wanted, j.created_at, coalesce(j.host_bytes, 0), "
-                       "coalesce(j.device_bytes, 0) FROM jobs j JOIN (SELECT min(id) AS id "
-                       "FROM jobs WHERE state = 'queued' GROUP BY owner, priority) h "
-                       "ON j.id = h.id")
+        c ? db_stmt(c, /* each priority with queued jobs (queue_counts), each owner in it
+                        * (a seek past the last one found), its oldest job: seeks in
+                        * jobs_queue_heads, however long the queue is */
+                    "WITH RECURSIVE h(priority, owner) AS ("
+                    "SELECT p.priority, (SELECT owner FROM jobs WHERE state = 'queued' AND "
+                    "priority = p.priority ORDER BY owner LIMIT 1) FROM queue_counts p "
+                    "WHERE p.n > 0 UNION ALL "
+                    "SELECT h.priority, (SELECT owner FROM jobs WHERE state = 'queued' AND "
+                    "priority = h.priority AND owner > h.owner ORDER BY owner LIMIT 1) "
+                    "FROM h WHERE h.owner IS NOT NULL) "
+                    "SELECT j.id, j.owner, j.priority, j.devices_requested, j.devices_wanted, "
+                    "j.created_at, coalesce(j.host_bytes, 0), coalesce(j.device_bytes, 0) "
+                    "FROM h JOIN jobs j ON j.id = (SELECT id FROM jobs WHERE state = 'queued' "
+                    "AND priority = h.priority AND owner = h.owner ORDER BY id LIMIT 1)")
           : NULL;
     if (!st)
         return -1;
@@ -152,9 +166,8 @@ int sharing_head(int64_t aging_ms, sharing_job *out, waiting_book *book)
         j->host_bytes = (uint64_t)sqlite3_column_int64(st, 6);
         j->device_bytes = (uint64_t)sqlite3_column_int64(st, 7);
         const int64_t waited = now - k->created_at;
-        j->rank = j->priority + quota_of(j->owner)->priority +
-                  (double)(waited > 0 ? waited / (aging_ms > 0 ? aging_ms : 1) : 0) +
-                  sharing_fairshare(j->owner);
+        j->rank = sharing_rank(j->owner, j->priority) +
+                  (double)(waited > 0 ? waited / (aging_ms > 0 ? aging_ms : 1) : 0);
     }
     db_stmt_done(st);
     if (!cs)

@@ -32,6 +32,9 @@ typedef struct sharing_job {
  * run), -1 (error). */
 int sharing_head(int64_t aging_ms, sharing_job *out, waiting_book *book);
 
+/* The rank of owner's job of priority that has waited no time: its priority, its owner's
+ * quota priority and fair share (a queued job adds one level per aging period). */
+double sharing_rank(const char *owner, int priority);
 /* The fair-share term of user now (0 .. fairshare-weight), cached for a few seconds. */
 double sharing_fairshare(const char *user);
 /* Forget the cached usage (a run ended). */
