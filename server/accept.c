@@ -35,9 +35,6 @@ int accept_enqueue(accept_req *a)
     else
         g_head = a;
     g_tail = a;
-    /* Suspend under the lock: the accept thread resumes under it too, so the resume
-     * can never come before the suspend. */
-    MHD_suspend_connection(a->conn);
     pthread_cond_signal(&g_wake);
     pthread_mutex_unlock(&g_lock);
     return 0;
