@@ -8,6 +8,7 @@
 #
 # usage: bench/bench_http.sh [BUILD_DIR]   (default: build)
 # env:   WATCHERS (200), CONNS (64), DURATION (10s), THREADS (wrk threads, 1),
+#        DAEMON_ARGS (more fdwaved flags, after the limits the script sets itself),
 #        JSON (a file: one record per endpoint, for bench/results/ and bench/make_results.py)
 #
 # Setup, so that the POSTed jobs stay queued and the numbers measure the HTTP path and
@@ -35,8 +36,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# The limits this run needs: every watcher, every wrk connection and the script's own
+# requests come from 127.0.0.1, beyond the per-address default (64). DAEMON_ARGS come
+# last and win.
+PER_IP=$((WATCHERS + CONNS + 16))
+MAXCONN=$((PER_IP > 1024 ? PER_IP : 1024))
 "$FDWAVED" --listen 127.0.0.1:0 --data "$TMP/data" --devices cpu:4 --log-level warn \
-    --max-connections 1024 ${DAEMON_ARGS:-} 2>"$TMP/daemon.log" &
+    --max-connections "$MAXCONN" --max-connections-per-ip "$PER_IP" \
+    ${DAEMON_ARGS:-} 2>"$TMP/daemon.log" &
 DPID=$!
 # The port is printed at info level; ask /proc for the listening socket instead.
 PORT=""

@@ -19,9 +19,10 @@ export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
 PKGS="build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlite3-dev sqlite3
       nettle-dev check libsegyio-dev segyio-bin python3-segyio libpng-dev libcurl4-openssl-dev
-      libglpk-dev libopenmpi-dev openmpi-bin python3 python3-jsonschema curl"
-# strace: tests/server counts the daemon's opens of a model file (test_model_opens).
-[ "$mode" = test ] && PKGS="$PKGS chromium strace"
+      libglpk-dev libopenmpi-dev openmpi-bin python3 python3-jsonschema python3-yaml curl"
+# strace: tests/server counts the daemon's opens of a model file (test_model_opens);
+# npm: tests/docs installs the pinned OpenAPI linter with it (docs_openapi_lint).
+[ "$mode" = test ] && PKGS="$PKGS chromium strace npm"
 # clang, its libFuzzer and sanitizer runtimes and LLVM's OpenMP: the fuzz build only.
 [ "$mode" = fuzz ] && PKGS="$PKGS clang libclang-rt-dev libomp-dev"
 

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "notify.h"
 #include "scheduler.h"
+#include "sharing.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -34,9 +35,6 @@ int accept_enqueue(accept_req *a)
     else
         g_head = a;
     g_tail = a;
-    /* Suspend under the lock: the accept thread resumes under it too, so the resume
-     * can never come before the suspend. */
-    MHD_suspend_connection(a->conn);
     pthread_cond_signal(&g_wake);
     pthread_mutex_unlock(&g_lock);
     return 0;
@@ -81,13 +79,15 @@ static void commit_batch(accept_req *batch)
 static void announce(accept_req *batch)
 {
     int64_t ids[64];
-    int n = 0, any = 0, top = -100;
+    int n = 0, any = 0;
+    double top = -1e300;
     for (accept_req *a = batch; a; a = a->next) {
         if (a->rc != 0 || a->stored.existed)
             continue;
         any = 1;
-        if (a->job.priority > top)
-            top = a->job.priority;
+        const double rank = sharing_rank(a->job.owner, a->job.priority);
+        if (rank > top)
+            top = rank;
         ids[n++] = a->stored.id;
         if (n == (int)(sizeof ids / sizeof ids[0])) {
             notify_jobs(ids, n);

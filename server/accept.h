@@ -1,6 +1,6 @@
 /* accept.h — group commit for POST /v1/jobs. A validated job is handed to the accept
- * thread and its connection suspended; the thread stores every job waiting at that
- * moment in one transaction with a single synchronous=FULL commit (one fsync for many
+ * thread with its connection still suspended by the validator; the thread stores every
+ * job waiting at that moment in one transaction with a single synchronous=FULL commit (one fsync for many
  * jobs), then resumes each connection, whose handler answers 201/200 from the result.
  * HTTP threads never wait on the disk, and throughput does not fall to one job per
  * fsync under concurrent submits. The thread does only the database work: the answer
@@ -24,9 +24,9 @@ typedef struct accept_req {
     struct accept_req *next;
 } accept_req;
 
-/* Queue a for commit and suspend its connection (call from the access handler). The
- * connection is resumed once a->done is set. Returns -1 (nothing queued, connection not
- * suspended) when the daemon is shutting down. */
+/* Queue a for commit; its connection is suspended already (the validator hands it on,
+ * validate.h). The connection is resumed once a->done is set. Returns -1 (nothing
+ * queued, the connection not resumed) when the daemon is shutting down. */
 int accept_enqueue(accept_req *a);
 
 int accept_start(void);

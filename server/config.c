@@ -11,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -29,102 +30,170 @@
 
 enum kind { K_STR, K_INT, K_SIZE, K_LIST, K_LISTEN, K_LEVEL, K_FLAG, K_DURATION };
 
+/* A value's check beyond its kind: 0, or -1 with why (naming the setting). */
+typedef int (*value_check)(const char *val, char *why, size_t len);
+
+/* One setting: its name, kind, where its value goes in fdwd_config (off; K_STR and K_LIST:
+ * cap bytes of text an entry; K_LIST: count, where the number of entries goes, and at
+ * most hi entries), its range (K_INT, K_SIZE, K_DURATION: lo..hi, hi 0: none), a check
+ * (K_STR, K_LIST), and its --help line. */
 typedef struct opt {
     const char *name;
     enum kind kind;
+    size_t off, cap;
+    long long lo, hi;
+    size_t count;
+    value_check check;
     const char *help;
 } opt;
 
+#define MEMBER(f) (((fdwd_config *)0)->f)
+#define NONE 0, 0, 0, 0, 0, NULL
+#define FLAG(f) offsetof(fdwd_config, f), 0, 0, 0, 0, NULL
+#define INT(f, lo, hi) offsetof(fdwd_config, f), 0, lo, hi, 0, NULL
+#define SIZE(f, lo) offsetof(fdwd_config, f), 0, lo, 0, 0, NULL
+#define DURATION(f, lo) offsetof(fdwd_config, f), 0, lo, INT_MAX, 0, NULL
+#define STR(f, check) offsetof(fdwd_config, f), sizeof MEMBER(f), 0, 0, 0, check
+#define LIST(f, n, check)                                                                   \
+    offsetof(fdwd_config, f), sizeof MEMBER(f)[0], 0, sizeof MEMBER(f) / sizeof MEMBER(f)[0], \
+        offsetof(fdwd_config, n), check
+
+static int check_backend(const char *val, char *why, size_t len)
+{
+    if (!strcmp(val, "auto") || !strcmp(val, "cpu") || !strcmp(val, "cuda"))
+        return 0;
+    snprintf(why, len, "backend: expected auto|cpu|cuda, got \"%.100s\"", val);
+    return -1;
+}
+
+static int check_sched(const char *val, char *why, size_t len)
+{
+    if (!strcmp(val, "idle") || !strcmp(val, "nice"))
+        return 0;
+    snprintf(why, len, "cpu-job-sched: expected idle|nice, got \"%.100s\"", val);
+    return -1;
+}
+
+static int check_proxy(const char *val, char *why, size_t len)
+{
+    unsigned char buf[16];
+    if (inet_pton(AF_INET, val, buf) == 1 || inet_pton(AF_INET6, val, buf) == 1)
+        return 0;
+    snprintf(why, len, "trusted-proxy: expected an IPv4 or IPv6 address, got \"%.100s\"", val);
+    return -1;
+}
+
+/* A quota line (named: with its user's NAME, user-quota; else default-quota). */
+static int check_quota(const char *key, int named, const char *val, char *why, size_t len)
+{
+    char qerr[300];
+    if (quota_check(val, named, qerr, sizeof qerr) == 0)
+        return 0;
+    snprintf(why, len, "%s: %s", key, qerr);
+    return -1;
+}
+
+static int check_user_quota(const char *val, char *why, size_t len)
+{
+    return check_quota("user-quota", 1, val, why, len);
+}
+
+static int check_default_quota(const char *val, char *why, size_t len)
+{
+    return check_quota("default-quota", 0, val, why, len);
+}
+
 static const opt g_opts[] = {
-    {"listen", K_LISTEN, "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 = any free port)"},
-    {"data", K_STR, "data directory: fdwave.db, models/, jobs/<id>/ (default ./fdwave-data)"},
-    {"workers", K_INT, "jobs run at once (default: one per device)"},
-    {"devices", K_STR, "cpu:N | gpu | gpu:0,1 (default: all CUDA GPUs, else cpu:4)"},
-    {"backend", K_STR, "auto | cpu | cuda (default auto)"},
-    {"max-body", K_SIZE, "largest job spec body, bytes; K/M/G suffixes (default 1M)"},
-    {"max-model-bytes", K_SIZE, "largest model upload, bytes (default 64G)"},
-    {"max-connections", K_INT, "simultaneous HTTP connections (default 1024)"},
-    {"max-connections-per-ip", K_INT, "simultaneous connections from one address; a trusted proxy's are not counted (default 64)"},
-    {"connection-timeout", K_INT, "seconds an idle connection is kept (default 60)"},
-    {"head-timeout", K_INT, "seconds a client has to send a request's head (method, path, "
+    {"listen", K_LISTEN, NONE, "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 = any free port)"},
+    {"data", K_STR, STR(data_dir, NULL), "data directory: fdwave.db, models/, jobs/<id>/ (default ./fdwave-data)"},
+    {"workers", K_INT, INT(workers, 0, 1024), "jobs run at once (default: one per device)"},
+    {"devices", K_STR, STR(devices, NULL), "cpu:N | gpu | gpu:0,1 (default: all CUDA GPUs, else cpu:4)"},
+    {"backend", K_STR, STR(backend, check_backend), "auto | cpu | cuda (default auto)"},
+    {"max-body", K_SIZE, SIZE(max_body, 1), "largest job spec body, bytes; K/M/G suffixes (default 1M)"},
+    {"max-model-bytes", K_SIZE, SIZE(max_model_bytes, 1), "largest model upload, bytes (default 64G)"},
+    {"max-connections", K_INT, INT(max_connections, 1, 1000000), "simultaneous HTTP connections (default 1024)"},
+    {"max-connections-per-ip", K_INT, INT(max_connections_per_ip, 1, 1000000), "simultaneous connections from one address; a trusted proxy's are not counted (default 64)"},
+    {"connection-timeout", K_INT, INT(connection_timeout, 1, 1000000), "seconds an idle connection is kept (default 60)"},
+    {"head-timeout", K_INT, INT(head_timeout, 1, 1000000), "seconds a client has to send a request's head (method, path, "
                             "headers), and the grace before --body-min-rate applies (default 10)"},
-    {"body-min-rate", K_SIZE, "bytes per second a request body must average once it has run "
+    {"body-min-rate", K_SIZE, SIZE(body_min_rate, 1), "bytes per second a request body must average once it has run "
                               "--head-timeout seconds; slower uploads are cut off (default 16K)"},
-    {"anonymous-connections", K_INT, "connections that have not shown a valid token (slow "
+    {"anonymous-connections", K_INT, INT(anonymous_connections, 0, 1000000), "connections that have not shown a valid token (slow "
                                      "or idle ones are closed first beyond it; default "
                                      "max-connections / 8)"},
-    {"max-requests-per-client", K_INT, "requests in flight from one client address seen "
+    {"max-requests-per-client", K_INT, INT(max_requests_per_client, 1, 1000000), "requests in flight from one client address seen "
                                        "through a trusted proxy (default 64)"},
-    {"trusted-proxy", K_LIST, "address of a reverse proxy whose X-Forwarded-For is believed "
+    {"trusted-proxy", K_LIST, LIST(trusted_proxies, ntrusted, check_proxy), "address of a reverse proxy whose X-Forwarded-For is believed "
                               "(repeatable; per-address limits then apply to the client it "
                               "names)"},
-    {"max-sources", K_INT, "sources one job may have (default 1000)"},
-    {"max-receivers", K_INT, "receivers one job may have after lines and planes are expanded "
+    {"max-sources", K_INT, INT(max_sources, 1, 1000000), "sources one job may have (default 1000)"},
+    {"max-receivers", K_INT, INT(max_receivers, 1, 10000000), "receivers one job may have after lines and planes are expanded "
                              "(default 100000)"},
-    {"max-snapshots", K_INT, "snapshot files one job may write (default 10000)"},
-    {"max-shots", K_INT, "shots one survey job may have (default 1000)"},
-    {"max-traces", K_SIZE, "traces of all the shots of one survey job together; K/M/G "
+    {"max-snapshots", K_INT, INT(max_snapshots, 1, 1000000), "snapshot files one job may write (default 10000)"},
+    {"max-shots", K_INT, INT(max_shots, 1, 1000000), "shots one survey job may have (default 1000)"},
+    {"max-traces", K_SIZE, SIZE(max_traces, 1), "traces of all the shots of one survey job together; K/M/G "
                            "suffixes (default 1M)"},
-    {"max-record-bytes", K_SIZE, "bytes of receiver recordings (and wavelet samples) one job "
+    {"max-record-bytes", K_SIZE, SIZE(max_record_bytes, 1), "bytes of receiver recordings (and wavelet samples) one job "
                                  "may hold (default 4G)"},
-    {"max-points", K_SIZE, "grid points one job may have; K/M/G suffixes (default 64G)"},
-    {"validate-threads", K_INT, "job specs checked at once, off the HTTP threads (default 1)"},
-    {"validate-queue", K_INT, "submissions waiting to be checked; more get 503 (default 256)"},
-    {"upload-sweep", K_INT, "seconds between sweeps that remove partial model uploads no "
+    {"max-points", K_SIZE, SIZE(max_points, 1), "grid points one job may have; K/M/G suffixes (default 64G)"},
+    {"validate-threads", K_INT, INT(validate_threads, 1, 64), "job specs checked at once, off the HTTP threads (default 1)"},
+    {"validate-queue", K_INT, INT(validate_queue, 1, 1000000), "submissions waiting to be checked; more get 503 (default 256)"},
+    {"upload-sweep", K_INT, INT(upload_sweep, 1, 1000000), "seconds between sweeps that remove partial model uploads no "
                             "upload is writing, and their minimum age (default 600)"},
-    {"http-threads", K_INT, "HTTP thread pool size (default: one per CPU core, 2 to 16)"},
-    {"sse-keepalive", K_INT, "seconds between keep-alive comments on idle event streams (default 15)"},
-    {"sse-wake-rate", K_INT, "event streams of one job resumed per second after the first 8 a new "
+    {"http-threads", K_INT, INT(http_threads, 1, 256), "HTTP thread pool size (default: one per CPU core, 2 to 16)"},
+    {"sse-keepalive", K_INT, INT(sse_keepalive, 1, 3600), "seconds between keep-alive comments on idle event streams (default 15)"},
+    {"sse-wake-rate", K_INT, INT(sse_wake_rate, 0, 1000000), "event streams of one job resumed per second after the first 8 a new "
                              "event wakes, so a fan-out to many watchers does not stall the API; "
                              "0 = all at once (default 1000)"},
-    {"cpu-job-sched", K_STR, "idle | nice: CPU-backend simulations run SCHED_IDLE (only on CPU time "
+    {"cpu-job-sched", K_STR, STR(cpu_job_sched, check_sched), "idle | nice: CPU-backend simulations run SCHED_IDLE (only on CPU time "
                              "nothing else wants) or at nice 10 (default idle)"},
-    {"allow-dir", K_LIST, "directory job specs may read files from (repeatable)"},
-    {"web", K_STR, "directory of the web page served at / (default: installed, else source)"},
-    {"log-level", K_LEVEL, "debug | info | warn | error (default info)"},
-    {"runner", K_STR, "the runner program each job runs in (default: fdwave-runner next to "
+    {"allow-dir", K_LIST, LIST(allow_dirs, nallow, NULL), "directory job specs may read files from (repeatable)"},
+    {"web", K_STR, STR(web_dir, NULL), "directory of the web page served at / (default: installed, else source)"},
+    {"log-level", K_LEVEL, NONE, "debug | info | warn | error (default info)"},
+    {"runner", K_STR, STR(runner, NULL), "the runner program each job runs in (default: fdwave-runner next to "
                       "fdwaved, else the installed one)"},
-    {"runner-command", K_STR, "command line that starts a job's runner: words with {runner}, "
+    {"runner-command", K_STR, STR(runner_command, runner_check_command), "command line that starts a job's runner: words with {runner}, "
                               "{run} (the run file), {job}, {ndevices}, {devices}; e.g. "
                               "\"mpirun -np {ndevices} {runner} {run}\" (default "
                               "\"{runner} {run}\")"},
-    {"runner-stop-timeout", K_DURATION, "time a runner told to stop (cancel, shutdown, "
+    {"runner-stop-timeout", K_DURATION, DURATION(runner_stop_timeout, 1), "time a runner told to stop (cancel, shutdown, "
                                         "preemption) has before it is killed (default 120s)"},
-    {"runner-memory-overhead", K_SIZE, "host memory a runner may hold above its job's "
+    {"runner-memory-overhead", K_SIZE, SIZE(runner_memory_overhead, 1), "host memory a runner may hold above its job's "
                                        "estimate: libraries, CUDA context (default 1G)"},
-    {"cgroup-dir", K_STR, "cgroup v2 directory delegated to fdwaved for the runners' memory "
+    {"cgroup-dir", K_STR, STR(cgroup_dir, NULL), "cgroup v2 directory delegated to fdwaved for the runners' memory "
                           "limits (default: its own cgroup when delegated)"},
-    {"max-attempts", K_INT, "runs a job gets when its runner is killed (default 3)"},
-    {"checkpoint-interval", K_DURATION, "time between a running job's checkpoints; 0 = none "
+    {"max-attempts", K_INT, INT(max_attempts, 1, 100), "runs a job gets when its runner is killed (default 3)"},
+    {"checkpoint-interval", K_DURATION, DURATION(checkpoint_interval, 0), "time between a running job's checkpoints; 0 = none "
                                         "(default 10m)"},
-    {"host-memory", K_SIZE, "host memory running jobs may hold together (default: the "
+    {"host-memory", K_SIZE, SIZE(host_memory, 1), "host memory running jobs may hold together (default: the "
                             "host's, less 10% and at least 1G for the system)"},
-    {"disk-reserve", K_SIZE, "space set aside at start-up in the data directory, released "
+    {"disk-reserve", K_SIZE, SIZE(disk_reserve, 0), "space set aside at start-up in the data directory, released "
                              "to record a job's end when the disk is full; 0 = none "
                              "(default 64M)"},
-    {"min-free-disk", K_SIZE, "free space below which /v1/health says degraded and jobs "
+    {"min-free-disk", K_SIZE, SIZE(min_free_disk, 1), "free space below which /v1/health says degraded and jobs "
                               "wait (default 1G)"},
-    {"integrity-check", K_FLAG, "run PRAGMA integrity_check at start instead of quick_check"},
-    {"user-quota", K_LIST, "a user's quota (repeatable): \"NAME: queued=N, devices=N, "
+    {"integrity-check", K_FLAG, FLAG(integrity_check), "run PRAGMA integrity_check at start instead of quick_check"},
+    {"user-quota", K_LIST, LIST(user_quotas, nquotas, check_user_quota), "a user's quota (repeatable): \"NAME: queued=N, devices=N, "
                            "device-hours=H/PERIOD, disk=SIZE, priority=P\""},
-    {"default-quota", K_STR, "quota of users without a user-quota line, same keys "
+    {"default-quota", K_STR, STR(default_quota, check_default_quota), "quota of users without a user-quota line, same keys "
                              "(default: none)"},
-    {"fairshare-halflife", K_DURATION, "half-life of the decay of past usage in the fair "
+    {"fairshare-halflife", K_DURATION, DURATION(fairshare_halflife, 1), "half-life of the decay of past usage in the fair "
                                        "share (default 7d)"},
-    {"fairshare-weight", K_INT, "priority levels the fair share may take from a user "
+    {"fairshare-weight", K_INT, INT(fairshare_weight, 0, 20), "priority levels the fair share may take from a user "
                                 "with the most recent usage (default 5; 0 = off)"},
-    {"max-wall-time", K_DURATION, "longest wall_time a job may ask, and the limit of jobs "
+    {"max-wall-time", K_DURATION, DURATION(max_wall_time, 0), "longest wall_time a job may ask, and the limit of jobs "
                                   "that ask none; 0 = none (default 0)"},
-    {"preempt-gap", K_INT, "a queued job this many priority levels above a running one "
+    {"preempt-gap", K_INT, INT(preempt_gap, 0, 20), "a queued job this many priority levels above a running one "
                            "preempts it (checkpoint, then re-queue); 0 = never (default 10)"},
-    {"retention", K_DURATION, "time a finished job keeps its outputs; 0 = for ever "
+    {"retention", K_DURATION, DURATION(retention, 0), "time a finished job keeps its outputs; 0 = for ever "
                               "(default 0)"},
-    {"config", K_STR, "config file of \"key = value\" lines (keys are the flag names)"},
-    {"help", K_FLAG, "print this help"},
-    {"version", K_FLAG, "print the version"},
-    {"admin", K_FLAG, NULL}, /* `fdwaved token add NAME --admin` only; not in --help */
+    {"config", K_STR, STR(config_file, NULL), "config file of \"key = value\" lines (keys are the flag names)"},
+    {"help", K_FLAG, FLAG(help), "print this help"},
+    {"version", K_FLAG, FLAG(version), "print the version"},
+    {"admin", K_FLAG, FLAG(admin), NULL}, /* `fdwaved token add NAME --admin` only; not in --help */
 };
 #define NOPTS (int)(sizeof g_opts / sizeof g_opts[0])
+_Static_assert(sizeof g_opts / sizeof g_opts[0] <= 64, "apply_list keeps one bit a setting");
 
 static const opt *find_opt(const char *name)
 {
@@ -208,46 +277,74 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
-/* Apply one key = value from source src ("flag", "environment", "config file").
- * list_reset: a list (allow-dir, trusted-proxy) from a new source clears the earlier
- * list first (one bit per list). */
+#define BAD(...)                                                                           \
+    do {                                                                                   \
+        snprintf(err, errlen, __VA_ARGS__);                                                \
+        return -1;                                                                         \
+    } while (0)
+
+/* --listen HOST:PORT ([::1]:8080 for an IPv6 address). */
+static int apply_listen(fdwd_config *c, const char *val, const char *src, char *err,
+                        size_t errlen)
+{
+    const char *colon = strrchr(val, ':');
+    if (!colon || colon == val || (size_t)(colon - val) >= sizeof c->listen_host)
+        BAD("%s listen: expected HOST:PORT, got \"%s\"", src, val);
+    int port;
+    if (parse_int(colon + 1, 0, 65535, &port))
+        BAD("%s listen: port must be 0..65535, got \"%s\"", src, colon + 1);
+    size_t hl = (size_t)(colon - val);
+    if (val[0] == '[' && hl >= 2 && val[hl - 1] == ']') { /* [::1]:8080 */
+        memcpy(c->listen_host, val + 1, hl - 2);
+        c->listen_host[hl - 2] = '\0';
+    } else {
+        memcpy(c->listen_host, val, hl);
+        c->listen_host[hl] = '\0';
+    }
+    c->port = port;
+    return 0;
+}
+
+/* One entry of a list setting; the first from a new source clears the earlier ones (one
+ * bit of *reset per setting). */
+static int apply_list(fdwd_config *c, const opt *o, const char *val, const char *src,
+                      uint64_t *reset, char *err, size_t errlen)
+{
+    int *count = (int *)((char *)c + o->count);
+    const uint64_t bit = 1ull << (o - g_opts);
+    if (!(*reset & bit)) {
+        *count = 0;
+        *reset |= bit;
+    }
+    if (!val || !*val)
+        return 0;
+    char why[400];
+    if (*count >= o->hi)
+        BAD("%s %s: at most %lld entries", src, o->name, o->hi);
+    if (strlen(val) >= o->cap)
+        BAD("%s %s: value too long", src, o->name);
+    if (o->check && o->check(val, why, sizeof why))
+        BAD("%s %s", src, why);
+    strcpy((char *)c + o->off + (size_t)(*count)++ * o->cap, val);
+    return 0;
+}
+
+/* Apply one key = value from source src ("flag", "environment", "config file") to the
+ * field of c its setting names. */
 static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
-                 int *list_reset, char *err, size_t errlen)
+                 uint64_t *list_reset, char *err, size_t errlen)
 {
     const char *name = o->name;
-#define BAD(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+    void *dst = (char *)c + o->off;
     if (o->kind != K_FLAG && (!val || !*val) && strcmp(name, "allow-dir") != 0 &&
         strcmp(name, "devices") != 0)
         BAD("%s %s needs a value", src, name);
     switch (o->kind) {
     case K_FLAG:
-        if (strcmp(name, "help") == 0)
-            c->help = 1;
-        else if (strcmp(name, "admin") == 0)
-            c->admin = 1;
-        else if (strcmp(name, "integrity-check") == 0)
-            c->integrity_check = 1;
-        else
-            c->version = 1;
+        *(int *)dst = 1;
         return 0;
-    case K_LISTEN: {
-        const char *colon = strrchr(val, ':');
-        if (!colon || colon == val || (size_t)(colon - val) >= sizeof c->listen_host)
-            BAD("%s listen: expected HOST:PORT, got \"%s\"", src, val);
-        int port;
-        if (parse_int(colon + 1, 0, 65535, &port))
-            BAD("%s listen: port must be 0..65535, got \"%s\"", src, colon + 1);
-        size_t hl = (size_t)(colon - val);
-        if (val[0] == '[' && hl >= 2 && val[hl - 1] == ']') { /* [::1]:8080 */
-            memcpy(c->listen_host, val + 1, hl - 2);
-            c->listen_host[hl - 2] = '\0';
-        } else {
-            memcpy(c->listen_host, val, hl);
-            c->listen_host[hl] = '\0';
-        }
-        c->port = port;
-        return 0;
-    }
+    case K_LISTEN:
+        return apply_listen(c, val, src, err, errlen);
     case K_LEVEL: {
         int l = log_level_parse(val);
         if (l < 0)
@@ -257,162 +354,40 @@ static int apply(fdwd_config *c, const opt *o, const char *val, const char *src,
     }
     case K_SIZE: {
         uint64_t v;
-        const int zero_ok = strcmp(name, "disk-reserve") == 0;
-        if (parse_size(val, &v) || (v == 0 && !zero_ok))
+        if (parse_size(val, &v) || v < (uint64_t)o->lo)
             BAD("%s %s: expected a %s byte count (K/M/G suffixes), got \"%s\"", src, name,
-                zero_ok ? "" : "positive", val);
-        if (strcmp(name, "runner-memory-overhead") == 0) { c->runner_memory_overhead = v; return 0; }
-        if (strcmp(name, "host-memory") == 0) { c->host_memory = v; return 0; }
-        if (strcmp(name, "disk-reserve") == 0) { c->disk_reserve = v; return 0; }
-        if (strcmp(name, "min-free-disk") == 0) { c->min_free_disk = v; return 0; }
-        if (strcmp(name, "max-body") == 0)
-            c->max_body = v;
-        else if (strcmp(name, "body-min-rate") == 0)
-            c->body_min_rate = v;
-        else if (strcmp(name, "max-record-bytes") == 0)
-            c->max_record_bytes = v;
-        else if (strcmp(name, "max-traces") == 0)
-            c->max_traces = v;
-        else if (strcmp(name, "max-points") == 0)
-            c->max_points = v;
-        else
-            c->max_model_bytes = v;
+                o->lo == 0 ? "" : "positive", val);
+        *(uint64_t *)dst = v;
         return 0;
     }
-    case K_INT: {
-        int v, lo = 1, hi = 1000000;
-        if (strcmp(name, "workers") == 0)
-            lo = 0, hi = 1024;
-        if (strcmp(name, "http-threads") == 0)
-            hi = 256;
-        if (strcmp(name, "sse-keepalive") == 0)
-            hi = 3600;
-        if (strcmp(name, "sse-wake-rate") == 0 || strcmp(name, "anonymous-connections") == 0)
-            lo = 0;
-        if (strcmp(name, "max-receivers") == 0)
-            hi = 10000000;
-        if (strcmp(name, "validate-threads") == 0)
-            hi = 64;
-        if (strcmp(name, "max-attempts") == 0)
-            hi = 100;
-        if (strcmp(name, "fairshare-weight") == 0)
-            lo = 0, hi = 20;
-        if (strcmp(name, "preempt-gap") == 0)
-            lo = 0, hi = 20;
-        if (parse_int(val, lo, hi, &v))
-            BAD("%s %s: expected an integer %d..%d, got \"%s\"", src, name, lo, hi, val);
-        if (strcmp(name, "workers") == 0) c->workers = v;
-        else if (strcmp(name, "max-connections") == 0) c->max_connections = v;
-        else if (strcmp(name, "max-connections-per-ip") == 0) c->max_connections_per_ip = v;
-        else if (strcmp(name, "connection-timeout") == 0) c->connection_timeout = v;
-        else if (strcmp(name, "sse-keepalive") == 0) c->sse_keepalive = v;
-        else if (strcmp(name, "sse-wake-rate") == 0) c->sse_wake_rate = v;
-        else if (strcmp(name, "head-timeout") == 0) c->head_timeout = v;
-        else if (strcmp(name, "anonymous-connections") == 0) c->anonymous_connections = v;
-        else if (strcmp(name, "max-requests-per-client") == 0) c->max_requests_per_client = v;
-        else if (strcmp(name, "max-sources") == 0) c->max_sources = v;
-        else if (strcmp(name, "max-receivers") == 0) c->max_receivers = v;
-        else if (strcmp(name, "max-snapshots") == 0) c->max_snapshots = v;
-        else if (strcmp(name, "max-shots") == 0) c->max_shots = v;
-        else if (strcmp(name, "validate-threads") == 0) c->validate_threads = v;
-        else if (strcmp(name, "validate-queue") == 0) c->validate_queue = v;
-        else if (strcmp(name, "upload-sweep") == 0) c->upload_sweep = v;
-        else if (strcmp(name, "max-attempts") == 0) c->max_attempts = v;
-        else if (strcmp(name, "fairshare-weight") == 0) c->fairshare_weight = v;
-        else if (strcmp(name, "preempt-gap") == 0) c->preempt_gap = v;
-        else c->http_threads = v;
+    case K_INT:
+        if (parse_int(val, (int)o->lo, (int)o->hi, (int *)dst))
+            BAD("%s %s: expected an integer %lld..%lld, got \"%s\"", src, name, o->lo, o->hi,
+                val);
         return 0;
-    }
     case K_DURATION: {
         long long v;
-        const int positive = strcmp(name, "runner-stop-timeout") == 0 ||
-                             strcmp(name, "fairshare-halflife") == 0;
-        if (parse_duration(val, &v) || (positive && v == 0))
+        if (parse_duration(val, &v) || v < o->lo)
             BAD("%s %s: expected a %sduration: seconds, or a number with s, m, h or d, got "
-                "\"%.100s\"", src, name, positive ? "positive " : "", val);
-        if (strcmp(name, "runner-stop-timeout") == 0) c->runner_stop_timeout = (int)v;
-        else if (strcmp(name, "checkpoint-interval") == 0) c->checkpoint_interval = (int)v;
-        else if (strcmp(name, "fairshare-halflife") == 0) c->fairshare_halflife = (int)v;
-        else if (strcmp(name, "max-wall-time") == 0) c->max_wall_time = (int)v;
-        else c->retention = (int)v;
+                "\"%.100s\"", src, name, o->lo > 0 ? "positive " : "", val);
+        *(int *)dst = (int)v;
         return 0;
     }
-    case K_LIST: {
-        if (strcmp(name, "user-quota") == 0) {
-            if (!(*list_reset & 4)) {
-                c->nquotas = 0;
-                *list_reset |= 4;
-            }
-            char qerr[300];
-            if (c->nquotas >= CFG_MAX_QUOTAS)
-                BAD("%s user-quota: at most %d lines", src, CFG_MAX_QUOTAS);
-            if (strlen(val) >= CFG_QUOTA_LEN)
-                BAD("%s user-quota: value too long", src);
-            if (quota_check(val, 1, qerr, sizeof qerr))
-                BAD("%s user-quota: %s", src, qerr);
-            strcpy(c->user_quotas[c->nquotas++], val);
-            return 0;
-        }
-        const int proxy = strcmp(name, "trusted-proxy") == 0;
-        int *count = proxy ? &c->ntrusted : &c->nallow;
-        const size_t cap = proxy ? sizeof c->trusted_proxies[0] : CFG_PATH;
-        const int bit = proxy ? 2 : 1; /* each list is reset once per source */
-        if (!(*list_reset & bit)) {
-            *count = 0;
-            *list_reset |= bit;
-        }
-        if (!val || !*val)
-            return 0;
-        if (*count >= CFG_MAX_ALLOW_DIRS)
-            BAD("%s %s: at most %d entries", src, name, CFG_MAX_ALLOW_DIRS);
-        if (strlen(val) >= cap)
-            BAD("%s %s: value too long", src, name);
-        if (proxy) {
-            unsigned char buf[16];
-            if (inet_pton(AF_INET, val, buf) != 1 && inet_pton(AF_INET6, val, buf) != 1)
-                BAD("%s trusted-proxy: expected an IPv4 or IPv6 address, got \"%.100s\"", src,
-                    val);
-            strcpy(c->trusted_proxies[(*count)++], val);
-        } else {
-            strcpy(c->allow_dirs[(*count)++], val);
-        }
-        return 0;
-    }
+    case K_LIST:
+        return apply_list(c, o, val, src, list_reset, err, errlen);
     case K_STR: {
-        char *dst;
-        size_t cap;
-        if (strcmp(name, "data") == 0) dst = c->data_dir, cap = sizeof c->data_dir;
-        else if (strcmp(name, "devices") == 0) dst = c->devices, cap = sizeof c->devices;
-        else if (strcmp(name, "backend") == 0) dst = c->backend, cap = sizeof c->backend;
-        else if (strcmp(name, "web") == 0) dst = c->web_dir, cap = sizeof c->web_dir;
-        else if (strcmp(name, "cpu-job-sched") == 0)
-            dst = c->cpu_job_sched, cap = sizeof c->cpu_job_sched;
-        else if (strcmp(name, "runner") == 0) dst = c->runner, cap = sizeof c->runner;
-        else if (strcmp(name, "runner-command") == 0)
-            dst = c->runner_command, cap = sizeof c->runner_command;
-        else if (strcmp(name, "cgroup-dir") == 0) dst = c->cgroup_dir, cap = sizeof c->cgroup_dir;
-        else if (strcmp(name, "default-quota") == 0)
-            dst = c->default_quota, cap = sizeof c->default_quota;
-        else dst = c->config_file, cap = sizeof c->config_file;
         char why[400];
-        if (strcmp(name, "runner-command") == 0 && runner_check_command(val, why, sizeof why))
+        if (o->check && o->check(val, why, sizeof why))
             BAD("%s %s", src, why);
-        if (strcmp(name, "default-quota") == 0 && quota_check(val, 0, why, sizeof why))
-            BAD("%s default-quota: %s", src, why);
-        if (strcmp(name, "backend") == 0 && strcmp(val, "auto") && strcmp(val, "cpu") &&
-            strcmp(val, "cuda"))
-            BAD("%s backend: expected auto|cpu|cuda, got \"%.100s\"", src, val);
-        if (strcmp(name, "cpu-job-sched") == 0 && strcmp(val, "idle") && strcmp(val, "nice"))
-            BAD("%s cpu-job-sched: expected idle|nice, got \"%.100s\"", src, val);
-        if (strlen(val) >= cap)
+        if (strlen(val) >= o->cap)
             BAD("%s %s: value too long", src, name);
         strcpy(dst, val);
         return 0;
     }
     }
-#undef BAD
     return 0;
 }
+#undef BAD
 
 static void defaults(fdwd_config *c)
 {
@@ -483,7 +458,8 @@ static int load_file(fdwd_config *c, const char *path, char *err, size_t errlen)
         return -1;
     }
     char line[8192];
-    int lineno = 0, reset = 0, rc = 0;
+    int lineno = 0, rc = 0;
+    uint64_t reset = 0;
     while (fgets(line, sizeof line, f)) {
         lineno++;
         char *s = trim(line);
@@ -634,7 +610,7 @@ int config_load(fdwd_config *c, int argc, char **argv, int first, char **envp, c
             rc = load_file(c, cfgfile, err, errlen);
         }
     }
-    int reset = 0;
+    uint64_t reset = 0;
     for (int i = 0; !rc && i < NOPTS; i++) {
         const opt *o = &g_opts[i];
         if (o->kind == K_FLAG || strcmp(o->name, "config") == 0)

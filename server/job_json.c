@@ -42,6 +42,22 @@ static json_t *links(int64_t id)
                      "cancel", cancel);
 }
 
+/* The reason: for a queued job what it waits for (the scheduler's finding, else its place
+ * in the queue when jobs are ahead of it, else why it was queued again, if it was); for
+ * the others the stored one (every terminal state has one). */
+static json_t *reason(const job_record *r)
+{
+    const int queued = strcmp(r->state, "queued") == 0;
+    if (queued && r->waiting)
+        return json_string(r->waiting);
+    if (queued && r->queue_position > 0) {
+        char place[96];
+        jobs_place_reason(r->queue_position, place, sizeof place);
+        return json_string(place);
+    }
+    return r->reason ? json_string(r->reason) : json_null();
+}
+
 json_t *job_json_of(const job_record *r, int with_spec)
 {
     json_t *j = json_object();
@@ -58,7 +74,7 @@ json_t *job_json_of(const job_record *r, int with_spec)
                                                               r->model_sha256)
                                                   : json_null());
     json_object_set_new(j, "state", json_string(r->state));
-    json_object_set_new(j, "reason", r->reason ? json_string(r->reason) : json_null());
+    json_object_set_new(j, "reason", reason(r));
     json_object_set_new(j, "priority", json_integer(r->priority));
     json_object_set_new(j, "attempts", json_integer(r->attempts));
     json_object_set_new(j, "devices_requested", json_integer(r->devices_requested));
@@ -73,7 +89,18 @@ json_t *job_json_of(const job_record *r, int with_spec)
     json_object_set_new(j, "progress", parsed_or(r->progress, json_null()));
     json_object_set_new(j, "warnings", parsed_or(r->warnings, json_array()));
     json_object_set_new(j, "cancel_requested", json_boolean(r->cancel_requested));
-    jobruns_json(r->id, j); /* memory, wall_time, checkpoint, usage, outputs_removed */
+    /* memory, wall_time, checkpoint, usage, outputs_removed: a job just stored has run
+     * nothing, its estimates are what it was submitted with (no read). */
+    if (r->fresh) {
+        const job_runs none = {.host_bytes = r->fresh->host_bytes,
+                               .device_bytes = r->fresh->device_bytes,
+                               .wall_time = r->fresh->wall_time,
+                               .checkpoint_step = -1,
+                               .removed_at = -1};
+        jobruns_render(&none, j);
+    } else {
+        jobruns_json(r->id, j);
+    }
     json_object_set_new(j, "links", links(r->id));
     if (with_spec)
         json_object_set_new(j, "spec", parsed_or(r->spec_json, json_null()));

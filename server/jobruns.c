@@ -136,6 +136,30 @@ double jobruns_wall_used(int64_t id)
     return v;
 }
 
+void jobruns_render(const job_runs *r, json_t *j)
+{
+    json_object_set_new(j, "memory", json_pack("{s:I, s:I}", "host_bytes",
+                                               (json_int_t)r->host_bytes, "device_bytes",
+                                               (json_int_t)r->device_bytes));
+    json_object_set_new(j, "wall_time", r->wall_time > 0 ? json_real(r->wall_time) : json_null());
+    json_object_set_new(j, "checkpoint",
+                        r->checkpoint_step < 0
+                            ? json_null()
+                            : json_pack("{s:I, s:o}", "step", (json_int_t)r->checkpoint_step,
+                                        "at", time_or_null(r->checkpoint_at)));
+    json_object_set_new(j, "outputs_removed",
+                        r->removed_at < 0 ? json_null()
+                                          : json_pack("{s:o, s:s}", "at",
+                                                      time_or_null(r->removed_at), "by",
+                                                      r->removed_by ? r->removed_by : ""));
+    json_object_set_new(j, "usage",
+                        json_pack("{s:I, s:f, s:f, s:I, s:I}", "runs", (json_int_t)r->runs,
+                                  "device_seconds", r->device_seconds, "wall_seconds",
+                                  r->wall_seconds, "peak_host_bytes",
+                                  (json_int_t)r->peak_host_bytes, "peak_device_bytes",
+                                  (json_int_t)r->peak_device_bytes));
+}
+
 void jobruns_json(int64_t id, json_t *j)
 {
     sqlite3 *c = db();
@@ -153,34 +177,24 @@ void jobruns_json(int64_t id, json_t *j)
         return;
     sqlite3_bind_int64(st, 1, id);
     if (sqlite3_step(st) == SQLITE_ROW) {
-        json_object_set_new(j, "memory",
-                            json_pack("{s:I, s:I}", "host_bytes",
-                                      (json_int_t)sqlite3_column_int64(st, 0), "device_bytes",
-                                      (json_int_t)sqlite3_column_int64(st, 1)));
-        json_object_set_new(j, "wall_time", sqlite3_column_type(st, 2) == SQLITE_NULL
-                                                ? json_null()
-                                                : json_real(sqlite3_column_double(st, 2)));
-        json_object_set_new(j, "checkpoint",
-                            sqlite3_column_type(st, 3) == SQLITE_NULL
-                                ? json_null()
-                                : json_pack("{s:I, s:o}", "step",
-                                            (json_int_t)sqlite3_column_int64(st, 3), "at",
-                                            time_or_null(sqlite3_column_int64(st, 4))));
-        const char *by = (const char *)sqlite3_column_text(st, 6);
-        json_object_set_new(j, "outputs_removed",
-                            sqlite3_column_type(st, 5) == SQLITE_NULL
-                                ? json_null()
-                                : json_pack("{s:o, s:s}", "at",
-                                            time_or_null(sqlite3_column_int64(st, 5)), "by",
-                                            by ? by : ""));
-        json_object_set_new(
-            j, "usage",
-            json_pack("{s:I, s:f, s:f, s:I, s:I}", "runs",
-                      (json_int_t)sqlite3_column_int64(st, 7), "device_seconds",
-                      sqlite3_column_double(st, 8), "wall_seconds",
-                      sqlite3_column_double(st, 9), "peak_host_bytes",
-                      (json_int_t)sqlite3_column_int64(st, 10), "peak_device_bytes",
-                      (json_int_t)sqlite3_column_int64(st, 11)));
+        const job_runs r = {
+            .host_bytes = (uint64_t)sqlite3_column_int64(st, 0),
+            .device_bytes = (uint64_t)sqlite3_column_int64(st, 1),
+            .wall_time = sqlite3_column_type(st, 2) == SQLITE_NULL ? 0
+                                                                   : sqlite3_column_double(st, 2),
+            .checkpoint_step = sqlite3_column_type(st, 3) == SQLITE_NULL
+                                   ? -1
+                                   : (long)sqlite3_column_int64(st, 3),
+            .checkpoint_at = sqlite3_column_int64(st, 4),
+            .removed_at = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1
+                                                                    : sqlite3_column_int64(st, 5),
+            .removed_by = (const char *)sqlite3_column_text(st, 6),
+            .runs = (long)sqlite3_column_int64(st, 7),
+            .device_seconds = sqlite3_column_double(st, 8),
+            .wall_seconds = sqlite3_column_double(st, 9),
+            .peak_host_bytes = (uint64_t)sqlite3_column_int64(st, 10),
+            .peak_device_bytes = (uint64_t)sqlite3_column_int64(st, 11)};
+        jobruns_render(&r, j);
     }
     db_stmt_done(st);
 }

@@ -33,9 +33,25 @@ double jobruns_wall_used(int64_t id);
 /* The job's outputs were removed by `by` (a user, or "retention"): 0, or -1. */
 int jobruns_outputs_removed(int64_t id, const char *by);
 
+/* What the runs of a job leave, as the API shows it (jobruns_render). */
+typedef struct job_runs {
+    uint64_t host_bytes, device_bytes; /* the estimates at submission */
+    double wall_time;                  /* its limit; 0: none */
+    long checkpoint_step;              /* -1: no checkpoint */
+    int64_t checkpoint_at;             /* ms since the epoch */
+    int64_t removed_at;                /* ms; -1: the outputs are kept */
+    const char *removed_by;
+    long runs;                         /* the usage of its runs that ended, summed */
+    double device_seconds, wall_seconds;
+    uint64_t peak_host_bytes, peak_device_bytes;
+} job_runs;
+
 /* Members for the job's API object: "memory" {host_bytes, device_bytes}, "wall_time",
  * "checkpoint" {step, at} or null, "usage" {runs, device_seconds, wall_seconds,
- * peak_host_bytes, peak_device_bytes}, "outputs_removed" {at, by} or null. Set into j. */
+ * peak_host_bytes, peak_device_bytes}, "outputs_removed" {at, by} or null. Set into j:
+ * from r (jobruns_render; a job just stored has nothing but its estimates), or as job id
+ * has them now (jobruns_json). */
+void jobruns_render(const job_runs *r, json_t *j);
 void jobruns_json(int64_t id, json_t *j);
 
 #endif

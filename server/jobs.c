@@ -19,7 +19,7 @@ const char *const jobs_states[5] = {"queued", "running", "succeeded", "failed", 
 #define JOB_COLS                                                                            \
     "id, owner, name, kind, state, reason, priority, attempts, devices_requested, devices, " \
     "created_at, started_at, finished_at, progress, warnings, spec_json, cancel_requested, " \
-    "model_name, model_sha256"
+    "model_name, model_sha256, waiting"
 
 static const char *state_static(const char *s)
 {
@@ -101,6 +101,8 @@ static void visit_row(sqlite3 *c, sqlite3_stmt *st, job_visitor fn, void *user)
     r.cancel_requested = sqlite3_column_int(st, 16);
     r.model_name = (const char *)sqlite3_column_text(st, 17);
     r.model_sha256 = (const char *)sqlite3_column_text(st, 18);
+    r.waiting = (const char *)sqlite3_column_text(st, 19);
+    r.fresh = NULL;
     r.queue_position = strcmp(r.state, "queued") == 0 ? queue_position(c, r.id, r.priority) : -1;
     fn(user, &r);
 }
@@ -126,7 +128,9 @@ void jobs_new_record(const job_new *j, const job_stored *st, job_record *out)
                         .spec_json = j->spec_json,
                         .cancel_requested = 0,
                         .model_name = j->model_name,
-                        .model_sha256 = j->model_name ? j->model_sha256 : NULL};
+                        .model_sha256 = j->model_name ? j->model_sha256 : NULL,
+                        .waiting = NULL,
+                        .fresh = j};
 }
 
 static json_t *state_data(const char *state, const char *reason)
@@ -172,9 +176,9 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
     st = db_stmt(c, "INSERT INTO jobs (owner, name, kind, state, priority, "
                     "devices_requested, devices_wanted, idempotency_key, spec_body, "
                     "spec_json, warnings, created_at, host_bytes, device_bytes, wall_time, "
-                    "request_hash, model_name, model_sha256) "
+                    "request_hash, model_name, model_sha256, spec_files) "
                     "VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                    "?13, ?14, ?15, ?16, ?17)");
+                    "?13, ?14, ?15, ?16, ?17, ?18)");
     if (!st)
         goto fail;
     sqlite3_bind_text(st, 1, j->owner, -1, SQLITE_STATIC);
@@ -202,19 +206,30 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
         if (j->model_sha256)
             sqlite3_bind_text(st, 17, j->model_sha256, -1, SQLITE_STATIC);
     }
+    if (j->spec_files)
+        sqlite3_bind_text(st, 18, j->spec_files, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
         goto fail;
     out->id = sqlite3_last_insert_rowid(c);
-    /* The constant data of append_state(c, id, "queued", NULL), without building it. */
-    if (events_append_text(c, out->id, "state", "{\"state\":\"queued\"}") < 0)
-        goto fail;
     /* Its queue position: the job is the newest of its priority (ids only grow), so every
      * queued job of its priority or higher comes first (see queue_position). */
     out->queue_position =
         query_int3(c, "SELECT coalesce(sum(n), 0) - 1 FROM queue_counts WHERE priority >= ?1",
                    j->priority, 0, 0);
+    /* append_state(c, id, "queued", why) without building JSON: the reason is the place
+     * in the queue when jobs are ahead of it (what the scheduler finds comes later). */
+    char data[160];
+    if (out->queue_position > 0) {
+        char why[96];
+        jobs_place_reason(out->queue_position, why, sizeof why);
+        snprintf(data, sizeof data, "{\"state\":\"queued\",\"reason\":\"%s\"}", why);
+    } else {
+        snprintf(data, sizeof data, "{\"state\":\"queued\"}");
+    }
+    if (events_append_text(c, out->id, "state", data) < 0)
+        goto fail;
     /* Each warning is also an event, so a watcher sees it in order. */
     json_t *warnings = j->warnings ? json_loads(j->warnings, 0, NULL) : NULL;
     size_t i;
@@ -374,7 +389,7 @@ int jobs_claim(int64_t id, const int *devices, int ndevices)
     if (sqlite3_prepare_v2(c,
                            "UPDATE jobs SET state = 'running', attempts = attempts + 1, "
                            "started_at = ?1, finished_at = NULL, reason = NULL, devices = ?2, "
-                           "progress = NULL, cancel_requested = 0 "
+                           "progress = NULL, cancel_requested = 0, waiting = NULL "
                            "WHERE id = ?3 AND state = 'queued'",
                            -1, &st, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(st, 1, now_ms());
@@ -395,22 +410,81 @@ int jobs_claim(int64_t id, const int *devices, int ndevices)
     return 0;
 }
 
-int jobs_load_for_run(int64_t id, char **owner, char **spec_json)
+void jobs_place_reason(int64_t ahead, char *out, size_t cap)
+{
+    snprintf(out, cap, "waits for its place in the queue: %lld job%s ahead of it",
+             (long long)ahead, ahead == 1 ? "" : "s");
+}
+
+int jobs_set_waiting(int64_t id, const char *why)
 {
     sqlite3 *c = db();
+    if (!c || db_begin(c, 0) != SQLITE_OK)
+        return -1;
+    sqlite3_stmt *st = db_stmt(c, "UPDATE jobs SET waiting = ?1 WHERE id = ?2 AND "
+                                  "state = 'queued' AND waiting IS NOT ?1");
+    int changed = -1, priority = 0;
+    if (st) {
+        if (why)
+            sqlite3_bind_text(st, 1, why, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, id);
+        changed = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(c) : -1;
+        db_stmt_done(st);
+    }
+    char place[96];
+    if (changed == 1 && !why) { /* back to its place: say how many jobs are ahead */
+        priority = (int)query_int3(c, "SELECT priority FROM jobs WHERE id = ?1", id, 0, 0);
+        jobs_place_reason(queue_position(c, id, priority), place, sizeof place);
+    }
+    if (changed < 0 || (changed == 1 && append_state(c, id, "queued", why ? why : place))) {
+        log_error("jobs: recording why %lld waits failed: %s", (long long)id, sqlite3_errmsg(c));
+        db_rollback(c);
+        return -1;
+    }
+    if (db_commit(c) != SQLITE_OK)
+        return -1;
+    if (changed == 1)
+        notify_job(id);
+    return changed;
+}
+
+/* Column i of st as a new string; NULL when NULL (or out of memory). */
+static char *text_dup(sqlite3_stmt *st, int i)
+{
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t ? strdup(t) : NULL;
+}
+
+int jobs_load_for_run(int64_t id, job_run_facts *out)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3 *c = db();
     sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c, "SELECT owner, spec_json FROM jobs WHERE id = ?1", -1, &st,
-                                 NULL) != SQLITE_OK)
+    if (!c || sqlite3_prepare_v2(c, "SELECT owner, spec_json, spec_files, warnings FROM jobs "
+                                    "WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     int rc = -1;
     if (sqlite3_step(st) == SQLITE_ROW) {
-        *owner = strdup((const char *)sqlite3_column_text(st, 0));
-        *spec_json = strdup((const char *)sqlite3_column_text(st, 1));
-        rc = *owner && *spec_json ? 0 : -1;
+        out->owner = text_dup(st, 0);
+        out->spec_json = text_dup(st, 1);
+        out->spec_files = text_dup(st, 2);
+        out->warnings = text_dup(st, 3);
+        rc = out->owner && out->spec_json ? 0 : -1;
     }
     sqlite3_finalize(st);
+    if (rc)
+        jobs_run_facts_free(out);
     return rc;
+}
+
+void jobs_run_facts_free(job_run_facts *f)
+{
+    free(f->owner);
+    free(f->spec_json);
+    free(f->spec_files);
+    free(f->warnings);
+    memset(f, 0, sizeof *f);
 }
 
 int jobs_model(int64_t id, char name[160], char hex[65])

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <sqlite3.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A validated job about to be stored. */
@@ -27,6 +28,7 @@ typedef struct job_new {
     const char *model_sha256;  /* its SHA-256 as recorded when the spec was checked */
     const char *spec_body;
     const char *spec_json;
+    const char *spec_files;    /* the files it names (specs.h, spec_reads) as JSON text */
     const char *warnings;      /* JSON list of strings as compact text; NULL: none */
     uint64_t host_bytes;       /* memory estimates (admission.h); 0: none */
     uint64_t device_bytes;
@@ -60,6 +62,9 @@ typedef struct job_record {
     int cancel_requested;
     const char *model_name;    /* the uploaded model it names and that model's SHA-256 */
     const char *model_sha256;  /* when the job was submitted; NULL when none */
+    const char *waiting;       /* queued: what the scheduler found it waits for, or NULL */
+    const job_new *fresh;      /* a record of a job just stored (jobs_new_record): the
+                                  estimates it was submitted with; NULL: read from a row */
 } job_record;
 
 /* Called once per job read; job and its text are valid during the call only. */
@@ -92,8 +97,23 @@ int jobs_cancel(int64_t id, const identity *who);
 /* Scheduler side (the head of the queue is sharing.h's). */
 /* queued -> running on devices; 0 on success, -1 when the job is no longer queued. */
 int jobs_claim(int64_t id, const int *devices, int ndevices);
-/* Read what a worker needs: the owner and the engine's normalised spec (caller frees). */
-int jobs_load_for_run(int64_t id, char **owner, char **spec_json);
+/* A queued job waits for why (the scheduler's finding, waiting.h), or, why NULL, for
+ * nothing but its place in the queue. When that changes, it is stored with the job and
+ * said on its stream as a "state" event (queued, with the reason). Returns 1 (changed),
+ * 0 (the same, or the job is no longer queued) or -1. */
+int jobs_set_waiting(int64_t id, const char *why);
+/* "waits for its place in the queue: N jobs ahead of it", the reason of a queued job
+ * with ahead jobs before it and nothing else to wait for. */
+void jobs_place_reason(int64_t ahead, char *out, size_t cap);
+/* What a worker needs of a job (jobs_load_for_run; jobs_run_facts_free). */
+typedef struct job_run_facts {
+    char *owner;
+    char *spec_json;           /* the engine's normalised spec, as stored */
+    char *spec_files;          /* the files it names (specs.h), or NULL when not recorded */
+    char *warnings;            /* its spec's warnings, a JSON list of strings */
+} job_run_facts;
+int jobs_load_for_run(int64_t id, job_run_facts *out);
+void jobs_run_facts_free(job_run_facts *f);
 /* The uploaded model job id names and its SHA-256 as recorded at submission, into name
  * and hex ("" when it names none or was stored before they were recorded). Returns 0,
  * or -1. */

@@ -11,12 +11,12 @@
 #include "jobs.h"
 #include "log.h"
 #include "metrics.h"
-#include "models.h"
 #include "routes.h"
 #include "scheduler.h"
 #include "validate.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,10 +81,13 @@ typedef struct submit_state {
     validate_req v;
     int stored;                /* 0: waiting for the validator, 1: for the commit */
     long long prio;
+    const char *key;           /* its Idempotency-Key, or NULL */
     accept_req a;
-    char *name, *kind, *norm_text, *wanted, *warnings;
+    admission_new adm;         /* what admission found */
+    int refused;               /* why prepare_job did not hand the job on: an HTTP status */
+    const char *refused_field; /* adm.field, or NULL when no field is at fault */
+    char *name, *kind, *norm_text, *wanted, *warnings, *files;
     char hash[DIGEST_HEX_LEN + 1]; /* the body's fingerprint, with an Idempotency-Key */
-    char model[160], model_sha[65]; /* the uploaded model the spec names, its SHA-256 */
 } submit_state;
 
 static void submit_state_free(void *p)
@@ -93,16 +96,19 @@ static void submit_state_free(void *p)
     if (!ss)
         return;
     fdw_spec_free(ss->v.spec);
+    specs_reads_free(&ss->v.reads);
     free(ss->name);
     free(ss->kind);
     free(ss->norm_text);
     free(ss->wanted);
     free(ss->warnings);
+    free(ss->files);
     free(ss);
 }
 
 static enum MHD_Result submit_done(request *r);
 static enum MHD_Result submit_checked(request *r);
+static int prepare_job(validate_req *v);
 
 /* The answer to a submission whose Idempotency-Key the owner used before: 200 with that
  * job as it is now (a retry), or 422 when the key came with another spec (the IETF
@@ -124,32 +130,6 @@ static enum MHD_Result answer_used_key(request *r, const char *owner, const char
     char loc[64];
     snprintf(loc, sizeof loc, "/v1/jobs/%lld", (long long)id);
     return reply_json_at(r, 200, job, loc);
-}
-
-/* The uploaded model a checked spec names ("velocity": {"type": "model", "name"}, or a
- * "file" whose normalised path is one in the models directory) and the SHA-256 its
- * record holds now, into ss; nothing when it names none. */
-static void note_model(submit_state *ss, const identity *who)
-{
-    json_t *norm = json_loads(ss->norm_text, 0, NULL);
-    json_t *vel = json_object_get(norm, "velocity");
-    const char *type = json_string_value(json_object_get(vel, "type"));
-    const char *name = json_string_value(json_object_get(vel, "name"));
-    const char *file = json_string_value(json_object_get(vel, "path"));
-    const size_t dl = strlen(g_app.models_dir);
-    if (type && !strcmp(type, "file") && file && !strncmp(file, g_app.models_dir, dl) &&
-        file[dl] == '/' && !strchr(file + dl + 1, '/'))
-        name = file + dl + 1;
-    else if (!type || strcmp(type, "model") != 0)
-        name = NULL;
-    char path[CFG_PATH];
-    fdw_model_info info;
-    if (name && strlen(name) < sizeof ss->model &&
-        models_resolve((void *)who, name, path, sizeof path, &info) == 0 && info.sha256[0]) {
-        snprintf(ss->model, sizeof ss->model, "%s", name);
-        snprintf(ss->model_sha, sizeof ss->model_sha, "%s", info.sha256);
-    }
-    json_decref(norm);
 }
 
 enum MHD_Result route_jobs_submit(request *r)
@@ -195,31 +175,100 @@ enum MHD_Result route_jobs_submit(request *r)
             return answer_used_key(r, r->who.user, key, id, m == IDEM_SAME);
         }
     }
-    /* The spec is checked by a validator thread, never here (validate.h). */
+    /* The spec is checked by a validator thread, never here (validate.h), which hands
+     * an admitted job on to the group commit itself (prepare_job). */
     ss->prio = prio;
+    ss->key = key;
+    ss->v.then = prepare_job;
     ss->v.who = r->who;
     ss->v.body = r->body;
     ss->v.len = r->len;
     ss->v.conn = r->conn;
     r->route_state = ss;
     r->route_state_free = submit_state_free;
-    if (validate_enqueue(&ss->v)) /* suspends; called again (submit_checked) when checked */
+    if (validate_enqueue(&ss->v)) /* suspends; called again when stored (submit_done) or
+                                     refused (submit_checked) */
         return reply_error(r, 503, "unavailable", NULL,
                            "too many job submissions are being checked; try again shortly");
     return MHD_YES;
 }
 
-/* Second step of POST /v1/jobs: a validator checked the spec; answer its refusal, or hand
- * the job to the group commit. */
+/* On a validator thread once the spec is checked, the connection still suspended
+ * (validate.h): an accepted spec's job passes admission (its wall-time limit, its owner's
+ * quotas, its memory figures) and goes to the group commit, which resumes the connection
+ * once it is stored (submit_done). Returns 1 when handed on, 0 when the connection is to
+ * be resumed now for a refusal (submit_checked). The normalised spec is stored as text (the
+ * job's runner parses it); the name, kind, device ids and warnings come from the parsed
+ * spec itself, the uploaded model and the files it names from what the parse read
+ * (specs.h): nothing reads its JSON again. */
+static int prepare_job(validate_req *v)
+{
+    submit_state *ss = (submit_state *)((char *)v - offsetof(submit_state, v));
+    if (v->st != FDW_OK)
+        return 0;
+    fdw_spec *spec = v->spec;
+    v->spec = NULL;
+    ss->refused = admission_submit(&v->who, spec, &ss->adm);
+    ss->refused_field = ss->adm.field;
+    if (ss->refused) {
+        fdw_spec_free(spec);
+        return 0;
+    }
+    const int ndev = fdw_spec_devices(spec);
+    ss->norm_text = fdw_spec_to_json(spec);
+    ss->name = strdup(fdw_spec_name(spec));
+    ss->kind = strdup(fdw_spec_kind(spec));
+    ss->wanted = wanted_devices(spec);
+    ss->warnings = warnings_text(spec);
+    ss->files = json_dumps(v->reads.files, JSON_COMPACT);
+    const int named_ids = fdw_spec_device_ids(spec, NULL, 0) > 0;
+    fdw_spec_free(spec);
+    if (!ss->norm_text || !ss->name || !ss->kind || !ss->warnings || !ss->files ||
+        (named_ids && !ss->wanted)) {
+        ss->refused = 500;
+        ss->refused_field = NULL;
+        snprintf(ss->adm.code, sizeof ss->adm.code, "internal");
+        snprintf(ss->adm.message, sizeof ss->adm.message,
+                 "out of memory writing the job's normalised spec");
+        return 0;
+    }
+    const spec_reads *rd = &v->reads;
+    ss->a.job = (job_new){.owner = v->who.user,
+                          .name = ss->name,
+                          .kind = ss->kind,
+                          .priority = (int)ss->prio,
+                          .devices_requested = ndev,
+                          .devices_wanted = ss->wanted,
+                          .idempotency_key = ss->key,
+                          .request_hash = ss->key ? ss->hash : NULL,
+                          .model_name = rd->model[0] ? rd->model : NULL,
+                          .model_sha256 = rd->model[0] ? rd->model_sha : NULL,
+                          .spec_body = v->body,
+                          .spec_json = ss->norm_text,
+                          .spec_files = ss->files,
+                          .warnings = ss->warnings,
+                          .host_bytes = ss->adm.host_bytes,
+                          .device_bytes = ss->adm.device_bytes,
+                          .wall_time = ss->adm.wall_time};
+    ss->a.conn = v->conn;
+    ss->stored = 1;
+    if (accept_enqueue(&ss->a) == 0)
+        return 1; /* ss may be freed by its handler from here on */
+    ss->stored = 0;
+    ss->refused = 503;
+    ss->refused_field = NULL;
+    snprintf(ss->adm.code, sizeof ss->adm.code, "unavailable");
+    snprintf(ss->adm.message, sizeof ss->adm.message, "the server is shutting down");
+    return 0;
+}
+
+/* POST /v1/jobs refused after its spec was checked: the spec's errors, or what
+ * prepare_job refused it for. */
 static enum MHD_Result submit_checked(request *r)
 {
     submit_state *ss = r->route_state;
-    fdw_spec *spec = ss->v.spec;
-    ss->v.spec = NULL;
-    const fdw_error err = ss->v.err;
+    const fdw_error *err = &ss->v.err;
     const fdw_status st = ss->v.st;
-    const long long prio = ss->prio;
-    const char *key = http_header(r, "Idempotency-Key");
     if (st != FDW_OK) {
         /* Only now look for malformed JSON, to say where it breaks: the engine parses
          * with the same strictness, so a spec it accepted needs no second parse here. */
@@ -234,56 +283,15 @@ static enum MHD_Result submit_checked(request *r)
         if (!is_obj)
             return reply_error(r, 400, "invalid_spec", "", "the job spec must be a JSON object");
         if (st == FDW_ERR_DEVICE) /* more devices, or an id, than this server has */
-            return reply_error(r, 400, "too_many_devices", err.field, "%s", err.message);
+            return reply_error(r, 400, "too_many_devices", err->field, "%s", err->message);
         if (st == FDW_ERR_SPEC || st == FDW_ERR_IO || st == FDW_ERR_UNSUPPORTED ||
             st == FDW_ERR_NOMEM)
-            return reply_error(r, 400, "invalid_spec", err.field, "%s", err.message);
-        return reply_error(r, 500, "internal", err.field[0] ? err.field : NULL, "%s",
-                           err.message);
+            return reply_error(r, 400, "invalid_spec", err->field, "%s", err->message);
+        return reply_error(r, 500, "internal", err->field[0] ? err->field : NULL, "%s",
+                           err->message);
     }
-    /* Its wall-time limit, its owner's quotas and its memory figures (admission.h). */
-    admission_new adm;
-    const int refused = admission_submit(&r->who, spec, &adm);
-    if (refused) {
-        fdw_spec_free(spec);
-        return reply_error(r, (unsigned)refused, adm.code, adm.field, "%s", adm.message);
-    }
-    /* The normalised spec is stored as text (the worker runs it); the name, kind, device
-     * ids and warnings come from the parsed spec itself. */
-    const int ndev = fdw_spec_devices(spec);
-    ss->norm_text = fdw_spec_to_json(spec);
-    ss->name = strdup(fdw_spec_name(spec));
-    ss->kind = strdup(fdw_spec_kind(spec));
-    ss->wanted = wanted_devices(spec);
-    ss->warnings = warnings_text(spec);
-    const int named_ids = fdw_spec_device_ids(spec, NULL, 0) > 0;
-    fdw_spec_free(spec);
-    if (!ss->norm_text || !ss->name || !ss->kind || !ss->warnings ||
-        (named_ids && !ss->wanted))
-        return reply_error(r, 500, "internal", NULL,
-                           "out of memory writing the job's normalised spec");
-    note_model(ss, &r->who);
-    ss->a.job = (job_new){.owner = r->who.user,
-                          .name = ss->name,
-                          .kind = ss->kind,
-                          .priority = (int)prio,
-                          .devices_requested = ndev,
-                          .devices_wanted = ss->wanted,
-                          .idempotency_key = key,
-                          .request_hash = key ? ss->hash : NULL,
-                          .model_name = ss->model[0] ? ss->model : NULL,
-                          .model_sha256 = ss->model[0] ? ss->model_sha : NULL,
-                          .spec_body = r->body,
-                          .spec_json = ss->norm_text,
-                          .warnings = ss->warnings,
-                          .host_bytes = adm.host_bytes,
-                          .device_bytes = adm.device_bytes,
-                          .wall_time = adm.wall_time};
-    ss->a.conn = r->conn;
-    ss->stored = 1;
-    if (accept_enqueue(&ss->a)) /* suspends; http.c calls us again once it is stored */
-        return reply_error(r, 503, "unavailable", NULL, "the server is shutting down");
-    return MHD_YES;
+    return reply_error(r, (unsigned)ss->refused, ss->adm.code, ss->refused_field, "%s",
+                       ss->adm.message);
 }
 
 /* Second half of POST /v1/jobs: the accept thread stored the job (or failed). A new

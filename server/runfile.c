@@ -11,75 +11,42 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The model the spec names by name, as models_resolve gives it to this user; NULL when
- * the spec names none. */
-static json_t *named_models(const runfile_job *j, const char *spec_text, char *why, size_t len)
-{
-    json_t *models = json_object();
-    json_t *spec = json_loads(spec_text, 0, NULL);
-    json_t *vel = json_object_get(spec, "velocity");
-    const char *type = json_string_value(json_object_get(vel, "type"));
-    const char *name = json_string_value(json_object_get(vel, "name"));
-    if (type && strcmp(type, "model") == 0 && name) {
-        char path[CFG_PATH];
-        fdw_model_info info;
-        memset(&info, 0, sizeof info);
-        if (models_resolve((void *)j->who, name, path, sizeof path, &info) != 0) {
-            snprintf(why, len, "the spec's model \"%.200s\" is no longer there", name);
-            json_decref(spec);
-            json_decref(models);
-            return NULL;
-        }
-        json_object_set_new(
-            models, name,
-            json_pack("{s:s, s:s, s:I, s:i, s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:s}", "path",
-                      path, "format", info.format, "nvalues", (json_int_t)info.nvalues, "nx",
-                      info.nx, "ny", info.ny, "nz", info.nz, "dx", info.dx, "dy", info.dy,
-                      "dz", info.dz, "vmin", info.vmin, "vmax", info.vmax, "sha256",
-                      info.sha256));
-    }
-    json_decref(spec);
-    return models;
-}
-
-/* Whether the uploaded model the job recorded at submission (jobs_model: by name or by
- * its path in the models directory) still has the content it was checked against; a
- * model replaced since then is not run silently under the old job's provenance. Returns
- * 0, or -1 with why. */
-static int model_unchanged(const runfile_job *j, char *why, size_t len)
+/* The uploaded model the job recorded at submission (jobs_model: named by name or by its
+ * path in the models directory), resolved now with the submitter's rights, as the runner's
+ * model resolver reads it: {name: facts}, {} when it names none. A model gone, or replaced
+ * since (its SHA-256 differs), is not run silently under the old job's provenance: NULL
+ * with why. */
+static json_t *recorded_model(const runfile_job *j, char *why, size_t len)
 {
     char name[160], was[65], path[CFG_PATH];
     fdw_model_info info;
     if (jobs_model(j->job_id, name, was) != 0 || !name[0])
-        return 0;
+        return json_object();
     memset(&info, 0, sizeof info);
     if (models_resolve((void *)j->who, name, path, sizeof path, &info) != 0) {
         snprintf(why, len, "the spec's model \"%.200s\" is no longer there", name);
-        return -1;
+        return NULL;
     }
-    if (strcmp(was, info.sha256) == 0)
-        return 0;
-    snprintf(why, len,
-             "the model \"%.200s\" was replaced after the job was submitted (sha256 %.12s... "
-             "then, %.12s... now); submit the job again to run it on the new content",
-             name, was, info.sha256);
-    return -1;
+    if (strcmp(was, info.sha256) != 0) {
+        snprintf(why, len,
+                 "the model \"%.200s\" was replaced after the job was submitted (sha256 "
+                 "%.12s... then, %.12s... now); submit the job again to run it on the new "
+                 "content",
+                 name, was, info.sha256);
+        return NULL;
+    }
+    return json_pack("{s:{s:s, s:s, s:I, s:i, s:i, s:i, s:f, s:f, s:f, s:f, s:f, s:s}}", name,
+                     "path", path, "format", info.format, "nvalues", (json_int_t)info.nvalues,
+                     "nx", info.nx, "ny", info.ny, "nz", info.nz, "dx", info.dx, "dy", info.dy,
+                     "dz", info.dz, "vmin", info.vmin, "vmax", info.vmax, "sha256",
+                     info.sha256);
 }
 
 int runfile_write(const runfile_job *j, char *path, size_t pathlen, char *why, size_t len)
 {
-    if (model_unchanged(j, why, len))
+    json_t *models = recorded_model(j, why, len);
+    if (!models)
         return -1;
-    char *spec_text = fdw_spec_to_json(j->spec);
-    if (!spec_text) {
-        snprintf(why, len, "out of memory writing the run file");
-        return -1;
-    }
-    json_t *models = named_models(j, spec_text, why, len);
-    if (!models) {
-        free(spec_text);
-        return -1;
-    }
     json_t *dirs = json_array(), *ids = json_array();
     for (int i = 0; g_app.allowed_ptrs[i]; i++)
         json_array_append_new(dirs, json_string(g_app.allowed_ptrs[i]));
@@ -97,12 +64,11 @@ int runfile_write(const runfile_job *j, char *path, size_t pathlen, char *why, s
                      : json_null();
     json_t *run = json_pack(
         "{s:I, s:s, s:o, s:o, s:s, s:s, s:o, s:s, s:o, s:i, s:s, s:s, s:i, s:f}", "job",
-        (json_int_t)j->job_id, "spec", spec_text, "models", models, "allowed_dirs", dirs,
+        (json_int_t)j->job_id, "spec", j->spec_json, "models", models, "allowed_dirs", dirs,
         "base_dir", g_app.models_dir, "out_dir", j->out_dir, "checkpoint", ck, "backend",
         backend, "device_ids", ids, "threads", j->threads, "cpu_job_sched",
         g_app.cfg.cpu_job_sched, "lock", lock, "lock_wait_s", g_app.cfg.runner_stop_timeout,
         "progress_interval_s", 0.5);
-    free(spec_text);
     snprintf(path, pathlen, "%s/run.json", j->job_dir);
     char tmp[CFG_PATH + 48];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);

@@ -1,8 +1,8 @@
 /* runfile.h — what a runner is told about its job: the run file (data/jobs/<id>/run.json)
- * the worker writes before starting fdwave-runner. It holds the normalised spec the
- * worker has just checked with the submitter's rights, the recorded facts of the
- * uploaded models the spec names (resolved now, with those rights, so the runner needs
- * no database), the directories the spec may read from, the output and checkpoint
+ * the worker writes before starting fdwave-runner. It holds the normalised spec stored at
+ * submission (the runner's parse is the job's only one after that submission's), the
+ * recorded facts of the uploaded model the job names (resolved now, with the submitter's
+ * rights, so the runner needs no database), the directories the spec may read from, the output and checkpoint
  * directories, the devices, the CPU thread share and scheduling, and the job's lock. */
 #ifndef FDWD_RUNFILE_H
 #define FDWD_RUNFILE_H
@@ -16,7 +16,7 @@
 typedef struct runfile_job {
     int64_t job_id;
     const identity *who;       /* the submitter's rights, for model names */
-    const fdw_spec *spec;
+    const char *spec_json;     /* the normalised spec stored at submission */
     const char *job_dir, *out_dir, *checkpoint_dir;
     double checkpoint_interval_s; /* 0: no checkpoints by time */
     long checkpoint_every_steps;  /* 0: none by steps */

@@ -302,6 +302,67 @@ static void tell(int fd, const char *word)
     (void)w;
 }
 
+/* The runner's lines until its output ends (s), telling it "cancel" or "suspend" on
+ * to_runner as its callbacks ask, and killing its process group when it has not stopped
+ * runner-stop-timeout after being told. */
+static void follow(supervise *s, pid_t pid, int to_runner, int from_runner)
+{
+    const fdw_callbacks *cb = s->cb;
+    runner_outcome *out = s->out;
+    int told_cancel = 0, told_suspend = 0, open_out = 1;
+    double deadline = 0;
+    char chunk[65536];
+    while (open_out) {
+        struct pollfd pfd = {.fd = from_runner, .events = POLLIN};
+        int pr = poll(&pfd, 1, 100);
+        if (pr > 0) {
+            ssize_t n = read(from_runner, chunk, sizeof chunk);
+            if (n > 0)
+                take_bytes(s, chunk, (size_t)n);
+            else if (n == 0 || (errno != EINTR && errno != EAGAIN))
+                open_out = 0;
+        }
+        if (!told_cancel && cb->cancelled && cb->cancelled(cb->user)) {
+            tell(to_runner, PROTO_CANCEL);
+            told_cancel = 1;
+            deadline = mono_s() + g_app.cfg.runner_stop_timeout;
+        }
+        if (!told_cancel && !told_suspend && cb->suspend && cb->suspend(cb->user)) {
+            tell(to_runner, PROTO_SUSPEND);
+            told_suspend = 1;
+            deadline = mono_s() + g_app.cfg.runner_stop_timeout;
+        }
+        if (deadline > 0 && mono_s() > deadline && !out->stop_timed_out) {
+            log_warn("job %lld: the runner did not stop within %d s of being told; killed",
+                     (long long)s->job->job_id, g_app.cfg.runner_stop_timeout);
+            kill(-pid, SIGKILL);
+            out->stop_timed_out = 1;
+        }
+    }
+}
+
+/* Its output ended: the runner ends too, or is made to (runner-stop-timeout), and so
+ * does anything its launcher left in its process group. Its status and usage. */
+static void reap_runner(const runner_job *job, pid_t pid, runner_outcome *out, int *status,
+                        struct rusage *ru)
+{
+    memset(ru, 0, sizeof *ru);
+    const double reap_by = mono_s() + g_app.cfg.runner_stop_timeout;
+    for (;;) {
+        pid_t w = wait4(pid, status, WNOHANG, ru);
+        if (w == pid || (w < 0 && errno != EINTR))
+            break;
+        if (mono_s() > reap_by && !out->stop_timed_out) {
+            log_warn("job %lld: the runner closed its output but did not exit; killed",
+                     (long long)job->job_id);
+            kill(-pid, SIGKILL);
+            out->stop_timed_out = 1;
+        }
+        usleep(20000);
+    }
+    kill(-pid, SIGKILL); /* anything its launcher left behind */
+}
+
 int runner_run(const runner_job *job, const fdw_callbacks *cb, runner_outcome *out)
 {
     memset(out, 0, sizeof *out);
@@ -348,56 +409,12 @@ int runner_run(const runner_job *job, const fdw_callbacks *cb, runner_outcome *o
     log_debug("job %lld: runner %ld started: %s", (long long)job->job_id, (long)pid,
               g_app.cfg.runner_command);
 
-    int told_cancel = 0, told_suspend = 0, open_out = 1;
-    double deadline = 0;
-    char chunk[65536];
-    while (open_out) {
-        struct pollfd pfd = {.fd = pout[0], .events = POLLIN};
-        int pr = poll(&pfd, 1, 100);
-        if (pr > 0) {
-            ssize_t n = read(pout[0], chunk, sizeof chunk);
-            if (n > 0)
-                take_bytes(&s, chunk, (size_t)n);
-            else if (n == 0 || (errno != EINTR && errno != EAGAIN))
-                open_out = 0;
-        }
-        if (!told_cancel && cb->cancelled && cb->cancelled(cb->user)) {
-            tell(in[1], PROTO_CANCEL);
-            told_cancel = 1;
-            deadline = mono_s() + g_app.cfg.runner_stop_timeout;
-        }
-        if (!told_cancel && !told_suspend && cb->suspend && cb->suspend(cb->user)) {
-            tell(in[1], PROTO_SUSPEND);
-            told_suspend = 1;
-            deadline = mono_s() + g_app.cfg.runner_stop_timeout;
-        }
-        if (deadline > 0 && mono_s() > deadline && !out->stop_timed_out) {
-            log_warn("job %lld: the runner did not stop within %d s of being told; killed",
-                     (long long)job->job_id, g_app.cfg.runner_stop_timeout);
-            kill(-pid, SIGKILL);
-            out->stop_timed_out = 1;
-        }
-    }
+    follow(&s, pid, in[1], pout[0]);
     close(in[1]);
     close(pout[0]);
-    /* Its output ended; it ends too, or is made to. */
     int status = 0;
     struct rusage ru;
-    memset(&ru, 0, sizeof ru);
-    const double reap_by = mono_s() + g_app.cfg.runner_stop_timeout;
-    for (;;) {
-        pid_t w = wait4(pid, &status, WNOHANG, &ru);
-        if (w == pid || (w < 0 && errno != EINTR))
-            break;
-        if (mono_s() > reap_by && !out->stop_timed_out) {
-            log_warn("job %lld: the runner closed its output but did not exit; killed",
-                     (long long)job->job_id);
-            kill(-pid, SIGKILL);
-            out->stop_timed_out = 1;
-        }
-        usleep(20000);
-    }
-    kill(-pid, SIGKILL); /* anything its launcher left behind */
+    reap_runner(job, pid, out, &status, &ru);
     out->wall_s = mono_s() - t0;
     if (WIFSIGNALED(status))
         out->signal = WTERMSIG(status);

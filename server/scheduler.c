@@ -5,7 +5,8 @@
  * of the queue comes from sharing.h (rank, quotas); it starts when its devices are free,
  * its host memory fits what the running jobs leave (admission.h) and the disk is not
  * below min-free-disk; a head kept waiting for devices by a job preempt-gap priority
- * levels below it has that job suspended (checkpoint, re-queue) to make room. */
+ * levels below it has that job suspended (checkpoint, re-queue) to make room. What keeps
+ * a job waiting is noted in the pass's waiting book and recorded after it (waiting.h). */
 #include "scheduler.h"
 #include "admission.h"
 #include "app.h"
@@ -15,6 +16,7 @@
 #include "log.h"
 #include "quota.h"
 #include "sharing.h"
+#include "waiting.h"
 #include "worker.h"
 
 #include <pthread.h>
@@ -41,14 +43,15 @@ static int64_t g_busy[APP_MAX_DEVICES]; /* job on device index i, 0 = free */
 static int g_stop, g_kicked, g_running;
 static pthread_t g_thread;
 /* What the last pass found, valid while the loop waits (g_waiting): a job submitted with
- * priority <= g_block_rank cannot start before something else changes (a finished job,
- * a cancel, a kick), so sched_submitted need not wake the loop for it. INT64_MIN: the
- * pass was not blocked (queue empty), every submission wakes it. */
+ * a rank (sharing_rank) <= g_block_rank cannot start before something else changes (a
+ * finished job, a cancel, a kick), so sched_submitted need not wake the loop for it.
+ * RANK_NONE: the pass was not blocked (queue empty), every submission wakes it. */
 static int g_waiting;
-static double g_block_rank = -1e300;
 #define RANK_NONE (-1e300)
 #define RANK_ALL (1e300)
-static int64_t g_last_wait_log; /* job whose wait for memory or disk was last logged */
+static double g_block_rank = RANK_NONE;
+static double g_submitted = RANK_NONE; /* the highest rank submitted during a pass */
+static waiting_book g_book;     /* why queued jobs wait; the scheduler thread's own */
 
 static void *job_thread(void *arg)
 {
@@ -138,29 +141,49 @@ static void preempt_for(const sharing_job *head)
                  (long long)victim->job.job_id, victim_prio, (long long)head->id, head_prio);
 }
 
-/* Whether the head may start now as far as memory and disk go; says once why not. g_lock
+/* Whether the head may start now as far as memory and disk go; notes why not. g_lock
  * held. */
 static int resources_allow(const sharing_job *head, uint64_t host)
 {
     disk_status ds;
-    const char *why = NULL;
-    char text[200];
+    const double gib = 1u << 30;
     if (!admission_fits(host)) {
-        snprintf(text, sizeof text, "needs %.3g GiB of host memory; %.3g GiB of %.3g GiB is "
-                 "held by running jobs", (double)host / (1u << 30),
-                 (double)admission_reserved() / (1u << 30),
-                 (double)admission_host_budget() / (1u << 30));
-        why = text;
-    } else if (diskguard_status(&ds) == 0 && ds.low) {
-        snprintf(text, sizeof text, "the data directory's disk has %.3g GiB free, below "
-                 "min-free-disk", (double)ds.free_bytes / (1u << 30));
-        why = text;
+        waiting_note(&g_book, head->id, WAIT_MEMORY, "waits for host memory: it needs %.3g "
+                     "GiB; %.3g GiB of %.3g GiB is held by running jobs", (double)host / gib,
+                     (double)admission_reserved() / gib, (double)admission_host_budget() / gib);
+        return 0;
     }
-    if (why && g_last_wait_log != head->id) {
-        log_info("job %lld waits: %s", (long long)head->id, why);
-        g_last_wait_log = head->id;
+    if (diskguard_status(&ds) == 0 && ds.low) {
+        waiting_note(&g_book, head->id, WAIT_DISK, "waits for disk space: the data "
+                     "directory's disk has %.3g GiB free, below min-free-disk (%.3g GiB)",
+                     (double)ds.free_bytes / gib, (double)g_app.cfg.min_free_disk / gib);
+        return 0;
     }
-    return why == NULL;
+    return 1;
+}
+
+/* Notes why the head's devices (g of them, or the wanted ids) are not free. g_lock held. */
+static void note_devices(const sharing_job *head, int g, const int *wanted, int nwanted)
+{
+    char jobs[120] = "";
+    size_t len = 0;
+    int nfree = 0;
+    for (int i = 0; i < g_app.ndevices; i++) {
+        int asked = nwanted == 0;
+        for (int k = 0; k < nwanted; k++)
+            asked |= g_app.devices[i].id == wanted[k];
+        if (!g_busy[i])
+            nfree += asked;
+        else if (asked && len + 24 < sizeof jobs)
+            len += (size_t)snprintf(jobs + len, sizeof jobs - len, "%s%d: job %lld",
+                                    len ? ", " : "", g_app.devices[i].id, (long long)g_busy[i]);
+    }
+    if (nwanted > 0)
+        waiting_note(&g_book, head->id, WAIT_DEVICES, "waits for devices: it names %d of "
+                     "them, %d free; busy: %s", nwanted, nfree, jobs);
+    else
+        waiting_note(&g_book, head->id, WAIT_DEVICES, "waits for devices: it needs %d, %d of "
+                     "%d free; busy: %s", g, nfree, g_app.ndevices, jobs);
 }
 
 /* Start the head of the queue if it can start. Returns 1 if a job started (try again),
@@ -177,11 +200,14 @@ static int try_start(void)
     sharing_job head;
     g_block_rank = RANK_NONE;
     pthread_mutex_unlock(&g_lock);
-    int r = sharing_head(AGING_MS, &head);
+    int r = sharing_head(AGING_MS, &head, &g_book);
     pthread_mutex_lock(&g_lock);
     if (r != 1 || g_stop)
         return 0;
     if (free_slot < 0) { /* every slot busy: only a preemption can make room */
+        waiting_note(&g_book, head.id, WAIT_WORKER, "waits for a worker: %d job%s run%s, "
+                     "the most at once (workers=%d)", g_nslots, g_nslots == 1 ? "" : "s",
+                     g_nslots == 1 ? "s" : "", g_nslots);
         g_block_rank = RANK_ALL;
         preempt_for(&head);
         return 0;
@@ -217,6 +243,7 @@ static int try_start(void)
     if (pick_devices(g, wanted, nwanted, idx)) {
         /* Head-of-line: nobody behind it may take the devices. A new job ranks at its
          * bare priority and loses ties to this older head. */
+        note_devices(&head, g, wanted, nwanted);
         g_block_rank = head.rank;
         preempt_for(&head);
         return 0;
@@ -274,11 +301,20 @@ static void *sched_main(void *arg)
     pthread_mutex_lock(&g_lock);
     while (!g_stop) {
         reap();
+        waiting_begin(&g_book);
+        g_submitted = RANK_NONE;
         while (!g_stop && try_start())
             reap();
         if (g_stop)
             break;
-        if (!g_kicked) {
+        pthread_mutex_unlock(&g_lock);
+        waiting_record(&g_book);
+        pthread_mutex_lock(&g_lock);
+        if (g_stop)
+            break;
+        /* Jobs submitted during the pass need another only if they may outrank what
+         * blocked it (a steady stream of submissions would otherwise keep it busy). */
+        if (!g_kicked && g_submitted <= g_block_rank) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
             ts.tv_sec += 1;
@@ -329,13 +365,13 @@ void sched_kick(void)
     pthread_mutex_unlock(&g_lock);
 }
 
-void sched_submitted(int max_priority)
+void sched_submitted(double top_rank)
 {
     pthread_mutex_lock(&g_lock);
-    /* The most a new job can rank: its priority, its owner's (up to 10) and the fair
-     * share's weight; it waits no time yet. */
-    const double most = max_priority + 10.0 + g_app.cfg.fairshare_weight;
-    if (!(g_waiting && most <= g_block_rank)) {
+    if (!g_waiting) { /* a pass is under way: judged against what it finds (sched_main) */
+        if (top_rank > g_submitted)
+            g_submitted = top_rank;
+    } else if (top_rank > g_block_rank) {
         g_kicked = 1;
         pthread_cond_signal(&g_cond);
     }

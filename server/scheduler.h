@@ -11,10 +11,10 @@
 int sched_start(void);
 /* Something changed (job submitted, cancelled, finished): look at the queue now. */
 void sched_kick(void);
-/* New jobs were committed, the highest of priority max_priority: a kick, unless the
- * loop sleeps after finding that no such job could start now (the head of the queue
- * outranks it and waits for devices, or every worker slot is busy). */
-void sched_submitted(int max_priority);
+/* New jobs were committed, the highest of rank top_rank (sharing_rank): a kick, unless
+ * the loop sleeps after finding that no such job could start now (the head of the queue
+ * ranks as high or higher, being older, and waits, or every worker slot is busy). */
+void sched_submitted(double top_rank);
 /* Ask a running job to stop as cancelled. Returns 1 if it runs here. */
 int sched_cancel(int64_t job_id);
 /* Shutdown: running jobs go back to the queue ("re-queued at shutdown"); waits for

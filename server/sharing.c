@@ -62,22 +62,41 @@ double sharing_fairshare(const char *user)
     return weight * exp2(-U / S);
 }
 
-/* Whether owner may start a job of g devices now (quota devices and device-hours). */
-static int within_quota(const char *owner, int g)
+double sharing_rank(const char *owner, int priority)
+{
+    return priority + quota_of(owner)->priority + sharing_fairshare(owner);
+}
+
+/* Whether owner may start a job of g devices now (quota devices and device-hours); when
+ * not, why says so ("waits for ..."). */
+static int within_quota(const char *owner, int g, char *why, size_t len)
 {
     const quota *q = quota_of(owner);
     if (q->devices >= 0) {
         long queued;
         int running;
         uint64_t disk;
-        if (usage_standing(owner, &queued, &running, &disk) != 0 || running + g > q->devices)
+        if (usage_standing(owner, &queued, &running, &disk) != 0) {
+            snprintf(why, len, "waits for the database to answer (its owner's quota)");
             return 0;
+        }
+        if (running + g > q->devices) {
+            snprintf(why, len, "waits for its owner's quota: %s runs jobs on %d device%s and "
+                     "this one needs %d; the quota allows %d at once (devices=%d)", owner,
+                     running, running == 1 ? "" : "s", g, q->devices, q->devices);
+            return 0;
+        }
     }
     if (q->device_hours >= 0) {
         const double used =
             usage_device_seconds(owner, now_ms() - (int64_t)(q->period_s * 1000.0));
-        if (used < 0 || used >= q->device_hours * 3600.0)
+        if (used < 0 || used >= q->device_hours * 3600.0) {
+            snprintf(why, len, "waits for its owner's quota: %s used %.2f device-hours in the "
+                     "last %.3g days, the quota's limit (device-hours=%g); it starts as that "
+                     "usage ages out", owner, used / 3600.0, q->period_s / 86400.0,
+                     q->device_hours);
             return 0;
+        }
     }
     return 1;
 }
@@ -95,15 +114,24 @@ static int by_rank(const void *a, const void *b)
     return x->job.id < y->job.id ? -1 : x->job.id > y->job.id;
 }
 
-int sharing_head(int64_t aging_ms, sharing_job *out)
+int sharing_head(int64_t aging_ms, sharing_job *out, waiting_book *book)
 {
     sqlite3 *c = db();
     sqlite3_stmt *st =
-        c ? db_stmt(c, "SELECT j.id, j.owner, j.priority, j.devices_requested, "
-                       "j.devices_wanted, j.created_at, coalesce(j.host_bytes, 0), "
-                       "coalesce(j.device_bytes, 0) FROM jobs j JOIN (SELECT min(id) AS id "
-                       "FROM jobs WHERE state = 'queued' GROUP BY owner, priority) h "
-                       "ON j.id = h.id")
+        c ? db_stmt(c, /* each priority with queued jobs (queue_counts), each owner in it
+                        * (a seek past the last one found), its oldest job: seeks in
+                        * jobs_queue_heads, however long the queue is */
+                    "WITH RECURSIVE h(priority, owner) AS ("
+                    "SELECT p.priority, (SELECT owner FROM jobs WHERE state = 'queued' AND "
+                    "priority = p.priority ORDER BY owner LIMIT 1) FROM queue_counts p "
+                    "WHERE p.n > 0 UNION ALL "
+                    "SELECT h.priority, (SELECT owner FROM jobs WHERE state = 'queued' AND "
+                    "priority = h.priority AND owner > h.owner ORDER BY owner LIMIT 1) "
+                    "FROM h WHERE h.owner IS NOT NULL) "
+                    "SELECT j.id, j.owner, j.priority, j.devices_requested, j.devices_wanted, "
+                    "j.created_at, coalesce(j.host_bytes, 0), coalesce(j.device_bytes, 0) "
+                    "FROM h JOIN jobs j ON j.id = (SELECT id FROM jobs WHERE state = 'queued' "
+                    "AND priority = h.priority AND owner = h.owner ORDER BY id LIMIT 1)")
           : NULL;
     if (!st)
         return -1;
@@ -138,29 +166,37 @@ int sharing_head(int64_t aging_ms, sharing_job *out)
         j->host_bytes = (uint64_t)sqlite3_column_int64(st, 6);
         j->device_bytes = (uint64_t)sqlite3_column_int64(st, 7);
         const int64_t waited = now - k->created_at;
-        j->rank = j->priority + quota_of(j->owner)->priority +
-                  (double)(waited > 0 ? waited / (aging_ms > 0 ? aging_ms : 1) : 0) +
-                  sharing_fairshare(j->owner);
+        j->rank = sharing_rank(j->owner, j->priority) +
+                  (double)(waited > 0 ? waited / (aging_ms > 0 ? aging_ms : 1) : 0);
     }
     db_stmt_done(st);
     if (!cs)
         return -1;
     qsort(cs, n, sizeof *cs, by_rank);
     int found = 0;
-    char blocked[64][128];
+    struct {
+        char owner[128], why[WAITING_WHY];
+    } blocked[64];
     int nblocked = 0;
     for (size_t i = 0; i < n && !found; i++) {
-        int skip = 0;
-        for (int b = 0; b < nblocked; b++)
-            skip |= strcmp(blocked[b], cs[i].job.owner) == 0;
-        if (skip)
+        int b = 0;
+        while (b < nblocked && strcmp(blocked[b].owner, cs[i].job.owner) != 0)
+            b++;
+        if (b < nblocked) { /* its owner's other level: the same limit holds it */
+            waiting_note(book, cs[i].job.id, WAIT_QUOTA, "%s", blocked[b].why);
             continue;
+        }
         const int g = cs[i].job.nwanted > 0 ? cs[i].job.nwanted : cs[i].job.devices_requested;
-        if (within_quota(cs[i].job.owner, g)) {
+        char why[WAITING_WHY];
+        if (within_quota(cs[i].job.owner, g, why, sizeof why)) {
             *out = cs[i].job;
             found = 1;
-        } else if (nblocked < 64) {
-            snprintf(blocked[nblocked++], sizeof blocked[0], "%s", cs[i].job.owner);
+            continue;
+        }
+        waiting_note(book, cs[i].job.id, WAIT_QUOTA, "%s", why);
+        if (nblocked < 64) {
+            snprintf(blocked[nblocked].owner, sizeof blocked[0].owner, "%s", cs[i].job.owner);
+            snprintf(blocked[nblocked++].why, sizeof blocked[0].why, "%s", why);
         }
     }
     free(cs);

@@ -9,6 +9,7 @@
 #define FDWD_SHARING_H
 
 #include "auth.h"
+#include "waiting.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -26,9 +27,14 @@ typedef struct sharing_job {
 } sharing_job;
 
 /* The queued job that runs next: the highest rank among those whose owners are within
- * their quotas (ties: the oldest). Returns 1 (filled), 0 (no job may run), -1 (error). */
-int sharing_head(int64_t aging_ms, sharing_job *out);
+ * their quotas (ties: the oldest). The candidates ranked above it that their owners'
+ * quotas hold back are noted in book (WAIT_QUOTA). Returns 1 (filled), 0 (no job may
+ * run), -1 (error). */
+int sharing_head(int64_t aging_ms, sharing_job *out, waiting_book *book);
 
+/* The rank of owner's job of priority that has waited no time: its priority, its owner's
+ * quota priority and fair share (a queued job adds one level per aging period). */
+double sharing_rank(const char *owner, int priority);
 /* The fair-share term of user now (0 .. fairshare-weight), cached for a few seconds. */
 double sharing_fairshare(const char *user);
 /* Forget the cached usage (a run ended). */

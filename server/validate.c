@@ -27,6 +27,7 @@ int validate_enqueue(validate_req *v)
     v->done = 0;
     v->next = NULL;
     v->spec = NULL;
+    memset(&v->reads, 0, sizeof v->reads);
     pthread_mutex_lock(&g_lock);
     if (g_stop || !g_running || g_pending >= g_cap) {
         pthread_mutex_unlock(&g_lock);
@@ -69,11 +70,14 @@ static void *validate_main(void *arg)
             g_tail = NULL;
         pthread_mutex_unlock(&g_lock);
         memset(&v->err, 0, sizeof v->err);
-        v->st = specs_parse(&v->who, v->body, v->len, 0, &v->spec, &v->err);
+        v->st = specs_parse(&v->who, v->body, v->len, &v->reads, &v->spec, &v->err);
+        const int handed = v->then && v->then(v); /* then: v is not ours any more */
         pthread_mutex_lock(&g_lock);
         g_pending--;
-        v->done = 1;
-        MHD_resume_connection(v->conn); /* v may be freed by its handler from here on */
+        if (!handed) {
+            v->done = 1;
+            MHD_resume_connection(v->conn); /* v may be freed by its handler from here on */
+        }
     }
     pthread_mutex_unlock(&g_lock);
     db_release_thread();

@@ -1,8 +1,9 @@
 /* validate.h — job specs checked off the HTTP threads. POST /v1/jobs hands its body to a
  * small pool of validator threads (--validate-threads, at a lower CPU priority than the
  * HTTP threads) and suspends its connection; a validator parses the spec with the
- * submitter's rights (specs_parse) and resumes the connection, whose handler answers or
- * goes on to store the job. The queue is bounded (--validate-queue): a submission beyond
+ * submitter's rights (specs_parse), then either hands the job on (its then: to the group
+ * commit, which resumes the connection once the job is stored) or resumes the connection,
+ * whose handler answers. The queue is bounded (--validate-queue): a submission beyond
  * it is answered 503 at once, so a flood of expensive specs costs a bounded amount of
  * memory and never the HTTP threads' time; GET /v1/health stays fast under it. */
 #ifndef FDWD_VALIDATE_H
@@ -10,6 +11,7 @@
 
 #include "auth.h"
 #include "fdwave/fdwave.h"
+#include "specs.h"
 
 #include <microhttpd.h>
 #include <stddef.h>
@@ -22,7 +24,12 @@ typedef struct validate_req {
     /* the result, set before the connection is resumed */
     fdw_status st;
     fdw_spec *spec;                /* on FDW_OK; the handler takes it */
+    spec_reads reads;              /* what the parse read; the handler frees it */
     fdw_error err;
+    /* Called on the validator thread once the spec is checked (the connection still
+     * suspended): returns 1 when it handed the connection on to whoever resumes it next
+     * (v may then be freed at any moment), 0 to have it resumed now. NULL: resumed now. */
+    int (*then)(struct validate_req *v);
     int done;
     struct validate_req *next;
 } validate_req;

@@ -4,8 +4,9 @@
  * Before the final state is committed, events_flush() makes sure every progress/snapshot
  * event is stored, so "end" is always a job's last event; the commit is retried with
  * back-off, the disk reserve given up when the disk is full (diskguard.h), until it is
- * recorded. The spec is the normalised one stored at submission, re-parsed with its
- * recorded facts and the submitter's rights as they are now. How the runner ended decides
+ * recorded. The spec is the normalised one stored at submission, which the runner parses
+ * with its recorded facts; the files it names are checked again with the submitter's
+ * rights as they are now. How the runner ended decides
  * the job's state: its result; a crash or an abort fails the job; a SIGKILL (the OOM
  * killer without a cgroup to say so, an operator) re-queues it to resume from its
  * checkpoint, up to max-attempts runs; an OOM kill at its memory limit fails it. A runner
@@ -111,9 +112,13 @@ static void on_snapshot(void *user, const fdw_snapshot_info *s)
 /* Is msg one of the spec's warnings (already stored as "warning" events at submission)? */
 static int known_warning(const worker_job *w, const char *msg)
 {
-    for (int i = 0; w->spec && i < fdw_spec_warning_count(w->spec); i++)
-        if (!strcmp(fdw_spec_warning(w->spec, i), msg))
+    size_t i;
+    json_t *v;
+    json_array_foreach(w->warnings, i, v) {
+        const char *known = json_string_value(v);
+        if (known && !strcmp(known, msg))
             return 1;
+    }
     return 0;
 }
 
@@ -375,73 +380,86 @@ static int record_end(const worker_job *w, ending *e, const json_t *files)
     }
 }
 
-void worker_run(worker_job *w)
-{
+/* Where one job's files go: data/jobs/<id>/, its outputs and its checkpoint. */
+typedef struct job_paths {
     char job_dir[CFG_PATH + 32], out_dir[CFG_PATH + 40], ckpt_dir[CFG_PATH + 48];
-    snprintf(job_dir, sizeof job_dir, "%s/%lld", g_app.jobs_dir, (long long)w->job_id);
-    snprintf(out_dir, sizeof out_dir, "%s/out", job_dir);
-    snprintf(ckpt_dir, sizeof ckpt_dir, "%s/checkpoint", job_dir);
-    char *owner = NULL, *spec_json = NULL;
-    fdw_spec *spec = NULL;
-    fdw_error err = {0};
-    ending e = {.state = "failed"};
-    runner_outcome o;
-    memset(&o, 0, sizeof o);
-    const int64_t started = now_ms();
-    int lock_fd = -1;
+} job_paths;
 
-    if (jobs_load_for_run(w->job_id, &owner, &spec_json)) {
-        snprintf(e.reason, sizeof e.reason, "internal: cannot read the job from the database");
-        goto done;
+/* Before the run: the job as stored, the files its spec names checked again with its
+ * submitter's rights as they stand now (an admin's job may use another user's model; a
+ * user's, only their own), a runner an earlier daemon left waited for (its lock, into
+ * *lock_fd), the output directory ready. The spec was parsed once, at submission; its
+ * runner parses the stored normalised spec, whose recorded facts stand for the model
+ * file, so the run's load is the only read of it. Returns 0, or -1 with e's reason. */
+static int prepare_run(worker_job *w, const job_paths *p, job_run_facts *job, identity *who,
+                       int *lock_fd, ending *e)
+{
+    char why[600];
+    if (jobs_load_for_run(w->job_id, job)) {
+        snprintf(e->reason, sizeof e->reason, "internal: cannot read the job from the database");
+        return -1;
     }
-    /* Checked again with the submitter's rights as they stand now (an admin's job may use
-     * another user's model; a user's, only their own). The normalised spec stored at
-     * submission: its recorded facts stand for the model file, so the run's load is the
-     * only read of it. */
-    identity who;
-    access_rights_of(owner, &who);
-    if (specs_parse(&who, spec_json, strlen(spec_json), 1, &spec, &err) != FDW_OK) {
-        snprintf(e.reason, sizeof e.reason, "the spec is no longer valid: %s%s%s", err.field,
-                 err.field[0] ? ": " : "", err.message);
-        goto done;
+    access_rights_of(job->owner, who);
+    if (specs_recheck(who, job->spec_files, why, sizeof why)) {
+        snprintf(e->reason, sizeof e->reason, "the spec is no longer valid: %s", why);
+        return -1;
     }
-    lock_fd = wait_previous_runner(job_dir);
-    if (prepare_out_dir(job_dir, out_dir, lock_fd < 0 || has_checkpoint(ckpt_dir))) {
-        snprintf(e.reason, sizeof e.reason, "%scannot create the output directory %.900s: %s",
-                 errno == ENOSPC ? "disk full: " : "", out_dir, strerror(errno));
-        goto done;
+    w->warnings = job->warnings ? json_loads(job->warnings, 0, NULL) : NULL;
+    *lock_fd = wait_previous_runner(p->job_dir);
+    if (prepare_out_dir(p->job_dir, p->out_dir, *lock_fd < 0 || has_checkpoint(p->ckpt_dir))) {
+        snprintf(e->reason, sizeof e->reason, "%scannot create the output directory %.900s: %s",
+                 errno == ENOSPC ? "disk full: " : "", p->out_dir, strerror(errno));
+        return -1;
     }
-    w->spec = spec;
+    return 0;
+}
+
+/* The host memory the run may hold (its estimate at submission; 0: none recorded, no
+ * limit) and, with a wall-time limit, w's deadline (the limit counts every earlier run
+ * too). */
+static uint64_t run_limits(worker_job *w)
+{
     uint64_t host = 0, dev = 0;
     double wall_time = 0;
-    if (jobruns_estimates(w->job_id, &host, &dev, &wall_time) != 0 || host == 0)
-        host = fdw_spec_host_bytes(spec, g_app.backend);
-    if (wall_time > 0) { /* its limit counts every earlier run too */
+    if (jobruns_estimates(w->job_id, &host, &dev, &wall_time) != 0)
+        return 0;
+    if (wall_time > 0) {
         const double left = wall_time - jobruns_wall_used(w->job_id);
         w->deadline = mono_s() + (left > 0 ? left : 0);
     }
+    return host;
+}
+
+/* A CPU job's OpenMP threads: its devices' share of the host's cores (at least 1). */
+static int cpu_thread_share(const worker_job *w)
+{
+    const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const long share = ncpu * w->ndevices / (w->total_devices > 0 ? w->total_devices : 1);
+    return share < 1 ? 1 : (int)share;
+}
+
+/* The run: its run file, then its runner until it ends (outcome into o; the job's lock
+ * goes to the runner). Returns 0, or -1 with e's reason. */
+static int run(worker_job *w, const job_paths *p, const job_run_facts *job, const identity *who,
+               int *lock_fd, runner_outcome *o, ending *e)
+{
+    const uint64_t host = run_limits(w);
     const int cpu = g_app.backend == FDW_BACKEND_CPU;
-    long share = 0;
-    if (cpu) {
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        share = ncpu * w->ndevices / (w->total_devices > 0 ? w->total_devices : 1);
-        share = share < 1 ? 1 : share;
-    }
     runfile_job rj = {.job_id = w->job_id,
-                      .who = &who,
-                      .spec = spec,
-                      .job_dir = job_dir,
-                      .out_dir = out_dir,
-                      .checkpoint_dir = ckpt_dir,
+                      .who = who,
+                      .spec_json = job->spec_json,
+                      .job_dir = p->job_dir,
+                      .out_dir = p->out_dir,
+                      .checkpoint_dir = p->ckpt_dir,
                       .checkpoint_interval_s = g_app.cfg.checkpoint_interval,
                       .device_ids = w->device_ids,
                       .ndevices = w->ndevices,
-                      .threads = (int)share};
+                      .threads = cpu ? cpu_thread_share(w) : 0};
     char run_file[CFG_PATH + 64], why[600];
     if (runfile_write(&rj, run_file, sizeof run_file, why, sizeof why)) {
-        snprintf(e.reason, sizeof e.reason, "%s%s",
+        snprintf(e->reason, sizeof e->reason, "%s%s",
                  diskguard_is_full_message(why) ? "disk full: " : "", why);
-        goto done;
+        return -1;
     }
     log_info("job %lld: running on %d device(s)", (long long)w->job_id, w->ndevices);
     fdw_callbacks cb = {.progress = on_progress,
@@ -452,52 +470,79 @@ void worker_run(worker_job *w)
                         .checkpoint = on_checkpoint,
                         .user = w};
     runner_job rjob = {.job_id = w->job_id,
-                       .job_dir = job_dir,
+                       .job_dir = p->job_dir,
                        .run_file = run_file,
                        .ndevices = w->ndevices,
                        .device_ids = w->device_ids,
                        .cpu = cpu,
-                       .memory_limit = admission_job_host_bytes(host)};
+                       .memory_limit = host ? admission_job_host_bytes(host) : 0};
     w->host_bytes = host;
-    if (lock_fd >= 0) /* the runner takes it now */
-        close(lock_fd);
-    lock_fd = -1;
-    if (runner_run(&rjob, &cb, &o) != 0) {
-        snprintf(e.reason, sizeof e.reason, "internal: %s", o.why);
-        goto done;
+    if (*lock_fd >= 0) /* the runner takes it now */
+        close(*lock_fd);
+    *lock_fd = -1;
+    if (runner_run(&rjob, &cb, o) != 0) {
+        snprintf(e->reason, sizeof e->reason, "internal: %s", o->why);
+        return -1;
     }
-    judge(w, &o, &e);
-done:
-    if (lock_fd >= 0)
-        close(lock_fd);
-    events_flush();
-    if (o.started) { /* its accounting, whatever the end */
+    return 0;
+}
+
+/* After the run, whatever its end: its accounting (when a runner started), its end
+ * recorded with the manifest's files, its checkpoint cleared once it ended for good. */
+static void finish_run(worker_job *w, const job_paths *p, const job_run_facts *job,
+                       int64_t started, const runner_outcome *o, ending *e)
+{
+    const int again = e->requeue || e->retry;
+    if (o->started) {
         run_usage u = {.job_id = w->job_id,
-                       .owner = owner ? owner : "",
+                       .owner = job->owner ? job->owner : "",
                        .devices = w->ndevices,
                        .started_at = started,
                        .ended_at = now_ms(),
-                       .wall_seconds = o.wall_s,
-                       .peak_host_bytes = o.peak_rss,
-                       .peak_device_bytes = o.peak_device_bytes,
-                       .outcome = e.requeue || e.retry ? "requeued" : e.state};
+                       .wall_seconds = o->wall_s,
+                       .peak_host_bytes = o->peak_rss,
+                       .peak_device_bytes = o->peak_device_bytes,
+                       .outcome = again ? "requeued" : e->state};
         jobruns_record_usage(&u);
         sharing_usage_changed();
     }
-    json_t *manifest = e.requeue || e.retry ? NULL : manifest_files(out_dir);
-    const int recorded = record_end(w, &e, json_object_get(manifest, "files"));
+    json_t *manifest = again ? NULL : manifest_files(p->out_dir);
+    const int recorded = record_end(w, e, json_object_get(manifest, "files"));
     json_decref(manifest);
     if (recorded)
-        log_error("job %lld: could not record its end (%s)", (long long)w->job_id, e.reason);
+        log_error("job %lld: could not record its end (%s)", (long long)w->job_id, e->reason);
     else
-        log_info("job %lld: %s: %s", (long long)w->job_id,
-                 e.requeue || e.retry ? "queued" : e.state, e.reason);
-    if (!recorded && !e.requeue && !e.retry) { /* it ended: its checkpoint is of no use */
-        datadir_remove(ckpt_dir);
+        log_info("job %lld: %s: %s", (long long)w->job_id, again ? "queued" : e->state,
+                 e->reason);
+    if (!recorded && !again) { /* it ended: its checkpoint is of no use */
+        datadir_remove(p->ckpt_dir);
         jobruns_checkpoint_clear(w->job_id);
         diskguard_maintain();
     }
-    fdw_spec_free(spec);
-    free(owner);
-    free(spec_json);
+}
+
+void worker_run(worker_job *w)
+{
+    job_paths p;
+    snprintf(p.job_dir, sizeof p.job_dir, "%s/%lld", g_app.jobs_dir, (long long)w->job_id);
+    snprintf(p.out_dir, sizeof p.out_dir, "%s/out", p.job_dir);
+    snprintf(p.ckpt_dir, sizeof p.ckpt_dir, "%s/checkpoint", p.job_dir);
+    job_run_facts job;
+    memset(&job, 0, sizeof job);
+    identity who;
+    ending e = {.state = "failed"};
+    runner_outcome o;
+    memset(&o, 0, sizeof o);
+    const int64_t started = now_ms();
+    int lock_fd = -1;
+    if (prepare_run(w, &p, &job, &who, &lock_fd, &e) == 0 &&
+        run(w, &p, &job, &who, &lock_fd, &o, &e) == 0)
+        judge(w, &o, &e);
+    if (lock_fd >= 0)
+        close(lock_fd);
+    events_flush();
+    finish_run(w, &p, &job, started, &o, &e);
+    json_decref(w->warnings);
+    w->warnings = NULL;
+    jobs_run_facts_free(&job);
 }

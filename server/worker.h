@@ -1,5 +1,5 @@
-/* worker.h — running one claimed job: re-parse its stored spec with the submitter's
- * rights, write its run file and run it in a runner process (runner.h) whose callbacks
+/* worker.h — running one claimed job: check the files its spec names again with the
+ * submitter's rights, write its run file and run it in a runner process (runner.h) whose callbacks
  * post progress / snapshot / log / checkpoint events, pass on cancellation, suspension
  * (shutdown, preemption) and the wall-time limit, then record how it ended (retrying the
  * record while the disk is full), its accounting, and clear its checkpoint once it ends.
@@ -7,6 +7,7 @@
 #ifndef FDWD_WORKER_H
 #define FDWD_WORKER_H
 
+#include <jansson.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -22,7 +23,7 @@ typedef struct worker_job {
     int total_devices;         /* devices the daemon has (CPU thread share) */
     atomic_int stop;           /* WORKER_RUN, or why the run must end */
     _Atomic double mpts;       /* latest rate, for /metrics */
-    const struct fdw_spec *spec; /* set by worker_run while the run lasts */
+    json_t *warnings;          /* its spec's warnings while the run lasts (worker_run) */
     int64_t preempted_by;      /* WORKER_PREEMPT: the job it makes room for */
     int priority;              /* its own, for the scheduler's preemption choice */
     uint64_t host_bytes;       /* what the scheduler reserved for it (admission.h) */

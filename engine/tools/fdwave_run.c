@@ -28,6 +28,7 @@
 #endif
 #include "option_refused.h"
 #include "progress_bar.h"
+#include "run_setup.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -279,14 +280,13 @@ static long long number_option(const char *name, const char *v, long long lo, lo
     return x;
 }
 
-/* What the command line asks for. ro points into tuning and ckpt: not to be copied. */
+/* What the command line asks for. rs points into tuning: not to be copied. */
 typedef struct run_args {
     const char *spec_path, *out_dir;
     char default_dir[PATH_MAX];
-    fdw_run_opts ro;
+    run_setup rs;
     fdw_tuning tuning;
-    fdw_checkpoint_opts ckpt;
-    int ids[64], nids, json, want_mpi;
+    int json, want_mpi;
     int cuda_aware; /* fdw_mpi_cuda_aware: 0 auto, 1 on, 2 off */
 } run_args;
 
@@ -304,21 +304,15 @@ static int apply_option(int c, char **argv, run_args *a, run_ui *ui)
         a->out_dir = optarg;
         break;
     case 'b':
-        if (strcmp(optarg, "auto") == 0)
-            a->ro.backend = FDW_BACKEND_AUTO;
-        else if (strcmp(optarg, "cpu") == 0)
-            a->ro.backend = FDW_BACKEND_CPU;
-        else if (strcmp(optarg, "cuda") == 0)
-            a->ro.backend = FDW_BACKEND_CUDA;
-        else {
+        if (run_setup_backend(optarg, &a->rs.backend)) {
             fprintf(stderr, "fdwave-run: --backend must be auto, cpu or cuda, not '%s'\n",
                     optarg);
             bad = EXIT_USAGE;
         }
         break;
     case 'd':
-        a->nids = parse_devices(optarg, a->ids, 64);
-        if (a->nids <= 0) {
+        a->rs.ndevice_ids = parse_devices(optarg, a->rs.device_ids, RUN_SETUP_MAX_DEVICES);
+        if (a->rs.ndevice_ids <= 0) {
             fprintf(stderr,
                     "fdwave-run: --devices takes a comma-separated list of device ids "
                     "(e.g. 0,1), not '%s'\n",
@@ -335,7 +329,7 @@ static int apply_option(int c, char **argv, run_args *a, run_ui *ui)
                     optarg);
             bad = EXIT_USAGE;
         }
-        a->ro.threads = (int)t;
+        a->rs.threads = (int)t;
         break;
     }
     case 'q': ui->quiet = 1; break;
@@ -348,18 +342,18 @@ static int apply_option(int c, char **argv, run_args *a, run_ui *ui)
             fprintf(stderr, "fdwave-run: --checkpoint needs a directory\n");
             bad = EXIT_USAGE;
         }
-        a->ckpt.dir = optarg;
+        a->rs.checkpoint_dir = optarg;
         break;
     case OPT_CHECKPOINT_INTERVAL: {
         long long v = number_option("--checkpoint-interval", optarg, 0, 31536000);
         bad = v < 0 ? EXIT_USAGE : bad;
-        a->ckpt.interval_s = (double)v;
+        a->rs.checkpoint_interval_s = (double)v;
         break;
     }
     case OPT_CHECKPOINT_STEPS: {
         long long v = number_option("--checkpoint-steps", optarg, 1, 1000000000);
         bad = v < 0 ? EXIT_USAGE : bad;
-        a->ckpt.every_steps = (long)v;
+        a->rs.checkpoint_every_steps = (long)v;
         break;
     }
     case OPT_CUDA_AWARE_MPI:
@@ -393,10 +387,9 @@ static int apply_option(int c, char **argv, run_args *a, run_ui *ui)
  * status (0 after --help or --version). */
 static int parse_options(int argc, char **argv, run_args *a, run_ui *ui)
 {
-    a->ro.backend = FDW_BACKEND_AUTO;
-    a->ro.tuning = &a->tuning;
-    a->ckpt.interval_s = 600;
-    a->ckpt.resume = 1;
+    a->rs.backend = FDW_BACKEND_AUTO;
+    a->rs.tuning = &a->tuning;
+    a->rs.checkpoint_interval_s = 600;
     static const struct option longopts[] = {
         {"out", required_argument, NULL, 'o'},
         {"backend", required_argument, NULL, 'b'},
@@ -422,15 +415,14 @@ static int parse_options(int argc, char **argv, run_args *a, run_ui *ui)
         if (bad == -2)
             return 0;
     }
-    if (!bad && !a->ckpt.dir && (a->ckpt.every_steps > 0 || a->ckpt.interval_s != 600)) {
+    if (!bad && !a->rs.checkpoint_dir &&
+        (a->rs.checkpoint_every_steps > 0 || a->rs.checkpoint_interval_s != 600)) {
         fprintf(stderr, "fdwave-run: --checkpoint-interval and --checkpoint-steps need "
                         "--checkpoint DIR\n");
         bad = EXIT_USAGE;
     }
     if (bad)
         return bad;
-    if (a->ckpt.dir)
-        a->ro.checkpoint = &a->ckpt;
     for (int i = optind; i < argc; i++) {
         if (a->spec_path) {
             fprintf(stderr, "fdwave-run: one job spec at a time ('%s' and '%s')\n",
@@ -471,8 +463,7 @@ static int start_ranks(run_args *a, int *argc, char ***argv, fdw_comm *comm, int
         *root = comm->rank == 0;
         if (!*root)
             ui->quiet = 1;
-        if (comm->size > 1)
-            a->ro.comm = comm;
+        a->rs.comm = comm;
     }
 #else
     (void)argc;
@@ -506,8 +497,8 @@ static void mpi_done(int mpi)
 static fdw_status load_spec(const run_args *a, int root, fdw_spec **spec, fdw_error *err)
 {
     fdw_status st = fdw_spec_load(a->spec_path, NULL, spec, err);
-    if (a->ro.comm)
-        st = fdw_comm_agree(a->ro.comm, st, err);
+    if (a->rs.comm && a->rs.comm->size > 1)
+        st = fdw_comm_agree(a->rs.comm, st, err);
     if (st != FDW_OK && root) {
         print_error(a->spec_path, err);
         if (a->json)
@@ -525,11 +516,7 @@ static fdw_status run_spec(run_args *a, const fdw_spec *spec, run_ui *ui, fdw_re
         default_out_dir(a->spec_path, a->default_dir, sizeof a->default_dir);
         a->out_dir = a->default_dir;
     }
-    a->ro.out_dir = a->out_dir;
-    if (a->nids > 0) {
-        a->ro.device_ids = a->ids;
-        a->ro.ndevice_ids = a->nids;
-    }
+    a->rs.out_dir = a->out_dir;
 
     /* Cancel cleanly on the first Ctrl-C; a second one kills (SA_RESETHAND). */
     struct sigaction sa;
@@ -558,7 +545,7 @@ static fdw_status run_spec(run_args *a, const fdw_spec *spec, run_ui *ui, fdw_re
                 fdw_spec_steps(spec), a->out_dir);
 
     memset(res, 0, sizeof *res);
-    const fdw_status st = fdw_run(spec, &a->ro, &cb, res, err);
+    const fdw_status st = fdw_run(spec, run_setup_opts(&a->rs), &cb, res, err);
     progress_bar_hide(&ui->bar);
     return st;
 }

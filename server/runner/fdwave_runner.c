@@ -19,6 +19,7 @@
 #ifdef FDW_HAVE_MPI
 #include "mpi_comm.h"
 #endif
+#include "run_setup.h"
 #include "runner_proto.h"
 
 #include <errno.h>
@@ -268,6 +269,122 @@ static int fail_early(const char *field, const char *fmt, const char *detail)
     return finish(FDW_ERR_INTERNAL, &err, &res);
 }
 
+/* The run file's settings for fdw_run (run_setup.h). Returns 0, or -1 for a backend
+ * that is none of auto, cpu and cuda. */
+static int setup_from(const run_file *rf, const fdw_comm *comm, run_setup *rs)
+{
+    memset(rs, 0, sizeof *rs);
+    rs->out_dir = str_of(rf->root, "out_dir");
+    if (run_setup_backend(str_of(rf->root, "backend"), &rs->backend))
+        return -1;
+    rs->threads = (int)json_integer_value(json_object_get(rf->root, "threads"));
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(rf->root, "device_ids"), i, v) {
+        if (rs->ndevice_ids < RUN_SETUP_MAX_DEVICES)
+            rs->device_ids[rs->ndevice_ids++] = (int)json_integer_value(v);
+    }
+    rs->comm = comm;
+    json_t *ck = json_object_get(rf->root, "checkpoint");
+    rs->checkpoint_dir = str_of(ck, "dir");
+    rs->checkpoint_interval_s = json_number_value(json_object_get(ck, "interval_s"));
+    rs->checkpoint_every_steps = (long)json_integer_value(json_object_get(ck, "every_steps"));
+    return 0;
+}
+
+/* The normalised spec of the run file, parsed with its recorded facts (the models' from
+ * the run file), under the directories it may read; every rank agrees on the outcome. */
+static fdw_status parse_spec(run_file *rf, const fdw_run_opts *ro, fdw_spec **spec,
+                             fdw_error *err)
+{
+    const char *allowed[34];
+    int nallowed = 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(rf->root, "allowed_dirs"), i, v) {
+        if (nallowed < 33 && json_is_string(v))
+            allowed[nallowed++] = json_string_value(v);
+    }
+    allowed[nallowed] = NULL;
+    fdw_parse_opts po;
+    memset(&po, 0, sizeof po);
+    po.base_dir = str_of(rf->root, "base_dir");
+    po.allowed_dirs = nallowed ? allowed : NULL;
+    po.resolve_model = resolve_model;
+    po.resolve_user = rf;
+    po.normalised = 1;
+    const char *text = str_of(rf->root, "spec");
+    fdw_status st = fdw_spec_parse(text, strlen(text), &po, spec, err);
+    return ro->comm ? fdw_comm_agree(ro->comm, st, err) : st;
+}
+
+/* Say hello, listen to the daemon (rank 0), and run the spec with the callbacks that
+ * speak runner_proto.h when it parsed (st FDW_OK). Returns the run's status. */
+static fdw_status run_spec(const run_file *rf, fdw_status st, const fdw_spec *spec,
+                           const fdw_run_opts *ro, int ranks, fdw_result *res, fdw_error *err)
+{
+    if (g_root) {
+        emit(proto_hello((long)getpid(), ranks));
+        pthread_t t;
+        if (pthread_create(&t, NULL, control_main, NULL) == 0)
+            pthread_detach(t);
+    }
+    if (st != FDW_OK)
+        return st;
+    fdw_callbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.progress = on_progress;
+    cb.snapshot = on_snapshot;
+    cb.log = on_log;
+    cb.cancelled = on_cancelled;
+    cb.suspend = on_suspend;
+    cb.checkpoint = on_checkpoint;
+    cb.progress_interval_s = json_number_value(json_object_get(rf->root, "progress_interval_s"));
+    return fdw_run(spec, ro, &cb, res, err);
+}
+
+/* The job of run file path: read it, take the job's lock (rank 0), set up, parse and run
+ * its spec, and write the result line. Returns the exit status. */
+static int run_job(const char *path, const fdw_comm *comm, int ranks)
+{
+    json_error_t jerr;
+    run_file rf = {.root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr)};
+    if (!json_is_object(rf.root))
+        return fail_early("", "cannot read the run file: %s", jerr.text);
+    rf.models = json_object_get(rf.root, "models");
+    int rc, lock_fd = -1;
+    const char *lock = str_of(rf.root, "lock");
+    run_setup rs;
+    if (!str_of(rf.root, "spec") || !str_of(rf.root, "out_dir") || !str_of(rf.root, "backend")) {
+        rc = fail_early("", "the run file %s lacks spec, out_dir or backend", path);
+    } else if (g_root && lock &&
+               (lock_fd = take_lock(lock, (int)json_integer_value(
+                                              json_object_get(rf.root, "lock_wait_s")))) < 0) {
+        rc = fail_early("", "another runner of this job still holds %s", lock);
+    } else if (setup_from(&rf, comm, &rs)) {
+        rc = fail_early("", "the run file's backend \"%s\" is none of auto, cpu, cuda",
+                        str_of(rf.root, "backend"));
+    } else {
+        if (rs.backend == FDW_BACKEND_CPU)
+            lower_priority(str_of(rf.root, "cpu_job_sched"));
+        const fdw_run_opts *ro = run_setup_opts(&rs);
+        fdw_spec *spec = NULL;
+        fdw_error err;
+        memset(&err, 0, sizeof err);
+        fdw_result res;
+        memset(&res, 0, sizeof res);
+        res.checkpoint_step = -1;
+        fdw_status st = parse_spec(&rf, ro, &spec, &err);
+        st = run_spec(&rf, st, spec, ro, ranks, &res, &err);
+        rc = finish(st, &err, &res);
+        fdw_spec_free(spec);
+    }
+    json_decref(rf.root);
+    if (lock_fd >= 0)
+        close(lock_fd);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -289,106 +406,17 @@ int main(int argc, char **argv)
         g_root = comm.rank == 0;
     }
 #endif
+    int rc = 2;
     if (argc != 2 || argv[1][0] == '-') {
         fprintf(stderr, "usage: fdwave-runner RUN.json (started by fdwaved for each job; "
                         "see docs/operations.md)\n");
-        return 2;
+    } else {
+        raise_oom_score();
+        rc = run_job(argv[1], mpi ? &comm : NULL, mpi ? comm.size : 1);
     }
-    raise_oom_score();
-    json_error_t jerr;
-    run_file rf = {.root = json_load_file(argv[1], JSON_REJECT_DUPLICATES, &jerr)};
-    if (!json_is_object(rf.root))
-        return fail_early("", "cannot read the run file: %s", jerr.text);
-    rf.models = json_object_get(rf.root, "models");
-    const char *spec_text = str_of(rf.root, "spec"), *out_dir = str_of(rf.root, "out_dir");
-    const char *backend = str_of(rf.root, "backend");
-    if (!spec_text || !out_dir || !backend)
-        return fail_early("", "the run file %s lacks spec, out_dir or backend", argv[1]);
-
-    int lock_fd = -1;
-    const char *lock = str_of(rf.root, "lock");
-    if (g_root && lock) {
-        lock_fd = take_lock(lock, (int)json_integer_value(json_object_get(rf.root, "lock_wait_s")));
-        if (lock_fd < 0)
-            return fail_early("", "another runner of this job still holds %s", lock);
-    }
-    fdw_run_opts ro;
-    memset(&ro, 0, sizeof ro);
-    ro.out_dir = out_dir;
-    ro.backend = !strcmp(backend, "cpu") ? FDW_BACKEND_CPU
-                 : !strcmp(backend, "cuda") ? FDW_BACKEND_CUDA
-                                            : FDW_BACKEND_AUTO;
-    if (ro.backend == FDW_BACKEND_CPU)
-        lower_priority(str_of(rf.root, "cpu_job_sched"));
-    ro.threads = (int)json_integer_value(json_object_get(rf.root, "threads"));
-    int ids[64], nids = 0;
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(rf.root, "device_ids"), i, v) {
-        if (nids < 64)
-            ids[nids++] = (int)json_integer_value(v);
-    }
-    ro.device_ids = nids ? ids : NULL;
-    ro.ndevice_ids = nids;
-    if (mpi && comm.size > 1)
-        ro.comm = &comm;
-    json_t *ck = json_object_get(rf.root, "checkpoint");
-    fdw_checkpoint_opts co = {.dir = str_of(ck, "dir"),
-                              .interval_s = json_number_value(json_object_get(ck, "interval_s")),
-                              .every_steps = (long)json_integer_value(json_object_get(ck, "every_steps")),
-                              .resume = 1};
-    if (co.dir)
-        ro.checkpoint = &co;
-
-    const char *allowed[34];
-    int nallowed = 0;
-    json_array_foreach(json_object_get(rf.root, "allowed_dirs"), i, v) {
-        if (nallowed < 33 && json_is_string(v))
-            allowed[nallowed++] = json_string_value(v);
-    }
-    allowed[nallowed] = NULL;
-    fdw_parse_opts po;
-    memset(&po, 0, sizeof po);
-    po.base_dir = str_of(rf.root, "base_dir");
-    po.allowed_dirs = nallowed ? allowed : NULL;
-    po.resolve_model = resolve_model;
-    po.resolve_user = &rf;
-    po.normalised = 1;
-    fdw_spec *spec = NULL;
-    fdw_error err;
-    memset(&err, 0, sizeof err);
-    fdw_status st = fdw_spec_parse(spec_text, strlen(spec_text), &po, &spec, &err);
-    if (ro.comm)
-        st = fdw_comm_agree(ro.comm, st, &err);
-    fdw_result res;
-    memset(&res, 0, sizeof res);
-    res.checkpoint_step = -1;
-    if (g_root) {
-        emit(proto_hello((long)getpid(), mpi ? comm.size : 1));
-        pthread_t t;
-        if (pthread_create(&t, NULL, control_main, NULL) == 0)
-            pthread_detach(t);
-    }
-    if (st == FDW_OK) {
-        fdw_callbacks cb;
-        memset(&cb, 0, sizeof cb);
-        cb.progress = on_progress;
-        cb.snapshot = on_snapshot;
-        cb.log = on_log;
-        cb.cancelled = on_cancelled;
-        cb.suspend = on_suspend;
-        cb.checkpoint = on_checkpoint;
-        cb.progress_interval_s = json_number_value(json_object_get(rf.root, "progress_interval_s"));
-        st = fdw_run(spec, &ro, &cb, &res, &err);
-    }
-    int rc = finish(st, &err, &res);
-    fdw_spec_free(spec);
-    json_decref(rf.root);
 #ifdef FDW_HAVE_MPI
     if (mpi)
         fdw_mpi_finalize();
 #endif
-    if (lock_fd >= 0)
-        close(lock_fd);
     return rc;
 }

@@ -65,9 +65,10 @@ class Daemon:
             return "".join(f.readlines()[-n:])
 
 
-def run_on_pty(argv, env=None, timeout=120):
+def run_on_pty(argv, env=None, timeout=120, on_output=None):
     """Runs argv with stdout and stderr on a pseudo-terminal; returns (exit code, the
-    bytes it wrote)."""
+    bytes it wrote). on_output, if given, is called with all the bytes written so far
+    each time more arrive (a test waits on it for what the program has shown)."""
     master, slave = pty.openpty()
     p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env)
     os.close(slave)
@@ -83,6 +84,8 @@ def run_on_pty(argv, env=None, timeout=120):
             if not chunk:
                 break
             out += chunk
+            if on_output:
+                on_output(out)
         elif p.poll() is not None:
             break
     os.close(master)

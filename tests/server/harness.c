@@ -307,6 +307,52 @@ const char *wait_done(const daemon_proc *d, long id, double timeout_s, const cha
     }
 }
 
+typedef struct stream_read {
+    http_resp r;
+    const char *needle;
+    int found;
+} stream_read;
+
+static size_t on_stream(char *p, size_t sz, size_t n, void *u)
+{
+    stream_read *s = u;
+    size_t got = on_body(p, sz, n, &s->r);
+    s->found = s->found || (s->r.body && strstr(s->r.body, s->needle));
+    return s->found ? 0 : got; /* 0 ends the transfer */
+}
+
+char *events_until(const daemon_proc *d, long id, const char *token, const char *needle,
+                   double timeout_s)
+{
+    CURL *c = curl_easy_init();
+    if (!c)
+        return NULL;
+    char url[256], auth[256];
+    snprintf(url, sizeof url, "%s/v1/jobs/%ld/events", d->base, id);
+    struct curl_slist *h = curl_slist_append(NULL, "Accept: text/event-stream");
+    if (token) {
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+        h = curl_slist_append(h, auth);
+    }
+    stream_read s = {.needle = needle};
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_stream);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(timeout_s * 1000));
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_perform(c);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    if (!s.found) {
+        fprintf(stderr, "events of job %ld: no \"%s\" in:\n%s\n", id, needle,
+                s.r.body ? s.r.body : "");
+        free(s.r.body);
+        return NULL;
+    }
+    return s.r.body;
+}
+
 void small_spec(char *buf, size_t cap, int n, int nt, int snap, int devices)
 {
     double h = 10, L = (n - 1) * h, c = L / 2;

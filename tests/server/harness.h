@@ -59,6 +59,11 @@ long submit(const daemon_proc *d, const char *spec, const char *const *headers, 
 /* Poll GET /v1/jobs/ID until its state is terminal or timeout_s passes; returns the
  * state as a static string or "timeout". */
 const char *wait_done(const daemon_proc *d, long id, double timeout_s, const char *token);
+/* Read job id's event stream (GET /v1/jobs/ID/events, as token when not NULL) until its
+ * text contains needle, the stream ends, or timeout_s passes (a failure, not a wait).
+ * Returns the text read (caller frees) when needle came, else NULL. */
+char *events_until(const daemon_proc *d, long id, const char *token, const char *needle,
+                   double timeout_s);
 /* Value of a response header (case-insensitive), copied into out; 0 if found. */
 int header_value(const http_resp *r, const char *name, char *out, size_t cap);
 

@@ -11,7 +11,10 @@
  * - a job records the SHA-256 of the uploaded model it was checked against ("model" in
  *   its JSON), by name or by relative path, and keeps it after a --replace re-upload; a
  *   queued job whose model was replaced before it ran fails with that reason instead of
- *   running on content it does not record. */
+ *   running on content it does not record;
+ * - the spec is parsed once, at submission, and the files it named are checked again from
+ *   that record when the job runs: an admin's job naming another user's upload fails when
+ *   its submitter is no longer an admin. */
 #include "harness.h"
 
 #include <check.h>
@@ -290,20 +293,32 @@ static void job_model(long id, char *name, char *sha)
     json_decref(j);
 }
 
-START_TEST(job_records_model_sha256)
+enum { N = 16 * 16 * 16 };
+
+/* Upload name (16^3 samples of velocity) as token's user; its SHA-256 into sha (or NULL). */
+static void put_constant_model(const char *token, const char *name, float velocity,
+                               char *sha)
 {
-    enum { N = 16 * 16 * 16 };
     static float v[N];
     for (int i = 0; i < N; i++)
-        v[i] = 1800.0f;
+        v[i] = velocity;
     http_resp r;
-    put_model(alice, "prov.f32", NULL, (const char *)v, sizeof v, &r);
+    put_model(token, name, NULL, (const char *)v, sizeof v, &r);
     ck_assert_int_eq(r.status, 201);
     json_t *j = http_json(&r);
-    char sha1[65];
-    snprintf(sha1, sizeof sha1, "%s", json_string_value(json_object_get(j, "sha256")));
+    if (sha)
+        snprintf(sha, 65, "%s", json_string_value(json_object_get(j, "sha256")));
     json_decref(j);
     http_free(&r);
+}
+
+START_TEST(job_records_model_sha256)
+{
+    static float v[N];
+    char sha1[65];
+    put_constant_model(alice, "prov.f32", 1800.0f, sha1);
+    http_resp r;
+    json_t *j;
     char by_name[1024], by_path[1024];
     const char *fmt =
         "{\"grid\":{\"nx\":16,\"ny\":16,\"nz\":16,\"dx\":10,\"dy\":10,\"dz\":10},\"order\":4,"
@@ -386,6 +401,49 @@ START_TEST(job_records_model_sha256)
 }
 END_TEST
 
+/* The spec is parsed once, at submission; the files it names are checked again with the
+ * submitter's rights when the job runs: an admin's queued job naming another user's upload
+ * by path fails once the submitter is no longer an admin. */
+START_TEST(rights_checked_again_when_it_runs)
+{
+    char boss[128], out[512];
+    harness_add_token(&D, "boss", 1, boss);
+    put_constant_model(alice, "hers.f32", 1900.0f, NULL);
+    http_resp r;
+    char blocker[4096], spec[1024];
+    small_spec(blocker, sizeof blocker, 48, 200000, 100000, 1); /* holds the one device */
+    long blk = post_job(alice, NULL, blocker, &r);
+    ck_assert_int_eq(r.status, 201);
+    http_free(&r);
+    snprintf(spec, sizeof spec,
+             "{\"grid\":{\"nx\":16,\"ny\":16,\"nz\":16,\"dx\":10,\"dy\":10,\"dz\":10},"
+             "\"order\":4,\"velocity\":{\"type\":\"file\",\"format\":\"raw-f32\","
+             "\"path\":\"hers.f32\"},\"time\":{\"nt\":10},\"sources\":[{\"position\":"
+             "[80,80,80],\"wavelet\":{\"type\":\"ricker\",\"f0\":10}}]}");
+    long job = post_job(boss, NULL, spec, &r);
+    ck_assert_msg(r.status == 201, "an admin may name alice's upload: %ld %s", r.status, r.body);
+    http_free(&r);
+    /* boss is a user like the others from now on. */
+    const char *rm[] = {"token", "remove", "boss", "--data", D.data, NULL};
+    ck_assert_int_eq(harness_run_cli(rm, out, sizeof out), 0);
+    harness_add_token(&D, "boss", 0, boss);
+    char p[64];
+    snprintf(p, sizeof p, "/v1/jobs/%ld/cancel", blk);
+    req(alice, "POST", p, NULL, NULL, NULL, 0, &r);
+    http_free(&r);
+    ck_assert_str_eq(wait_done(&D, job, 60, boss), "failed");
+    snprintf(p, sizeof p, "/v1/jobs/%ld", job);
+    req(boss, "GET", p, NULL, NULL, NULL, 0, &r);
+    json_t *j = http_json(&r);
+    const char *reason = json_string_value(json_object_get(j, "reason"));
+    ck_assert_msg(reason && strstr(reason, "the spec is no longer valid: boss may no longer "
+                                           "read ") && strstr(reason, "hers.f32"),
+                  "%s", reason ? reason : r.body);
+    json_decref(j);
+    http_free(&r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("provenance");
@@ -395,6 +453,7 @@ int main(void)
     tcase_add_test(tc, idempotency_key_bound_to_its_spec);
     tcase_add_test(tc, uploads_checked_per_format);
     tcase_add_test(tc, job_records_model_sha256);
+    tcase_add_test(tc, rights_checked_again_when_it_runs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -98,7 +98,7 @@ static long start_blocker(void)
     long st, id = submit(&D, spec, NULL, &st);
     ck_assert_int_eq(st, 201);
     char state[32] = "";
-    for (int i = 0; i < 200; i++) {
+    for (int i = 0; i < 1200; i++) { /* up to 60 s */
         job_str(id, "state", state, sizeof state);
         if (!strcmp(state, "running"))
             break;
@@ -160,7 +160,7 @@ START_TEST(simulation_runs_at_low_priority)
     ck_assert_int_eq(low_priority_threads(), 0); /* nothing runs yet */
     long blocker = start_blocker();
     int n = 0;
-    for (int i = 0; i < 100 && n <= 0; i++) {
+    for (int i = 0; i < 1200 && n <= 0; i++) { /* up to 60 s: the runner starts under load */
         n = low_priority_threads();
         if (n <= 0)
             usleep(50000);
@@ -219,8 +219,8 @@ START_TEST(get_is_never_stale)
     ck_assert_int_eq(job_int(b, "queue_position"), 0);
 
     /* The running job's progress moves between polls (events every 0.5 s). */
-    long step0 = -1;
-    for (int i = 0; i < 100 && step0 < 0; i++) {
+    long step0 = -1; /* each wait ends at the event, up to 60 s under load */
+    for (int i = 0; i < 1200 && step0 < 0; i++) {
         json_t *j = get_job(blocker);
         json_t *p = json_object_get(j, "progress");
         if (json_is_object(p))
@@ -231,14 +231,14 @@ START_TEST(get_is_never_stale)
     }
     ck_assert_int_ge(step0, 0);
     long step1 = step0;
-    for (int i = 0; i < 100 && step1 == step0; i++) {
+    for (int i = 0; i < 1200 && step1 == step0; i++) {
         json_t *j = get_job(blocker);
         step1 = (long)json_integer_value(json_object_get(json_object_get(j, "progress"), "step"));
         json_decref(j);
         if (step1 == step0)
             usleep(50000);
     }
-    ck_assert_msg(step1 > step0, "progress stayed at step %ld for 5 s", step0);
+    ck_assert_msg(step1 > step0, "progress stayed at step %ld for 60 s", step0);
 
     cancel(blocker);
     ck_assert_str_eq(wait_done(&D, blocker, 60, NULL), "cancelled");

@@ -154,6 +154,81 @@ START_TEST(config_errors)
 }
 END_TEST
 
+/* Each kind of setting lands in its own field (the table of settings names it), and each
+ * range and check holds: the ends of a range, a zero where one is allowed or not, the
+ * checked values, a list's reset by a later source and its limit. */
+START_TEST(config_each_setting_in_its_field)
+{
+    fdwd_config c;
+    char err[512];
+    char *a[] = {"fdwaved", "--validate-queue", "7", "--max-shots", "9", "--workers", "0",
+                 "--preempt-gap", "20", "--max-receivers", "10000000", "--disk-reserve", "0",
+                 "--max-traces", "2K", "--host-memory", "3G", "--fairshare-halflife", "2h",
+                 "--checkpoint-interval", "0", "--max-wall-time", "1d", "--backend", "cuda",
+                 "--runner-command", "mpirun -np {ndevices} {runner} {run}", "--trusted-proxy",
+                 "10.0.0.1", "--trusted-proxy", "::1", "--user-quota", "alice: devices=1",
+                 "--default-quota", "queued=5", "--integrity-check", "--cgroup-dir", "/cg",
+                 "--devices", "", NULL};
+    const int n = (int)(sizeof a / sizeof a[0]) - 1;
+    ck_assert_msg(config_load(&c, n, a, 1, NULL, err, sizeof err) == 0, "%s", err);
+    ck_assert_int_eq(c.validate_queue, 7);
+    ck_assert_int_eq(c.max_shots, 9);
+    ck_assert_int_eq(c.workers, 0);
+    ck_assert_int_eq(c.preempt_gap, 20);
+    ck_assert_int_eq(c.max_receivers, 10000000);
+    ck_assert_uint_eq(c.disk_reserve, 0);
+    ck_assert_uint_eq(c.max_traces, 2048);
+    ck_assert_uint_eq(c.host_memory, 3ull << 30);
+    ck_assert_int_eq(c.fairshare_halflife, 7200);
+    ck_assert_int_eq(c.checkpoint_interval, 0);
+    ck_assert_int_eq(c.max_wall_time, 86400);
+    ck_assert_str_eq(c.backend, "cuda");
+    ck_assert_str_eq(c.runner_command, "mpirun -np {ndevices} {runner} {run}");
+    ck_assert_int_eq(c.ntrusted, 2);
+    ck_assert_str_eq(c.trusted_proxies[1], "::1");
+    ck_assert_int_eq(c.nquotas, 1);
+    ck_assert_str_eq(c.user_quotas[0], "alice: devices=1");
+    ck_assert_str_eq(c.default_quota, "queued=5");
+    ck_assert_int_eq(c.integrity_check, 1);
+    ck_assert_str_eq(c.cgroup_dir, "/cg");
+    ck_assert_str_eq(c.devices, "");
+    /* A list given again by a later source replaces it. */
+    char *env[] = {"FDWAVE_TRUSTED_PROXY=10.0.0.9", NULL};
+    char *b[] = {"fdwaved", NULL};
+    ck_assert_int_eq(config_load(&c, 1, b, 1, env, err, sizeof err), 0);
+    ck_assert_int_eq(c.ntrusted, 1);
+    ck_assert_str_eq(c.trusted_proxies[0], "10.0.0.9");
+    static const char *const bad[][3] = {
+        {"--workers", "1025", "workers: expected an integer 0..1024"},
+        {"--preempt-gap", "21", "preempt-gap: expected an integer 0..20"},
+        {"--max-shots", "0", "max-shots: expected an integer 1..1000000"},
+        {"--max-body", "0", "max-body: expected a positive byte count"},
+        {"--fairshare-halflife", "0", "fairshare-halflife: expected a positive duration"},
+        {"--retention", "3w", "retention: expected a duration"},
+        {"--backend", "opencl", "backend: expected auto|cpu|cuda"},
+        {"--trusted-proxy", "example.org", "trusted-proxy: expected an IPv4 or IPv6 address"},
+        {"--user-quota", "devices=1", "user-quota: "},
+        {"--default-quota", "bogus=1", "default-quota: "},
+        {"--runner-command", "{runner}", "runner-command must name the run file"},
+        {"--data", "", "data needs a value"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *f[] = {"fdwaved", (char *)bad[i][0], (char *)bad[i][1], NULL};
+        ck_assert_int_eq(config_load(&c, 3, f, 1, NULL, err, sizeof err), -1);
+        ck_assert_msg(strstr(err, bad[i][2]), "%s %s: %s", bad[i][0], bad[i][1], err);
+    }
+    char *many[2 + 2 * 17];
+    many[0] = "fdwaved";
+    for (int i = 0; i < 17; i++) {
+        many[1 + 2 * i] = "--allow-dir";
+        many[2 + 2 * i] = "/srv";
+    }
+    many[1 + 2 * 17] = NULL;
+    ck_assert_int_eq(config_load(&c, 1 + 2 * 17, many, 1, NULL, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "allow-dir: at most 16 entries"), "%s", err);
+}
+END_TEST
+
 /* `fdwaved token add NAME --data DIR --admin`: the words that are not flags come back in
  * order, wherever the flags stand; the same parse serves twice in a row. */
 START_TEST(config_words_and_flags)
@@ -187,6 +262,7 @@ int main(void)
     tcase_add_test(tc, sha256_known_answers);
     tcase_add_test(tc, config_precedence);
     tcase_add_test(tc, config_errors);
+    tcase_add_test(tc, config_each_setting_in_its_field);
     tcase_add_test(tc, config_words_and_flags);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
