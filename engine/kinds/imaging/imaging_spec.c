@@ -29,7 +29,10 @@ static int refuse(spec_ctx *c, const json_t *root, img_mode mode)
     if (json_object_get(root, "survey"))
         return sp_fail(c, "survey", "kind \"%s\" images one shot a job: give its "
                        "\"sources\" (a survey of shots is not yet taken)", kind);
-    if (json_object_get(root, "snapshots"))
+    /* the normalised spec's "snapshots": {"every": 0, ...} asks for none */
+    const json_t *snap = json_object_get(root, "snapshots");
+    const json_t *every = json_is_object(snap) ? json_object_get(snap, "every") : NULL;
+    if (snap && !(json_is_integer(every) && json_integer_value(every) == 0))
         return sp_fail(c, "snapshots", "kind \"%s\" takes no snapshots: its outputs are "
                        "written when the shot ends", kind);
     if (!json_object_get(root, "receivers"))
