@@ -4,14 +4,15 @@
  * headers. Readers infer the inline/crossline geometry from the trace headers (sorted by
  * inline with crossline fastest, or by crossline), accept files with no line numbers at
  * all as nx*ny traces in x-fastest order, check it against the grid, and convert IBM
- * (format 1) or IEEE (format 5) samples while streaming one trace at a time. */
+ * (format 1) or IEEE (format 5) samples while streaming one trace at a time; the file is
+ * opened as every SEG-Y reader opens it (segy_reader.h). */
 #include "model/model_io.h"
 #include "model/model_formats.h"
 #include "output/segy_common.h"
+#include "output/segy_reader.h"
 #include "output/segy_writer.h"
 #include "core/error.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,17 +20,7 @@
 
 typedef enum { SORT_INLINE, SORT_CROSSLINE, SORT_NONE } trace_order;
 
-/* An open SEG-Y file and the numbers every read needs. */
-typedef struct segy_in {
-    segy_file *fp;
-    const char *path;
-    const char *field;
-    int format, ns, ntraces, trsize;
-    long trace0;
-    char hdr[SEGY_TRACE_HEADER_SIZE];
-} segy_in;
-
-static fdw_status read_header(segy_in *in, int t, int32_t *il, int32_t *xl, fdw_error *err)
+static fdw_status read_header(fdw_segy_in *in, int t, int32_t *il, int32_t *xl, fdw_error *err)
 {
     if (segy_traceheader(in->fp, t, in->hdr, in->trace0, in->trsize) != SEGY_OK)
         return fdw_fail(err, FDW_ERR_IO, in->field, "cannot read trace header %d of %s", t + 1,
@@ -39,80 +30,12 @@ static fdw_status read_header(segy_in *in, int t, int32_t *il, int32_t *xl, fdw_
     return FDW_OK;
 }
 
-/* Open path, read the binary header and count traces; checks format and sample count
- * fields. */
-static fdw_status open_segy(segy_in *in, const char *path, const char *field, fdw_error *err)
-{
-    memset(in, 0, sizeof *in);
-    in->path = path;
-    in->field = field;
-    errno = 0;
-    in->fp = segy_open(path, "rb");
-    if (!in->fp)
-        return fdw_fail(err, FDW_ERR_SPEC, field, "cannot open SEG-Y model %s: %s", path,
-                        strerror(errno ? errno : ENOENT));
-    char bin[SEGY_BINARY_HEADER_SIZE];
-    if (segy_binheader(in->fp, bin) != SEGY_OK)
-        return fdw_fail(err, FDW_ERR_SPEC, field,
-                        "%s is not a SEG-Y file: shorter than the 3600-byte headers", path);
-    int32_t fmt = 0, ns = 0;
-    segy_get_bfield(bin, SEGY_BIN_FORMAT, &fmt);
-    segy_get_bfield(bin, SEGY_BIN_SAMPLES, &ns);
-    fmt &= 0xffff;
-    ns &= 0xffff; /* an unsigned 16-bit field */
-    if (fmt >= 0x100 && (fmt & 0xff) == 0 && (fmt >> 8) >= 1 && (fmt >> 8) <= 16)
-        return fdw_fail(err, FDW_ERR_SPEC, field,
-                        "SEG-Y %s looks little-endian (format code %d byte-swapped is %d); "
-                        "only big-endian SEG-Y is read",
-                        path, (int)fmt, (int)(fmt >> 8));
-    if (fmt != SEGY_IBM_FLOAT_4_BYTE && fmt != SEGY_IEEE_FLOAT_4_BYTE)
-        return fdw_fail(err, FDW_ERR_SPEC, field,
-                        "SEG-Y %s has sample format code %d; supported are 1 (IBM float) and "
-                        "5 (IEEE float), big-endian",
-                        path, (int)fmt);
-    in->format = fmt;
-    in->trace0 = segy_trace0(bin);
-    if (in->trace0 < SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE)
-        return fdw_fail(err, FDW_ERR_SPEC, field,
-                        "SEG-Y %s has a negative extended textual header count", path);
-    if (ns == 0) {
-        /* Binary header left blank: take the first trace header's count. */
-        if (segy_traceheader(in->fp, 0, in->hdr, in->trace0, 4) != SEGY_OK)
-            return fdw_fail(err, FDW_ERR_SPEC, field, "SEG-Y %s has no traces", path);
-        segy_get_field(in->hdr, SEGY_TR_SAMPLE_COUNT, &ns);
-        ns &= 0xffff;
-        if (ns == 0)
-            return fdw_fail(err, FDW_ERR_SPEC, field,
-                            "SEG-Y %s gives 0 samples per trace in both the binary header "
-                            "(bytes 3221-3222) and the first trace header (bytes 115-116)",
-                            path);
-    }
-    in->ns = ns;
-    in->trsize = segy_trsize(fmt, ns);
-    if (segy_set_format(in->fp, fmt) != SEGY_OK)
-        return fdw_fail(err, FDW_ERR_INTERNAL, field, "segyio refused format %d", (int)fmt);
-    int ntr = 0;
-    int rc = segy_traces(in->fp, &ntr, in->trace0, in->trsize);
-    if (rc == SEGY_TRACE_SIZE_MISMATCH)
-        return fdw_fail(err, FDW_ERR_SPEC, field,
-                        "SEG-Y %s: the data after the headers is not a whole number of traces "
-                        "of %d samples (240 + %d bytes each); the file is truncated or the "
-                        "sample count is wrong",
-                        path, ns, 4 * ns);
-    if (rc != SEGY_OK || ntr <= 0)
-        return fdw_fail(err, FDW_ERR_SPEC, field, "SEG-Y %s has no traces", path);
-    in->ntraces = ntr;
-    return FDW_OK;
-}
-
 /* The sample interval the file records (binary header, else the first trace header), as
  * a depth step in metres under the dz*1000 convention; 0 when it records none. */
-static fdw_status recorded_dz(segy_in *in, double *dz, fdw_error *err)
+static fdw_status recorded_dz(fdw_segy_in *in, double *dz, fdw_error *err)
 {
-    char bin[SEGY_BINARY_HEADER_SIZE];
     int32_t dt = 0;
-    if (segy_binheader(in->fp, bin) == SEGY_OK)
-        segy_get_bfield(bin, SEGY_BIN_INTERVAL, &dt);
+    segy_get_bfield(in->bin, SEGY_BIN_INTERVAL, &dt);
     dt &= 0xffff;
     if (dt == 0) {
         int32_t il, xl;
@@ -129,8 +52,8 @@ static fdw_status recorded_dz(segy_in *in, double *dz, fdw_error *err)
 fdw_status fdw_segy_read(const char *path, fdw_model_sink *s, const fdw_model_grid_h *h,
                          fdw_model_info *info, fdw_error *err)
 {
-    segy_in in;
-    fdw_status st = open_segy(&in, path, s->field, err);
+    fdw_segy_in in;
+    fdw_status st = fdw_segy_in_open(&in, path, s->field, "model", err);
     float *buf = NULL;
     int32_t *first_line = NULL;
     memset(info, 0, sizeof *info);
@@ -244,8 +167,7 @@ fdw_status fdw_segy_read(const char *path, fdw_model_sink *s, const fdw_model_gr
 done:
     free(buf);
     free(first_line);
-    if (in.fp)
-        segy_close(in.fp);
+    fdw_segy_in_close(&in);
     return st;
 }
 

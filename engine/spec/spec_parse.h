@@ -39,6 +39,11 @@ typedef struct spec_ctx {
     double f0min;                   /* smallest (0: none), and its member's path */
     char f0min_field[SP_PATH];
     uint64_t wavelet_bytes;         /* wavelet samples loaded so far, bytes */
+    /* Where time.sample_interval came from when a kind read it from a data file's headers
+     * (rtm's SEG-Y "data"): the member and the words (the file, the header fields) that
+     * spec_time.c's errors name instead of time.sample_interval; "" when the user gave it. */
+    char si_field[SP_PATH];
+    char si_what[640];
 } spec_ctx;
 
 /* ---- limits (spec_limits.c): the engine's defaults lowered by the caller's opts ---- */

@@ -124,6 +124,9 @@ static int resolve_sampling(spec_ctx *c, const json_t *root, double limit, doubl
 {
     fdw_spec *s = c->spec;
     const double S = s->sample_interval;
+    /* S as the user gave it, or as a kind's data file gave it (spec_ctx.si_what) */
+    const char *sfield = c->si_field[0] ? c->si_field : "time.sample_interval";
+    const char *sname = c->si_what[0] ? c->si_what : "time.sample_interval";
     if (S > 0) {
         long long n;
         if (s->dt_auto) {
@@ -134,15 +137,13 @@ static int resolve_sampling(spec_ctx *c, const json_t *root, double limit, doubl
             n = llround(S / dtval);
             if (n < 1 || fabs((double)n * dtval - S) > 1e-9 * S)
                 return sp_fail(c, "time.dt",
-                               "time.dt %.9g s does not divide time.sample_interval %.9g s "
-                               "(%.6g steps): use a dt of S / n, e.g. %.9g s, or \"auto\"",
-                               dtval, S, S / dtval, S / ceil(S / dtval));
+                               "time.dt %.9g s does not divide %s %.9g s (%.6g steps): use a "
+                               "dt of S / n, e.g. %.9g s, or \"auto\"",
+                               dtval, sname, S, S / dtval, S / ceil(S / dtval));
         }
         if (n > SP_MAX_NT || n > s->nt)
-            return sp_fail(c, "time.sample_interval",
-                           "time.sample_interval %.9g s is %lld time steps but the run has "
-                           "only %ld",
-                           S, n, s->nt);
+            return sp_fail(c, sfield, "%s %.9g s is %lld time steps but the run has only %ld",
+                           sname, S, n, s->nt);
         s->dt = S / (double)n;
         s->receiver_interval = (int)n;
         return 0;

@@ -56,6 +56,52 @@ for path in sorted(glob.glob(os.path.join(src, "examples", "imaging", "*.json"))
     with open(path) as f:
         check(json.load(f), os.path.relpath(path, os.path.join(src, "examples")))
 
+# rtm of a SEG-Y shot (written here: 3 traces, 1 ms, coordinates in cm): the spec, and the
+# normalised form with what it records of the file
+import struct
+import tempfile
+with tempfile.TemporaryDirectory() as tmp:
+    shot = os.path.join(tmp, "shot.segy")
+    binary = bytearray(400)
+    struct.pack_into(">hhh", binary, 16, 1000, 0, 60)  # interval (us), -, samples
+    struct.pack_into(">h", binary, 24, 5)               # IEEE float
+    struct.pack_into(">h", binary, 54, 1)               # metres
+    with open(shot, "wb") as f:
+        f.write(b"\x40" * 3200 + bytes(binary))
+        for r in range(3):
+            h = bytearray(240)
+            struct.pack_into(">i", h, 8, 1)                         # FFID
+            struct.pack_into(">i", h, 40, -5000)                    # group elevation: 50 m deep
+            struct.pack_into(">i", h, 48, 5000)                     # source depth 50 m
+            struct.pack_into(">hh", h, 68, -100, -100)              # scalars: cm
+            struct.pack_into(">iiii", h, 72, 10000, 10000, 5000 + 5000 * r, 10000)
+            struct.pack_into(">hh", h, 114, 60, 1000)
+            f.write(bytes(h) + struct.pack(">60f", *([0.0] * 60)))
+    rtm = {"kind": "rtm", "grid": {"nx": 24, "ny": 24, "nz": 24, "dx": 10, "dy": 10, "dz": 10},
+           "velocity": {"type": "constant", "value": 2000}, "time": {"nt": 50, "dt": 0.001},
+           "sources": [{"position": [100, 100, 50], "wavelet": {"type": "ricker", "f0": 10}}],
+           "data": {"format": "segy", "path": shot}}
+    check(rtm, "rtm of SEG-Y data")
+    with open(os.path.join(tmp, "rtm.json"), "w") as f:
+        json.dump(rtm, f)
+    out = subprocess.run([spec_print, os.path.join(tmp, "rtm.json")], capture_output=True,
+                         text=True)
+    if out.returncode != 0:
+        print(f"FAIL rtm of SEG-Y data does not parse: {out.stderr.strip()}")
+        failures += 1
+    else:
+        check(json.loads(out.stdout), "rtm of SEG-Y data (normalised)")
+    segy_bad = [
+        ("rtm of SEG-Y data with receivers", dict(rtm, receivers={"points": [[1, 1, 1]]})),
+        ("rtm of SEG-Y data with ffid -1", dict(rtm, data=dict(rtm["data"], ffid=-1))),
+        ("rtm of raw data with an ffid", dict(rtm, data={"path": "d.f32", "ffid": 1},
+                                              receivers={"points": [[1, 1, 1]]})),
+        ("rtm of raw data without receivers", dict(rtm, data={"path": "d.f32"})),
+        ("rtm asking for snapshots", dict(rtm, snapshots={"every": 5})),
+    ]
+    for what, doc in segy_bad:
+        check(doc, what, valid=False)
+
 # the bad specs below vary an acoustic example (the first in name order)
 for path in examples:
     with open(path) as f:

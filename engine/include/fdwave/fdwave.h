@@ -82,8 +82,9 @@ typedef enum fdw_file_use {
     FDW_FILE_WAVELET,     /* a source wavelet file ("sources[i].wavelet.path") */
     FDW_FILE_MODEL_DATA,  /* the binary an RSF model's header names with in= */
     FDW_FILE_KIND_DATA    /* a data file of a kind's own section (the sweep kind's
-                             "initial.surface.path", "initial.volume.path"); format: its
-                             sample format ("raw-f32", "raw-f64") */
+                             "initial.surface.path", "initial.volume.path", rtm's
+                             "data.path"); format: its format ("raw-f32", "raw-f64",
+                             "segy") */
 } fdw_file_use;
 
 /* Decides whether the job may read a file its spec names. Called for every such file
@@ -147,8 +148,9 @@ typedef struct fdw_parse_opts {
      * there, an auto dt they lower is the one the run uses). */
     int defer_model_checks;
     /* The JSON is a normalised spec this engine produced (fdw_spec_to_json), e.g. the
-     * daemon's stored copy: the model facts recorded in it (velocity range) are used
-     * instead of reading the model file again. Never set for text a user wrote. */
+     * daemon's stored copy: the file facts recorded in it (a model's velocity range, the
+     * trace headers of an imaging kind's SEG-Y data) are used instead of reading the file
+     * again. Never set for text a user wrote. */
     int normalised;
 } fdw_parse_opts;
 

@@ -53,8 +53,10 @@ typedef struct fdw_img_spec {
     int npieces;
     img_piece pieces[IMG_MAX_PIECES];
     /* rtm, gradient: the observed (or migrated) traces, [receiver][sample] with the
-     * receivers' sampling (nt / receivers.interval + 1 samples, sample 0 at t = 0) */
+     * receivers' sampling (nt / receivers.interval + 1 samples, sample 0 at t = 0): a raw
+     * float32 file at data_path, or one shot of a SEG-Y file (segy, else NULL) */
     char data_path[4096];
+    struct img_segy *segy;
     /* rtm */
     img_condition condition;
     int illumination;          /* divide by the source's illumination sum u^2 */
@@ -98,6 +100,24 @@ struct json_t;
 int fdw_img_parse(struct spec_ctx *c, const struct json_t *root, img_mode mode);
 void fdw_img_warnings(struct spec_ctx *c);
 void fdw_img_free_spec(struct fdw_spec *spec);
+
+/* ---- observed traces from SEG-Y (imaging_segy.c) ---- */
+typedef struct img_segy img_segy;
+/* Whether root's "data" asks for SEG-Y ("format": "segy"). */
+int fdw_img_segy_wanted(const struct json_t *root);
+/* Before the wave sections: data's members, the shot's traces and geometry from the
+ * headers (or, in a trusted normalised spec, from its record) into k->segy, and *wave, a
+ * copy of root with the shot's receivers and sample interval for sp_parse_wave. */
+int fdw_img_segy_scan(struct spec_ctx *c, const struct json_t *root, fdw_img_spec *k,
+                      struct json_t **wave);
+/* After them: the spec's one source against the headers', the traces long enough for nt;
+ * the normalised "data" (what was read) in place of "receivers". */
+int fdw_img_segy_finish(struct spec_ctx *c, fdw_img_spec *k, struct json_t *norm);
+/* The shot's traces, the first `slots` samples of each, into data [receiver][sample]. */
+fdw_status fdw_img_segy_load(const img_segy *g, float *data, long slots, fdw_error *err);
+/* The file's trace number (1-based) of a receiver, for messages. */
+int fdw_img_segy_trace(const img_segy *g, long receiver);
+void fdw_img_segy_free(img_segy *g);
 
 /* ---- problem (imaging_build.c) ---- */
 fdw_status fdw_img_build(const struct fdw_spec *spec, fdw_problem *prob, fdw_error *err);

@@ -1,6 +1,6 @@
 /* imaging_build.c — the imaging kinds' problem (imaging.h): the acoustic propagator's
  * coefficients and (v dt)^2, born's dV = 2 v dv dt^2 from its perturbation, the traces of
- * rtm's and gradient's "data", the shared wave parts (sponge, the shot's source taps and
+ * rtm's and gradient's "data" (raw, or SEG-Y through imaging_segy.c), the shared wave parts (sponge, the shot's source taps and
  * wavelets, the receivers' rows); the reconstruction's segment length and the run loop's
  * step count; and the memory all that takes. */
 #include "kinds/imaging/imaging.h"
@@ -102,18 +102,30 @@ static fdw_status load_data(const fdw_spec *spec, const fdw_img_spec *k, fdw_img
     d->data = fdw_problem_alloc(n, sizeof(float), "the data traces", err);
     if (!d->data)
         return FDW_ERR_NOMEM;
-    FILE *f = fopen(k->data_path, "rb");
-    const size_t got = f ? fread(d->data, sizeof(float), n, f) : 0;
-    if (f)
-        fclose(f);
-    if (got != n)
-        return fdw_fail(err, FDW_ERR_IO, "data.path", "cannot read %zu samples from %s", n,
-                        k->data_path);
+    if (k->segy) {
+        const fdw_status st = fdw_img_segy_load(k->segy, d->data, prob->nrec_slots, err);
+        if (st != FDW_OK)
+            return st;
+    } else {
+        FILE *f = fopen(k->data_path, "rb");
+        const size_t got = f ? fread(d->data, sizeof(float), n, f) : 0;
+        if (f)
+            fclose(f);
+        if (got != n)
+            return fdw_fail(err, FDW_ERR_IO, "data.path", "cannot read %zu samples from %s",
+                            n, k->data_path);
+    }
     for (size_t i = 0; i < n; i++)
-        if (!isfinite(d->data[i]))
+        if (!isfinite(d->data[i])) {
+            const long r = (long)(i / prob->nrec_slots);
+            char trace[80] = "";
+            if (k->segy)
+                snprintf(trace, sizeof trace, " (trace %d of the SEG-Y file)",
+                         fdw_img_segy_trace(k->segy, r));
             return fdw_fail(err, FDW_ERR_SPEC, "data.path", "the data's sample %ld of "
-                            "receiver %ld is not a finite number", (long)(i % prob->nrec_slots),
-                            (long)(i / prob->nrec_slots));
+                            "receiver %ld%s is not a finite number",
+                            (long)(i % prob->nrec_slots), r, trace);
+        }
     return FDW_OK;
 }
 

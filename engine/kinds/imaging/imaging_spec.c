@@ -1,9 +1,10 @@
 /* imaging_spec.c — the imaging kinds' spec (imaging.h): the acoustic kind's wave sections
  * (velocity: the background or migration velocity; time with the finite-difference dt
- * rule; boundary sponge or none, free surface; sources: the shot; receivers, required)
- * and each kind's own: born's "perturbation" (dv per point from a file, points, or
- * layers), rtm's and gradient's "data" (traces at the spec's receivers, [receiver][sample]
- * float32, the receivers' sampling: fdwave's own gather.f32 of the same geometry), rtm's
+ * rule; boundary sponge or none, free surface; sources: the shot; receivers, required
+ * unless SEG-Y data's headers give them) and each kind's own: born's "perturbation" (dv
+ * per point from a file, points, or layers), rtm's and gradient's "data" (traces at the
+ * spec's receivers, [receiver][sample] float32, the receivers' sampling: fdwave's own
+ * gather.f32 of the same geometry; or a shot of a SEG-Y file: imaging_segy.c), rtm's
  * "imaging" (condition, illumination, Laplacian) and gradient's "gradient" (parameter).
  * What these kinds do not take (a CPML, a survey, snapshots) is refused naming it. */
 #include "kinds/imaging/imaging.h"
@@ -29,10 +30,17 @@ static int refuse(spec_ctx *c, const json_t *root, img_mode mode)
     if (json_object_get(root, "survey"))
         return sp_fail(c, "survey", "kind \"%s\" images one shot a job: give its "
                        "\"sources\" (a survey of shots is not yet taken)", kind);
-    if (json_object_get(root, "snapshots"))
+    /* the normalised spec's "snapshots": {"every": 0, ...} asks for none */
+    const json_t *snap = json_object_get(root, "snapshots");
+    const json_t *every = json_is_object(snap) ? json_object_get(snap, "every") : NULL;
+    if (snap && !(json_is_integer(every) && json_integer_value(every) == 0))
         return sp_fail(c, "snapshots", "kind \"%s\" takes no snapshots: its outputs are "
                        "written when the shot ends", kind);
-    if (!json_object_get(root, "receivers"))
+    const int segy = mode != IMG_BORN && fdw_img_segy_wanted(root);
+    if (segy && json_object_get(root, "receivers"))
+        return sp_fail(c, "receivers", "kind \"%s\" with data.format \"segy\" takes its "
+                       "receivers from the data's trace headers: leave \"receivers\" out", kind);
+    if (!segy && !json_object_get(root, "receivers"))
         return sp_fail(c, "receivers", "kind \"%s\" needs \"receivers\": %s", kind,
                        mode == IMG_BORN ? "where the scattered traces are recorded"
                                         : "where the traces of \"data\" were recorded");
@@ -144,12 +152,16 @@ static int parse_perturbation(spec_ctx *c, const json_t *root, fdw_img_spec *k, 
     return 0;
 }
 
-/* rtm's and gradient's "data". */
+/* rtm's and gradient's "data" (SEG-Y: imaging_segy.c). */
 static int parse_data(spec_ctx *c, const json_t *root, fdw_img_spec *k, json_t *norm)
 {
     const fdw_spec *s = c->spec;
+    static const char *const formats[] = {"raw-f32", "segy", NULL};
     json_t *o;
-    if (sp_object(c, root, "", "data", 1, &o))
+    int fmt = 0;
+    if (k->segy)
+        return fdw_img_segy_finish(c, k, norm);
+    if (sp_object(c, root, "", "data", 1, &o) || sp_enum(c, o, "data", "format", 0, formats, &fmt))
         return -1;
     const long slots = s->nt / (s->receiver_interval > 0 ? s->receiver_interval : 1) + 1;
     const uint64_t n = (uint64_t)s->nreceivers * (uint64_t)slots;
@@ -202,7 +214,13 @@ int fdw_img_parse(spec_ctx *c, const json_t *root, img_mode mode)
         return sp_fail(c, "", "out of memory parsing the spec");
     s->kspec = k;
     k->mode = mode;
-    if (refuse(c, root, mode) || sp_parse_wave(c, root))
+    json_t *wave = NULL; /* SEG-Y data: root with the receivers its headers give */
+    if (refuse(c, root, mode) ||
+        (mode != IMG_BORN && fdw_img_segy_wanted(root) && fdw_img_segy_scan(c, root, k, &wave)))
+        return -1;
+    const int rc = sp_parse_wave(c, wave ? wave : root);
+    json_decref(wave);
+    if (rc)
         return -1;
     if (s->nreceivers < 1)
         return sp_fail(c, "receivers", "kind \"%s\" needs at least one receiver",
@@ -227,6 +245,8 @@ void fdw_img_warnings(spec_ctx *c)
 
 void fdw_img_free_spec(fdw_spec *spec)
 {
+    if (spec->kspec)
+        fdw_img_segy_free(((fdw_img_spec *)spec->kspec)->segy);
     free(spec->kspec);
     spec->kspec = NULL;
 }

@@ -1,0 +1,439 @@
+/* imaging_segy.c — rtm's and gradient's observed traces from SEG-Y (imaging.h; "data":
+ * {"format": "segy", "path", "ffid", "datum"}, docs/spec.md): one shot of the file (its
+ * only FFID, or data.ffid), its geometry from the trace headers by the SEG-Y rev 1 fields
+ * and scalars (source and group x/y, elevations and depths; z = datum - elevation), its
+ * receivers and sample interval handed to the shared wave sections as if the spec had
+ * given them ("receivers" points, time.sample_interval: spec_time.c's dt rule makes the
+ * interval a whole number of steps), its source checked against the spec's, and its
+ * traces read for the run. The normalised spec records what the headers gave and the
+ * file's size and mtime; a trusted re-parse (opts->normalised) uses that record instead
+ * of reading the headers again, and the run refuses a file that changed since. */
+#include "kinds/imaging/imaging.h"
+#include "output/segy_reader.h"
+#include "spec/spec_parse.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct img_segy {
+    char path[FDW_PATH_MAX];
+    long long ffid;
+    double datum;              /* the elevation of depth 0 (m) */
+    int ntr;                   /* traces of the shot: the receivers, in file order */
+    int cap;
+    int *trace;                /* their 0-based numbers in the file */
+    double (*rec)[3];          /* their receivers (m, z depth) */
+    double (*src)[3];          /* each one's source; NULL when taken from the record */
+    double source[3];          /* the first trace's source */
+    int samples, interval_us;  /* per trace; the sample interval */
+    int interval_in_trace;     /* the interval came from trace 1's header, not the binary */
+    long long size, mtime_ns;  /* the file when its headers were read */
+};
+
+/* Header fields as errors name them: segyio's name and the bytes. */
+#define H_FFID "FieldRecord (FFID, bytes 9-12)"
+#define H_GELEV "ReceiverGroupElevation (bytes 41-44)"
+#define H_SELEV "SourceSurfaceElevation (bytes 45-48)"
+#define H_SDEPTH "SourceDepth (bytes 49-52)"
+#define H_ESCAL "ElevationScalar (bytes 69-70)"
+#define H_CSCAL "SourceGroupScalar (bytes 71-72)"
+#define H_UNITS "CoordinateUnits (bytes 89-90)"
+#define H_NS "TRACE_SAMPLE_COUNT (bytes 115-116)"
+#define H_DT "TRACE_SAMPLE_INTERVAL (bytes 117-118)"
+#define B_DT "Interval (binary header bytes 3217-3218)"
+#define B_NS "Samples (binary header bytes 3221-3222)"
+#define B_UNITS "MeasurementSystem (binary header bytes 3255-3256)"
+
+static const char *const SOURCE_FIELD[3] = {
+    "SourceX (bytes 73-76) scaled by " H_CSCAL, "SourceY (bytes 77-80) scaled by " H_CSCAL,
+    "data.datum - (" H_SELEV " - " H_SDEPTH ") scaled by " H_ESCAL};
+
+int fdw_img_segy_wanted(const json_t *root)
+{
+    const json_t *f = json_object_get(json_object_get(root, "data"), "format");
+    return json_is_string(f) && strcmp(json_string_value(f), "segy") == 0;
+}
+
+void fdw_img_segy_free(img_segy *g)
+{
+    if (!g)
+        return;
+    free(g->trace);
+    free(g->rec);
+    free(g->src);
+    free(g);
+}
+
+int fdw_img_segy_trace(const img_segy *g, long receiver)
+{
+    return g->trace[receiver] + 1;
+}
+
+/* A header value under a SEG-Y rev 1 scalar: positive multiplies, negative divides, 0
+ * counts as 1. */
+static double scaled(int32_t v, int32_t scalar)
+{
+    return scalar > 0 ? (double)v * scalar : scalar < 0 ? (double)v / -scalar : (double)v;
+}
+
+static int scalar_valid(int32_t s)
+{
+    const int32_t a = s < 0 ? -s : s;
+    return a == 0 || a == 1 || a == 10 || a == 100 || a == 1000 || a == 10000;
+}
+
+static int file_stamp(const char *path, long long *size, long long *mtime_ns)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return -1;
+    *size = (long long)st.st_size;
+    *mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    return 0;
+}
+
+/* One more trace of the shot (room grows by doubling, up to the receivers' limit). */
+static int add_trace(spec_ctx *c, img_segy *g, int t)
+{
+    if (g->ntr >= sp_max_receivers(c))
+        return sp_fail(c, "data.path", "data.path: the shot of %.256s has more than %ld "
+                       "traces, the most receivers a job may have", g->path,
+                       sp_max_receivers(c));
+    if (g->ntr == g->cap) {
+        const int cap = g->cap ? 2 * g->cap : 64;
+        int *tr = realloc(g->trace, (size_t)cap * sizeof *tr);
+        if (tr)
+            g->trace = tr;
+        double(*r)[3] = tr ? realloc(g->rec, (size_t)cap * sizeof *r) : NULL;
+        if (r)
+            g->rec = r;
+        double(*s)[3] = r ? realloc(g->src, (size_t)cap * sizeof *s) : NULL;
+        if (!s)
+            return sp_fail(c, "data.path", "out of memory for the traces of %.256s", g->path);
+        g->src = s;
+        g->cap = cap;
+    }
+    g->trace[g->ntr++] = t;
+    return 0;
+}
+
+/* Trace t's geometry (its header in in->hdr) into the shot's last entry: the checks on
+ * its length, interval, units and scalars, its receiver inside the grid. */
+static int trace_geometry(spec_ctx *c, img_segy *g, fdw_segy_in *in, int t)
+{
+    const char *p = g->path;
+    int32_t ns, dt, units, esc, csc, v[7];
+    segy_get_field(in->hdr, SEGY_TR_SAMPLE_COUNT, &ns);
+    segy_get_field(in->hdr, SEGY_TR_SAMPLE_INTER, &dt);
+    segy_get_field(in->hdr, SEGY_TR_COORD_UNITS, &units);
+    segy_get_field(in->hdr, SEGY_TR_ELEV_SCALAR, &esc);
+    segy_get_field(in->hdr, SEGY_TR_SOURCE_GROUP_SCALAR, &csc);
+    ns &= 0xffff, dt &= 0xffff; /* unsigned 16-bit fields */
+    if (ns != 0 && ns != g->samples)
+        return sp_fail(c, "data.path", "data.path: trace %d of %.256s has %s %d but the file's "
+                       "traces hold %d samples (%s): every trace must be as long", t + 1, p,
+                       H_NS, (int)ns, g->samples, B_NS " or trace 1's " H_NS);
+    if (dt != 0 && dt != g->interval_us)
+        return sp_fail(c, "data.path", "data.path: trace %d of %.256s has %s %d us but the "
+                       "file's sample interval is %d us (%s): they must agree", t + 1, p, H_DT,
+                       (int)dt, g->interval_us, g->interval_in_trace ? "trace 1's " H_DT : B_DT);
+    if (units != 0 && units != 1)
+        return sp_fail(c, "data.path", "data.path: trace %d of %.256s has %s %d: only lengths "
+                       "(1) place a trace on the grid, not seconds of arc (2), degrees (3) or "
+                       "DMS (4)", t + 1, p, H_UNITS, (int)units);
+    if (!scalar_valid(esc) || !scalar_valid(csc))
+        return sp_fail(c, "data.path", "data.path: trace %d of %.256s has %s %d: SEG-Y rev 1 "
+                       "scalars are 0, +-1, +-10, +-100, +-1000 or +-10000 (negative divides)",
+                       t + 1, p, scalar_valid(esc) ? H_CSCAL : H_ESCAL,
+                       (int)(scalar_valid(esc) ? csc : esc));
+    static const int fields[7] = {SEGY_TR_SOURCE_X, SEGY_TR_SOURCE_Y, SEGY_TR_SOURCE_SURF_ELEV,
+                                  SEGY_TR_SOURCE_DEPTH, SEGY_TR_GROUP_X, SEGY_TR_GROUP_Y,
+                                  SEGY_TR_RECV_GROUP_ELEV};
+    for (int q = 0; q < 7; q++)
+        segy_get_field(in->hdr, fields[q], &v[q]);
+    double *s = g->src[g->ntr - 1], *r = g->rec[g->ntr - 1];
+    s[0] = scaled(v[0], csc);
+    s[1] = scaled(v[1], csc);
+    s[2] = g->datum - (scaled(v[2], esc) - scaled(v[3], esc));
+    r[0] = scaled(v[4], csc);
+    r[1] = scaled(v[5], csc);
+    r[2] = g->datum - scaled(v[6], esc);
+    char what[640];
+    snprintf(what, sizeof what, "the receiver of trace %d of %.256s (x: GroupX, bytes 81-84, "
+             "y: GroupY, bytes 85-88, scaled by " H_CSCAL " %d; z: data.datum - " H_GELEV
+             " scaled by " H_ESCAL " %d)", t + 1, p, (int)csc, (int)esc);
+    return sp_check_inside(c, "data.path", r, what);
+}
+
+/* The shot's traces from the file's headers: those of data.ffid (ffid_given) or of the
+ * file's only FFID, each checked (trace_geometry). */
+static int scan(spec_ctx *c, img_segy *g, int ffid_given)
+{
+    fdw_segy_in in = {0};
+    const char *p = g->path;
+    int rc = -1;
+    if (file_stamp(p, &g->size, &g->mtime_ns) != 0 ||
+        fdw_segy_in_open(&in, p, "data.path", "data", c->err) != FDW_OK)
+        goto done;
+    int32_t units = 0, bdt = 0, lo = 0, hi = 0;
+    segy_get_bfield(in.bin, SEGY_BIN_MEASUREMENT_SYSTEM, &units);
+    segy_get_bfield(in.bin, SEGY_BIN_INTERVAL, &bdt);
+    if (units != 0 && units != 1) {
+        sp_fail(c, "data.path", "data.path: %.256s has %s %d: only metres (1) are read; "
+                "convert a file in feet (2) to metres", p, B_UNITS, (int)units);
+        goto done;
+    }
+    g->samples = in.ns;
+    g->interval_us = bdt & 0xffff;
+    for (int t = 0; t < in.ntraces; t++) {
+        if (segy_traceheader(in.fp, t, in.hdr, in.trace0, in.trsize) != SEGY_OK) {
+            sp_fail(c, "data.path", "data.path: cannot read the header of trace %d of %.256s",
+                    t + 1, p);
+            goto done;
+        }
+        if (t == 0 && g->interval_us == 0) {
+            int32_t dt;
+            segy_get_field(in.hdr, SEGY_TR_SAMPLE_INTER, &dt);
+            g->interval_us = dt & 0xffff;
+            g->interval_in_trace = 1;
+            if (g->interval_us == 0) {
+                sp_fail(c, "data.path", "data.path: %.256s records no sample interval: %s and "
+                        "trace 1's %s are both 0", p, B_DT, H_DT);
+                goto done;
+            }
+        }
+        int32_t ffid;
+        segy_get_field(in.hdr, SEGY_TR_FIELD_RECORD, &ffid);
+        lo = t == 0 || ffid < lo ? ffid : lo;
+        hi = t == 0 || ffid > hi ? ffid : hi;
+        if (!ffid_given && t == 0)
+            g->ffid = ffid;
+        if (!ffid_given && ffid != g->ffid) {
+            sp_fail(c, "data.path", "data.path: trace %d of %.256s has %s %d but trace 1 has "
+                    "%lld: the file holds several shots; give data.ffid to choose one", t + 1,
+                    p, H_FFID, (int)ffid, g->ffid);
+            goto done;
+        }
+        if (ffid != g->ffid)
+            continue;
+        if (add_trace(c, g, t) || trace_geometry(c, g, &in, t))
+            goto done;
+    }
+    if (g->ntr == 0) {
+        sp_fail(c, "data.ffid", "data.ffid is %lld but no trace of %.256s has that %s (they "
+                "range from %d to %d)", g->ffid, p, H_FFID, (int)lo, (int)hi);
+        goto done;
+    }
+    memcpy(g->source, g->src[0], sizeof g->source);
+    rc = 0;
+done:
+    if (rc && c->err && c->err->field[0] == '\0')
+        sp_fail(c, "data.path", "data.path: cannot read %.256s", p);
+    fdw_segy_in_close(&in);
+    return rc;
+}
+
+/* What a normalised spec recorded of the file (opts->normalised, every record member
+ * present): used instead of the headers when the file's size and mtime are the same.
+ * 1 when used, 0 when not, -1 on error. */
+static int recorded(spec_ctx *c, const json_t *o, img_segy *g)
+{
+    static const char *const rec[] = {"ffid", "sample_interval", "samples", "traces",
+                                      "receivers", "source", "size", "mtime", NULL};
+    if (!c->opts || !c->opts->normalised)
+        return 0;
+    for (int q = 0; rec[q]; q++)
+        if (!json_object_get(o, rec[q]))
+            return 0;
+    long long size, mtime, ns, first, count, sz, mt;
+    double si;
+    json_t *runs, *pts;
+    if (sp_int(c, o, "data", "size", 1, 0, LLONG_MAX, &size) ||
+        sp_int(c, o, "data", "mtime", 1, LLONG_MIN, LLONG_MAX, &mtime) ||
+        sp_int(c, o, "data", "samples", 1, 1, 65535, &ns) ||
+        sp_pos(c, o, "data", "sample_interval", 1, &si) ||
+        sp_vec3(c, o, "data", "source", 1, g->source) ||
+        sp_array(c, o, "data", "traces", 1, &runs) ||
+        sp_array(c, o, "data", "receivers", 1, &pts))
+        return -1;
+    if (file_stamp(g->path, &sz, &mt) != 0 || sz != size || mt != mtime)
+        return sp_fail(c, "data.path", "data.path: %.256s changed after the spec was checked "
+                       "(its size or modification time is not the one recorded): submit the "
+                       "job again", g->path);
+    g->size = size, g->mtime_ns = mtime, g->samples = (int)ns;
+    g->interval_us = (int)nearbyint(si * 1e6);
+    for (size_t i = 0; i < json_array_size(runs); i++) {
+        char f[SP_PATH];
+        sp_idx(f, "data.traces", i);
+        const json_t *run = json_array_get(runs, i);
+        if (!json_is_array(run) || json_array_size(run) != 2)
+            return sp_fail(c, f, "%s must be [first trace, count]", f);
+        if (sp_value_int(c, json_array_get(run, 0), f, 1, INT32_MAX, &first) ||
+            sp_value_int(c, json_array_get(run, 1), f, 1, INT32_MAX - first + 1, &count))
+            return -1;
+        for (long long t = first - 1; t < first - 1 + count; t++)
+            if (add_trace(c, g, (int)t))
+                return -1;
+    }
+    if (json_array_size(pts) != (size_t)g->ntr || g->ntr == 0)
+        return sp_fail(c, "data.receivers", "data.receivers holds %zu points but data.traces "
+                       "%d traces", json_array_size(pts), g->ntr);
+    for (int i = 0; i < g->ntr; i++) {
+        char f[SP_PATH];
+        sp_idx(f, "data.receivers", (size_t)i);
+        if (sp_value_vec3(c, json_array_get(pts, (size_t)i), f, g->rec[i]))
+            return -1;
+    }
+    free(g->src); /* the record keeps the shot's source only */
+    g->src = NULL;
+    return 1;
+}
+
+/* The root the wave sections parse: the user's, with the shot's receivers as points and
+ * its sample interval as time.sample_interval (a user's own must be the same). */
+static int wave_root(spec_ctx *c, const json_t *root, const img_segy *g, json_t **wave)
+{
+    const double S = g->interval_us * 1e-6;
+    json_t *t = json_object_get(root, "time");
+    const json_t *si = json_is_object(t) ? json_object_get(t, "sample_interval") : NULL;
+    if (si && !(json_is_number(si) && nearbyint(json_number_value(si) * 1e6) == g->interval_us))
+        return sp_fail(c, "time.sample_interval", "time.sample_interval must be the sample "
+                       "interval of data.path %.256s, %d us (%s), or left out", g->path,
+                       g->interval_us, g->interval_in_trace ? "trace 1's " H_DT : B_DT);
+    snprintf(c->si_field, sizeof c->si_field, "data.path");
+    snprintf(c->si_what, sizeof c->si_what, "the sample interval of data.path %.256s (%s)",
+             g->path, g->src ? g->interval_in_trace ? "trace 1's " H_DT : B_DT
+                             : "data.sample_interval, as recorded");
+    json_t *w = json_deep_copy(root), *pts = json_array();
+    for (int i = 0; i < g->ntr; i++)
+        json_array_append_new(pts, sp_json_vec3(g->rec[i]));
+    json_object_set_new(w, "receivers", json_pack("{so}", "points", pts));
+    t = json_object_get(w, "time");
+    if (json_is_object(t))
+        json_object_set_new(t, "sample_interval", json_real(S));
+    *wave = w;
+    return 0;
+}
+
+int fdw_img_segy_scan(spec_ctx *c, const json_t *root, fdw_img_spec *k, json_t **wave)
+{
+    static const char *const keys[] = {"format", "path", "ffid", "datum", "sample_interval",
+                                       "samples", "traces", "receivers", "source", "size",
+                                       "mtime", NULL};
+    json_t *o;
+    char given[FDW_PATH_MAX];
+    long long ffid = -1;
+    img_segy *g = calloc(1, sizeof *g);
+    if (!g)
+        return sp_fail(c, "data", "out of memory parsing data");
+    k->segy = g;
+    if (sp_object(c, root, "", "data", 1, &o) || sp_keys(c, o, "data", keys) ||
+        sp_string(c, o, "data", "path", 1, given, sizeof given) ||
+        sp_resolve_path(c, "data.path", given, FDW_FILE_KIND_DATA, "segy", 1, NULL, g->path) ||
+        sp_int(c, o, "data", "ffid", 0, 0, INT32_MAX, &ffid) ||
+        sp_num(c, o, "data", "datum", 0, &g->datum))
+        return -1;
+    g->ffid = ffid;
+    const int rec = recorded(c, o, g);
+    if (rec < 0 || (rec == 0 && scan(c, g, ffid >= 0)))
+        return -1;
+    return wave_root(c, root, g, wave);
+}
+
+/* The spec's source against the file's, per axis within half a grid spacing. */
+static int check_source(spec_ctx *c, const img_segy *g)
+{
+    const fdw_spec *s = c->spec;
+    const double h[3] = {s->dx, s->dy, s->dz}, *at = s->sources[0].pos;
+    static const char axis[3] = {'x', 'y', 'z'};
+    for (int i = 0; i < (g->src ? g->ntr : 1); i++)
+        for (int a = 0; a < 3; a++) {
+            const double v = g->src ? g->src[i][a] : g->source[a];
+            if (!(fabs(v - at[a]) <= 0.5 * h[a] * (1.0 + 1e-9)))
+                return sp_fail(c, "data.path", "data.path: trace %d of %.256s puts the source "
+                               "at %c = %g m (%s), more than half a grid spacing (%g m) from "
+                               "the spec's sources[0] at %c = %g m", g->trace[i] + 1, g->path,
+                               axis[a], v, g->src ? SOURCE_FIELD[a] : "data.source, as recorded",
+                               0.5 * h[a], axis[a], at[a]);
+        }
+    return 0;
+}
+
+int fdw_img_segy_finish(spec_ctx *c, fdw_img_spec *k, json_t *norm)
+{
+    const fdw_spec *s = c->spec;
+    img_segy *g = k->segy;
+    if (s->nsources != 1)
+        return sp_fail(c, "sources", "data.format \"segy\" gives one shot, its source where "
+                       "the trace headers put it: give one source, not %d", s->nsources);
+    if (check_source(c, g))
+        return -1;
+    const long slots = s->nt / s->receiver_interval + 1;
+    if (g->samples < slots)
+        return sp_fail(c, "data.path", "data.path: the traces of %.256s hold %d samples (%s) "
+                       "at %d us, 0 to %.9g s, but the run records %ld, 0 to %.9g s (time.nt "
+                       "%ld steps of %.9g s): give time.nt at most %ld", g->path, g->samples,
+                       B_NS " or trace 1's " H_NS, g->interval_us,
+                       (g->samples - 1) * g->interval_us * 1e-6, slots,
+                       (slots - 1) * s->receiver_interval * s->dt, s->nt, s->dt,
+                       (long)(g->samples - 1) * s->receiver_interval);
+    json_object_del(c->norm, "receivers"); /* the headers give them: recorded below */
+    json_t *runs = json_array(), *pts = json_array();
+    for (int i = 0; i < g->ntr;) {
+        int n = 1;
+        while (i + n < g->ntr && g->trace[i + n] == g->trace[i] + n)
+            n++;
+        json_array_append_new(runs, json_pack("[ii]", g->trace[i] + 1, n));
+        i += n;
+    }
+    for (int i = 0; i < s->nreceivers; i++)
+        json_array_append_new(pts, sp_json_vec3(s->receivers[i].pos));
+    json_object_set_new(norm, "format", json_string("segy"));
+    json_object_set_new(norm, "path", json_string(g->path));
+    json_object_set_new(norm, "ffid", json_integer(g->ffid));
+    json_object_set_new(norm, "datum", json_real(g->datum));
+    json_object_set_new(norm, "sample_interval", json_real(g->interval_us * 1e-6));
+    json_object_set_new(norm, "samples", json_integer(g->samples));
+    json_object_set_new(norm, "traces", runs);
+    json_object_set_new(norm, "receivers", pts);
+    json_object_set_new(norm, "source", sp_json_vec3(g->source));
+    json_object_set_new(norm, "size", json_integer(g->size));
+    json_object_set_new(norm, "mtime", json_integer(g->mtime_ns));
+    free(g->src); /* checked */
+    g->src = NULL;
+    return 0;
+}
+
+fdw_status fdw_img_segy_load(const img_segy *g, float *data, long slots, fdw_error *err)
+{
+    long long size, mtime;
+    if (file_stamp(g->path, &size, &mtime) != 0 || size != g->size || mtime != g->mtime_ns)
+        return fdw_fail(err, FDW_ERR_IO, "data.path", "data.path: %.256s changed after the "
+                        "spec was checked (its size or modification time): submit the job "
+                        "again", g->path);
+    fdw_segy_in in;
+    fdw_status st = fdw_segy_in_open(&in, g->path, "data.path", "data", err);
+    float *buf = st == FDW_OK ? malloc((size_t)in.ns * sizeof *buf) : NULL;
+    if (st == FDW_OK && in.ns != g->samples)
+        st = fdw_fail(err, FDW_ERR_IO, "data.path", "data.path: %.256s changed after the spec "
+                      "was checked: its traces hold %d samples, not %d", g->path, in.ns,
+                      g->samples);
+    else if (st == FDW_OK && !buf)
+        st = fdw_fail(err, FDW_ERR_NOMEM, "data.path", "out of memory for a trace");
+    for (int r = 0; st == FDW_OK && r < g->ntr; r++) {
+        if (segy_readtrace(in.fp, g->trace[r], buf, in.trace0, in.trsize) != SEGY_OK) {
+            st = fdw_fail(err, FDW_ERR_IO, "data.path", "data.path: cannot read trace %d of "
+                          "%.256s", g->trace[r] + 1, g->path);
+            break;
+        }
+        segy_to_native(in.format, in.ns, buf);
+        memcpy(data + (size_t)r * (size_t)slots, buf, (size_t)slots * sizeof *buf);
+    }
+    free(buf);
+    fdw_segy_in_close(&in);
+    return st;
+}
