@@ -29,6 +29,24 @@ struct fdw_plan;           /* run/plan.h */
 struct fdw_cpu_ops;        /* cpu/cpu_kind.h */
 struct fdw_cuda_ops;       /* cuda/cuda_kind.h */
 struct fdw_run_state;      /* run/run_state.h */
+struct fdw_manifest;       /* output/outputs.h */
+
+/* What the shots of a survey of this kind add up to (the imaging kinds: an image, a
+ * gradient), summed in shot order by run/survey_stack.c. */
+typedef struct fdw_stack_ops {
+    /* The volumes of the grid (raw float32, x fastest) a shot's run of spec leaves in its
+     * directory as <name>.f32, summed over the shots: their names into names (at most
+     * max); returns how many. */
+    int (*volumes)(const struct fdw_spec *spec, const char **names, int max);
+    /* Members of a shot's manifest "result" that add up (NULL-terminated; may be NULL). */
+    const char *const *numbers;
+    /* After the last shot: the stacked volumes (in volumes' order) and numbers as the
+     * kind's outputs in out_dir, listed in m; ", \"key\": value" members for the survey's
+     * result into extra (length len). */
+    fdw_status (*write)(const struct fdw_spec *spec, const char *out_dir,
+                        struct fdw_manifest *m, const float *const *vol, const double *num,
+                        int nshots, char *extra, size_t len, fdw_error *err);
+} fdw_stack_ops;
 
 typedef struct fdw_kind_ops {
     const char *name;                 /* the spec's "kind" */
@@ -88,6 +106,9 @@ typedef struct fdw_kind_ops {
      * a sentence on the likely cause. */
     const char *unstable_field;
     const char *unstable_hint;
+    /* A survey's shots that add up to one result (may be NULL: each shot's gathers stand
+     * alone, joined in shot order at the end). */
+    const fdw_stack_ops *stack;
     /* After each step (may be NULL): e.g. the derivative kind checks iteration 1. */
     fdw_status (*after_step)(struct fdw_run_state *r, long done, fdw_error *err);
 } fdw_kind_ops;

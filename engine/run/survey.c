@@ -67,6 +67,7 @@ struct survey_run {
     fdw_status st;             /* the first failure */
     fdw_error err;
     long steps;                /* steps run by this process */
+    long shot_steps;           /* a shot's run loop (its kind's count; nt until a shot says) */
     double t0, t_report;
     char backend[16];
 };
@@ -110,14 +111,14 @@ static int report(survey_run *sr)
         if (!cur || G->shot < cur->shot)
             cur = G;
     }
-    const double nt = (double)(spec->nt > 0 ? spec->nt : 1);
+    const double nt = (double)(sr->shot_steps > 0 ? sr->shot_steps : 1);
     const double all = nt * nshots, before = nt * sr->ndone_start;
     const double done = nt * sr->ndone + running;
     p.nshots = nshots;
     p.shots_done = sr->ndone;
     p.shot = cur ? spec->survey->shots[cur->shot].number : 0;
     p.step = cur ? cur->step : 0;
-    p.nsteps = cur ? cur->nsteps : spec->nt;
+    p.nsteps = cur ? cur->nsteps : sr->shot_steps;
     p.percent = 100.0 * done / all;
     p.elapsed_s = fdw_now() - sr->t0;
     p.eta_s = done > before ? p.elapsed_s * (all - done) / (done - before) : 0.0;
@@ -133,6 +134,7 @@ static int on_progress(void *user, const fdw_progress *p)
     pthread_mutex_lock(&sr->mu);
     G->step = p->step;
     G->nsteps = p->nsteps;
+    sr->shot_steps = p->nsteps;
     G->mpts = p->mpts;
     G->ndevs_seen = p->ndevices < FDW_MAX_DEVICES ? p->ndevices : FDW_MAX_DEVICES;
     memcpy(G->devs, p->devices, (size_t)G->ndevs_seen * sizeof *G->devs);
@@ -193,6 +195,23 @@ static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
     pthread_mutex_unlock(&sr->mu);
 }
 
+/* A stack's partial slices after count shots (survey_out.c, under its lock): the
+ * caller's snapshot, index count - 1. */
+static void on_partial(void *user, int count, int nfiles, const char *const *files)
+{
+    survey_run *sr = user;
+    pthread_mutex_lock(&sr->mu);
+    if (sr->cb->snapshot) {
+        const fdw_snapshot_info si = {.index = count - 1, .step = sr->spec->nt,
+                                      .time = (double)sr->spec->nt * sr->spec->dt,
+                                      .nfiles = nfiles, .files = files};
+        sr->cb->snapshot(sr->cb->user, &si);
+    }
+    log_line(sr, FDW_LOG_INFO, "survey: the first %d of %d shots stacked", count,
+             sr->spec->survey->nshots);
+    pthread_mutex_unlock(&sr->mu);
+}
+
 /* ---- one shot ---- */
 
 /* The single-shot spec of shot i: the survey's with that source, receivers and number,
@@ -207,6 +226,9 @@ static fdw_status shot_spec(survey_run *sr, const group *G, int i, fdw_spec *s, 
     *s = *spec;
     s->survey = NULL;
     s->shot_number = S->number;
+    s->shot_trace0 = 0;
+    for (int q = 0; q < i; q++)
+        s->shot_trace0 += sv->shots[q].nreceivers;
     s->model_cache = sr->model;
     s->kind_cache = sr->kind_cache;
     *src = sv->wavelets[S->wavelet];
@@ -304,7 +326,7 @@ static void *group_main(void *arg)
         const int i = take_shot(sr);
         G->shot = i;
         G->step = 0;
-        G->nsteps = sr->spec->nt;
+        G->nsteps = sr->shot_steps;
         G->ndevs_seen = 0;
         pthread_mutex_unlock(&sr->mu);
         if (i < 0)
@@ -488,6 +510,7 @@ fdw_status fdw_survey_run(const fdw_spec *spec, const fdw_run_opts *opts,
     sr->cb = cb ? cb : &none;
     sr->done = done;
     sr->logged_shot = -1;
+    sr->shot_steps = spec->nt;
     sr->t0 = fdw_now();
     pthread_mutex_init(&sr->mu, NULL);
     for (int w = 0; w < fdw_spec_warning_count(spec); w++)
@@ -503,6 +526,8 @@ fdw_status fdw_survey_run(const fdw_spec *spec, const fdw_run_opts *opts,
         sr->out = fdw_survey_out_new(spec, opts->out_dir, ckdir, ck && ck->resume, done);
         if (!sr->out)
             st = fdw_fail(&sr->err, FDW_ERR_NOMEM, NULL, "out of host memory for the survey");
+        else
+            fdw_survey_out_on_partial(sr->out, on_partial, sr);
     }
     if (st == FDW_OK) {
         for (int i = 0; i < nshots; i++)

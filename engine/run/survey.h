@@ -53,11 +53,19 @@ fdw_survey_out *fdw_survey_out_new(const fdw_spec *spec, const char *out_dir,
 /* The working directory of shot i's run: out_dir/shot_NNNN.run (made by the run). */
 void fdw_survey_out_shot_dir(const fdw_survey_out *o, int i, char *path, size_t len);
 /* Shot i's run completed: its gathers moved from its directory to shot_NNNN.sgy / .f32,
- * the directory removed, the manifest written and the shot recorded as finished.
+ * the directory removed, the manifest written and the shot recorded as finished (a
+ * stack's kind: it and the completed shots after it added in shot order, survey_stack.h).
  * Thread-safe. */
 fdw_status fdw_survey_out_shot_done(fdw_survey_out *o, int i, fdw_error *err);
-/* The end: with completed, all_shots.sgy (and all_shots.f32) in shot order; the manifest
- * with its result (extra: members to add to it) either way. */
+/* fn(user, count, nfiles, files) after shots were added to a stack: its partial slices
+ * after count shots, written (called under the survey output's lock). */
+void fdw_survey_out_on_partial(fdw_survey_out *o,
+                               void (*fn)(void *user, int count, int nfiles,
+                                          const char *const *files),
+                               void *user);
+/* The end: with completed, all_shots.sgy (and all_shots.f32) in shot order and a stack's
+ * outputs (its result members added to result_json); the manifest with its result either
+ * way. */
 fdw_status fdw_survey_out_finish(fdw_survey_out *o, int completed, const char *result_json,
                                  fdw_error *err);
 /* The record of finished shots removed (after a completed survey). */

@@ -6,10 +6,15 @@
  * to resume a job): "survey <spec hash> <shots>" and one finished shot index per line,
  * replaced atomically. At the end all_shots.sgy and all_shots.f32 hold every shot's
  * traces in shot order, and manifest.json lists each shot (number, source position,
- * files) and a kind's once-per-run report (keep_reports). */
+ * files) and a kind's once-per-run report (keep_reports). A kind whose shots add up
+ * (kind.h's stack: the imaging kinds) has its shots added in shot order as they finish
+ * (survey_stack.c); a shot counts as finished once added, its run directory kept until
+ * then, and the record's finished shots are then always the first ones. */
 #include "run/survey.h"
+#include "run/survey_stack.h"
 
 #include "core/error.h"
+#include "kinds/kind.h"
 #include "output/atomic_file.h"
 #include "output/outputs.h"
 
@@ -41,6 +46,10 @@ struct fdw_survey_out {
     fdw_manifest *manifest;
     double manifest_at;        /* when it was last written */
     json_t *reports;           /* keep_reports' manifest entries, by name */
+    fdw_survey_stack *stack;   /* the kind's sum of the shots, or NULL */
+    unsigned char *ran;        /* a stack's shots whose runs completed, not yet added */
+    void (*partial)(void *user, int count, int nfiles, const char *const *files);
+    void *partial_user;
     pthread_mutex_t mu;
 };
 
@@ -128,12 +137,15 @@ static void set_survey_json(fdw_survey_out *o, const char *all_shots)
         shot_name(o, i, ".sgy", path, sizeof path, 1);
         const int has_segy = exists(path);
         shot_name(o, i, ".f32", raw, sizeof raw, 0);
+        shot_name(o, i, ".f32", path, sizeof path, 1);
+        const int has_raw = exists(path);
         json_array_append_new(
             shots, json_pack("{sisosisoss}", "shot", sv->shots[i].number, "source",
                              json_pack("[fff]", sv->shots[i].pos[0], sv->shots[i].pos[1],
                                        sv->shots[i].pos[2]),
                              "receivers", sv->shots[i].nreceivers, "file",
-                             has_segy ? json_string(segy) : json_null(), "raw", raw));
+                             has_segy ? json_string(segy) : json_null(), "raw",
+                             has_raw ? json_string(raw) : json_null()));
         ndone++;
     }
     json_t *s = json_pack("{sisisisoso}", "nshots", sv->nshots, "shots_done", ndone,
@@ -187,9 +199,18 @@ static void read_record(fdw_survey_out *o)
             continue;
         char file[FDW_PATH_MAX + 64];
         shot_name(o, (int)i, ".f32", file, sizeof file, 1);
-        o->done[i] = exists(file);
+        o->done[i] = o->stack ? 1 : exists(file);
     }
     fclose(f);
+    if (!o->stack)
+        return;
+    /* a stack: the first shots recorded, and the stack's state of that many */
+    int count = 0;
+    while (count < n && o->done[count])
+        count++;
+    memset(o->done, 0, (size_t)n);
+    if (fdw_survey_stack_restore(o->stack, count) == 0)
+        memset(o->done, 1, (size_t)count);
 }
 
 fdw_survey_out *fdw_survey_out_new(const fdw_spec *spec, const char *out_dir,
@@ -205,7 +226,13 @@ fdw_survey_out *fdw_survey_out_new(const fdw_spec *spec, const char *out_dir,
     o->manifest = fdw_manifest_new(spec, out_dir);
     o->reports = json_object();
     pthread_mutex_init(&o->mu, NULL);
-    if (!o->out_dir || (ckpt_dir && !o->ckpt_dir) || !o->manifest || !o->reports) {
+    if (spec->kind->stack) {
+        fdw_error e;
+        o->stack = fdw_survey_stack_new(spec, out_dir, ckpt_dir, &e);
+        o->ran = calloc((size_t)spec->survey->nshots, 1);
+    }
+    if (!o->out_dir || (ckpt_dir && !o->ckpt_dir) || !o->manifest || !o->reports ||
+        (spec->kind->stack && (!o->stack || !o->ran))) {
         fdw_survey_out_free(o);
         return NULL;
     }
@@ -225,6 +252,15 @@ fdw_survey_out *fdw_survey_out_new(const fdw_spec *spec, const char *out_dir,
         if (done[i])
             add_shot_entries(o, i);
     return o;
+}
+
+void fdw_survey_out_on_partial(fdw_survey_out *o,
+                               void (*fn)(void *user, int count, int nfiles,
+                                          const char *const *files),
+                               void *user)
+{
+    o->partial = fn;
+    o->partial_user = user;
 }
 
 /* The manifest entries of the kept reports (keep_reports). */
@@ -288,6 +324,50 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
+/* Shot i's run completed (a stack's kind): it and every completed shot after it, in shot
+ * order, added to the stack, their directories removed, the stack's state and partial
+ * slices saved, the record written, and the partial slices announced. Under o->mu. */
+static fdw_status add_to_stack(fdw_survey_out *o, int i, fdw_error *err)
+{
+    const int nshots = o->spec->survey->nshots;
+    o->ran[i] = 1;
+    int added = 0;
+    fdw_status st = FDW_OK;
+    for (int c = fdw_survey_stack_count(o->stack); c < nshots && o->ran[c] && st == FDW_OK;
+         c = fdw_survey_stack_count(o->stack)) {
+        char dir[FDW_PATH_MAX + 64];
+        fdw_survey_out_shot_dir(o, c, dir, sizeof dir);
+        st = fdw_survey_stack_add(o->stack, dir, err);
+        if (st == FDW_OK) {
+            remove_dir(dir);
+            o->ran[c] = 0;
+            o->done[c] = 1;
+            add_shot_entries(o, c);
+            added++;
+        }
+    }
+    if (added == 0 || st != FDW_OK)
+        return st;
+    char files[2 * FDW_STACK_MAX_VOLUMES][FDW_VOLUME_NAME_MAX];
+    int nfiles = 0;
+    st = fdw_survey_stack_save(o->stack, o->manifest, files, 2 * FDW_STACK_MAX_VOLUMES,
+                               &nfiles, err);
+    if (st == FDW_OK)
+        st = write_record(o, err);
+    if (st != FDW_OK)
+        return st;
+    fdw_survey_stack_forget_before(o->stack);
+    set_survey_json(o, NULL);
+    st = fdw_manifest_write(o->manifest, err);
+    o->manifest_at = now_s();
+    const char *names[2 * FDW_STACK_MAX_VOLUMES];
+    for (int q = 0; q < nfiles; q++)
+        names[q] = files[q];
+    if (st == FDW_OK && o->partial)
+        o->partial(o->partial_user, fdw_survey_stack_count(o->stack), nfiles, names);
+    return st;
+}
+
 fdw_status fdw_survey_out_shot_done(fdw_survey_out *o, int i, fdw_error *err)
 {
     char dir[FDW_PATH_MAX + 64], from[FDW_PATH_MAX + 96], to[FDW_PATH_MAX + 64];
@@ -298,7 +378,7 @@ fdw_status fdw_survey_out_shot_done(fdw_survey_out *o, int i, fdw_error *err)
         snprintf(from, sizeof from, "%s/%s", dir, src[f]);
         shot_name(o, i, dst[f], to, sizeof to, 1);
         if (!exists(from)) {
-            if (f == 1) /* gather.f32 is always written */
+            if (f == 1 && !o->stack) /* gather.f32 is always written but by a stack's kind */
                 return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "shot %d: its run left no %s",
                                 o->spec->survey->shots[i].number, from);
             unlink(to); /* no SEG-Y (it cannot hold the gather): none from an earlier run */
@@ -309,11 +389,17 @@ fdw_status fdw_survey_out_shot_done(fdw_survey_out *o, int i, fdw_error *err)
                             strerror(errno));
     }
     pthread_mutex_lock(&o->mu);
+    fdw_status st;
+    if (o->stack) {
+        st = add_to_stack(o, i, err);
+        pthread_mutex_unlock(&o->mu);
+        return st;
+    }
     keep_reports(o, dir);
     remove_dir(dir);
     o->done[i] = 1;
     add_shot_entries(o, i);
-    fdw_status st = write_record(o, err);
+    st = write_record(o, err);
     if (st == FDW_OK && now_s() - o->manifest_at >= MANIFEST_EVERY_S) {
         set_survey_json(o, NULL);
         st = fdw_manifest_write(o->manifest, err);
@@ -482,13 +568,30 @@ fdw_status fdw_survey_out_finish(fdw_survey_out *o, int completed, const char *r
             if (o->done[i])
                 add_shot_entries(o, i);
         add_report_entries(o);
+        if (o->stack)
+            fdw_survey_stack_list_partials(o->stack, o->manifest);
     }
     int segy = 0;
-    fdw_status st = completed ? join_shots(o, &segy, err) : FDW_OK;
+    char first[FDW_PATH_MAX + 64], extra[1024] = "";
+    shot_name(o, 0, ".f32", first, sizeof first, 1);
+    const int gathers = !o->stack || exists(first); /* rtm's shots leave none */
+    fdw_status st = completed && gathers ? join_shots(o, &segy, err) : FDW_OK;
+    if (st == FDW_OK && completed && o->stack)
+        st = fdw_survey_stack_write(o->stack, o->manifest, extra, sizeof extra, err);
     if (st == FDW_OK) {
         set_survey_json(o, completed && segy ? "all_shots.sgy" : NULL);
-        if (result_json)
-            fdw_manifest_set_json(o->manifest, "result", result_json);
+        if (result_json) { /* the stack's members before the closing brace */
+            const size_t len = strlen(result_json);
+            char *res = malloc(len + strlen(extra) + 1);
+            if (res && len > 0 && result_json[len - 1] == '}') {
+                snprintf(res, len + strlen(extra) + 1, "%.*s%s}", (int)(len - 1), result_json,
+                         extra);
+                fdw_manifest_set_json(o->manifest, "result", res);
+            } else {
+                fdw_manifest_set_json(o->manifest, "result", result_json);
+            }
+            free(res);
+        }
         st = fdw_manifest_write(o->manifest, err);
     }
     pthread_mutex_unlock(&o->mu);
@@ -502,6 +605,8 @@ void fdw_survey_out_forget(fdw_survey_out *o)
     char path[FDW_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/current", o->ckpt_dir);
     unlink(path);
+    if (o->stack)
+        fdw_survey_stack_forget(o->stack);
 }
 
 void fdw_survey_out_free(fdw_survey_out *o)
@@ -511,6 +616,8 @@ void fdw_survey_out_free(fdw_survey_out *o)
     if (o->manifest)
         fdw_manifest_free(o->manifest);
     json_decref(o->reports);
+    fdw_survey_stack_free(o->stack);
+    free(o->ran);
     pthread_mutex_destroy(&o->mu);
     free(o->out_dir);
     free(o->ckpt_dir);

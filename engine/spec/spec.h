@@ -149,6 +149,9 @@ struct fdw_spec {
      * per shot, whose shot_number is the shot's (FFID); 0 everywhere else. */
     struct fdw_survey *survey;
     int shot_number;
+    /* A shot of a survey: the traces of the shots before it (where its own begin in a
+     * file of every shot's traces in shot order); 0 everywhere else. */
+    long long shot_trace0;
     /* A shot of a survey: the velocity model the survey read once (nx*ny*nz values,
      * x fastest), which fdw_model_load copies instead of reading the model again. */
     const float *model_cache;

@@ -5,6 +5,7 @@
  * nothing is allocated. */
 #include "kinds/kind.h"
 #include "run/survey.h"
+#include "run/survey_stack.h"
 #include "spec/spec.h"
 #include "run/positioning.h"
 
@@ -96,6 +97,11 @@ static uint64_t survey_host_bytes(const fdw_spec *spec, fdw_backend_kind backend
         if (fdw_survey_shot_view(spec, lay.count[g], &view) != 0)
             fdw_survey_shot_view(spec, ndev, &view);
         bytes += fdw_spec_host_bytes(&view, backend);
+    }
+    if (spec->kind->stack) { /* its sums of the shots and a shot's volume as read */
+        const char *names[FDW_STACK_MAX_VOLUMES];
+        const int nvol = spec->kind->stack->volumes(spec, names, FDW_STACK_MAX_VOLUMES);
+        bytes += 4u * fdw_spec_points(spec) * (uint64_t)(nvol + 1);
     }
     return bytes;
 }

@@ -17,6 +17,8 @@
 #include "fdwave/fdwave.h"
 #include "kinds/imaging/imaging.h"
 
+#include "img_check.h"
+
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
@@ -39,23 +41,6 @@ static double normal(unsigned *state)
         u[q] = (x + 0.5) / 4294967296.0;
     }
     return sqrt(-2.0 * log(u[0])) * cos(2.0 * M_PI * u[1]);
-}
-
-static void write_f32(const char *path, const float *v, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(v, sizeof *v, n, f), n);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
-static float *read_f32(const char *path, size_t n)
-{
-    float *v = malloc(n * sizeof *v);
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f && v && fread(v, sizeof *v, n, f) == n, "reading %zu values of %s", n, path);
-    fclose(f);
-    return v;
 }
 
 /* Parse json (a printf format) and run it on the CPU into g_dir/out; the result. */
@@ -102,7 +87,7 @@ static void gradient_model(const char *path, const float *dv, double eps)
             const size_t q = (size_t)k * N * N + p;
             v[q] = (float)(2000.0 + 400.0 * k / (N - 1) + (dv ? eps * dv[q] : 0.0));
         }
-    write_f32(path, v, (size_t)N * N * N);
+    img_write_f32(path, v, (size_t)N * N * N);
     free(v);
 }
 
@@ -141,7 +126,7 @@ START_TEST(test_dot_product)
     float *dv = malloc(n * sizeof *dv), *d = malloc((size_t)NREC * ns * sizeof *d);
     for (size_t i = 0; i < n; i++)
         dv[i] = (float)(20.0 * normal(&seed));
-    write_f32(dvp, dv, n);
+    img_write_f32(dvp, dv, n);
     for (int fs = 0; fs < 2; fs++) {
         run("born", "{\"kind\": \"born\", %s, \"velocity\": {\"type\": \"file\", \"format\": "
             "\"raw-f32\", \"path\": \"%s\"}, \"perturbation\": {\"type\": \"file\", \"path\": "
@@ -149,20 +134,20 @@ START_TEST(test_dot_product)
         /* d: born's traces plus as much noise (its own inner product with them does not
          * cancel, and the noise carries every other direction) */
         snprintf(path, sizeof path, "%s/born/gather.f32", g_dir);
-        float *b0 = read_f32(path, (size_t)NREC * ns);
+        float *b0 = img_read_f32(path, (size_t)NREC * ns);
         const double rms = sqrt(dot(b0, b0, (size_t)NREC * ns) / (NREC * ns));
         for (size_t i = 0; i < (size_t)NREC * ns; i++)
             d[i] = (float)(b0[i] + rms * normal(&seed));
-        write_f32(dp, d, (size_t)NREC * ns);
+        img_write_f32(dp, d, (size_t)NREC * ns);
         free(b0);
         const fdw_result res = run("rtm", "{\"kind\": \"rtm\", %s, \"velocity\": {\"type\": "
                                    "\"file\", \"format\": \"raw-f32\", \"path\": \"%s\"}, "
                                    "\"data\": {\"path\": \"%s\"}}", shot(fs, nt), model, dp);
         ck_assert_int_eq(res.steps_done, fdw_img_engine_steps(IMG_RTM, nt, fdw_img_segment(nt)));
         snprintf(path, sizeof path, "%s/born/gather.f32", g_dir);
-        float *dd = read_f32(path, (size_t)NREC * ns);
+        float *dd = img_read_f32(path, (size_t)NREC * ns);
         snprintf(path, sizeof path, "%s/rtm/image.f32", g_dir);
-        float *img = read_f32(path, n);
+        float *img = img_read_f32(path, n);
         const double a = dot(dd, d, (size_t)NREC * ns), b = dot(dv, img, n);
         const double rel = fabs(a - b) / fmax(fabs(a), fabs(b));
         printf("dot product (%s): <born dv, d> = %.9e, <dv, rtm d> = %.9e, relative %.2e\n",
@@ -188,7 +173,7 @@ START_TEST(test_born_linearises)
     float *dv = calloc(n, sizeof *dv);
     for (size_t q = 16 * (size_t)N * N; q < 20 * (size_t)N * N; q++) /* a layer at 160-190 m */
         dv[q] = 1.0f;
-    write_f32(dvp, dv, n);
+    img_write_f32(dvp, dv, n);
     const double eps = 0.5;
     gradient_model(m0, NULL, 0.0);
     gradient_model(mp, dv, eps);
@@ -203,11 +188,11 @@ START_TEST(test_born_linearises)
         "\"%s\"}}", shot(1, nt), m0, dvp);
     const size_t nd = (size_t)NREC * ns;
     snprintf(path, sizeof path, "%s/ap/gather.f32", g_dir);
-    float *dp = read_f32(path, nd);
+    float *dp = img_read_f32(path, nd);
     snprintf(path, sizeof path, "%s/am/gather.f32", g_dir);
-    float *dmn = read_f32(path, nd);
+    float *dmn = img_read_f32(path, nd);
     snprintf(path, sizeof path, "%s/bl/gather.f32", g_dir);
-    float *db = read_f32(path, nd);
+    float *db = img_read_f32(path, nd);
     double num = 0.0, den = 0.0;
     for (size_t i = 0; i < nd; i++) {
         const double fd = ((double)dp[i] - dmn[i]) / (2.0 * eps);
@@ -246,7 +231,7 @@ START_TEST(test_gradient_fd)
                        "\"format\": \"raw-f32\", \"path\": \"%s\"}, \"data\": {\"path\": \"%s\"}}";
     run("g", gfmt, fs, m0, dobs);
     snprintf(path, sizeof path, "%s/g/gradient.f32", g_dir);
-    float *g = read_f32(path, n);
+    float *g = img_read_f32(path, n);
     unsigned seed = 11;
     float *dir = malloc(n * sizeof *dir);
     for (int trial = 0; trial < 3; trial++) {
@@ -307,13 +292,13 @@ static void scattered(const char *with, const char *without, const char *name)
     run("sw", "{\"kind\": \"acoustic\", %s, \"velocity\": %s}", line_shot(), with);
     run("so", "{\"kind\": \"acoustic\", %s, \"velocity\": %s}", line_shot(), without);
     snprintf(path, sizeof path, "%s/sw/gather.f32", g_dir);
-    float *a = read_f32(path, nd);
+    float *a = img_read_f32(path, nd);
     snprintf(path, sizeof path, "%s/so/gather.f32", g_dir);
-    float *b = read_f32(path, nd);
+    float *b = img_read_f32(path, nd);
     for (size_t i = 0; i < nd; i++)
         a[i] -= b[i];
     snprintf(path, sizeof path, "%s/%s.f32", g_dir, name);
-    write_f32(path, a, nd);
+    img_write_f32(path, a, nd);
     free(a), free(b);
 }
 
@@ -325,7 +310,7 @@ START_TEST(test_flat_reflector)
         "2000}, \"data\": {\"path\": \"%s/refl.f32\"}}", line_shot(), g_dir);
     char path[200];
     snprintf(path, sizeof path, "%s/mig/image.f32", g_dir);
-    float *img = read_f32(path, (size_t)IX * IY * IZ);
+    float *img = img_read_f32(path, (size_t)IX * IY * IZ);
     /* specular points lie between the source and the receivers: x 212-417 m */
     for (int i = 22; i <= 41; i++) {
         double g[IZ] = {0};
@@ -357,7 +342,7 @@ START_TEST(test_point_diffractor)
     for (size_t q = 0; q < (size_t)IX * IY * IZ; q++)
         v[q] = 2000.0f;
     v[((size_t)30 * IY + 12) * IX + 35] = 2300.0f;
-    write_f32(model, v, (size_t)IX * IY * IZ);
+    img_write_f32(model, v, (size_t)IX * IY * IZ);
     free(v);
     char with[256];
     snprintf(with, sizeof with, "{\"type\": \"file\", \"format\": \"raw-f32\", \"path\": \"%s\"}",
@@ -367,7 +352,7 @@ START_TEST(test_point_diffractor)
         "2000}, \"data\": {\"path\": \"%s/pt.f32\"}}", line_shot(), g_dir);
     char path[200];
     snprintf(path, sizeof path, "%s/ptm/image.f32", g_dir);
-    float *img = read_f32(path, (size_t)IX * IY * IZ);
+    float *img = img_read_f32(path, (size_t)IX * IY * IZ);
     double best = -1.0;
     int at[3] = {0, 0, 0};
     for (int k = 25; k < IZ; k++) /* below the acquisition's footprint (250 m) */
@@ -387,79 +372,57 @@ START_TEST(test_point_diffractor)
 END_TEST
 
 /* Each refusal names its field. */
-static void refused(const char *json, const char *field, const char *needle)
-{
-    fdw_spec *spec = NULL;
-    fdw_error err;
-    const fdw_status st = fdw_spec_parse(json, strlen(json), NULL, &spec, &err);
-    ck_assert_msg(st == FDW_ERR_SPEC, "accepted: %s", json);
-    ck_assert_msg(strcmp(err.field, field) == 0 && strstr(err.message, needle),
-                  "field %s (want %s): %s", err.field, field, err.message);
-}
-
 START_TEST(test_refusals)
 {
     char j[4096], d[160];
     snprintf(d, sizeof d, "%s/short.f32", g_dir);
     const float x[3] = {0, 0, 0};
-    write_f32(d, x, 3);
+    img_write_f32(d, x, 3);
     const char *vel = "\"velocity\": {\"type\": \"constant\", \"value\": 2000}";
     snprintf(j, sizeof j, "{\"kind\": \"rtm\", %s, %s, \"data\": {\"path\": \"%s\"}}",
              shot(0, 10), vel, d);
-    refused(j, "data.path", "12 receivers x 6 samples");
+    img_refused(j, "data.path", "12 receivers x 6 samples");
     snprintf(j, sizeof j, "{\"kind\": \"rtm\", %s, %s}", shot(0, 10), vel);
-    refused(j, "data", "");
+    img_refused(j, "data", "");
     snprintf(j, sizeof j, "{\"kind\": \"born\", %s, %s, \"perturbation\": {\"type\": "
              "\"points\", \"points\": [{\"position\": [100, 100, 100], \"dv\": 2500}]}}",
              shot(0, 10), vel);
-    refused(j, "perturbation.points[0].dv", "below the smallest velocity");
+    img_refused(j, "perturbation.points[0].dv", "below the smallest velocity");
     snprintf(j, sizeof j, "{\"kind\": \"born\", %s, %s, \"perturbation\": {\"type\": "
              "\"layers\", \"layers\": [{\"top\": 100, \"dv\": 10}, {\"top\": 50, \"dv\": 5}]}}",
              shot(0, 10), vel);
-    refused(j, "perturbation.layers[1].top", "layers go down");
+    img_refused(j, "perturbation.layers[1].top", "layers go down");
     snprintf(j, sizeof j, "{\"kind\": \"born\", \"grid\": {\"nx\": 20, \"ny\": 20, \"nz\": 20, "
              "\"dx\": 10, \"dy\": 10, \"dz\": 10}, %s, \"time\": {\"nt\": 10}, \"sources\": "
              "[{\"position\": [100, 100, 100], \"wavelet\": {\"type\": \"ricker\", \"f0\": 10}}], "
              "\"receivers\": {\"points\": [[50, 50, 50]]}, \"boundary\": {\"type\": \"cpml\"}, "
              "\"perturbation\": {\"type\": \"points\", \"points\": [{\"position\": [100, 100, "
              "100], \"dv\": 10}]}}", vel);
-    refused(j, "boundary.type", "cpml");
+    img_refused(j, "boundary.type", "cpml");
     snprintf(j, sizeof j, "{\"kind\": \"born\", \"grid\": {\"nx\": 20, \"ny\": 20, \"nz\": 20, "
              "\"dx\": 10, \"dy\": 10, \"dz\": 10}, %s, \"time\": {\"nt\": 10}, \"sources\": "
              "[{\"position\": [100, 100, 100], \"wavelet\": {\"type\": \"ricker\", \"f0\": 10}}], "
              "\"perturbation\": {\"type\": \"points\", \"points\": [{\"position\": [100, 100, "
              "100], \"dv\": 10}]}}", vel);
-    refused(j, "receivers", "needs");
+    img_refused(j, "receivers", "needs");
     snprintf(j, sizeof j, "{\"kind\": \"gradient\", %s, %s, \"data\": {\"path\": \"%s\"}, "
              "\"snapshots\": {\"every\": 5}}", shot(0, 10), vel, d);
-    refused(j, "snapshots", "no snapshots");
+    img_refused(j, "snapshots", "no snapshots");
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-    setvbuf(stdout, NULL, _IONBF, 0);
-    snprintf(g_dir, sizeof g_dir, "/tmp/fdw-imaging-XXXXXX");
-    if (!mkdtemp(g_dir))
-        return 1;
-    Suite *s = suite_create("imaging");
-    TCase *tc = tcase_create("cpu");
-    tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_dot_product);
     tcase_add_test(tc, test_born_linearises);
     tcase_add_test(tc, test_gradient_fd);
     tcase_add_test(tc, test_flat_reflector);
     tcase_add_test(tc, test_point_diffractor);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_set_fork_status(sr, CK_NOFORK);
-    srunner_run_all(sr, CK_NORMAL);
-    const int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    if (system(cmd) != 0)
-        return 1;
-    return failed ? 1 : 0;
+}
+
+int main(void)
+{
+    snprintf(g_dir, sizeof g_dir, "/tmp/fdw-imaging-XXXXXX");
+    return img_check_main(g_dir, "imaging", 600, add_tests);
 }

@@ -158,7 +158,11 @@ void img_sched_advance(img_sched *s);
 
 /* ---- outputs (imaging_outputs.c) ---- */
 struct fdw_run_state;
+struct fdw_stack_ops;
 fdw_status fdw_img_finish(struct fdw_run_state *r, char *extra, size_t len, fdw_error *err);
+/* A survey's sums (kind.h): rtm's image and illumination, the gradient and its misfit. */
+extern const struct fdw_stack_ops fdw_img_rtm_stack;
+extern const struct fdw_stack_ops fdw_img_gradient_stack;
 
 /* ---- the engines: the CPU's (cpu_imaging.c), the GPU's (cuda_imaging.c, CUDA builds);
  * their entries in the kinds' tables ---- */

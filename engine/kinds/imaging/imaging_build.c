@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 /* Segments of L steps over nt. */
 static long segments(long nt, int seg)
@@ -107,13 +108,15 @@ static fdw_status load_data(const fdw_spec *spec, const fdw_img_spec *k, fdw_img
         if (st != FDW_OK)
             return st;
     } else {
+        /* a survey's shot: its traces after those of the shots before it */
+        const off_t at = (off_t)spec->shot_trace0 * (off_t)prob->nrec_slots * 4;
         FILE *f = fopen(k->data_path, "rb");
-        const size_t got = f ? fread(d->data, sizeof(float), n, f) : 0;
+        const size_t got = f && fseeko(f, at, SEEK_SET) == 0 ? fread(d->data, sizeof(float), n, f) : 0;
         if (f)
             fclose(f);
         if (got != n)
-            return fdw_fail(err, FDW_ERR_IO, "data.path", "cannot read %zu samples from %s",
-                            n, k->data_path);
+            return fdw_fail(err, FDW_ERR_IO, "data.path", "cannot read %zu samples from %s "
+                            "at byte %lld", n, k->data_path, (long long)at);
     }
     for (size_t i = 0; i < n; i++)
         if (!isfinite(d->data[i])) {

@@ -6,9 +6,12 @@
  * spec's receivers, [receiver][sample] float32, the receivers' sampling: fdwave's own
  * gather.f32 of the same geometry; or a shot of a SEG-Y file: imaging_segy.c), rtm's
  * "imaging" (condition, illumination, Laplacian) and gradient's "gradient" (parameter).
- * What these kinds do not take (a CPML, a survey, snapshots) is refused naming it. */
+ * A survey (spec_survey.c) runs its shots as such specs, the data then every shot's traces
+ * in shot order (a forward survey's all_shots.f32). What these kinds do not take (a CPML,
+ * snapshots, a survey of SEG-Y data) is refused naming it. */
 #include "kinds/imaging/imaging.h"
 #include "spec/spec_parse.h"
+#include "spec/spec_survey.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,9 +30,7 @@ static int refuse(spec_ctx *c, const json_t *root, img_mode mode)
         return sp_fail(c, "boundary.type", "boundary.type \"cpml\" is not defined for kind "
                        "\"%s\" (its adjoint is not the CPML's own recursion): use \"sponge\" "
                        "or \"none\"", kind);
-    if (json_object_get(root, "survey"))
-        return sp_fail(c, "survey", "kind \"%s\" images one shot a job: give its "
-                       "\"sources\" (a survey of shots is not yet taken)", kind);
+    const int survey = json_object_get(root, "survey") != NULL;
     /* the normalised spec's "snapshots": {"every": 0, ...} asks for none */
     const json_t *snap = json_object_get(root, "snapshots");
     const json_t *every = json_is_object(snap) ? json_object_get(snap, "every") : NULL;
@@ -37,10 +38,15 @@ static int refuse(spec_ctx *c, const json_t *root, img_mode mode)
         return sp_fail(c, "snapshots", "kind \"%s\" takes no snapshots: its outputs are "
                        "written when the shot ends", kind);
     const int segy = mode != IMG_BORN && fdw_img_segy_wanted(root);
+    if (segy && survey)
+        return sp_fail(c, "data.format", "kind \"%s\" with a survey takes its data as "
+                       "\"raw-f32\" (every shot's traces in shot order, as a survey's "
+                       "all_shots.f32): a survey of a SEG-Y file's shots is not yet taken; run "
+                       "each shot of it as its own job", kind);
     if (segy && json_object_get(root, "receivers"))
         return sp_fail(c, "receivers", "kind \"%s\" with data.format \"segy\" takes its "
                        "receivers from the data's trace headers: leave \"receivers\" out", kind);
-    if (!segy && !json_object_get(root, "receivers"))
+    if (!segy && !survey && !json_object_get(root, "receivers"))
         return sp_fail(c, "receivers", "kind \"%s\" needs \"receivers\": %s", kind,
                        mode == IMG_BORN ? "where the scattered traces are recorded"
                                         : "where the traces of \"data\" were recorded");
@@ -164,9 +170,14 @@ static int parse_data(spec_ctx *c, const json_t *root, fdw_img_spec *k, json_t *
     if (sp_object(c, root, "", "data", 1, &o) || sp_enum(c, o, "data", "format", 0, formats, &fmt))
         return -1;
     const long slots = s->nt / (s->receiver_interval > 0 ? s->receiver_interval : 1) + 1;
-    const uint64_t n = (uint64_t)s->nreceivers * (uint64_t)slots;
-    char what[160];
-    snprintf(what, sizeof what, "%d receivers x %ld samples", s->nreceivers, slots);
+    const uint64_t traces = s->survey ? (uint64_t)s->survey->traces : (uint64_t)s->nreceivers;
+    const uint64_t n = traces * (uint64_t)slots;
+    char what[200];
+    if (s->survey)
+        snprintf(what, sizeof what, "the survey's %llu traces (each shot's receivers, the "
+                 "shots in order) x %ld samples", (unsigned long long)traces, slots);
+    else
+        snprintf(what, sizeof what, "%d receivers x %ld samples", s->nreceivers, slots);
     if (data_file(c, o, "data", n, what, k->data_path))
         return -1;
     json_object_set_new(norm, "format", json_string("raw-f32"));
@@ -222,7 +233,7 @@ int fdw_img_parse(spec_ctx *c, const json_t *root, img_mode mode)
     json_decref(wave);
     if (rc)
         return -1;
-    if (s->nreceivers < 1)
+    if (s->nreceivers < 1 && !s->survey)
         return sp_fail(c, "receivers", "kind \"%s\" needs at least one receiver",
                        MODE_NAME[mode]);
     json_t *norm = json_object();

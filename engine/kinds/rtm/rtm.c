@@ -28,6 +28,7 @@ const fdw_kind_ops fdw_kind_rtm = {
     .cuda = &fdw_img_cuda,
 #endif
     .finish = fdw_img_finish,
+    .stack = &fdw_img_rtm_stack,
     .unstable_field = "velocity",
     .unstable_hint = "the finite-difference scheme is stable at this dt for the model's largest "
                      "velocity (time.dt is checked against it), so look at the velocity model "
