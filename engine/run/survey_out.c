@@ -140,7 +140,7 @@ static void set_survey_json(fdw_survey_out *o, const char *all_shots)
         shot_name(o, i, ".f32", path, sizeof path, 1);
         const int has_raw = exists(path);
         json_array_append_new(
-            shots, json_pack("{sisosisoss}", "shot", sv->shots[i].number, "source",
+            shots, json_pack("{sisosisoso}", "shot", sv->shots[i].number, "source",
                              json_pack("[fff]", sv->shots[i].pos[0], sv->shots[i].pos[1],
                                        sv->shots[i].pos[2]),
                              "receivers", sv->shots[i].nreceivers, "file",
@@ -329,42 +329,55 @@ static void remove_dir(const char *dir)
  * slices saved, the record written, and the partial slices announced. Under o->mu. */
 static fdw_status add_to_stack(fdw_survey_out *o, int i, fdw_error *err)
 {
-    const int nshots = o->spec->survey->nshots;
+    enum { MAXF = 2 * FDW_STACK_MAX_VOLUMES };
+    const int nshots = o->spec->survey->nshots, first = fdw_survey_stack_count(o->stack);
     o->ran[i] = 1;
     int added = 0;
     fdw_status st = FDW_OK;
-    for (int c = fdw_survey_stack_count(o->stack); c < nshots && o->ran[c] && st == FDW_OK;
-         c = fdw_survey_stack_count(o->stack)) {
+    /* the partial slices of each count reached: (added shots) x (files) names */
+    char (*files)[FDW_VOLUME_NAME_MAX] = NULL;
+    int *nfiles = NULL;
+    for (int c = first; c < nshots && o->ran[c] && st == FDW_OK; c++)
+        added++;
+    if (added == 0)
+        return FDW_OK;
+    files = malloc((size_t)added * MAXF * sizeof *files);
+    nfiles = calloc((size_t)added, sizeof *nfiles);
+    if (!files || !nfiles)
+        st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory adding to the stack");
+    for (int a = 0; a < added && st == FDW_OK; a++) {
+        const int c = first + a;
         char dir[FDW_PATH_MAX + 64];
         fdw_survey_out_shot_dir(o, c, dir, sizeof dir);
         st = fdw_survey_stack_add(o->stack, dir, err);
+        if (st == FDW_OK)
+            st = fdw_survey_stack_slices(o->stack, o->manifest, files + (size_t)a * MAXF, MAXF,
+                                         &nfiles[a], err);
         if (st == FDW_OK) {
             remove_dir(dir);
             o->ran[c] = 0;
             o->done[c] = 1;
             add_shot_entries(o, c);
-            added++;
         }
     }
-    if (added == 0 || st != FDW_OK)
-        return st;
-    char files[2 * FDW_STACK_MAX_VOLUMES][FDW_VOLUME_NAME_MAX];
-    int nfiles = 0;
-    st = fdw_survey_stack_save(o->stack, o->manifest, files, 2 * FDW_STACK_MAX_VOLUMES,
-                               &nfiles, err);
+    if (st == FDW_OK)
+        st = fdw_survey_stack_save(o->stack, err);
     if (st == FDW_OK)
         st = write_record(o, err);
-    if (st != FDW_OK)
-        return st;
-    fdw_survey_stack_forget_before(o->stack);
-    set_survey_json(o, NULL);
-    st = fdw_manifest_write(o->manifest, err);
-    o->manifest_at = now_s();
-    const char *names[2 * FDW_STACK_MAX_VOLUMES];
-    for (int q = 0; q < nfiles; q++)
-        names[q] = files[q];
-    if (st == FDW_OK && o->partial)
-        o->partial(o->partial_user, fdw_survey_stack_count(o->stack), nfiles, names);
+    if (st == FDW_OK) {
+        fdw_survey_stack_forget_before(o->stack);
+        set_survey_json(o, NULL);
+        st = fdw_manifest_write(o->manifest, err);
+        o->manifest_at = now_s();
+    }
+    for (int a = 0; a < added && st == FDW_OK && o->partial; a++) {
+        const char *names[MAXF];
+        for (int q = 0; q < nfiles[a]; q++)
+            names[q] = files[(size_t)a * MAXF + q];
+        o->partial(o->partial_user, first + a + 1, nfiles[a], names);
+    }
+    free(files);
+    free(nfiles);
     return st;
 }
 

@@ -204,12 +204,12 @@ static void partial_what(const fdw_survey_stack *s, int v, int count, char *out,
              count, s->spec->survey->nshots);
 }
 
-fdw_status fdw_survey_stack_save(fdw_survey_stack *s, fdw_manifest *m,
-                                 char files[][FDW_VOLUME_NAME_MAX], int max, int *nfiles,
-                                 fdw_error *err)
+fdw_status fdw_survey_stack_slices(fdw_survey_stack *s, fdw_manifest *m,
+                                   char files[][FDW_VOLUME_NAME_MAX], int max, int *nfiles,
+                                   fdw_error *err)
 {
     *nfiles = 0;
-    fdw_status st = s->ckpt_dir ? save_state(s, err) : FDW_OK;
+    fdw_status st = FDW_OK;
     for (int v = 0; v < s->nvol && st == FDW_OK; v++) {
         char stem[FDW_VOLUME_NAME_MAX / 2], what[160], two[2][FDW_VOLUME_NAME_MAX];
         partial_stem(s, v, s->count, stem, sizeof stem);
@@ -220,6 +220,11 @@ fdw_status fdw_survey_stack_save(fdw_survey_stack *s, fdw_manifest *m,
             memcpy(files[(*nfiles)++], two[q], FDW_VOLUME_NAME_MAX);
     }
     return st;
+}
+
+fdw_status fdw_survey_stack_save(fdw_survey_stack *s, fdw_error *err)
+{
+    return s->ckpt_dir ? save_state(s, err) : FDW_OK;
 }
 
 void fdw_survey_stack_forget_before(fdw_survey_stack *s)

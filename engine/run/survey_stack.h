@@ -28,13 +28,14 @@ int fdw_survey_stack_count(const fdw_survey_stack *s);
 /* Add the next shot (index count) from dir, the directory its run wrote: its volumes
  * (<name>.f32) and its manifest result's numbers. */
 fdw_status fdw_survey_stack_add(fdw_survey_stack *s, const char *dir, fdw_error *err);
-/* After additions: the stack's state into the checkpoint directory (the state of the
- * previous count removed once the caller has recorded the new count: forget_before) and
- * the partial slices of each volume into the output directory, listed in m; their names
- * into files (at most max), *nfiles how many. */
-fdw_status fdw_survey_stack_save(fdw_survey_stack *s, fdw_manifest *m,
-                                 char files[][FDW_VOLUME_NAME_MAX], int max, int *nfiles,
-                                 fdw_error *err);
+/* The stack's middle slices as it stands (after count shots) into the output directory,
+ * listed in m; their names into files (at most max), *nfiles how many. */
+fdw_status fdw_survey_stack_slices(fdw_survey_stack *s, fdw_manifest *m,
+                                   char files[][FDW_VOLUME_NAME_MAX], int max, int *nfiles,
+                                   fdw_error *err);
+/* The stack's state into the checkpoint directory (nothing without one); the state of
+ * fewer shots is removed by forget_before once the caller has recorded the new count. */
+fdw_status fdw_survey_stack_save(fdw_survey_stack *s, fdw_error *err);
 /* The checkpoint directory's states of fewer shots than the stack holds removed. */
 void fdw_survey_stack_forget_before(fdw_survey_stack *s);
 /* The manifest entries of the partial slices written so far (the survey's manifest is
