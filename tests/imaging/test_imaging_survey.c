@@ -227,6 +227,14 @@ START_TEST(test_rtm_survey)
     float *stack = read_out("rtm", "image.f32", n), *stack_ill = read_out("rtm", "illumination.f32", n);
     assert_same(stack, sum, n, "rtm survey image");
     assert_same(stack_ill, ill, n, "rtm survey illumination");
+    /* the partial stack of all the shots: its float32 xz slice is the image's plane j = 16 */
+    float *slice = read_out("rtm", "stack_image_0003_xz_j16.f32", (size_t)N * N);
+    float *plane = malloc((size_t)N * N * sizeof *plane);
+    for (int k = 0; k < N; k++)
+        for (int i = 0; i < N; i++)
+            plane[(size_t)k * N + i] = stack[((size_t)k * N + 16) * N + i];
+    assert_same(slice, plane, (size_t)N * N, "the last partial stack's xz slice");
+    free(slice), free(plane);
     double e = 0.0;
     for (size_t p = 0; p < n; p++)
         e += (double)stack[p] * stack[p];
