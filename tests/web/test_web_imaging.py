@@ -11,6 +11,7 @@ is cancelled and the test waits (on the page's DOM, never a fixed sleep) until:
   shots"), one figure per slice: the newest stack replaces the last;
 - once the job has ended, the slider's last position is the final image, and stepping back
   shows "stack of 3 of 3 shots" and "stack of 1 of 3 shots";
+- the same after the page is loaded afresh from the finished job;
 - each figure has axes in metres from the spec's grid (x (m) or y (m) across, from its
   non-zero origin, depth z (m) down), its tick labels within the grid, a colour bar
   symmetric about 0 whose values are the manifest's max_abs of the slice's float32 file,
@@ -231,6 +232,14 @@ def run(env):
         cap = page.eval("document.getElementById('snapshot-caption').textContent")
         if not cap.startswith(want):
             raise CdpError("slider caption %r" % cap)
+    # the page loaded afresh, from the finished job: the stacks and the final image again
+    page.call("Page.navigate", url="about:blank")
+    page.wait_for("document.location.href === 'about:blank'", 10, "a blank page")
+    page.call("Page.navigate", url=d.url + "/#/job/%d" % job)
+    page.wait_for("%s.dataset.image === 'final image' && "
+                  "document.getElementById('snap-index').max === '%d'" % (BOX, NSHOT), 60,
+                  "the final image after a reload, behind the three stacks")
+    check_figures(page.eval(FIGURES), None, entries)
     set_value(page, "#snap-index", str(NSHOT - 1), "input")
     page.wait_for("%s.dataset.image === 'stack of 3 of 3 shots'" % BOX, 30, "the last stack")
     env.screenshot()
