@@ -26,6 +26,7 @@ struct fdw_survey_stack {
     size_t n;                  /* points of a volume */
     int nvol, nnum;
     const char *vol_name[FDW_STACK_MAX_VOLUMES];
+    const char *vol_units[FDW_STACK_MAX_VOLUMES];
     const char *num_name[FDW_STACK_MAX_NUMBERS];
     float *vol[FDW_STACK_MAX_VOLUMES];
     double num[FDW_STACK_MAX_NUMBERS];
@@ -64,7 +65,7 @@ fdw_survey_stack *fdw_survey_stack_new(const fdw_spec *spec, const char *out_dir
     s->n = (size_t)fdw_spec_points(spec);
     s->out_dir = strdup(out_dir);
     s->ckpt_dir = ckpt_dir ? strdup(ckpt_dir) : NULL;
-    s->nvol = s->ops->volumes(spec, s->vol_name, FDW_STACK_MAX_VOLUMES);
+    s->nvol = s->ops->volumes(spec, s->vol_name, s->vol_units, FDW_STACK_MAX_VOLUMES);
     for (const char *const *q = s->ops->numbers; q && *q && s->nnum < FDW_STACK_MAX_NUMBERS; q++)
         s->num_name[s->nnum++] = *q;
     int ok = s->out_dir && (!ckpt_dir || s->ckpt_dir);
@@ -216,10 +217,10 @@ fdw_status fdw_survey_stack_slices(fdw_survey_stack *s, fdw_manifest *m,
         partial_stem(s, v, s->count, stem, sizeof stem);
         partial_what(s, v, s->count, what, sizeof what);
         st = fdw_volume_slices(s->spec, s->out_dir, NULL, stem, s->vol[v], what, "snapshot",
-                               NULL, sl, err);
+                               s->vol_units[v], sl, err);
         if (st == FDW_OK)
-            fdw_volume_slices_list(s->spec, s->out_dir, m, stem, what, "snapshot", NULL,
-                                   s->count);
+            fdw_volume_slices_list(s->spec, s->out_dir, m, stem, what, "snapshot",
+                                   s->vol_units[v], s->count);
         for (int q = 0; q < FDW_VOLUME_SLICE_FILES && st == FDW_OK && *nfiles < max; q++)
             memcpy(files[(*nfiles)++], sl[q], FDW_VOLUME_NAME_MAX);
     }
@@ -250,7 +251,8 @@ void fdw_survey_stack_list_partials(const fdw_survey_stack *s, fdw_manifest *m)
             char stem[FDW_VOLUME_NAME_MAX / 2], what[160];
             partial_stem(s, v, c, stem, sizeof stem);
             partial_what(s, v, c, what, sizeof what);
-            fdw_volume_slices_list(s->spec, s->out_dir, m, stem, what, "snapshot", NULL, c);
+            fdw_volume_slices_list(s->spec, s->out_dir, m, stem, what, "snapshot",
+                                   s->vol_units[v], c);
         }
 }
 
