@@ -192,11 +192,15 @@ if named compare; then
   wait "$COMPARE_BUILD" && bash "$ROOT/bench/compare_builds.sh" run "$ROOT/.carry/old" "$OUT" "${COMPARE_ROUNDS:-3}" 2>&1 | tee "$OUT/compare.log" | tee -a "$LOG"
 fi
 if has server; then
-  say "server: fdwaved scheduling onto the GPU (tests/gpu/test_daemon_gpu.c)"
+  say "server: fdwaved scheduling onto the GPU (tests/gpu/test_daemon_gpu.c, test_daemon_rtm_survey.c)"
   if cmake -S "$ROOT" -B "$BUILD" -DFDW_BUILD_SERVER=ON >>"$LOG" 2>&1 &&
-     cmake --build "$BUILD" -j"$(nproc)" --target fdwaved test_daemon_gpu >>"$LOG" 2>&1; then
+     cmake --build "$BUILD" -j"$(nproc)" --target fdwaved test_daemon_gpu test_daemon_rtm_survey >>"$LOG" 2>&1; then
     (cd "$BUILD" && timeout 300 ./tests/gpu/test_daemon_gpu) 2>&1 | tee "$OUT/test_daemon_gpu.log" | tail -30 | tee -a "$LOG"
     echo "test_daemon_gpu exit ${PIPESTATUS[0]}" | tee -a "$LOG"
+    # issue 27: a 16-shot rtm survey through the daemon on GPU 0; record rtm_survey_daemon.json
+    (cd "$BUILD" && timeout 400 ./tests/gpu/test_daemon_rtm_survey) 2>&1 | tee "$OUT/test_daemon_rtm_survey.log" | tail -8 | tee -a "$LOG"
+    echo "test_daemon_rtm_survey exit ${PIPESTATUS[0]}" | tee -a "$LOG"
+    grep '^{' "$OUT/test_daemon_rtm_survey.log" | python3 -c "import json,sys,subprocess,datetime; r=json.loads(sys.stdin.read()); r['device']=subprocess.run(['nvidia-smi','--query-gpu=name','--format=csv,noheader'],capture_output=True,text=True).stdout.strip().splitlines()[0]; r['date']=datetime.datetime.now(datetime.timezone.utc).isoformat(); r['command']='bash tests/gpu/run.sh server'; json.dump(r,open('$OUT/rtm_survey_daemon.json','w'),indent=1)" 2>/dev/null
   else
     say "server build failed"; grep -E "error|Could not|not found|No package" "$LOG" | tail -20
   fi
