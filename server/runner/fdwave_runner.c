@@ -20,7 +20,7 @@
 #include "mpi_comm.h"
 #endif
 #include "run_setup.h"
-#include "runner_proto.h"
+#include "runner/runner_proto.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,10 +3,10 @@
  * (jobs_new_record, job_json_of), is byte for byte the job read back inside the
  * accepting transaction (job_json_get, json_dumps), queue positions, idempotency
  * repeats and strings that need escaping included. */
-#include "db.h"
+#include "core/db.h"
 #include "fdwave/fdwave.h"
-#include "job_json.h"
-#include "jobs.h"
+#include "store/job_json.h"
+#include "store/jobs.h"
 
 #include <check.h>
 #include <stdio.h>
