@@ -16,30 +16,30 @@ static int under(const char *p, const char *dir)
     return strncmp(p, dir, n) == 0 && (p[n] == '/' || p[n] == '\0');
 }
 
-int access_file(void *user, const char *real_path, fdw_file_use use, const char *format,
-                fdw_model_info *info)
+int access_file(const app_caller *caller, const char *real_path, fdw_file_use use,
+                const char *format, fdw_model_info *info)
 {
-    const identity *who = user;
-    if (under(real_path, g_app.models_dir)) {
-        const char *name = real_path + strlen(g_app.models_dir);
+    fdwd_app *app = caller->app;
+    if (under(real_path, app->models_dir)) {
+        const char *name = real_path + strlen(app->models_dir);
         if (*name != '/' || strchr(name + 1, '/'))
             return -1; /* the directory itself, or below it: nothing a user uploaded */
         char path[CFG_PATH + 200];
         fdw_model_info facts;
-        if (models_resolve((void *)who, name + 1, path, sizeof path, &facts) != 0 ||
+        if (models_resolve(caller, name + 1, path, sizeof path, &facts) != 0 ||
             strcmp(path, real_path) != 0)
             return -1; /* not an upload, or someone else's: the one refusal */
         if (use == FDW_FILE_MODEL && format && strcmp(facts.format, format) == 0)
             *info = facts;
         return 0;
     }
-    if (under(real_path, g_app.data_dir))
+    if (under(real_path, app->data_dir))
         return -1; /* the database, job outputs, partial uploads */
-    for (int i = 1; i < g_app.nallowed; i++) /* allowed[0] is the models directory */
-        if (under(real_path, g_app.allowed[i])) {
+    for (int i = 1; i < app->nallowed; i++) /* allowed[0] is the models directory */
+        if (under(real_path, app->allowed[i])) {
             /* A shared model is read once per version, not at every submission. */
             if (use == FDW_FILE_MODEL)
-                factcache_get(real_path, format, info);
+                factcache_get(app->facts, real_path, format, info);
             return 0;
         }
     return -1;
@@ -51,16 +51,16 @@ const char *access_rule(void)
            "directories this server shares with every user";
 }
 
-void access_rights_of(const char *user, identity *who)
+void access_rights_of(fdwd_app *app, const char *user, identity *who)
 {
     snprintf(who->user, sizeof who->user, "%s", user);
     who->admin = 0;
-    int ntokens = auth_token_count();
+    int ntokens = auth_token_count(app);
     if (ntokens == 0) {
         who->admin = strcmp(user, "local") == 0;
         return;
     }
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st = c ? db_stmt(c, "SELECT admin FROM tokens WHERE name = ?1") : NULL;
     if (!st)
         return;
@@ -70,15 +70,15 @@ void access_rights_of(const char *user, identity *who)
     db_stmt_done(st);
 }
 
-int access_check_allowed(char *err, size_t errlen)
+int access_check_allowed(fdwd_app *app, char *err, size_t errlen)
 {
-    for (int i = 1; i < g_app.nallowed; i++) {
-        const char *d = g_app.allowed[i];
-        if (under(d, g_app.data_dir) || under(g_app.data_dir, d) || strcmp(d, "/") == 0) {
+    for (int i = 1; i < app->nallowed; i++) {
+        const char *d = app->allowed[i];
+        if (under(d, app->data_dir) || under(app->data_dir, d) || strcmp(d, "/") == 0) {
             snprintf(err, errlen,
                      "--allow-dir %.1000s %s the data directory %.1000s: job specs could then "
                      "name the database, other users' models and job outputs",
-                     d, under(d, g_app.data_dir) ? "lies inside" : "contains", g_app.data_dir);
+                     d, under(d, app->data_dir) ? "lies inside" : "contains", app->data_dir);
             return -1;
         }
     }

@@ -6,45 +6,58 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static uint64_t g_budget;
-static atomic_ullong g_reserved;
+/* The host's memory budget and what running jobs hold of it (app->admission). */
+struct admission {
+    uint64_t budget;
+    atomic_ullong reserved;
+};
 
 static double gib(uint64_t b)
 {
     return (double)b / (double)(1u << 30);
 }
 
-void admission_init(char *msg, size_t len)
+int admission_init(fdwd_app *app, char *msg, size_t len)
 {
+    struct admission *ad = calloc(1, sizeof *ad);
+    if (!ad) {
+        snprintf(msg, len, "out of memory");
+        return -1;
+    }
+    app->admission = ad;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     const uint64_t host = pages > 0 && psz > 0 ? (uint64_t)pages * (uint64_t)psz : 0;
     uint64_t keep = host / 10 > (1ull << 30) ? host / 10 : (1ull << 30);
-    g_budget = g_app.cfg.host_memory ? g_app.cfg.host_memory : host > keep ? host - keep : host;
+    ad->budget = app->cfg.host_memory ? app->cfg.host_memory : host > keep ? host - keep : host;
     snprintf(msg, len, "jobs may hold %.3g GiB of host memory together (%s; the host has "
-             "%.3g GiB)", gib(g_budget), g_app.cfg.host_memory ? "host-memory" : "the host's "
+             "%.3g GiB)", gib(ad->budget), app->cfg.host_memory ? "host-memory" : "the host's "
              "less 10%, at least 1 GiB", gib(host));
+    return 0;
 }
 
-uint64_t admission_host_budget(void)
+uint64_t admission_host_budget(fdwd_app *app)
 {
-    return g_budget;
+    struct admission *ad = app->admission;
+    return ad->budget;
 }
 
-uint64_t admission_job_host_bytes(uint64_t estimate)
+uint64_t admission_job_host_bytes(fdwd_app *app, uint64_t estimate)
 {
-    return estimate + g_app.cfg.runner_memory_overhead;
+    return estimate + app->cfg.runner_memory_overhead;
 }
 
-fdw_status admission_check(const fdw_spec *spec, fdw_error *err)
+fdw_status admission_check(fdwd_app *app, const fdw_spec *spec, fdw_error *err)
 {
+    struct admission *ad = app->admission;
     const uint64_t dev = fdw_spec_device_bytes_max(spec);
     uint64_t largest = 0;
-    for (int i = 0; i < g_app.ndevices; i++)
-        if (g_app.devices[i].memory_total > largest)
-            largest = g_app.devices[i].memory_total;
+    for (int i = 0; i < app->ndevices; i++)
+        if (app->devices[i].memory_total > largest)
+            largest = app->devices[i].memory_total;
     fdw_status st = FDW_OK;
     if (largest > 0 && dev > largest && fdw_spec_devices(spec) > 0) {
         st = FDW_ERR_SPEC;
@@ -54,15 +67,15 @@ fdw_status admission_check(const fdw_spec *spec, fdw_error *err)
                  "grid or more devices",
                  gib(dev), fdw_spec_devices(spec), gib(largest));
     }
-    const uint64_t host = admission_job_host_bytes(fdw_spec_host_bytes(spec, g_app.backend));
-    if (st == FDW_OK && host > g_budget) {
+    const uint64_t host = admission_job_host_bytes(app, fdw_spec_host_bytes(spec, app->backend));
+    if (st == FDW_OK && host > ad->budget) {
         st = FDW_ERR_SPEC;
         snprintf(err->message, sizeof err->message,
                  "the job needs %.3g GiB of host memory (%.3g GiB for its arrays, snapshot "
                  "buffers and recordings, %.3g GiB for its runner) but jobs may hold %.3g GiB "
                  "on this server: use a smaller grid",
-                 gib(host), gib(host - g_app.cfg.runner_memory_overhead),
-                 gib(g_app.cfg.runner_memory_overhead), gib(g_budget));
+                 gib(host), gib(host - app->cfg.runner_memory_overhead),
+                 gib(app->cfg.runner_memory_overhead), gib(ad->budget));
     }
     if (st != FDW_OK) {
         err->code = st;
@@ -71,24 +84,28 @@ fdw_status admission_check(const fdw_spec *spec, fdw_error *err)
     return st;
 }
 
-int admission_fits(uint64_t bytes)
+int admission_fits(fdwd_app *app, uint64_t bytes)
 {
-    return atomic_load(&g_reserved) + bytes <= g_budget;
+    struct admission *ad = app->admission;
+    return atomic_load(&ad->reserved) + bytes <= ad->budget;
 }
 
-void admission_reserve(uint64_t bytes)
+void admission_reserve(fdwd_app *app, uint64_t bytes)
 {
-    atomic_fetch_add(&g_reserved, bytes);
+    struct admission *ad = app->admission;
+    atomic_fetch_add(&ad->reserved, bytes);
 }
 
-void admission_release(uint64_t bytes)
+void admission_release(fdwd_app *app, uint64_t bytes)
 {
-    atomic_fetch_sub(&g_reserved, bytes);
+    struct admission *ad = app->admission;
+    atomic_fetch_sub(&ad->reserved, bytes);
 }
 
-uint64_t admission_reserved(void)
+uint64_t admission_reserved(fdwd_app *app)
 {
-    return atomic_load(&g_reserved);
+    struct admission *ad = app->admission;
+    return atomic_load(&ad->reserved);
 }
 
 /* "2.5 days", "3 hours", "40 minutes", "12 s" */
@@ -104,12 +121,12 @@ static void span_text(double s, char *out, size_t len)
         snprintf(out, len, "%.3g s", s);
 }
 
-int admission_submit(const identity *who, const fdw_spec *spec, admission_new *a)
+int admission_submit(fdwd_app *app, const identity *who, const fdw_spec *spec, admission_new *a)
 {
     memset(a, 0, sizeof *a);
-    a->host_bytes = fdw_spec_host_bytes(spec, g_app.backend);
+    a->host_bytes = fdw_spec_host_bytes(spec, app->backend);
     a->device_bytes = fdw_spec_device_bytes_max(spec);
-    const double asked = fdw_spec_wall_time(spec), most = g_app.cfg.max_wall_time;
+    const double asked = fdw_spec_wall_time(spec), most = app->cfg.max_wall_time;
     if (most > 0 && asked > most) {
         char x[40], y[40];
         span_text(asked, x, sizeof x);
@@ -122,7 +139,7 @@ int admission_submit(const identity *who, const fdw_spec *spec, admission_new *a
         return 400;
     }
     a->wall_time = asked > 0 ? asked : most;
-    const int st = sharing_admit(who, fdw_spec_devices(spec), a->field, sizeof a->field,
+    const int st = sharing_admit(app, who, fdw_spec_devices(spec), a->field, sizeof a->field,
                                  a->message, sizeof a->message);
     if (st)
         snprintf(a->code, sizeof a->code, "%s", st == 503 ? "unavailable" : "quota_exceeded");

@@ -9,6 +9,7 @@
 #ifndef FDWD_ADMISSION_H
 #define FDWD_ADMISSION_H
 
+#include "core/app.h"
 #include "fdwave/fdwave.h"
 
 struct identity;
@@ -17,16 +18,16 @@ struct identity;
 #include <stdint.h>
 
 /* At start-up: the host budget (host-memory, else the host's memory less 10%, at least
- * 1 GiB less). msg for the log. */
-void admission_init(char *msg, size_t len);
-uint64_t admission_host_budget(void);
+ * 1 GiB less). msg for the log. Returns 0, or -1 (out of memory, in msg). */
+int admission_init(fdwd_app *app, char *msg, size_t len);
+uint64_t admission_host_budget(fdwd_app *app);
 
 /* Host memory a job holds while it runs: its estimate plus the runner's overhead. */
-uint64_t admission_job_host_bytes(uint64_t estimate);
+uint64_t admission_job_host_bytes(fdwd_app *app, uint64_t estimate);
 
 /* A new job's memory against this server: FDW_OK, or FDW_ERR_SPEC on "grid" with a
  * message naming what it needs and what there is. */
-fdw_status admission_check(const fdw_spec *spec, fdw_error *err);
+fdw_status admission_check(fdwd_app *app, const fdw_spec *spec, fdw_error *err);
 
 /* What a new job is stored with, or why it is refused (admission_submit). */
 typedef struct admission_new {
@@ -39,13 +40,13 @@ typedef struct admission_new {
 /* The checks of a parsed new job beyond the spec: its wall_time against max-wall-time
  * (400 on wall_time), who's quota (sharing_admit: 400 or 429). Returns 0 (a fills the
  * record's figures) or the HTTP status with a's code, field and message. */
-int admission_submit(const struct identity *who, const fdw_spec *spec, admission_new *a);
+int admission_submit(fdwd_app *app, const struct identity *who, const fdw_spec *spec, admission_new *a);
 
 /* The scheduler's reservations (called under its lock): whether bytes more fit now, and
  * taking and giving back a running job's share. */
-int admission_fits(uint64_t bytes);
-void admission_reserve(uint64_t bytes);
-void admission_release(uint64_t bytes);
-uint64_t admission_reserved(void);
+int admission_fits(fdwd_app *app, uint64_t bytes);
+void admission_reserve(fdwd_app *app, uint64_t bytes);
+void admission_release(fdwd_app *app, uint64_t bytes);
+uint64_t admission_reserved(fdwd_app *app);
 
 #endif

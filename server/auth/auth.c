@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/random.h>
 
-int auth_token_count(void)
+int auth_token_count(fdwd_app *app)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     /* Asked on every request without a token (tokens may be added by `fdwaved token
      * add` while the daemon runs, so the answer is not kept): a kept statement. */
     sqlite3_stmt *st = c ? db_stmt(c, "SELECT count(*) FROM tokens") : NULL;
@@ -24,9 +24,9 @@ int auth_token_count(void)
     return n;
 }
 
-int auth_check(const char *token, int loopback, identity *who)
+int auth_check(fdwd_app *app, const char *token, int loopback, identity *who)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     if (!c)
         return -1;
     if (token && *token) {
@@ -47,7 +47,7 @@ int auth_check(const char *token, int loopback, identity *who)
             return 0;
     }
     /* No (valid) token: allowed only while no tokens exist and we listen on loopback. */
-    if (loopback && auth_token_count() == 0) {
+    if (loopback && auth_token_count(app) == 0) {
         snprintf(who->user, sizeof who->user, "local");
         who->admin = 1;
         return 0;
@@ -55,7 +55,7 @@ int auth_check(const char *token, int loopback, identity *who)
     return -1;
 }
 
-static int token_add(const char *name, int admin)
+static int token_add(fdwd_app *app, const char *name, int admin)
 {
     if (!identity_valid_name(name)) {
         fprintf(stderr, "fdwaved token add: NAME must be 1-64 of [A-Za-z0-9._@-]\n");
@@ -76,7 +76,7 @@ static int token_add(const char *name, int admin)
     digest_hex(raw, sizeof raw, token + 4); /* 32 bytes -> 64 hex digits */
     char hex[65];
     digest_sha256_hex(token, strlen(token), hex);
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     if (!c || sqlite3_prepare_v2(c,
                                  "INSERT INTO tokens (name, hash, admin, created_at) "
@@ -104,9 +104,9 @@ static int token_add(const char *name, int admin)
     return 0;
 }
 
-static int token_list(void)
+static int token_list(fdwd_app *app)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     if (!c || sqlite3_prepare_v2(c, "SELECT name, admin, created_at FROM tokens ORDER BY name",
                                  -1, &st, NULL) != SQLITE_OK) {
@@ -123,9 +123,9 @@ static int token_list(void)
     return 0;
 }
 
-static int token_remove(const char *name)
+static int token_remove(fdwd_app *app, const char *name)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     if (!c || sqlite3_prepare_v2(c, "DELETE FROM tokens WHERE name = ?1", -1, &st, NULL) !=
                   SQLITE_OK) {
@@ -142,10 +142,10 @@ static int token_remove(const char *name)
     return 0;
 }
 
-int auth_token_command(int argc, char **argv, int admin)
+int auth_token_command(fdwd_app *app, int argc, char **argv, int admin)
 {
     if (argc == 1 && strcmp(argv[0], "list") == 0 && !admin)
-        return token_list();
+        return token_list(app);
     if (argc >= 1 && strcmp(argv[0], "add") == 0) {
         if (argc != 2) {
             if (argc > 2)
@@ -154,10 +154,10 @@ int auth_token_command(int argc, char **argv, int admin)
                 fprintf(stderr, "usage: fdwaved token add NAME [--admin]\n");
             return 2;
         }
-        return token_add(argv[1], admin);
+        return token_add(app, argv[1], admin);
     }
     if (argc == 2 && strcmp(argv[0], "remove") == 0 && !admin)
-        return token_remove(argv[1]);
+        return token_remove(app, argv[1]);
     fprintf(stderr, "usage: fdwaved token add NAME [--admin] | list | remove NAME "
                     "[--data DIR]\n");
     return 2;

@@ -17,66 +17,82 @@
 #define MAX_USERS 1024
 #define CACHE_MS 5000
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static usage_user g_users[MAX_USERS];
-static int g_nusers = -1;
-static double g_total;
-static int64_t g_cached_at;
+/* The users' decayed usage, read at most every CACHE_MS (app->sharing). */
+struct sharing {
+    pthread_mutex_t lock;
+    usage_user users[MAX_USERS];
+    int nusers;                /* -1: read again */
+    double total;
+    int64_t cached_at;
+};
 
-void sharing_usage_changed(void)
+int sharing_init(fdwd_app *app)
 {
-    pthread_mutex_lock(&g_lock);
-    g_nusers = -1;
-    pthread_mutex_unlock(&g_lock);
+    struct sharing *sh = calloc(1, sizeof *sh);
+    if (!sh)
+        return -1;
+    pthread_mutex_init(&sh->lock, NULL);
+    sh->nusers = -1;
+    app->sharing = sh;
+    return 0;
 }
 
-double sharing_fairshare(const char *user)
+void sharing_usage_changed(fdwd_app *app)
 {
-    const double weight = g_app.cfg.fairshare_weight;
+    struct sharing *sh = app->sharing;
+    pthread_mutex_lock(&sh->lock);
+    sh->nusers = -1;
+    pthread_mutex_unlock(&sh->lock);
+}
+
+double sharing_fairshare(fdwd_app *app, const char *user)
+{
+    struct sharing *sh = app->sharing;
+    const double weight = app->cfg.fairshare_weight;
     if (weight <= 0)
         return 0;
-    pthread_mutex_lock(&g_lock);
+    pthread_mutex_lock(&sh->lock);
     const int64_t now = now_ms();
-    if (g_nusers < 0 || now - g_cached_at > CACHE_MS) {
-        int n = usage_decayed(g_app.cfg.fairshare_halflife, g_users, MAX_USERS);
-        g_nusers = n < 0 ? 0 : n;
-        g_total = 0;
-        for (int i = 0; i < g_nusers; i++)
-            g_total += g_users[i].decayed;
-        g_cached_at = now;
+    if (sh->nusers < 0 || now - sh->cached_at > CACHE_MS) {
+        int n = usage_decayed(app, app->cfg.fairshare_halflife, sh->users, MAX_USERS);
+        sh->nusers = n < 0 ? 0 : n;
+        sh->total = 0;
+        for (int i = 0; i < sh->nusers; i++)
+            sh->total += sh->users[i].decayed;
+        sh->cached_at = now;
     }
     double mine = 0;
     int known = 0;
-    for (int i = 0; i < g_nusers; i++)
-        if (strcmp(g_users[i].user, user) == 0) {
-            mine = g_users[i].decayed;
+    for (int i = 0; i < sh->nusers; i++)
+        if (strcmp(sh->users[i].user, user) == 0) {
+            mine = sh->users[i].decayed;
             known = 1;
         }
     /* S: equal shares among the users with recent usage, the asking one included */
-    const int nshare = g_nusers + !known;
-    const double total = g_total;
-    pthread_mutex_unlock(&g_lock);
+    const int nshare = sh->nusers + !known;
+    const double total = sh->total;
+    pthread_mutex_unlock(&sh->lock);
     if (total <= 0 || nshare <= 0)
         return weight;
     const double U = mine / total, S = 1.0 / nshare;
     return weight * exp2(-U / S);
 }
 
-double sharing_rank(const char *owner, int priority)
+double sharing_rank(fdwd_app *app, const char *owner, int priority)
 {
-    return priority + quota_of(owner)->priority + sharing_fairshare(owner);
+    return priority + quota_of(&app->quotas, owner)->priority + sharing_fairshare(app, owner);
 }
 
 /* Whether owner may start a job of g devices now (quota devices and device-hours); when
  * not, why says so ("waits for ..."). */
-static int within_quota(const char *owner, int g, char *why, size_t len)
+static int within_quota(fdwd_app *app, const char *owner, int g, char *why, size_t len)
 {
-    const quota *q = quota_of(owner);
+    const quota *q = quota_of(&app->quotas, owner);
     if (q->devices >= 0) {
         long queued;
         int running;
         uint64_t disk;
-        if (usage_standing(owner, &queued, &running, &disk) != 0) {
+        if (usage_standing(app, owner, &queued, &running, &disk) != 0) {
             snprintf(why, len, "waits for the database to answer (its owner's quota)");
             return 0;
         }
@@ -89,7 +105,7 @@ static int within_quota(const char *owner, int g, char *why, size_t len)
     }
     if (q->device_hours >= 0) {
         const double used =
-            usage_device_seconds(owner, now_ms() - (int64_t)(q->period_s * 1000.0));
+            usage_device_seconds(app, owner, now_ms() - (int64_t)(q->period_s * 1000.0));
         if (used < 0 || used >= q->device_hours * 3600.0) {
             snprintf(why, len, "waits for its owner's quota: %s used %.2f device-hours in the "
                      "last %.3g days, the quota's limit (device-hours=%g); it starts as that "
@@ -114,9 +130,9 @@ static int by_rank(const void *a, const void *b)
     return x->job.id < y->job.id ? -1 : x->job.id > y->job.id;
 }
 
-int sharing_head(int64_t aging_ms, sharing_job *out, waiting_book *book)
+int sharing_head(fdwd_app *app, int64_t aging_ms, sharing_job *out, waiting_book *book)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
         c ? db_stmt(c, /* each priority with queued jobs (queue_counts), each owner in it
                         * (a seek past the last one found), its oldest job: seeks in
@@ -166,7 +182,7 @@ int sharing_head(int64_t aging_ms, sharing_job *out, waiting_book *book)
         j->host_bytes = (uint64_t)sqlite3_column_int64(st, 6);
         j->device_bytes = (uint64_t)sqlite3_column_int64(st, 7);
         const int64_t waited = now - k->created_at;
-        j->rank = sharing_rank(j->owner, j->priority) +
+        j->rank = sharing_rank(app, j->owner, j->priority) +
                   (double)(waited > 0 ? waited / (aging_ms > 0 ? aging_ms : 1) : 0);
     }
     db_stmt_done(st);
@@ -188,7 +204,7 @@ int sharing_head(int64_t aging_ms, sharing_job *out, waiting_book *book)
         }
         const int g = cs[i].job.nwanted > 0 ? cs[i].job.nwanted : cs[i].job.devices_requested;
         char why[WAITING_WHY];
-        if (within_quota(cs[i].job.owner, g, why, sizeof why)) {
+        if (within_quota(app, cs[i].job.owner, g, why, sizeof why)) {
             *out = cs[i].job;
             found = 1;
             continue;
@@ -203,10 +219,10 @@ int sharing_head(int64_t aging_ms, sharing_job *out, waiting_book *book)
     return found;
 }
 
-int sharing_admit(const identity *who, int devices, char *field, size_t flen, char *why,
+int sharing_admit(fdwd_app *app, const identity *who, int devices, char *field, size_t flen, char *why,
                   size_t len)
 {
-    const quota *q = quota_of(who->user);
+    const quota *q = quota_of(&app->quotas, who->user);
     long queued;
     int running;
     uint64_t disk;
@@ -218,7 +234,7 @@ int sharing_admit(const identity *who, int devices, char *field, size_t flen, ch
     }
     if (q->queued < 0 && !q->disk && q->device_hours < 0)
         return 0;
-    if (usage_standing(who->user, &queued, &running, &disk) != 0) {
+    if (usage_standing(app, who->user, &queued, &running, &disk) != 0) {
         snprintf(field, flen, "%s", "");
         snprintf(why, len, "the database is not answering");
         return 503;
@@ -238,7 +254,7 @@ int sharing_admit(const identity *who, int devices, char *field, size_t flen, ch
     }
     if (q->device_hours >= 0) {
         const double used =
-            usage_device_seconds(who->user, now_ms() - (int64_t)(q->period_s * 1000.0));
+            usage_device_seconds(app, who->user, now_ms() - (int64_t)(q->period_s * 1000.0));
         if (used >= q->device_hours * 3600.0) {
             snprintf(field, flen, "device_hours");
             snprintf(why, len, "%s used %.2f device-hours in the last %.3g days, the quota's "

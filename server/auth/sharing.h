@@ -8,6 +8,7 @@
 #ifndef FDWD_SHARING_H
 #define FDWD_SHARING_H
 
+#include "core/app.h"
 #include "core/identity.h"
 #include "store/waiting.h"
 
@@ -30,20 +31,23 @@ typedef struct sharing_job {
  * their quotas (ties: the oldest). The candidates ranked above it that their owners'
  * quotas hold back are noted in book (WAIT_QUOTA). Returns 1 (filled), 0 (no job may
  * run), -1 (error). */
-int sharing_head(int64_t aging_ms, sharing_job *out, waiting_book *book);
+int sharing_head(fdwd_app *app, int64_t aging_ms, sharing_job *out, waiting_book *book);
 
 /* The rank of owner's job of priority that has waited no time: its priority, its owner's
  * quota priority and fair share (a queued job adds one level per aging period). */
-double sharing_rank(const char *owner, int priority);
+double sharing_rank(fdwd_app *app, const char *owner, int priority);
 /* The fair-share term of user now (0 .. fairshare-weight), cached for a few seconds. */
-double sharing_fairshare(const char *user);
+double sharing_fairshare(fdwd_app *app, const char *user);
 /* Forget the cached usage (a run ended). */
-void sharing_usage_changed(void);
+void sharing_usage_changed(fdwd_app *app);
 
 /* May who submit a job for `devices` devices now? 0: yes; else the HTTP status (400: it
  * can never run under the quota; 429: not now) with field and the reason naming the
  * figures. */
-int sharing_admit(const identity *who, int devices, char *field, size_t flen, char *why,
+int sharing_admit(fdwd_app *app, const identity *who, int devices, char *field, size_t flen, char *why,
                   size_t len);
+
+/* Set up app->sharing; once at start. Returns 0, or -1 (out of memory). */
+int sharing_init(fdwd_app *app);
 
 #endif

@@ -14,22 +14,22 @@
 
 /* The parse's callbacks see the submitter and what has been read so far. */
 typedef struct parse_ctx {
-    const identity *who;
+    app_caller caller;         /* the context and the submitter */
     spec_reads *reads;
 } parse_ctx;
 
 static const char *const use_names[] = {"model", "wavelet", "model_data", "kind_data"};
 
 /* An upload named by its file in the models directory: its name and recorded SHA-256. */
-static void note_upload(parse_ctx *p, const char *real_path)
+static void note_upload(fdwd_app *app, parse_ctx *p, const char *real_path)
 {
-    const size_t dl = strlen(g_app.models_dir);
+    const size_t dl = strlen(app->models_dir);
     const char *name = real_path + dl + 1;
     char path[CFG_PATH];
     fdw_model_info info;
-    if (strncmp(real_path, g_app.models_dir, dl) || real_path[dl] != '/' || strchr(name, '/') ||
+    if (strncmp(real_path, app->models_dir, dl) || real_path[dl] != '/' || strchr(name, '/') ||
         strlen(name) >= sizeof p->reads->model ||
-        models_resolve((void *)p->who, name, path, sizeof path, &info) || !info.sha256[0])
+        models_resolve(&p->caller, name, path, sizeof path, &info) || !info.sha256[0])
         return;
     snprintf(p->reads->model, sizeof p->reads->model, "%s", name);
     snprintf(p->reads->model_sha, sizeof p->reads->model_sha, "%s", info.sha256);
@@ -40,14 +40,15 @@ static int read_file(void *user, const char *real_path, fdw_file_use use, const 
                      fdw_model_info *info)
 {
     parse_ctx *p = user;
-    if (access_file((void *)p->who, real_path, use, format, info) != 0)
+    fdwd_app *app = p->caller.app;
+    if (access_file(&p->caller, real_path, use, format, info) != 0)
         return -1;
     const char *u = (unsigned)use < sizeof use_names / sizeof *use_names ? use_names[use] : "?";
     json_array_append_new(p->reads->files,
                           json_pack("{s:s, s:s, s:s?}", "path", real_path, "use", u, "format",
                                     format));
     if (use == FDW_FILE_MODEL)
-        note_upload(p, real_path);
+        note_upload(app, p, real_path);
     return 0;
 }
 
@@ -56,7 +57,7 @@ static int read_model(void *user, const char *name, char *path, size_t len,
                       fdw_model_info *info)
 {
     parse_ctx *p = user;
-    if (models_resolve((void *)p->who, name, path, len, info) != 0)
+    if (models_resolve(&p->caller, name, path, len, info) != 0)
         return -1;
     if (info->sha256[0] && strlen(name) < sizeof p->reads->model) {
         snprintf(p->reads->model, sizeof p->reads->model, "%s", name);
@@ -71,7 +72,7 @@ void specs_reads_free(spec_reads *reads)
     reads->files = NULL;
 }
 
-int specs_recheck(const identity *who, const char *files, char *why, size_t len)
+int specs_recheck(fdwd_app *app, const identity *who, const char *files, char *why, size_t len)
 {
     json_t *list = files ? json_loads(files, 0, NULL) : NULL;
     size_t i;
@@ -86,7 +87,8 @@ int specs_recheck(const identity *who, const char *files, char *why, size_t len)
             if (!strcmp(use, use_names[k]))
                 u = (fdw_file_use)k;
         fdw_model_info info;
-        if (!path || access_file((void *)who, path, u, format, &info) != 0) {
+        const app_caller caller = {app, who};
+        if (!path || access_file(&caller, path, u, format, &info) != 0) {
             snprintf(why, len, "%s may no longer read %.600s: %s", who->user,
                      path ? path : "a file its spec names", access_rule());
             rc = -1;
@@ -97,32 +99,32 @@ int specs_recheck(const identity *who, const char *files, char *why, size_t len)
     return rc;
 }
 
-fdw_status specs_parse(const identity *who, const char *body, size_t len, spec_reads *reads,
-                       fdw_spec **out, fdw_error *err)
+fdw_status specs_parse(fdwd_app *app, const identity *who, const char *body, size_t len,
+                       spec_reads *reads, fdw_spec **out, fdw_error *err)
 {
     memset(reads, 0, sizeof *reads);
     reads->files = json_array();
-    parse_ctx ctx = {.who = who, .reads = reads};
+    parse_ctx ctx = {.caller = {app, who}, .reads = reads};
     fdw_parse_opts o = {0};
-    o.base_dir = g_app.models_dir;
-    o.allowed_dirs = g_app.allowed_ptrs;
+    o.base_dir = app->models_dir;
+    o.allowed_dirs = app->allowed_ptrs;
     o.file_access = read_file;
     o.access_rule = access_rule();
     o.resolve_model = read_model;
     o.resolve_user = &ctx;
-    o.max_points = g_app.cfg.max_points;
-    o.max_sources = g_app.cfg.max_sources;
-    o.max_receivers = g_app.cfg.max_receivers;
-    o.max_snapshots = g_app.cfg.max_snapshots;
-    o.max_shots = g_app.cfg.max_shots;
-    o.max_traces = (long long)g_app.cfg.max_traces;
-    o.max_record_bytes = g_app.cfg.max_record_bytes;
+    o.max_points = app->cfg.max_points;
+    o.max_sources = app->cfg.max_sources;
+    o.max_receivers = app->cfg.max_receivers;
+    o.max_snapshots = app->cfg.max_snapshots;
+    o.max_shots = app->cfg.max_shots;
+    o.max_traces = (long long)app->cfg.max_traces;
+    o.max_record_bytes = app->cfg.max_record_bytes;
     int ids[APP_MAX_DEVICES];
-    for (int i = 0; i < g_app.ndevices; i++)
-        ids[i] = g_app.devices[i].id;
-    o.max_devices = g_app.ndevices;
+    for (int i = 0; i < app->ndevices; i++)
+        ids[i] = app->devices[i].id;
+    o.max_devices = app->ndevices;
     o.device_ids = ids;
-    o.ndevice_ids = g_app.ndevices;
+    o.ndevice_ids = app->ndevices;
     /* the checks that cost like steps of the run are the runner's (fdwave_runner.c) */
     o.defer_model_checks = 1;
     if (!reads->files) {
@@ -137,11 +139,11 @@ fdw_status specs_parse(const identity *who, const char *body, size_t len, spec_r
      * devices it may get hold together (the largest ones, as many as it asks for). */
     const int n = fdw_spec_devices(*out);
     uint64_t mem[APP_MAX_DEVICES], have = 0;
-    for (int i = 0; i < g_app.ndevices; i++)
-        mem[i] = g_app.devices[i].memory_total;
-    for (int k = 0; k < n && k < g_app.ndevices; k++) { /* pick the n largest */
+    for (int i = 0; i < app->ndevices; i++)
+        mem[i] = app->devices[i].memory_total;
+    for (int k = 0; k < n && k < app->ndevices; k++) { /* pick the n largest */
         int best = k;
-        for (int i = k + 1; i < g_app.ndevices; i++)
+        for (int i = k + 1; i < app->ndevices; i++)
             if (mem[i] > mem[best])
                 best = i;
         uint64_t t = mem[k];
@@ -162,7 +164,7 @@ fdw_status specs_parse(const identity *who, const char *body, size_t len, spec_r
         return FDW_ERR_SPEC;
     }
     /* Its largest device's share and the host memory it will hold (admission.h). */
-    if (admission_check(*out, err) != FDW_OK) {
+    if (admission_check(app, *out, err) != FDW_OK) {
         fdw_spec_free(*out);
         *out = NULL;
         return FDW_ERR_SPEC;

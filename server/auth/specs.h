@@ -11,6 +11,7 @@
 #ifndef FDWD_SPECS_H
 #define FDWD_SPECS_H
 
+#include "core/app.h"
 #include "core/identity.h"
 #include "fdwave/fdwave.h"
 
@@ -29,12 +30,12 @@ typedef struct spec_reads {
 
 /* Parse and validate a new job's body for who, recording what it reads into reads.
  * Returns the engine's status; *out on FDW_OK. */
-fdw_status specs_parse(const identity *who, const char *body, size_t len, spec_reads *reads,
-                       fdw_spec **out, fdw_error *err);
+fdw_status specs_parse(fdwd_app *app, const identity *who, const char *body, size_t len,
+                       spec_reads *reads, fdw_spec **out, fdw_error *err);
 void specs_reads_free(spec_reads *reads);
 
 /* Whether who may still read each file of files (spec_reads.files as stored, JSON text;
  * NULL: nothing recorded, nothing to check). Returns 0, or -1 with why naming the file. */
-int specs_recheck(const identity *who, const char *files, char *why, size_t len);
+int specs_recheck(fdwd_app *app, const identity *who, const char *files, char *why, size_t len);
 
 #endif

@@ -16,107 +16,126 @@
 
 #define MAX_THREADS 64
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_wake = PTHREAD_COND_INITIALIZER;
-static validate_req *g_head, *g_tail;
-static int g_pending, g_cap, g_stop, g_running, g_nthreads;
-static pthread_t g_threads[MAX_THREADS];
+/* The pool's queue and threads (app->validate). */
+struct validator {
+    fdwd_app *app;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    validate_req *head, *tail;
+    int pending, cap, stop, running, nthreads;
+    pthread_t threads[MAX_THREADS];
+};
 
-int validate_enqueue(validate_req *v)
+int validate_enqueue(fdwd_app *app, validate_req *v)
 {
+    struct validator *q = app->validate;
+    v->app = app;
     v->done = 0;
     v->next = NULL;
     v->spec = NULL;
     memset(&v->reads, 0, sizeof v->reads);
-    pthread_mutex_lock(&g_lock);
-    if (g_stop || !g_running || g_pending >= g_cap) {
-        pthread_mutex_unlock(&g_lock);
+    if (!q)
+        return -1;
+    pthread_mutex_lock(&q->lock);
+    if (q->stop || !q->running || q->pending >= q->cap) {
+        pthread_mutex_unlock(&q->lock);
         return -1;
     }
-    if (g_tail)
-        g_tail->next = v;
+    if (q->tail)
+        q->tail->next = v;
     else
-        g_head = v;
-    g_tail = v;
-    g_pending++;
+        q->head = v;
+    q->tail = v;
+    q->pending++;
     MHD_suspend_connection(v->conn);
-    pthread_cond_signal(&g_wake);
-    pthread_mutex_unlock(&g_lock);
+    pthread_cond_signal(&q->wake);
+    pthread_mutex_unlock(&q->lock);
     return 0;
 }
 
-int validate_pending(void)
+int validate_pending(fdwd_app *app)
 {
-    pthread_mutex_lock(&g_lock);
-    int n = g_pending;
-    pthread_mutex_unlock(&g_lock);
+    struct validator *q = app->validate;
+    if (!q)
+        return 0;
+    pthread_mutex_lock(&q->lock);
+    int n = q->pending;
+    pthread_mutex_unlock(&q->lock);
     return n;
 }
 
 static void *validate_main(void *arg)
 {
-    (void)arg;
+    struct validator *q = arg;
+    fdwd_app *app = q->app;
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 5);
     pthread_setname_np(pthread_self(), "validate");
-    pthread_mutex_lock(&g_lock);
+    pthread_mutex_lock(&q->lock);
     for (;;) {
-        while (!g_head && !g_stop)
-            pthread_cond_wait(&g_wake, &g_lock);
-        validate_req *v = g_head;
+        while (!q->head && !q->stop)
+            pthread_cond_wait(&q->wake, &q->lock);
+        validate_req *v = q->head;
         if (!v)
             break; /* stopping, and nothing is left */
-        g_head = v->next;
-        if (!g_head)
-            g_tail = NULL;
-        pthread_mutex_unlock(&g_lock);
+        q->head = v->next;
+        if (!q->head)
+            q->tail = NULL;
+        pthread_mutex_unlock(&q->lock);
         memset(&v->err, 0, sizeof v->err);
-        v->st = specs_parse(&v->who, v->body, v->len, &v->reads, &v->spec, &v->err);
+        v->st = specs_parse(app, &v->who, v->body, v->len, &v->reads, &v->spec, &v->err);
         const int handed = v->then && v->then(v); /* then: v is not ours any more */
-        pthread_mutex_lock(&g_lock);
-        g_pending--;
+        pthread_mutex_lock(&q->lock);
+        q->pending--;
         if (!handed) {
             v->done = 1;
             MHD_resume_connection(v->conn); /* v may be freed by its handler from here on */
         }
     }
-    pthread_mutex_unlock(&g_lock);
-    db_release_thread();
+    pthread_mutex_unlock(&q->lock);
+    db_release_thread(app->db);
     return NULL;
 }
 
-int validate_start(int threads, int queue_cap)
+int validate_start(fdwd_app *app, int threads, int queue_cap)
 {
     if (threads < 1)
         threads = 1;
     if (threads > MAX_THREADS)
         threads = MAX_THREADS;
-    g_stop = 0;
-    g_cap = queue_cap > 0 ? queue_cap : 1;
-    g_nthreads = 0;
-    g_running = 1;
+    struct validator *q = calloc(1, sizeof *q);
+    if (!q)
+        return -1;
+    q->app = app;
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->wake, NULL);
+    app->validate = q;
+    q->cap = queue_cap > 0 ? queue_cap : 1;
+    q->nthreads = 0;
+    q->running = 1;
     for (int i = 0; i < threads; i++) {
-        if (pthread_create(&g_threads[i], NULL, validate_main, NULL) != 0)
+        if (pthread_create(&q->threads[i], NULL, validate_main, q) != 0)
             break;
-        g_nthreads++;
+        q->nthreads++;
     }
-    if (g_nthreads == 0) {
-        g_running = 0;
+    if (q->nthreads == 0) {
+        q->running = 0;
         return -1;
     }
     return 0;
 }
 
-void validate_stop(void)
+void validate_stop(fdwd_app *app)
 {
-    if (!g_running)
+    struct validator *q = app->validate;
+    if (!q || !q->running)
         return;
-    pthread_mutex_lock(&g_lock);
-    g_stop = 1;
-    pthread_cond_broadcast(&g_wake);
-    pthread_mutex_unlock(&g_lock);
-    for (int i = 0; i < g_nthreads; i++)
-        pthread_join(g_threads[i], NULL);
-    pthread_mutex_lock(&g_lock);
-    g_running = 0;
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_lock(&q->lock);
+    q->stop = 1;
+    pthread_cond_broadcast(&q->wake);
+    pthread_mutex_unlock(&q->lock);
+    for (int i = 0; i < q->nthreads; i++)
+        pthread_join(q->threads[i], NULL);
+    pthread_mutex_lock(&q->lock);
+    q->running = 0;
+    pthread_mutex_unlock(&q->lock);
 }

@@ -9,6 +9,7 @@
 #ifndef FDWD_VALIDATE_H
 #define FDWD_VALIDATE_H
 
+#include "core/app.h"
 #include "core/identity.h"
 #include "fdwave/fdwave.h"
 #include "auth/specs.h"
@@ -17,6 +18,7 @@
 #include <stddef.h>
 
 typedef struct validate_req {
+    fdwd_app *app;                 /* the context (validate_enqueue sets it) */
     identity who;
     const char *body;              /* stays valid until the request ends */
     size_t len;
@@ -37,13 +39,13 @@ typedef struct validate_req {
 /* Queue v and suspend its connection (call from the access handler). Returns 0, or -1
  * when the queue is full or the daemon is shutting down (nothing queued, the connection
  * not suspended). */
-int validate_enqueue(validate_req *v);
+int validate_enqueue(fdwd_app *app, validate_req *v);
 
 /* Submissions waiting or being checked now (for /metrics and tests). */
-int validate_pending(void);
+int validate_pending(fdwd_app *app);
 
-int validate_start(int threads, int queue_cap);
+int validate_start(fdwd_app *app, int threads, int queue_cap);
 /* Finishes what is queued (each connection resumed), then stops the threads. */
-void validate_stop(void);
+void validate_stop(fdwd_app *app);
 
 #endif

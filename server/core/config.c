@@ -2,7 +2,7 @@
  * flags. Every setting has one name used in all three places: flag "--max-body", env
  * "FDWAVE_MAX_BODY", config-file key "max-body" (or "max_body"). A list setting
  * (allow-dir) given by a higher-precedence source replaces the lower ones entirely.
- * Flags are read with getopt_long from the table g_opts (the --help text comes from it
+ * Flags are read with getopt_long from the table flag_table (the --help text comes from it
  * too); the words that are not flags are handed back (`fdwaved token ...`). */
 #include "core/config.h"
 #include "core/log.h"
@@ -103,7 +103,7 @@ static int check_default_quota(const char *val, char *why, size_t len)
     return check_quota("default-quota", 0, val, why, len);
 }
 
-static const opt g_opts[] = {
+static const opt flag_table[] = {
     {"listen", K_LISTEN, NONE, "HOST:PORT to listen on (default 127.0.0.1:8080; port 0 = any free port)"},
     {"data", K_STR, STR(data_dir, NULL), "data directory: fdwave.db, models/, jobs/<id>/ (default ./fdwave-data)"},
     {"workers", K_INT, INT(workers, 0, 1024), "jobs run at once (default: one per device)"},
@@ -192,8 +192,8 @@ static const opt g_opts[] = {
     {"version", K_FLAG, FLAG(version), "print the version"},
     {"admin", K_FLAG, FLAG(admin), NULL}, /* `fdwaved token add NAME --admin` only; not in --help */
 };
-#define NOPTS (int)(sizeof g_opts / sizeof g_opts[0])
-_Static_assert(sizeof g_opts / sizeof g_opts[0] <= 64, "apply_list keeps one bit a setting");
+#define NOPTS (int)(sizeof flag_table / sizeof flag_table[0])
+_Static_assert(sizeof flag_table / sizeof flag_table[0] <= 64, "apply_list keeps one bit a setting");
 
 static const opt *find_opt(const char *name)
 {
@@ -204,8 +204,8 @@ static const opt *find_opt(const char *name)
     for (size_t i = 0; i <= n; i++)
         norm[i] = name[i] == '_' ? '-' : (char)tolower((unsigned char)name[i]);
     for (int i = 0; i < NOPTS; i++)
-        if (strcmp(g_opts[i].name, norm) == 0)
-            return &g_opts[i];
+        if (strcmp(flag_table[i].name, norm) == 0)
+            return &flag_table[i];
     return NULL;
 }
 
@@ -311,7 +311,7 @@ static int apply_list(fdwd_config *c, const opt *o, const char *val, const char 
                       uint64_t *reset, char *err, size_t errlen)
 {
     int *count = (int *)((char *)c + o->count);
-    const uint64_t bit = 1ull << (o - g_opts);
+    const uint64_t bit = 1ull << (o - flag_table);
     if (!(*reset & bit)) {
         *count = 0;
         *reset |= bit;
@@ -531,7 +531,7 @@ static void bad_flag(char **argv, int c, char *err, size_t errlen)
         snprintf(err, errlen, "unknown flag %s (see --help)", name);
 }
 
-/* getopt_long's value for flag g_opts[i]: FLAG_VAL + i (1, '?' and ':' mean other things). */
+/* getopt_long's value for flag flag_table[i]: FLAG_VAL + i (1, '?' and ':' mean other things). */
 enum { FLAG_VAL = 256 };
 
 /* A flag as getopt_long found it, applied after the file and the environment. */
@@ -545,10 +545,10 @@ typedef struct given_flag {
 static int read_flags(fdwd_config *c, int argc, char **argv, int first, given_flag *given,
                       const char **config, char *err, size_t errlen)
 {
-    static struct option longopts[NOPTS + 1];
+    struct option longopts[NOPTS + 1];
     for (int i = 0; i < NOPTS; i++)
-        longopts[i] = (struct option){g_opts[i].name,
-                                      g_opts[i].kind == K_FLAG ? no_argument : required_argument,
+        longopts[i] = (struct option){flag_table[i].name,
+                                      flag_table[i].kind == K_FLAG ? no_argument : required_argument,
                                       NULL, FLAG_VAL + i};
     /* argv[first - 1] stands in for the program name; "-": words come back in order (as
      * 1), so nothing is permuted; ":": a missing value is reported as ':'. */
@@ -565,7 +565,7 @@ static int read_flags(fdwd_config *c, int argc, char **argv, int first, given_fl
             }
             c->args[c->nargs++] = optarg;
         } else if (ch >= FLAG_VAL && ch < FLAG_VAL + NOPTS) {
-            const opt *o = &g_opts[ch - FLAG_VAL];
+            const opt *o = &flag_table[ch - FLAG_VAL];
             if (strcmp(o->name, "config") == 0)
                 *config = optarg;
             given[n++] = (given_flag){o, optarg};
@@ -612,7 +612,7 @@ int config_load(fdwd_config *c, int argc, char **argv, int first, char **envp, c
     }
     uint64_t reset = 0;
     for (int i = 0; !rc && i < NOPTS; i++) {
-        const opt *o = &g_opts[i];
+        const opt *o = &flag_table[i];
         if (o->kind == K_FLAG || strcmp(o->name, "config") == 0)
             continue;
         char key[80];
@@ -648,27 +648,21 @@ int config_load(fdwd_config *c, int argc, char **argv, int first, char **envp, c
     return rc;
 }
 
-const char *config_usage(void)
+void config_usage(FILE *out)
 {
-    static char buf[16384];
-    if (buf[0])
-        return buf;
-    size_t n = (size_t)snprintf(
-        buf, sizeof buf,
-        "usage: fdwaved [FLAGS]                 run the daemon\n"
-        "       fdwaved token add NAME [--admin] [--data DIR]   print a new API token\n"
-        "       fdwaved token list [--data DIR]\n"
-        "       fdwaved token remove NAME [--data DIR]\n"
-        "       fdwaved check [--data DIR]            PRAGMA integrity_check of the database\n"
-        "       fdwaved backup FILE [--data DIR]      online backup of the database to FILE\n\n"
-        "Flags (each also read from env FDWAVE_<FLAG> and from the --config file as\n"
-        "\"flag = value\"; precedence: flags > environment > config file > defaults):\n");
-    for (int i = 0; i < NOPTS && n < sizeof buf; i++) {
-        if (!g_opts[i].help)
+    fputs("usage: fdwaved [FLAGS]                 run the daemon\n"
+          "       fdwaved token add NAME [--admin] [--data DIR]   print a new API token\n"
+          "       fdwaved token list [--data DIR]\n"
+          "       fdwaved token remove NAME [--data DIR]\n"
+          "       fdwaved check [--data DIR]            PRAGMA integrity_check of the database\n"
+          "       fdwaved backup FILE [--data DIR]      online backup of the database to FILE\n\n"
+          "Flags (each also read from env FDWAVE_<FLAG> and from the --config file as\n"
+          "\"flag = value\"; precedence: flags > environment > config file > defaults):\n",
+          out);
+    for (int i = 0; i < NOPTS; i++) {
+        if (!flag_table[i].help)
             continue;
-        const char *arg = g_opts[i].kind == K_FLAG ? "" : " VALUE";
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "  --%s%s\n      %s\n", g_opts[i].name,
-                              arg, g_opts[i].help);
+        const char *arg = flag_table[i].kind == K_FLAG ? "" : " VALUE";
+        fprintf(out, "  --%s%s\n      %s\n", flag_table[i].name, arg, flag_table[i].help);
     }
-    return buf;
 }

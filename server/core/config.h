@@ -5,6 +5,7 @@
 #define FDWD_CONFIG_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define CFG_MAX_ALLOW_DIRS 16
@@ -92,6 +93,6 @@ int config_load(fdwd_config *cfg, int argc, char **argv, int first, char **envp,
                 size_t errlen);
 
 /* The --help text. */
-const char *config_usage(void);
+void config_usage(FILE *out);
 
 #endif

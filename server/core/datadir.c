@@ -49,7 +49,8 @@ int datadir_open(fdwd_app *app, char *err, size_t errlen)
     /* A damaged database is refused, with the way to restore it (dbcheck.h). */
     if (dbcheck_run(app->db_path, app->cfg.integrity_check, err, errlen))
         return -1;
-    return db_init(app->db_path, err, errlen);
+    app->db = db_open(app->db_path, err, errlen);
+    return app->db ? 0 : -1;
 }
 
 /* Directories job specs may read: the models directory and each --allow-dir. */

@@ -3,7 +3,7 @@
  * in WAL mode so readers never block the writer. Normal transactions commit with
  * synchronous=NORMAL; db_begin(c, 1) switches one transaction to FULL so the commits
  * that accept or finish a job reach the disk before the client hears of them. Each
- * connection keeps the hot statements prepared (db_stmt), and a global generation
+ * connection keeps the hot statements prepared (db_stmt), and the database's generation
  * counter moves after every commit so readers can cache what they rendered. */
 #include "core/db.h"
 #include "core/log.h"
@@ -19,6 +19,7 @@
 #define STMT_CACHE 32
 
 typedef struct conn_node {
+    struct fdwd_db *owner;
     sqlite3 *conn;
     int durable;                 /* current transaction wants FULL sync */
     int nstmts;
@@ -27,11 +28,16 @@ typedef struct conn_node {
     struct conn_node *next;
 } conn_node;
 
-static char g_path[4096];
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static conn_node *g_conns;
+struct fdwd_db {
+    char path[4096];
+    pthread_mutex_t lock;
+    conn_node *conns;            /* every open connection, to close them at the end */
+    atomic_uint_fast64_t generation;
+};
+
+/* Thread-local, not shared: the calling thread's own connection, found without a lock
+ * (a SQLite connection belongs to one thread; see the top of this file). */
 static _Thread_local conn_node *t_conn;
-static atomic_uint_fast64_t g_generation = 1;
 
 /* Finalize a connection's cached statements and close it. */
 static void close_node(conn_node *n)
@@ -54,14 +60,14 @@ static int exec(sqlite3 *c, const char *sql)
     return rc;
 }
 
-static sqlite3 *open_conn(char *err, size_t errlen)
+static sqlite3 *open_conn(const fdwd_db *d, char *err, size_t errlen)
 {
     sqlite3 *c = NULL;
-    int rc = sqlite3_open_v2(g_path, &c,
+    int rc = sqlite3_open_v2(d->path, &c,
                              SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                              NULL);
     if (rc != SQLITE_OK) {
-        snprintf(err, errlen, "cannot open database %.300s: %s", g_path,
+        snprintf(err, errlen, "cannot open database %.300s: %s", d->path,
                  c ? sqlite3_errmsg(c) : sqlite3_errstr(rc));
         sqlite3_close(c);
         return NULL;
@@ -69,19 +75,19 @@ static sqlite3 *open_conn(char *err, size_t errlen)
     sqlite3_busy_timeout(c, 10000);
     if (exec(c, "PRAGMA journal_mode=WAL") || exec(c, "PRAGMA synchronous=NORMAL") ||
         exec(c, "PRAGMA foreign_keys=ON") || exec(c, "PRAGMA cache_size=-16384")) {
-        snprintf(err, errlen, "cannot configure database %.300s", g_path);
+        snprintf(err, errlen, "cannot configure database %.300s", d->path);
         sqlite3_close(c);
         return NULL;
     }
     return c;
 }
 
-sqlite3 *db(void)
+sqlite3 *db(fdwd_db *d)
 {
-    if (t_conn)
+    if (t_conn && t_conn->owner == d)
         return t_conn->conn;
     char err[512];
-    sqlite3 *c = open_conn(err, sizeof err);
+    sqlite3 *c = open_conn(d, err, sizeof err);
     if (!c) {
         log_error("%s", err);
         return NULL;
@@ -91,45 +97,51 @@ sqlite3 *db(void)
         sqlite3_close(c);
         return NULL;
     }
+    n->owner = d;
     n->conn = c;
-    pthread_mutex_lock(&g_lock);
-    n->next = g_conns;
-    g_conns = n;
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_lock(&d->lock);
+    n->next = d->conns;
+    d->conns = n;
+    pthread_mutex_unlock(&d->lock);
     t_conn = n;
     return c;
 }
 
-void db_release_thread(void)
+void db_release_thread(fdwd_db *d)
 {
-    if (!t_conn)
+    if (!t_conn || t_conn->owner != d)
         return;
-    pthread_mutex_lock(&g_lock);
-    for (conn_node **p = &g_conns; *p; p = &(*p)->next)
+    pthread_mutex_lock(&d->lock);
+    for (conn_node **p = &d->conns; *p; p = &(*p)->next)
         if (*p == t_conn) {
             *p = t_conn->next;
             break;
         }
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&d->lock);
     close_node(t_conn);
     t_conn = NULL;
 }
 
-void db_close_all(void)
+void db_close(fdwd_db *d)
 {
-    pthread_mutex_lock(&g_lock);
-    while (g_conns) {
-        conn_node *n = g_conns;
-        g_conns = n->next;
+    if (!d)
+        return;
+    pthread_mutex_lock(&d->lock);
+    while (d->conns) {
+        conn_node *n = d->conns;
+        d->conns = n->next;
+        if (n == t_conn)
+            t_conn = NULL;
         close_node(n);
     }
-    pthread_mutex_unlock(&g_lock);
-    t_conn = NULL;
+    pthread_mutex_unlock(&d->lock);
+    pthread_mutex_destroy(&d->lock);
+    free(d);
 }
 
-int db_schema_version(void)
+int db_schema_version(fdwd_db *d)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(d);
     sqlite3_stmt *st;
     int v = -1;
     if (c && sqlite3_prepare_v2(c, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
@@ -140,15 +152,15 @@ int db_schema_version(void)
     return v;
 }
 
-int db_init(const char *path, char *err, size_t errlen)
+/* Apply the migrations newer than the database's schema, each in its own transaction. */
+static int migrate(fdwd_db *d, const char *path, char *err, size_t errlen)
 {
-    snprintf(g_path, sizeof g_path, "%s", path);
-    sqlite3 *c = db();
+    sqlite3 *c = db(d);
     if (!c) {
         snprintf(err, errlen, "cannot open database %s", path);
         return -1;
     }
-    int have = db_schema_version();
+    int have = db_schema_version(d);
     for (int i = 0; i < fdwd_nmigrations; i++) {
         const fdwd_migration *m = &fdwd_migrations[i];
         if (m->version <= have)
@@ -190,6 +202,23 @@ int db_init(const char *path, char *err, size_t errlen)
     return 0;
 }
 
+fdwd_db *db_open(const char *path, char *err, size_t errlen)
+{
+    fdwd_db *d = calloc(1, sizeof *d);
+    if (!d) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    snprintf(d->path, sizeof d->path, "%s", path);
+    pthread_mutex_init(&d->lock, NULL);
+    atomic_init(&d->generation, 1);
+    if (migrate(d, path, err, errlen)) {
+        db_close(d);
+        return NULL;
+    }
+    return d;
+}
+
 int db_begin(sqlite3 *c, int durable)
 {
     if (durable) {
@@ -220,12 +249,13 @@ int db_commit(sqlite3 *c)
     }
     /* After the commit (never before): a reader that read the generation, then the
      * data, can only have tagged old data with an old generation. */
-    atomic_fetch_add(&g_generation, 1);
+    if (t_conn && t_conn->conn == c)
+        atomic_fetch_add(&t_conn->owner->generation, 1);
     end_durable(c);
     return rc;
 }
 
-uint64_t db_generation(void) { return atomic_load(&g_generation); }
+uint64_t db_generation(fdwd_db *d) { return atomic_load(&d->generation); }
 
 sqlite3_stmt *db_stmt(sqlite3 *c, const char *sql)
 {

@@ -8,17 +8,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The database: its path, its connections, its commit generation. */
+typedef struct fdwd_db fdwd_db;
+
 /* Open (creating if needed) the database at path and migrate it to the newest schema.
- * Returns 0, or -1 with a message in err. */
-int db_init(const char *path, char *err, size_t errlen);
+ * Returns it, or NULL with a message in err. */
+fdwd_db *db_open(const char *path, char *err, size_t errlen);
 /* This thread's connection (opened on first use). NULL only if opening failed (logged). */
-sqlite3 *db(void);
+sqlite3 *db(fdwd_db *d);
 /* Close this thread's connection (threads that end before the daemon does). */
-void db_release_thread(void);
-/* Close every connection; only once all other threads have stopped. */
-void db_close_all(void);
+void db_release_thread(fdwd_db *d);
+/* Close every connection and free d; only once all other threads have stopped. */
+void db_close(fdwd_db *d);
 /* Schema version the database is at. */
-int db_schema_version(void);
+int db_schema_version(fdwd_db *d);
 
 /* BEGIN IMMEDIATE (takes the write lock now, so no upgrade deadlocks). durable: make this
  * transaction's COMMIT synchronous=FULL (job accept and finish). Returns SQLITE_OK or an
@@ -36,7 +39,7 @@ void db_stmt_done(sqlite3_stmt *st);
 
 /* Moves (increases) after every COMMIT on any connection. A cache of something read
  * from the database is valid while the generation read before reading it is current. */
-uint64_t db_generation(void);
+uint64_t db_generation(fdwd_db *d);
 
 /* Milliseconds since the Unix epoch. */
 int64_t now_ms(void);

@@ -8,7 +8,11 @@
 #include <string.h>
 #include <sys/sysinfo.h>
 
-fdwd_app g_app;
+void app_init(fdwd_app *app)
+{
+    memset(app, 0, sizeof *app);
+    pthread_mutex_init(&app->disk_lock, NULL);
+}
 
 static int add_cpu(fdwd_app *app, int n, char *err, size_t errlen)
 {

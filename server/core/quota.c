@@ -1,6 +1,5 @@
 /* quota.c — per-user quotas (see quota.h). */
 #include "core/quota.h"
-#include "core/app.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -9,14 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static quota g_quotas[CFG_MAX_QUOTAS];
-static int g_nquotas;
-static quota g_default;
-static const quota g_none = {.user = "", .queued = -1, .devices = -1, .device_hours = -1};
+static const quota no_limits = {.user = "", .queued = -1, .devices = -1, .device_hours = -1};
 
 static void unlimited(quota *q)
 {
-    *q = g_none;
+    *q = no_limits;
 }
 
 static const char *skip_space(const char *p)
@@ -183,33 +179,33 @@ int quota_check(const char *text, int named, char *why, size_t len)
     return quota_parse(text, named, &q, why, len);
 }
 
-int quota_init(char *why, size_t len)
+int quota_init(quota_table *t, const char *default_text, const char *const *lines, int n,
+               char *why, size_t len)
 {
-    g_nquotas = 0;
-    unlimited(&g_default);
-    if (g_app.cfg.default_quota[0] &&
-        quota_parse(g_app.cfg.default_quota, 0, &g_default, why, len))
+    t->n = 0;
+    unlimited(&t->fallback);
+    if (default_text[0] && quota_parse(default_text, 0, &t->fallback, why, len))
         return -1;
-    for (int i = 0; i < g_app.cfg.nquotas; i++) {
-        quota *q = &g_quotas[g_nquotas];
-        if (quota_parse(g_app.cfg.user_quotas[i], 1, q, why, len))
+    for (int i = 0; i < n && i < QUOTA_MAX_USERS; i++) {
+        quota *q = &t->users[t->n];
+        if (quota_parse(lines[i], 1, q, why, len))
             return -1;
-        for (int k = 0; k < g_nquotas; k++)
-            if (strcmp(g_quotas[k].user, q->user) == 0) {
+        for (int k = 0; k < t->n; k++)
+            if (strcmp(t->users[k].user, q->user) == 0) {
                 snprintf(why, len, "user-quota: user \"%s\" has two lines", q->user);
                 return -1;
             }
-        g_nquotas++;
+        t->n++;
     }
     return 0;
 }
 
-const quota *quota_of(const char *user)
+const quota *quota_of(const quota_table *t, const char *user)
 {
-    for (int i = 0; user && i < g_nquotas; i++)
-        if (strcmp(g_quotas[i].user, user) == 0)
-            return &g_quotas[i];
-    return &g_default;
+    for (int i = 0; user && i < t->n; i++)
+        if (strcmp(t->users[i].user, user) == 0)
+            return &t->users[i];
+    return &t->fallback;
 }
 
 json_t *quota_json(const quota *q)

@@ -20,6 +20,16 @@ typedef struct quota {
     int priority;              /* added to the rank of the user's jobs (-10..10) */
 } quota;
 
+/* Most user-quota lines (config.h's CFG_MAX_QUOTAS). */
+#define QUOTA_MAX_USERS 256
+
+/* The configured quotas: one per named user and the default (no limits when none). */
+typedef struct quota_table {
+    int n;
+    quota users[QUOTA_MAX_USERS];
+    quota fallback;
+} quota_table;
+
 /* Parse "[NAME:] key=value, ..." (named: the NAME part is required, else not allowed).
  * Keys: queued=N, devices=N, device-hours=H/PERIOD (PERIOD: 30d, 7d, 24h ...),
  * disk=SIZE (K/M/G/T), priority=P. Returns 0, or -1 with why. */
@@ -27,11 +37,12 @@ int quota_parse(const char *text, int named, quota *q, char *why, size_t len);
 /* Whether text parses (the config's check). */
 int quota_check(const char *text, int named, char *why, size_t len);
 
-/* Read the configured quotas (after config_load). Returns 0, or -1 with why (a user named
- * twice). */
-int quota_init(char *why, size_t len);
+/* Fill t from the default-quota text ("" for none) and the user-quota lines. Returns 0,
+ * or -1 with why (a line that does not parse, a user named twice). */
+int quota_init(quota_table *t, const char *default_text, const char *const *lines, int n,
+               char *why, size_t len);
 /* user's quota: their line, else the default-quota, else no limits. */
-const quota *quota_of(const char *user);
+const quota *quota_of(const quota_table *t, const char *user);
 /* JSON of a quota: {"queued": N|null, "devices": ..., "device_hours": ..., "period_s":
  * ..., "disk_bytes": ..., "priority": P}; null means no limit. */
 json_t *quota_json(const quota *q);

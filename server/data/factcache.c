@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -20,9 +21,22 @@ typedef struct entry {
     int used;
 } entry;
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static entry g_cache[CACHE_SIZE];
-static int g_next; /* the slot the next new entry takes (oldest first) */
+/* The kept facts (app->facts). */
+struct factcache {
+    pthread_mutex_t lock;
+    entry cache[CACHE_SIZE];
+    int next;                  /* the slot the next new entry takes (oldest first) */
+};
+
+int factcache_init(fdwd_app *app)
+{
+    struct factcache *fc = calloc(1, sizeof *fc);
+    if (!fc)
+        return -1;
+    pthread_mutex_init(&fc->lock, NULL);
+    app->facts = fc;
+    return 0;
+}
 
 static int same_version(const entry *e, const char *path, const char *format,
                         const struct stat *st)
@@ -32,22 +46,23 @@ static int same_version(const entry *e, const char *path, const char *format,
            e->mtime.tv_sec == st->st_mtim.tv_sec && e->mtime.tv_nsec == st->st_mtim.tv_nsec;
 }
 
-int factcache_get(const char *real_path, const char *format, fdw_model_info *info)
+int factcache_get(struct factcache *fc, const char *real_path, const char *format,
+                  fdw_model_info *info)
 {
     if (!format || (strcmp(format, "raw-f32") != 0 && strcmp(format, "segy") != 0) ||
-        strlen(real_path) >= sizeof g_cache[0].path)
+        strlen(real_path) >= sizeof fc->cache[0].path)
         return -1;
     struct stat st;
     if (stat(real_path, &st) != 0)
         return -1;
-    pthread_mutex_lock(&g_lock);
+    pthread_mutex_lock(&fc->lock);
     for (int i = 0; i < CACHE_SIZE; i++)
-        if (same_version(&g_cache[i], real_path, format, &st)) {
-            *info = g_cache[i].info;
-            pthread_mutex_unlock(&g_lock);
+        if (same_version(&fc->cache[i], real_path, format, &st)) {
+            *info = fc->cache[i].info;
+            pthread_mutex_unlock(&fc->lock);
             return 0;
         }
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&fc->lock);
     /* The one read, outside the lock (it may take a while for a large file). */
     fdw_model_info found = {0};
     fdw_error fe = {0};
@@ -59,9 +74,9 @@ int factcache_get(const char *real_path, const char *format, fdw_model_info *inf
     if (stat(real_path, &after) != 0 || after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
         after.st_mtim.tv_nsec != st.st_mtim.tv_nsec || after.st_size != st.st_size)
         return -1; /* changed while it was read: let the engine read it itself */
-    pthread_mutex_lock(&g_lock);
-    entry *e = &g_cache[g_next];
-    g_next = (g_next + 1) % CACHE_SIZE;
+    pthread_mutex_lock(&fc->lock);
+    entry *e = &fc->cache[fc->next];
+    fc->next = (fc->next + 1) % CACHE_SIZE;
     snprintf(e->path, sizeof e->path, "%s", real_path);
     snprintf(e->format, sizeof e->format, "%s", format);
     e->dev = st.st_dev;
@@ -70,7 +85,7 @@ int factcache_get(const char *real_path, const char *format, fdw_model_info *inf
     e->mtime = st.st_mtim;
     e->info = found;
     e->used = 1;
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&fc->lock);
     log_debug("recorded the facts of shared model %s (%llu values, %g..%g m/s)", real_path,
               (unsigned long long)found.nvalues, found.vmin, found.vmax);
     *info = found;

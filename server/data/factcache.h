@@ -8,12 +8,17 @@
 #ifndef FDWD_FACTCACHE_H
 #define FDWD_FACTCACHE_H
 
+#include "core/app.h"
 #include "fdwave/fdwave.h"
 
 /* Fill info with the facts of the model file real_path of format ("raw-f32", "segy"):
  * from the cache, or by reading it once now. Returns 0, or -1 when they cannot be had
  * (another format, an unreadable or invalid file: the engine then reads the file and
  * says what is wrong). */
-int factcache_get(const char *real_path, const char *format, fdw_model_info *info);
+int factcache_get(struct factcache *fc, const char *real_path, const char *format,
+                  fdw_model_info *info);
+
+/* Set up app->facts; once at start. Returns 0, or -1 (out of memory). */
+int factcache_init(fdwd_app *app);
 
 #endif

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 struct model_upload {
+    fdwd_app *app;
     identity who;
     char owner[128];           /* who will own it: who, or the user an admin named */
     int replace;               /* ?replace=true: an existing model may be replaced */
@@ -33,33 +34,48 @@ struct model_upload {
     int fd;
     uint64_t bytes;
     struct sha256_ctx sha;
-    struct model_upload *next; /* the live uploads (g_live), whose files the sweep keeps */
+    struct model_upload *next; /* the live uploads (the store's live list), whose files the sweep keeps */
 };
 
 /* Uploads in progress, so the sweep of partial files spares theirs; and the one lock
  * under which a finished upload is checked against the table, renamed into place and
  * recorded, so two uploads of one name cannot interleave those steps. */
-static pthread_mutex_t g_live_lock = PTHREAD_MUTEX_INITIALIZER;
-static model_upload *g_live;
-static pthread_mutex_t g_commit_lock = PTHREAD_MUTEX_INITIALIZER;
+struct model_store {
+    pthread_mutex_t live_lock;
+    model_upload *live;
+    pthread_mutex_t commit_lock;
+};
+
+int models_init(fdwd_app *app)
+{
+    struct model_store *ms = calloc(1, sizeof *ms);
+    if (!ms)
+        return -1;
+    pthread_mutex_init(&ms->live_lock, NULL);
+    pthread_mutex_init(&ms->commit_lock, NULL);
+    app->models = ms;
+    return 0;
+}
 
 static void live_add(model_upload *u)
 {
-    pthread_mutex_lock(&g_live_lock);
-    u->next = g_live;
-    g_live = u;
-    pthread_mutex_unlock(&g_live_lock);
+    struct model_store *ms = u->app->models;
+    pthread_mutex_lock(&ms->live_lock);
+    u->next = ms->live;
+    ms->live = u;
+    pthread_mutex_unlock(&ms->live_lock);
 }
 
 static void live_remove(model_upload *u)
 {
-    pthread_mutex_lock(&g_live_lock);
-    for (model_upload **p = &g_live; *p; p = &(*p)->next)
+    struct model_store *ms = u->app->models;
+    pthread_mutex_lock(&ms->live_lock);
+    for (model_upload **p = &ms->live; *p; p = &(*p)->next)
         if (*p == u) {
             *p = u->next;
             break;
         }
-    pthread_mutex_unlock(&g_live_lock);
+    pthread_mutex_unlock(&ms->live_lock);
 }
 
 /* One row of the models table; has_facts 0 when its facts are not recorded yet. */
@@ -169,9 +185,9 @@ static json_t *model_json(const model_row *m)
 }
 
 /* Owner of an existing model, or "" if none. Returns -1 on error. */
-static int model_owner(const char *name, char *owner, size_t cap)
+static int model_owner(fdwd_app *app, const char *name, char *owner, size_t cap)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st = c ? db_stmt(c, "SELECT owner FROM models WHERE name = ?1") : NULL;
     owner[0] = '\0';
     if (!st)
@@ -218,8 +234,8 @@ static int may_replace(const identity *who, const char *name, const char *owner,
     return 1;
 }
 
-model_upload *models_upload_begin(const identity *who, const char *name, const char *replace,
-                                  const char *owner, model_error *e)
+model_upload *models_upload_begin(fdwd_app *app, const identity *who, const char *name,
+                                  const char *replace, const char *owner, model_error *e)
 {
     const char *why = NULL;
     const char *fmt = models_format_of(name, &why);
@@ -246,7 +262,7 @@ model_upload *models_upload_begin(const identity *who, const char *name, const c
         return NULL;
     }
     char current[128];
-    if (model_owner(name, current, sizeof current)) {
+    if (model_owner(app, name, current, sizeof current)) {
         set_error(e, 500, "internal", NULL, "database error");
         return NULL;
     }
@@ -263,6 +279,7 @@ model_upload *models_upload_begin(const identity *who, const char *name, const c
         set_error(e, 500, "internal", NULL, "out of memory");
         return NULL;
     }
+    u->app = app;
     u->who = *who;
     snprintf(u->owner, sizeof u->owner, "%s", owner ? owner : who->user);
     u->replace = rep;
@@ -271,7 +288,7 @@ model_upload *models_upload_begin(const identity *who, const char *name, const c
     unsigned long long r = 0;
     if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r)
         r = (unsigned long long)now_ms() ^ (unsigned long long)getpid();
-    snprintf(u->tmp, sizeof u->tmp, "%s/" MODELS_PARTIAL_PREFIX "%016llx", g_app.models_dir, r);
+    snprintf(u->tmp, sizeof u->tmp, "%s/" MODELS_PARTIAL_PREFIX "%016llx", app->models_dir, r);
     u->fd = open(u->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
     if (u->fd < 0) {
         set_error(e, 500, "internal", NULL, "cannot create a temporary file for the upload: %s",
@@ -334,23 +351,24 @@ static int empty_aside_dir(const char *dir)
     return rmdir(dir);
 }
 
-int models_sweep_partial(int64_t min_age_ms)
+int models_sweep_partial(fdwd_app *app, int64_t min_age_ms)
 {
-    DIR *d = opendir(g_app.models_dir);
+    struct model_store *ms = app->models;
+    DIR *d = opendir(app->models_dir);
     if (!d)
         return 0;
     const size_t plen = strlen(MODELS_PARTIAL_PREFIX);
     int removed = 0;
     int64_t now = now_ms();
     struct dirent *ent;
-    pthread_mutex_lock(&g_live_lock); /* no upload starts or ends while its file is judged */
+    pthread_mutex_lock(&ms->live_lock); /* no upload starts or ends while its file is judged */
     while ((ent = readdir(d))) {
         if (strncmp(ent->d_name, MODELS_PARTIAL_PREFIX, plen) != 0)
             continue;
         char p[CFG_PATH + 300];
-        snprintf(p, sizeof p, "%s/%s", g_app.models_dir, ent->d_name);
+        snprintf(p, sizeof p, "%s/%s", app->models_dir, ent->d_name);
         int live = 0; /* its file, or its .d (inspect_upload) */
-        for (model_upload *u = g_live; u && !live; u = u->next)
+        for (model_upload *u = ms->live; u && !live; u = u->next)
             live = strncmp(u->tmp, p, strlen(u->tmp)) == 0;
         struct stat st;
         if (live || lstat(p, &st) != 0)
@@ -367,7 +385,7 @@ int models_sweep_partial(int64_t min_age_ms)
                      (long long)st.st_size);
         }
     }
-    pthread_mutex_unlock(&g_live_lock);
+    pthread_mutex_unlock(&ms->live_lock);
     closedir(d);
     return removed;
 }
@@ -439,22 +457,24 @@ static int record_model(sqlite3 *c, const model_row *m, int replacing)
 
 /* The end of an upload, atomically against other uploads of the name: the table is read
  * again, the upload's right to create or replace decided, the file renamed into place
- * and the row written in one transaction under g_commit_lock. m->owner is set to the
+ * and the row written in one transaction under the store's commit lock. m->owner is set to the
  * owner the model keeps. Returns 0, or -1 with e filled (the temporary file then stays
  * for the caller to remove). */
 static int commit_upload(model_upload *u, model_row *m, model_error *e)
 {
+    fdwd_app *app = u->app;
+    struct model_store *ms = u->app->models;
     char final[CFG_PATH + 200];
-    snprintf(final, sizeof final, "%s/%s", g_app.models_dir, u->name);
-    sqlite3 *c = db();
-    pthread_mutex_lock(&g_commit_lock);
+    snprintf(final, sizeof final, "%s/%s", app->models_dir, u->name);
+    sqlite3 *c = db(app->db);
+    pthread_mutex_lock(&ms->commit_lock);
     int rc = -1;
     char current[128];
     if (!c || db_begin(c, 1) != SQLITE_OK) {
         set_error(e, 500, "internal", NULL, "database error");
         goto out;
     }
-    if (model_owner(u->name, current, sizeof current)) {
+    if (model_owner(app, u->name, current, sizeof current)) {
         set_error(e, 500, "internal", NULL, "database error");
         db_rollback(c);
         goto out;
@@ -480,7 +500,7 @@ static int commit_upload(model_upload *u, model_row *m, model_error *e)
         db_rollback(c);
         goto out;
     }
-    int dfd = open(g_app.models_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dfd = open(app->models_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
         fsync(dfd);
         close(dfd);
@@ -494,7 +514,7 @@ static int commit_upload(model_upload *u, model_row *m, model_error *e)
     }
     rc = 0;
 out:
-    pthread_mutex_unlock(&g_commit_lock);
+    pthread_mutex_unlock(&ms->commit_lock);
     if (rc == 0 && m->owner != u->owner)
         snprintf(u->owner, sizeof u->owner, "%s", m->owner);
     m->owner = u->owner; /* not the local buffer above */
@@ -600,9 +620,9 @@ json_t *models_upload_finish(model_upload *u, model_error *e)
     return j;
 }
 
-json_t *models_list(const identity *who)
+json_t *models_list(fdwd_app *app, const identity *who)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     json_t *arr = json_array();
     if (c && sqlite3_prepare_v2(c,
@@ -623,7 +643,7 @@ json_t *models_list(const identity *who)
 
 /* Facts of a model stored before they were recorded: inspect its file now and keep them,
  * unless the model was replaced meanwhile (its created_at moved). */
-static void learn_facts(const char *path, const char *name, const char *format,
+static void learn_facts(fdwd_app *app, const char *path, const char *name, const char *format,
                         int64_t created_at, fdw_model_info *info)
 {
     fdw_error fe = {0};
@@ -634,7 +654,7 @@ static void learn_facts(const char *path, const char *name, const char *format,
     }
     snprintf(found.format, sizeof found.format, "%s", format);
     snprintf(found.sha256, sizeof found.sha256, "%s", info->sha256);
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
         c ? db_stmt(c, "UPDATE models SET nvalues = ?1, nx = ?2, ny = ?3, nz = ?4, dx = ?5, "
                        "dy = ?6, dz = ?7, vmin = ?8, vmax = ?9 WHERE name = ?10 AND "
@@ -660,15 +680,16 @@ static void learn_facts(const char *path, const char *name, const char *format,
     *info = found;
 }
 
-int models_resolve(void *user, const char *name, char *path, size_t pathlen,
+int models_resolve(const app_caller *caller, const char *name, char *path, size_t pathlen,
                    fdw_model_info *info)
 {
-    const identity *who = user;
+    fdwd_app *app = caller->app;
+    const identity *who = caller->who;
     const char *why;
     memset(info, 0, sizeof *info);
     if (!models_format_of(name, &why))
         return -1;
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
         c ? db_stmt(c, "SELECT " MODEL_COLS " FROM models WHERE name = ?1") : NULL;
     if (!st)
@@ -691,10 +712,10 @@ int models_resolve(void *user, const char *name, char *path, size_t pathlen,
     db_stmt_done(st);
     if (!found)
         return -1;
-    int n = snprintf(path, pathlen, "%s/%s", g_app.models_dir, name);
+    int n = snprintf(path, pathlen, "%s/%s", app->models_dir, name);
     if (n <= 0 || (size_t)n >= pathlen)
         return -1;
     if (!has_facts)
-        learn_facts(path, name, format, created_at, info);
+        learn_facts(app, path, name, format, created_at, info);
     return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef FDWD_MODELS_H
 #define FDWD_MODELS_H
 
+#include "core/app.h"
 #include "core/identity.h"
 #include "fdwave/fdwave.h"
 
@@ -39,8 +40,8 @@ typedef struct model_error {
  * an admin, and it keeps its owner; another user gets 409. owner (admins only, else 403):
  * the user a new model is uploaded for. replace and owner may be NULL. The same checks
  * run again, atomically, when the upload finishes. Returns NULL with the reason in e. */
-model_upload *models_upload_begin(const identity *who, const char *name, const char *replace,
-                                  const char *owner, model_error *e);
+model_upload *models_upload_begin(fdwd_app *app, const identity *who, const char *name,
+                                  const char *replace, const char *owner, model_error *e);
 /* Append bytes; -1 on a write error. */
 int models_upload_write(model_upload *u, const char *data, size_t len);
 /* fsync, inspect (a file that is not a valid model of its format is refused with 400,
@@ -54,17 +55,21 @@ uint64_t models_upload_bytes(const model_upload *u);
 /* Remove partial upload files (a daemon killed during an upload leaves one) that belong to
  * no upload in progress and were last written at least min_age_ms ago (0 at start-up,
  * when none is in progress). Returns how many were removed. */
-int models_sweep_partial(int64_t min_age_ms);
+int models_sweep_partial(fdwd_app *app, int64_t min_age_ms);
 
 /* GET /v1/models: the caller's models (all for an admin), with their facts. */
-json_t *models_list(const identity *who);
+json_t *models_list(fdwd_app *app, const identity *who);
 
-/* An fdw_model_resolver: user is the submitting identity; a model is found when it
- * exists and belongs to that user (or the user is an admin). Fills path and the facts
- * recorded at upload; a model stored before facts were recorded is inspected now, once,
- * and its facts kept (info->nvalues stays 0 if that fails: the engine then reads the
- * file itself and reports what is wrong). */
-int models_resolve(void *user, const char *name, char *path, size_t pathlen,
+/* The model resolver behind fdw_parse_opts.resolve_model: caller->who is the submitting
+ * identity; a model is found when it exists and belongs to that user (or the user is an
+ * admin). Fills path and the facts recorded at upload; a model stored before facts were
+ * recorded is inspected now, once, and its facts kept (info->nvalues stays 0 if that
+ * fails: the engine then reads the file itself and reports what is wrong). */
+int models_resolve(const app_caller *caller, const char *name, char *path, size_t pathlen,
                    fdw_model_info *info);
+
+/* Set up app->models (uploads in progress, the commit lock); once at start. Returns 0, or
+ * -1 (out of memory). */
+int models_init(fdwd_app *app);
 
 #endif

@@ -8,59 +8,72 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_cv = PTHREAD_COND_INITIALIZER;
-static pthread_t g_thread;
-static int g_on, g_stop, g_interval;
+/* The housekeeping thread (app->sweep). */
+struct sweeper {
+    fdwd_app *app;
+    pthread_mutex_t lock;
+    pthread_cond_t cv;
+    pthread_t thread;
+    int on, stop, interval;
+};
 
 static void *sweep_main(void *arg)
 {
-    (void)arg;
-    const int tick = g_interval < 60 ? g_interval : 60;
+    struct sweeper *sw = arg;
+    fdwd_app *app = sw->app;
+    const int tick = sw->interval < 60 ? sw->interval : 60;
     int since_uploads = 0;
-    pthread_mutex_lock(&g_lock);
-    while (!g_stop) {
+    pthread_mutex_lock(&sw->lock);
+    while (!sw->stop) {
         struct timespec t;
         clock_gettime(CLOCK_REALTIME, &t);
         t.tv_sec += tick;
-        pthread_cond_timedwait(&g_cv, &g_lock, &t);
-        if (g_stop)
+        pthread_cond_timedwait(&sw->cv, &sw->lock, &t);
+        if (sw->stop)
             break;
-        pthread_mutex_unlock(&g_lock);
+        pthread_mutex_unlock(&sw->lock);
         since_uploads += tick;
-        if (since_uploads >= g_interval) {
-            models_sweep_partial((int64_t)g_interval * 1000);
+        if (since_uploads >= sw->interval) {
+            models_sweep_partial(app, (int64_t)sw->interval * 1000);
             since_uploads = 0;
         }
-        retention_sweep(g_app.cfg.retention);
-        diskguard_maintain();
-        pthread_mutex_lock(&g_lock);
+        retention_sweep(app, app->cfg.retention);
+        diskguard_maintain(app);
+        pthread_mutex_lock(&sw->lock);
     }
-    pthread_mutex_unlock(&g_lock);
-    db_release_thread();
+    pthread_mutex_unlock(&sw->lock);
+    db_release_thread(app->db);
     return NULL;
 }
 
-int sweep_start(int interval_s)
+int sweep_start(fdwd_app *app, int interval_s)
 {
-    g_interval = interval_s > 0 ? interval_s : 600;
-    g_stop = 0;
-    if (pthread_create(&g_thread, NULL, sweep_main, NULL) != 0)
+    struct sweeper *sw = calloc(1, sizeof *sw);
+    if (!sw)
         return -1;
-    g_on = 1;
+    sw->app = app;
+    pthread_mutex_init(&sw->lock, NULL);
+    pthread_cond_init(&sw->cv, NULL);
+    sw->interval = interval_s > 0 ? interval_s : 600;
+    app->sweep = sw;
+    if (pthread_create(&sw->thread, NULL, sweep_main, sw) != 0)
+        return -1;
+    sw->on = 1;
     return 0;
 }
 
-void sweep_stop(void)
+void sweep_stop(fdwd_app *app)
 {
-    if (!g_on)
+    struct sweeper *sw = app->sweep;
+    if (!sw || !sw->on)
         return;
-    pthread_mutex_lock(&g_lock);
-    g_stop = 1;
-    pthread_cond_signal(&g_cv);
-    pthread_mutex_unlock(&g_lock);
-    pthread_join(g_thread, NULL);
-    g_on = 0;
+    pthread_mutex_lock(&sw->lock);
+    sw->stop = 1;
+    pthread_cond_signal(&sw->cv);
+    pthread_mutex_unlock(&sw->lock);
+    pthread_join(sw->thread, NULL);
+    sw->on = 0;
 }

@@ -7,7 +7,9 @@
 #ifndef FDWD_SWEEP_H
 #define FDWD_SWEEP_H
 
-int sweep_start(int interval_s);
-void sweep_stop(void);
+#include "core/app.h"
+
+int sweep_start(fdwd_app *app, int interval_s);
+void sweep_stop(fdwd_app *app);
 
 #endif

@@ -3,6 +3,7 @@
  * in a power cut is harmless, the state events that matter are written by jobs.c with
  * FULL sync), then tells the notifier (notify.h) which jobs have new events. */
 #include "events/events.h"
+#include "core/app.h"
 #include "core/db.h"
 #include "core/log.h"
 #include "core/notify.h"
@@ -22,14 +23,18 @@ typedef struct ev {
     struct ev *next;
 } ev;
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_wake = PTHREAD_COND_INITIALIZER;  /* writer: work or stop */
-static pthread_cond_t g_done = PTHREAD_COND_INITIALIZER;  /* flushers: progress made */
-static ev *g_head, *g_tail;
-static int g_len;
-static uint64_t g_posted, g_written, g_dropped;
-static int g_stop, g_running;
-static pthread_t g_thread;
+/* The event log's queue and its writer thread (app->events). */
+struct events_log {
+    fdwd_app *app;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;       /* writer: work or stop */
+    pthread_cond_t done;       /* flushers: progress made */
+    ev *head, *tail;
+    int len;
+    uint64_t posted, written, dropped;
+    int stop, running;
+    pthread_t thread;
+};
 
 int64_t events_append(sqlite3 *c, int64_t job_id, const char *type, json_t *data)
 {
@@ -60,33 +65,34 @@ int64_t events_append_text(sqlite3 *c, int64_t job_id, const char *type, const c
     return id;
 }
 
-void events_post(int64_t job_id, const char *type, json_t *data, int droppable)
+void events_post(fdwd_app *app, int64_t job_id, const char *type, json_t *data, int droppable)
 {
-    pthread_mutex_lock(&g_lock);
-    if (droppable && g_len >= QUEUE_CAP) {
-        g_dropped++;
-        pthread_mutex_unlock(&g_lock);
+    struct events_log *s = app->events;
+    pthread_mutex_lock(&s->lock);
+    if (droppable && s->len >= QUEUE_CAP) {
+        s->dropped++;
+        pthread_mutex_unlock(&s->lock);
         json_decref(data);
         return;
     }
     ev *e = calloc(1, sizeof *e);
     if (!e) {
-        pthread_mutex_unlock(&g_lock);
+        pthread_mutex_unlock(&s->lock);
         json_decref(data);
         return;
     }
     e->job_id = job_id;
     snprintf(e->type, sizeof e->type, "%s", type);
     e->data = data;
-    if (g_tail)
-        g_tail->next = e;
+    if (s->tail)
+        s->tail->next = e;
     else
-        g_head = e;
-    g_tail = e;
-    g_len++;
-    g_posted++;
-    pthread_cond_signal(&g_wake);
-    pthread_mutex_unlock(&g_lock);
+        s->head = e;
+    s->tail = e;
+    s->len++;
+    s->posted++;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
 }
 
 /* Side effects of one event beyond the events row. */
@@ -109,20 +115,21 @@ static void side_effects(sqlite3 *c, const ev *e)
 
 static void *writer_main(void *arg)
 {
-    (void)arg;
-    pthread_mutex_lock(&g_lock);
+    struct events_log *s = arg;
+    fdwd_app *app = s->app;
+    pthread_mutex_lock(&s->lock);
     for (;;) {
-        while (!g_head && !g_stop)
-            pthread_cond_wait(&g_wake, &g_lock);
-        if (!g_head && g_stop)
+        while (!s->head && !s->stop)
+            pthread_cond_wait(&s->wake, &s->lock);
+        if (!s->head && s->stop)
             break;
-        ev *batch = g_head;
-        g_head = g_tail = NULL;
-        int n = g_len;
-        g_len = 0;
-        pthread_mutex_unlock(&g_lock);
+        ev *batch = s->head;
+        s->head = s->tail = NULL;
+        int n = s->len;
+        s->len = 0;
+        pthread_mutex_unlock(&s->lock);
 
-        sqlite3 *c = db();
+        sqlite3 *c = db(app->db);
         int ok = c && db_begin(c, 0) == SQLITE_OK;
         if (ok) {
             for (ev *e = batch; e; e = e->next) {
@@ -140,7 +147,7 @@ static void *writer_main(void *arg)
                 if (p->job_id == e->job_id)
                     seen = 1;
             if (!seen && ok)
-                notify_job(e->job_id);
+                notify_job(&app->notify, e->job_id);
         }
         while (batch) {
             ev *next = batch->next;
@@ -148,52 +155,64 @@ static void *writer_main(void *arg)
             free(batch);
             batch = next;
         }
-        pthread_mutex_lock(&g_lock);
-        g_written += (uint64_t)n;
-        pthread_cond_broadcast(&g_done);
+        pthread_mutex_lock(&s->lock);
+        s->written += (uint64_t)n;
+        pthread_cond_broadcast(&s->done);
     }
-    pthread_mutex_unlock(&g_lock);
-    db_release_thread();
+    pthread_mutex_unlock(&s->lock);
+    db_release_thread(app->db);
     return NULL;
 }
 
-void events_flush(void)
+void events_flush(fdwd_app *app)
 {
-    pthread_mutex_lock(&g_lock);
-    uint64_t target = g_posted;
-    while (g_written < target && g_running)
-        pthread_cond_wait(&g_done, &g_lock);
-    pthread_mutex_unlock(&g_lock);
+    struct events_log *s = app->events;
+    pthread_mutex_lock(&s->lock);
+    uint64_t target = s->posted;
+    while (s->written < target && s->running)
+        pthread_cond_wait(&s->done, &s->lock);
+    pthread_mutex_unlock(&s->lock);
 }
 
-int events_start(void)
+int events_start(fdwd_app *app)
 {
-    g_stop = 0;
-    if (pthread_create(&g_thread, NULL, writer_main, NULL) != 0)
+    struct events_log *s = calloc(1, sizeof *s);
+    if (!s)
         return -1;
-    g_running = 1;
+    s->app = app;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->wake, NULL);
+    pthread_cond_init(&s->done, NULL);
+    app->events = s;
+    if (pthread_create(&s->thread, NULL, writer_main, s) != 0)
+        return -1;
+    s->running = 1;
     return 0;
 }
 
-void events_stop(void)
+void events_stop(fdwd_app *app)
 {
-    if (!g_running)
+    struct events_log *s = app->events;
+    if (!s || !s->running)
         return;
-    pthread_mutex_lock(&g_lock);
-    g_stop = 1;
-    pthread_cond_signal(&g_wake);
-    pthread_mutex_unlock(&g_lock);
-    pthread_join(g_thread, NULL);
-    pthread_mutex_lock(&g_lock);
-    g_running = 0;
-    pthread_cond_broadcast(&g_done);
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_lock(&s->lock);
+    s->stop = 1;
+    pthread_cond_signal(&s->wake);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->thread, NULL);
+    pthread_mutex_lock(&s->lock);
+    s->running = 0;
+    pthread_cond_broadcast(&s->done);
+    pthread_mutex_unlock(&s->lock);
 }
 
-uint64_t events_dropped(void)
+uint64_t events_dropped(fdwd_app *app)
 {
-    pthread_mutex_lock(&g_lock);
-    uint64_t d = g_dropped;
-    pthread_mutex_unlock(&g_lock);
+    struct events_log *s = app->events;
+    if (!s)
+        return 0;
+    pthread_mutex_lock(&s->lock);
+    uint64_t d = s->dropped;
+    pthread_mutex_unlock(&s->lock);
     return d;
 }

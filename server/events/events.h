@@ -5,12 +5,14 @@
 #ifndef FDWD_EVENTS_H
 #define FDWD_EVENTS_H
 
+#include "core/app.h"
+
 #include <jansson.h>
 #include <sqlite3.h>
 #include <stdint.h>
 
 /* Insert one event inside the caller's open transaction. data is not stolen. Returns the
- * event id, or -1. The caller calls notify_job(job_id) after its COMMIT. */
+ * event id, or -1. The caller calls notify_job(&app->notify, job_id) after its COMMIT. */
 int64_t events_append(sqlite3 *c, int64_t job_id, const char *type, json_t *data);
 /* The same with data already as compact JSON text. */
 int64_t events_append_text(sqlite3 *c, int64_t job_id, const char *type, const char *text);
@@ -19,16 +21,16 @@ int64_t events_append_text(sqlite3 *c, int64_t job_id, const char *type, const c
  * discarded when the queue is full; the others are always kept. Never blocks on I/O.
  * progress events also update jobs.progress; snapshot events record their files in the
  * outputs table. */
-void events_post(int64_t job_id, const char *type, json_t *data, int droppable);
+void events_post(fdwd_app *app, int64_t job_id, const char *type, json_t *data, int droppable);
 
 /* Wait until every event posted before this call is committed. */
-void events_flush(void);
+void events_flush(fdwd_app *app);
 
 /* Start / stop the writer thread (stop flushes first). */
-int events_start(void);
-void events_stop(void);
+int events_start(fdwd_app *app);
+void events_stop(fdwd_app *app);
 
 /* Progress events discarded because the queue was full (for /metrics). */
-uint64_t events_dropped(void);
+uint64_t events_dropped(fdwd_app *app);
 
 #endif

@@ -26,6 +26,7 @@
 enum phase { PH_HEAD, PH_BODY, PH_ANSWER };
 
 struct conn_state {
+    struct conn_guard *guard;
     int fd;
     char addr[ADDR_LEN];       /* the peer, as text (IPv4-mapped IPv6 as IPv4) */
     int proxy;                 /* the peer is a trusted proxy */
@@ -51,13 +52,17 @@ typedef struct count_table {
     int n, cap;
 } count_table;
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static conn_state *g_head;
-static int g_total, g_anon;
-static count_table g_peers, g_clients;
-static pthread_t g_reaper;
-static int g_reaper_on, g_stop;
-static pthread_cond_t g_stop_cv = PTHREAD_COND_INITIALIZER;
+/* The guard (app->conn): every connection, the counts, the reaper thread. */
+struct conn_guard {
+    fdwd_app *app;
+    pthread_mutex_t lock;
+    conn_state *head;
+    int total, anon;
+    count_table peers, clients;
+    pthread_t reaper;
+    int reaper_on, stop;
+    pthread_cond_t stop_cv;
+};
 
 static int64_t mono_ms(void)
 {
@@ -140,11 +145,11 @@ static void canonical(const char *in, char *out, size_t cap)
     }
 }
 
-static int is_trusted(const char *addr)
+static int is_trusted(const fdwd_app *app, const char *addr)
 {
-    for (int i = 0; i < g_app.cfg.ntrusted; i++) {
+    for (int i = 0; i < app->cfg.ntrusted; i++) {
         char t[ADDR_LEN];
-        canonical(g_app.cfg.trusted_proxies[i], t, sizeof t);
+        canonical(app->cfg.trusted_proxies[i], t, sizeof t);
         if (t[0] && strcmp(t, addr) == 0)
             return 1;
     }
@@ -153,7 +158,8 @@ static int is_trusted(const char *addr)
 
 /* The client a trusted proxy forwarded for: the rightmost X-Forwarded-For entry that is
  * not itself a trusted proxy (entries left of it could be made up by the client). */
-static void forwarded_client(const char *xff, const char *peer, char *out, size_t cap)
+static void forwarded_client(const fdwd_app *app, const char *xff, const char *peer, char *out,
+                             size_t cap)
 {
     snprintf(out, cap, "%s", peer);
     if (!xff)
@@ -172,7 +178,7 @@ static void forwarded_client(const char *xff, const char *peer, char *out, size_
         canonical(item, c, sizeof c);
         if (!c[0])
             return; /* not an address: count against the proxy */
-        if (!is_trusted(c)) {
+        if (!is_trusted(app, c)) {
             snprintf(out, cap, "%s", c);
             return;
         }
@@ -184,11 +190,11 @@ static void forwarded_client(const char *xff, const char *peer, char *out, size_
 
 /* ---- cutting a connection off ---------------------------------------------------- */
 
-static int anonymous_cap(void)
+static int anonymous_cap(const fdwd_app *app)
 {
-    int cap = g_app.cfg.anonymous_connections;
+    int cap = app->cfg.anonymous_connections;
     if (cap <= 0)
-        cap = g_app.cfg.max_connections / 8;
+        cap = app->cfg.max_connections / 8;
     return cap < 1 ? 1 : cap;
 }
 
@@ -219,15 +225,15 @@ static void set_anonymous(conn_state *cs, int anon)
     if (cs->anonymous == anon)
         return;
     cs->anonymous = anon;
-    g_anon += anon ? 1 : -1;
+    cs->guard->anon += anon ? 1 : -1;
 }
 
 /* The anonymous connection that has waited longest for a request head, other than
  * except (lock held); NULL if none. */
-static conn_state *oldest_anonymous(const conn_state *except)
+static conn_state *oldest_anonymous(struct conn_guard *g, const conn_state *except)
 {
     conn_state *oldest = NULL;
-    for (conn_state *c = g_head; c; c = c->next)
+    for (conn_state *c = g->head; c; c = c->next)
         if (c != except && c->anonymous && !c->killed && c->phase == PH_HEAD &&
             (!oldest || c->since_ms < oldest->since_ms))
             oldest = c;
@@ -246,14 +252,14 @@ static void evict(conn_state *c, const char *why)
  * or below their share: the oldest go first (lock held). A fresh connection is not
  * judged before its head could arrive, so bursts of new clients are not refused. */
 #define ANON_GRACE_MS 1000
-static void enforce_anonymous_share(int64_t now)
+static void enforce_anonymous_share(struct conn_guard *g, int64_t now)
 {
     int idle = 0;
-    for (conn_state *c = g_head; c; c = c->next)
+    for (conn_state *c = g->head; c; c = c->next)
         idle += c->anonymous && !c->killed && c->phase == PH_HEAD &&
                 now - c->since_ms > ANON_GRACE_MS;
-    for (; idle > anonymous_cap(); idle--) {
-        conn_state *c = oldest_anonymous(NULL);
+    for (; idle > anonymous_cap(g->app); idle--) {
+        conn_state *c = oldest_anonymous(g, NULL);
         if (!c)
             break;
         evict(c, "over the share of unauthenticated connections");
@@ -264,25 +270,27 @@ static void enforce_anonymous_share(int64_t now)
 
 enum MHD_Result conn_accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
-    (void)cls;
+    struct conn_guard *g = cls;
+    const fdwd_app *app = g->app;
     (void)addrlen;
-    if (atomic_load(&g_app.shutting_down))
+    if (atomic_load(&app->shutting_down))
         return MHD_NO; /* the daemon is stopping: answer what is open, take nothing new */
     char a[ADDR_LEN];
     addr_text(addr, a, sizeof a);
-    pthread_mutex_lock(&g_lock);
-    int ok = is_trusted(a) || count_of(&g_peers, a) < g_app.cfg.max_connections_per_ip;
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_lock(&g->lock);
+    int ok = is_trusted(app, a) || count_of(&g->peers, a) < app->cfg.max_connections_per_ip;
+    pthread_mutex_unlock(&g->lock);
     if (!ok)
         log_debug("http: refused a connection from %s: %d connections from it already", a,
-                  g_app.cfg.max_connections_per_ip);
+                  app->cfg.max_connections_per_ip);
     return ok ? MHD_YES : MHD_NO;
 }
 
 void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
                  enum MHD_ConnectionNotificationCode code)
 {
-    (void)cls;
+    struct conn_guard *g = cls;
+    const fdwd_app *app = g->app;
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
         conn_state *cs = calloc(1, sizeof *cs);
         *socket_context = cs;
@@ -294,50 +302,51 @@ void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         cs->fd = fi ? fi->connect_fd : -1;
         addr_text(ai ? ai->client_addr : NULL, cs->addr, sizeof cs->addr);
+        cs->guard = g;
         cs->phase = PH_HEAD;
         cs->since_ms = mono_ms();
-        pthread_mutex_lock(&g_lock);
-        cs->proxy = is_trusted(cs->addr);
-        cs->next = g_head;
-        if (g_head)
-            g_head->prev = cs;
-        g_head = cs;
-        g_total++;
+        pthread_mutex_lock(&g->lock);
+        cs->proxy = is_trusted(app, cs->addr);
+        cs->next = g->head;
+        if (g->head)
+            g->head->prev = cs;
+        g->head = cs;
+        g->total++;
         if (!cs->proxy) {
-            count_add(&g_peers, cs->addr, 1);
+            count_add(&g->peers, cs->addr, 1);
             /* Two accepts from one address may have passed the policy at once. */
-            if (count_of(&g_peers, cs->addr) > g_app.cfg.max_connections_per_ip)
+            if (count_of(&g->peers, cs->addr) > app->cfg.max_connections_per_ip)
                 cut(cs, NULL);
             if (!cs->killed)
                 set_anonymous(cs, 1);
         }
         /* The last free slots: an anonymous connection idle longest makes room. */
-        if (!cs->killed && g_total >= g_app.cfg.max_connections - 1) {
-            conn_state *old = oldest_anonymous(cs);
+        if (!cs->killed && g->total >= app->cfg.max_connections - 1) {
+            conn_state *old = oldest_anonymous(g, cs);
             if (old)
                 evict(old, "the server is at its connection limit");
         }
-        pthread_mutex_unlock(&g_lock);
+        pthread_mutex_unlock(&g->lock);
         return;
     }
     conn_state *cs = *socket_context;
     *socket_context = NULL;
     if (!cs)
         return;
-    pthread_mutex_lock(&g_lock);
+    pthread_mutex_lock(&g->lock);
     if (cs->prev)
         cs->prev->next = cs->next;
     else
-        g_head = cs->next;
+        g->head = cs->next;
     if (cs->next)
         cs->next->prev = cs->prev;
-    g_total--;
+    g->total--;
     set_anonymous(cs, 0);
     if (!cs->proxy)
-        count_add(&g_peers, cs->addr, -1);
+        count_add(&g->peers, cs->addr, -1);
     if (cs->client[0])
-        count_add(&g_clients, cs->client, -1);
-    pthread_mutex_unlock(&g_lock);
+        count_add(&g->clients, cs->client, -1);
+    pthread_mutex_unlock(&g->lock);
     free(cs);
 }
 
@@ -356,42 +365,46 @@ int conn_request_begin(conn_state *cs, int body, const char *xff, char *client, 
         snprintf(client, cap, "unknown");
         return 0;
     }
+    struct conn_guard *g = cs->guard;
+    const fdwd_app *app = g->app;
     int rc = 0;
-    pthread_mutex_lock(&g_lock);
+    pthread_mutex_lock(&g->lock);
     cs->phase = body ? PH_BODY : PH_ANSWER;
     cs->since_ms = mono_ms();
     cs->body_bytes = 0;
     if (cs->proxy) {
-        forwarded_client(xff, cs->addr, cs->client, sizeof cs->client);
-        count_add(&g_clients, cs->client, 1);
-        if (count_of(&g_clients, cs->client) > g_app.cfg.max_requests_per_client)
+        forwarded_client(app, xff, cs->addr, cs->client, sizeof cs->client);
+        count_add(&g->clients, cs->client, 1);
+        if (count_of(&g->clients, cs->client) > app->cfg.max_requests_per_client)
             rc = -1;
         snprintf(client, cap, "%s", cs->client);
     } else {
         snprintf(client, cap, "%s", cs->addr);
     }
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&g->lock);
     return rc;
 }
 
 /* Whether a body of bytes after elapsed_ms has fallen below the rate floor. */
-static int too_slow(uint64_t bytes, int64_t elapsed_ms)
+static int too_slow(const fdwd_app *app, uint64_t bytes, int64_t elapsed_ms)
 {
-    const int64_t grace = (int64_t)g_app.cfg.head_timeout * 1000;
+    const int64_t grace = (int64_t)app->cfg.head_timeout * 1000;
     return elapsed_ms > grace &&
-           (double)bytes < (double)g_app.cfg.body_min_rate * (double)elapsed_ms / 1000.0;
+           (double)bytes < (double)app->cfg.body_min_rate * (double)elapsed_ms / 1000.0;
 }
 
 int conn_body(conn_state *cs, size_t n)
 {
     if (!cs)
         return 0;
-    pthread_mutex_lock(&g_lock);
+    struct conn_guard *g = cs->guard;
+    pthread_mutex_lock(&g->lock);
     cs->body_bytes += n;
-    int slow = cs->phase == PH_BODY && too_slow(cs->body_bytes, mono_ms() - cs->since_ms);
+    int slow = cs->phase == PH_BODY &&
+               too_slow(g->app, cs->body_bytes, mono_ms() - cs->since_ms);
     if (slow)
         cs->phase = PH_ANSWER; /* the handler answers 408 itself */
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&g->lock);
     return slow ? -1 : 0;
 }
 
@@ -399,51 +412,60 @@ void conn_body_done(conn_state *cs)
 {
     if (!cs)
         return;
-    pthread_mutex_lock(&g_lock);
+    struct conn_guard *g = cs->guard;
+    pthread_mutex_lock(&g->lock);
     cs->phase = PH_ANSWER;
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&g->lock);
 }
 
 void conn_authenticated(conn_state *cs)
 {
     if (!cs)
         return;
-    pthread_mutex_lock(&g_lock);
+    struct conn_guard *g = cs->guard;
+    pthread_mutex_lock(&g->lock);
     set_anonymous(cs, 0);
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&g->lock);
 }
 
 void conn_request_end(conn_state *cs)
 {
     if (!cs)
         return;
-    pthread_mutex_lock(&g_lock);
+    struct conn_guard *g = cs->guard;
+    pthread_mutex_lock(&g->lock);
     cs->phase = PH_HEAD;
     cs->since_ms = mono_ms();
     cs->served++;
     if (cs->client[0]) {
-        count_add(&g_clients, cs->client, -1);
+        count_add(&g->clients, cs->client, -1);
         cs->client[0] = '\0';
     }
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&g->lock);
 }
 
-void conn_counts(int *total, int *anonymous)
+void conn_counts(fdwd_app *app, int *total, int *anonymous)
 {
-    pthread_mutex_lock(&g_lock);
-    *total = g_total;
-    *anonymous = g_anon;
-    pthread_mutex_unlock(&g_lock);
+    struct conn_guard *g = app->conn;
+    if (!g) {
+        *total = *anonymous = 0;
+        return;
+    }
+    pthread_mutex_lock(&g->lock);
+    *total = g->total;
+    *anonymous = g->anon;
+    pthread_mutex_unlock(&g->lock);
 }
 
 /* ---- the reaper ------------------------------------------------------------------ */
 
-static void reap(void)
+static void reap(struct conn_guard *g)
 {
-    const int64_t now = mono_ms(), head = (int64_t)g_app.cfg.head_timeout * 1000;
-    pthread_mutex_lock(&g_lock);
-    enforce_anonymous_share(now);
-    for (conn_state *c = g_head; c; c = c->next) {
+    const fdwd_app *app = g->app;
+    const int64_t now = mono_ms(), head = (int64_t)app->cfg.head_timeout * 1000;
+    pthread_mutex_lock(&g->lock);
+    enforce_anonymous_share(g, now);
+    for (conn_state *c = g->head; c; c = c->next) {
         if (c->killed)
             continue;
         /* A kept-alive connection may idle up to connection-timeout before its next
@@ -451,24 +473,24 @@ static void reap(void)
          * deadline, and is closed silently, as an idle connection (a 408 could cross a
          * request the client sends at that moment). */
         const int64_t limit =
-            c->served ? head + (int64_t)g_app.cfg.connection_timeout * 1000 : head;
+            c->served ? head + (int64_t)app->cfg.connection_timeout * 1000 : head;
         if (c->phase == PH_HEAD && now - c->since_ms > limit) {
             log_debug("http: %s sent no complete request head in time: closed", c->addr);
             cut(c, c->served ? NULL : "the request head did not arrive in time");
-        } else if (c->phase == PH_BODY && too_slow(c->body_bytes, now - c->since_ms)) {
+        } else if (c->phase == PH_BODY && too_slow(app, c->body_bytes, now - c->since_ms)) {
             log_info("http: the body from %s fell below %llu bytes/s: closed", c->addr,
-                     (unsigned long long)g_app.cfg.body_min_rate);
+                     (unsigned long long)app->cfg.body_min_rate);
             cut(c, "the request body arrived too slowly");
         }
     }
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&g->lock);
 }
 
 static void *reaper_main(void *arg)
 {
-    (void)arg;
-    pthread_mutex_lock(&g_lock);
-    while (!g_stop) {
+    struct conn_guard *g = arg;
+    pthread_mutex_lock(&g->lock);
+    while (!g->stop) {
         struct timespec t;
         clock_gettime(CLOCK_REALTIME, &t);
         t.tv_nsec += 250 * 1000000L;
@@ -476,34 +498,41 @@ static void *reaper_main(void *arg)
             t.tv_sec++;
             t.tv_nsec -= 1000000000L;
         }
-        pthread_cond_timedwait(&g_stop_cv, &g_lock, &t);
-        if (g_stop)
+        pthread_cond_timedwait(&g->stop_cv, &g->lock, &t);
+        if (g->stop)
             break;
-        pthread_mutex_unlock(&g_lock);
-        reap();
-        pthread_mutex_lock(&g_lock);
+        pthread_mutex_unlock(&g->lock);
+        reap(g);
+        pthread_mutex_lock(&g->lock);
     }
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&g->lock);
     return NULL;
 }
 
-int conn_start(void)
+int conn_start(fdwd_app *app)
 {
-    g_stop = 0;
-    if (pthread_create(&g_reaper, NULL, reaper_main, NULL) != 0)
+    struct conn_guard *g = calloc(1, sizeof *g);
+    if (!g)
         return -1;
-    g_reaper_on = 1;
+    g->app = app;
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->stop_cv, NULL);
+    app->conn = g;
+    if (pthread_create(&g->reaper, NULL, reaper_main, g) != 0)
+        return -1;
+    g->reaper_on = 1;
     return 0;
 }
 
-void conn_stop(void)
+void conn_stop(fdwd_app *app)
 {
-    if (!g_reaper_on)
+    struct conn_guard *g = app->conn;
+    if (!g || !g->reaper_on)
         return;
-    pthread_mutex_lock(&g_lock);
-    g_stop = 1;
-    pthread_cond_signal(&g_stop_cv);
-    pthread_mutex_unlock(&g_lock);
-    pthread_join(g_reaper, NULL);
-    g_reaper_on = 0;
+    pthread_mutex_lock(&g->lock);
+    g->stop = 1;
+    pthread_cond_signal(&g->stop_cv);
+    pthread_mutex_unlock(&g->lock);
+    pthread_join(g->reaper, NULL);
+    g->reaper_on = 0;
 }

@@ -19,6 +19,7 @@
 #ifndef FDWD_CONN_H
 #define FDWD_CONN_H
 
+#include "core/app.h"
 #include <microhttpd.h>
 #include <stddef.h>
 
@@ -54,10 +55,11 @@ void conn_authenticated(conn_state *cs);
 void conn_request_end(conn_state *cs);
 
 /* Connections now: total and anonymous (for /metrics and tests). */
-void conn_counts(int *total, int *anonymous);
+void conn_counts(fdwd_app *app, int *total, int *anonymous);
 
-/* Start / stop the reaper thread (after / before the MHD daemon). */
-int conn_start(void);
-void conn_stop(void);
+/* Make app->conn and start its reaper thread (before the MHD daemon, whose hooks get
+ * app->conn as their cls) / stop it (before the daemon stops). */
+int conn_start(fdwd_app *app);
+void conn_stop(fdwd_app *app);
 
 #endif

@@ -30,8 +30,11 @@ enum {
     R_USAGE, R_USERS_ME
 };
 
-static struct MHD_Daemon *g_daemon;
-static int g_port;
+/* The libmicrohttpd daemon and the port it bound (app->http). */
+struct http_front {
+    struct MHD_Daemon *daemon;
+    int port;
+};
 
 /* ---- request accessors ----------------------------------------------------------- */
 
@@ -179,8 +182,9 @@ static int content_type_json(request *r)
  * body. Returns MHD_YES to continue. */
 static enum MHD_Result first_call(request *r)
 {
-    metrics_count_request();
-    if (atomic_load(&g_app.shutting_down))
+    fdwd_app *app = r->app;
+    metrics_count_request(app);
+    if (atomic_load(&app->shutting_down))
         return reply_error(r, 503, "unavailable", NULL, "the server is shutting down");
     route(r);
     if (r->route == R_NONE)
@@ -198,7 +202,7 @@ static enum MHD_Result first_call(request *r)
     }
     if (!is_public(r->route)) {
         const char *tok = bearer(r);
-        if (auth_check(tok, g_app.loopback, &r->who)) {
+        if (auth_check(app, tok, app->loopback, &r->who)) {
             return reply_error(r, 401, "unauthorized", NULL, "%s",
                                tok && *tok ? "invalid token"
                                            : "missing token: send Authorization: Bearer TOKEN");
@@ -211,18 +215,18 @@ static enum MHD_Result first_call(request *r)
         if (!content_type_json(r))
             return reply_error(r, 415, "unsupported_media_type", NULL,
                                "POST /v1/jobs needs Content-Type: application/json");
-        if (clen > g_app.cfg.max_body)
+        if (clen > app->cfg.max_body)
             return reply_error(r, 413, "payload_too_large", NULL,
                                "the job spec is %llu bytes; the limit is %llu", clen,
-                               (unsigned long long)g_app.cfg.max_body);
+                               (unsigned long long)app->cfg.max_body);
     }
     if (r->route == R_MODEL) {
-        if (clen > g_app.cfg.max_model_bytes)
+        if (clen > app->cfg.max_model_bytes)
             return reply_error(r, 413, "payload_too_large", NULL,
                                "the model is %llu bytes; the limit is %llu", clen,
-                               (unsigned long long)g_app.cfg.max_model_bytes);
+                               (unsigned long long)app->cfg.max_model_bytes);
         model_error e;
-        r->upload = models_upload_begin(&r->who, r->name, http_query(r, "replace"),
+        r->upload = models_upload_begin(app, &r->who, r->name, http_query(r, "replace"),
                                         http_query(r, "owner"), &e);
         if (!r->upload)
             return reply_error(r, (unsigned)e.status, e.code, e.field, "%s", e.message);
@@ -234,7 +238,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_size, void **ctx)
 {
-    (void)cls;
+    fdwd_app *app = cls;
     (void)version;
     request *r = *ctx;
     if (!r) {
@@ -242,6 +246,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         if (!r)
             return MHD_NO;
         *ctx = r;
+        r->app = app;
         r->conn = conn;
         r->method = method;
         snprintf(r->path, sizeof r->path, "%s", url);
@@ -254,7 +259,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                                sizeof r->client))
             return reply_error(r, 429, "too_many_requests", NULL,
                                "too many requests in flight from %s; at most %d at once",
-                               r->client, g_app.cfg.max_requests_per_client);
+                               r->client, app->cfg.max_requests_per_client);
         /* Either a response was queued (done) or we wait for the body. */
         return first_call(r);
     }
@@ -272,10 +277,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             r->len = r->cap = 0;
             return reply_error(r, 408, "request_timeout", NULL,
                                "the request body arrived at less than %llu bytes/s",
-                               (unsigned long long)g_app.cfg.body_min_rate);
+                               (unsigned long long)app->cfg.body_min_rate);
         }
         if (r->upload && !r->upload_failed) {
-            if (models_upload_bytes(r->upload) + n > g_app.cfg.max_model_bytes)
+            if (models_upload_bytes(r->upload) + n > app->cfg.max_model_bytes)
                 r->too_large = 1;
             else if (models_upload_write(r->upload, upload_data, n))
                 r->upload_failed = 1;
@@ -284,7 +289,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 r->upload = NULL;
             }
         } else if (!r->upload && r->route == R_JOBS && !r->too_large) {
-            if (r->len + n > g_app.cfg.max_body) {
+            if (r->len + n > app->cfg.max_body) {
                 r->too_large = 1;
                 free(r->body);
                 r->body = NULL;
@@ -314,8 +319,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (r->too_large)
         return reply_error(r, 413, "payload_too_large", NULL,
                            "the body exceeds the limit of %llu bytes",
-                           (unsigned long long)(r->route == R_MODEL ? g_app.cfg.max_model_bytes
-                                                                    : g_app.cfg.max_body));
+                           (unsigned long long)(r->route == R_MODEL ? app->cfg.max_model_bytes
+                                                                    : app->cfg.max_body));
     if (r->upload_failed)
         return reply_error(r, 500, "internal", NULL, "writing the model to disk failed");
     return dispatch(r);
@@ -349,60 +354,73 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     log_warn("http: %s", buf);
 }
 
-int http_start(char *err, size_t errlen)
+int http_start(fdwd_app *app, char *err, size_t errlen)
 {
+    struct http_front *h = calloc(1, sizeof *h);
+    if (!h) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    app->http = h;
+    if (metrics_init(app) || jobcache_init(app)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     struct addrinfo hints = {0}, *ai = NULL;
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE;
     char port[16];
-    snprintf(port, sizeof port, "%d", g_app.cfg.port);
-    int rc = getaddrinfo(g_app.cfg.listen_host, port, &hints, &ai);
+    snprintf(port, sizeof port, "%d", app->cfg.port);
+    int rc = getaddrinfo(app->cfg.listen_host, port, &hints, &ai);
     if (rc != 0 || !ai) {
-        snprintf(err, errlen, "--listen %s: %s", g_app.cfg.listen_host, gai_strerror(rc));
+        snprintf(err, errlen, "--listen %s: %s", app->cfg.listen_host, gai_strerror(rc));
         return -1;
     }
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
                      MHD_USE_ERROR_LOG;
     if (ai->ai_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    g_daemon = MHD_start_daemon(
-        flags, (uint16_t)g_app.cfg.port, conn_accept_policy, NULL, on_request, NULL,
-        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
-        ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)g_app.cfg.http_threads,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)g_app.cfg.max_connections,
-        /* per address (the accept policy above), head deadlines, anonymous share: the
-         * connection guard (conn.h) */
-        MHD_OPTION_NOTIFY_CONNECTION, conn_notify, NULL,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)g_app.cfg.connection_timeout,
-        MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
-        MHD_OPTION_END);
-    freeaddrinfo(ai);
-    if (!g_daemon) {
-        snprintf(err, errlen, "cannot listen on %s:%d (address in use or not available)",
-                 g_app.cfg.listen_host, g_app.cfg.port);
-        return -1;
-    }
-    if (conn_start()) {
+    if (conn_start(app)) {
+        freeaddrinfo(ai);
         snprintf(err, errlen, "cannot start the connection reaper thread");
         return -1;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(g_daemon, MHD_DAEMON_INFO_BIND_PORT);
-    g_port = info ? info->port : g_app.cfg.port;
-    int v6 = strchr(g_app.cfg.listen_host, ':') != NULL;
-    log_info("listening on http://%s%s%s:%d", v6 ? "[" : "", g_app.cfg.listen_host,
-             v6 ? "]" : "", g_port);
+    h->daemon = MHD_start_daemon(
+        flags, (uint16_t)app->cfg.port, conn_accept_policy, app->conn, on_request, app,
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR,
+        ai->ai_addr, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)app->cfg.http_threads,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)app->cfg.max_connections,
+        /* per address (the accept policy above), head deadlines, anonymous share: the
+         * connection guard (conn.h) */
+        MHD_OPTION_NOTIFY_CONNECTION, conn_notify, app->conn,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->cfg.connection_timeout,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
+        MHD_OPTION_END);
+    freeaddrinfo(ai);
+    if (!h->daemon) {
+        snprintf(err, errlen, "cannot listen on %s:%d (address in use or not available)",
+                 app->cfg.listen_host, app->cfg.port);
+        return -1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    h->port = info ? info->port : app->cfg.port;
+    int v6 = strchr(app->cfg.listen_host, ':') != NULL;
+    log_info("listening on http://%s%s%s:%d", v6 ? "[" : "", app->cfg.listen_host,
+             v6 ? "]" : "", h->port);
     return 0;
 }
 
 
-void http_stop(void)
+void http_stop(fdwd_app *app)
 {
-    conn_stop();
-    if (g_daemon)
-        MHD_stop_daemon(g_daemon);
-    g_daemon = NULL;
-    jobcache_clear();
+    struct http_front *h = app->http;
+    conn_stop(app);
+    if (h && h->daemon)
+        MHD_stop_daemon(h->daemon);
+    if (h)
+        h->daemon = NULL;
+    jobcache_clear(app);
 }
 
-int http_port(void) { return g_port; }
+int http_port(fdwd_app *app) { return app->http ? app->http->port : 0; }

@@ -5,13 +5,15 @@
 #ifndef FDWD_HTTP_H
 #define FDWD_HTTP_H
 
+#include "core/app.h"
+
 #include <stddef.h>
 
-/* Start listening as g_app.cfg says. Prints "listening on http://HOST:PORT". */
-int http_start(char *err, size_t errlen);
+/* Start listening as app->cfg says (app->http, app->conn). Prints "listening on http://HOST:PORT". */
+int http_start(fdwd_app *app, char *err, size_t errlen);
 /* Stop the daemon (after sse_shutdown()). */
-void http_stop(void);
+void http_stop(fdwd_app *app);
 /* The port actually bound. */
-int http_port(void);
+int http_port(fdwd_app *app);
 
 #endif

@@ -7,6 +7,7 @@
 #include "http/metrics.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,30 +21,36 @@ typedef struct entry {
     struct MHD_Response *resp;
 } entry;
 
-static entry g_slots[SLOTS];
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+/* The kept answers (app->jobcache). */
+struct jobcache {
+    entry slots[SLOTS];
+};
 
-static void init_slots(void)
+int jobcache_init(fdwd_app *app)
 {
+    struct jobcache *jc = calloc(1, sizeof *jc);
+    if (!jc)
+        return -1;
     for (int i = 0; i < SLOTS; i++)
-        pthread_mutex_init(&g_slots[i].lock, NULL);
+        pthread_mutex_init(&jc->slots[i].lock, NULL);
+    app->jobcache = jc;
+    return 0;
 }
 
-static entry *slot_of(int64_t id)
+static entry *slot_of(struct jobcache *jc, int64_t id)
 {
-    pthread_once(&g_once, init_slots);
-    return &g_slots[(uint64_t)id % SLOTS];
+    return &jc->slots[(uint64_t)id % SLOTS];
 }
 
-int jobcache_reply(int64_t id, const identity *who, struct MHD_Connection *conn,
-                   enum MHD_Result *ret)
+int jobcache_reply(fdwd_app *app, int64_t id, const identity *who,
+                   struct MHD_Connection *conn, enum MHD_Result *ret)
 {
-    entry *e = slot_of(id);
+    entry *e = slot_of(app->jobcache, id);
     int hit = 0;
     pthread_mutex_lock(&e->lock);
-    if (e->resp && e->id == id && e->gen == db_generation() &&
+    if (e->resp && e->id == id && e->gen == db_generation(app->db) &&
         (who->admin || strcmp(e->owner, who->user) == 0)) {
-        metrics_count_status(200);
+        metrics_count_status(app, 200);
         *ret = MHD_queue_response(conn, 200, e->resp);
         hit = 1;
     }
@@ -51,9 +58,10 @@ int jobcache_reply(int64_t id, const identity *who, struct MHD_Connection *conn,
     return hit;
 }
 
-void jobcache_store(int64_t id, const char *owner, uint64_t gen, struct MHD_Response *resp)
+void jobcache_store(fdwd_app *app, int64_t id, const char *owner, uint64_t gen,
+                    struct MHD_Response *resp)
 {
-    entry *e = slot_of(id);
+    entry *e = slot_of(app->jobcache, id);
     struct MHD_Response *old = resp;
     pthread_mutex_lock(&e->lock);
     /* Keep whichever is fresher when two threads rendered the same job. */
@@ -69,10 +77,10 @@ void jobcache_store(int64_t id, const char *owner, uint64_t gen, struct MHD_Resp
         MHD_destroy_response(old);
 }
 
-void jobcache_clear(void)
+void jobcache_clear(fdwd_app *app)
 {
-    for (int i = 0; i < SLOTS; i++) {
-        entry *e = slot_of(i);
+    for (int i = 0; app->jobcache && i < SLOTS; i++) {
+        entry *e = slot_of(app->jobcache, i);
         pthread_mutex_lock(&e->lock);
         struct MHD_Response *old = e->resp;
         e->resp = NULL;

@@ -7,6 +7,7 @@
 #ifndef FDWD_JOBCACHE_H
 #define FDWD_JOBCACHE_H
 
+#include "core/app.h"
 #include "core/identity.h"
 
 #include <microhttpd.h>
@@ -14,14 +15,19 @@
 
 /* Answer 200 from the cache when job id has a current entry that who may see: queues
  * the response on conn, sets *ret and returns 1. Returns 0 (nothing queued) otherwise. */
-int jobcache_reply(int64_t id, const identity *who, struct MHD_Connection *conn,
-                   enum MHD_Result *ret);
+int jobcache_reply(fdwd_app *app, int64_t id, const identity *who,
+                   struct MHD_Connection *conn, enum MHD_Result *ret);
 
 /* Keep resp (taken over: the cache destroys it when replaced) as the answer for job id,
  * owned by owner, rendered from data read after generation gen was read. */
-void jobcache_store(int64_t id, const char *owner, uint64_t gen, struct MHD_Response *resp);
+void jobcache_store(fdwd_app *app, int64_t id, const char *owner, uint64_t gen,
+                    struct MHD_Response *resp);
 
 /* Drop every entry (after the HTTP daemon stopped). */
-void jobcache_clear(void);
+void jobcache_clear(fdwd_app *app);
+
+/* Set up app->jobcache (before the HTTP daemon starts). Returns 0, or -1 (out of
+ * memory). */
+int jobcache_init(fdwd_app *app);
 
 #endif

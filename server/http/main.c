@@ -18,10 +18,12 @@
 #include "store/jobs.h"
 #include "core/log.h"
 #include "sched/memlimit.h"
+#include "data/factcache.h"
 #include "data/models.h"
 #include "core/notify.h"
 #include "core/quota.h"
 #include "sched/scheduler.h"
+#include "auth/sharing.h"
 #include "events/sse.h"
 #include "data/sweep.h"
 #include "auth/validate.h"
@@ -69,53 +71,56 @@ static int is_loopback(const char *host)
 
 /* `fdwaved token ...`: the settings' flags (--data, --config, ...) and --admin may stand
  * anywhere among the command's words. */
-static int token_main(int argc, char **argv)
+static int token_main(fdwd_app *app, int argc, char **argv)
 {
     char err[1024];
-    if (config_load(&g_app.cfg, argc, argv, 2, environ, err, sizeof err)) {
+    if (config_load(&app->cfg, argc, argv, 2, environ, err, sizeof err)) {
         fprintf(stderr, "fdwaved: %s\n", err);
         return 2;
     }
-    if (g_app.cfg.nargs == 0) /* just the usage: no data directory to create */
-        return auth_token_command(0, NULL, 0);
+    if (app->cfg.nargs == 0) /* just the usage: no data directory to create */
+        return auth_token_command(app, 0, NULL, 0);
     log_set_level(LOG_WARN);
-    if (datadir_open(&g_app, err, sizeof err)) {
+    if (datadir_open(app, err, sizeof err)) {
         fprintf(stderr, "fdwaved: %s\n", err);
         return 1;
     }
-    int rc = auth_token_command(g_app.cfg.nargs, g_app.cfg.args, g_app.cfg.admin);
-    db_close_all();
+    int rc = auth_token_command(app, app->cfg.nargs, app->cfg.args, app->cfg.admin);
+    db_close(app->db);
     return rc;
 }
 
 /* `fdwaved check` and `fdwaved backup FILE`: on the database as it is, without opening
  * it the daemon's way (which refuses a damaged one). */
-static int database_main(int argc, char **argv)
+static int database_main(fdwd_app *app, int argc, char **argv)
 {
     char err[1024];
-    if (config_load(&g_app.cfg, argc, argv, 2, environ, err, sizeof err)) {
+    if (config_load(&app->cfg, argc, argv, 2, environ, err, sizeof err)) {
         fprintf(stderr, "fdwaved: %s\n", err);
         return 2;
     }
     char path[CFG_PATH + 16];
-    snprintf(path, sizeof path, "%s/fdwave.db", g_app.cfg.data_dir);
-    return dbcheck_command(argv[1], g_app.cfg.nargs, g_app.cfg.args, path);
+    snprintf(path, sizeof path, "%s/fdwave.db", app->cfg.data_dir);
+    return dbcheck_command(argv[1], app->cfg.nargs, app->cfg.args, path);
 }
 
 int main(int argc, char **argv)
 {
+    /* The application context: everything the daemon knows, passed down from here. */
+    fdwd_app the_app;
+    fdwd_app *app = &the_app;
+    app_init(app);
     if (argc >= 2 && !strcmp(argv[1], "token"))
-        return token_main(argc, argv);
+        return token_main(app, argc, argv);
     if (argc >= 2 && (!strcmp(argv[1], "check") || !strcmp(argv[1], "backup")))
-        return database_main(argc, argv);
+        return database_main(app, argc, argv);
     char err[2048];
-    fdwd_app *app = &g_app;
     if (config_load(&app->cfg, argc, argv, 1, environ, err, sizeof err)) {
         fprintf(stderr, "fdwaved: %s\n", err);
         return 2;
     }
     if (app->cfg.help) {
-        fputs(config_usage(), stdout);
+        config_usage(stdout);
         return 0;
     }
     if (app->cfg.version) {
@@ -134,20 +139,31 @@ int main(int argc, char **argv)
     log_set_level(app->cfg.log_level);
     app->started_ms = now_ms();
     app->loopback = is_loopback(app->cfg.listen_host);
-    if (quota_init(err, sizeof err) || datadir_open(app, err, sizeof err) ||
-        datadir_allowed(app, err, sizeof err) || access_check_allowed(err, sizeof err) ||
-        app_init_devices(app, err, sizeof err)) {
+    const char *quota_lines[CFG_MAX_QUOTAS];
+    for (int i = 0; i < app->cfg.nquotas; i++)
+        quota_lines[i] = app->cfg.user_quotas[i];
+    if (quota_init(&app->quotas, app->cfg.default_quota, quota_lines, app->cfg.nquotas, err,
+                   sizeof err) ||
+        datadir_open(app, err, sizeof err) || datadir_allowed(app, err, sizeof err) ||
+        access_check_allowed(app, err, sizeof err) || app_init_devices(app, err, sizeof err)) {
         log_error("%s", err);
         return 1;
     }
+    if (models_init(app) || factcache_init(app) || sharing_init(app)) {
+        log_error("out of memory");
+        return 1;
+    }
     /* Before any thread: a delegated cgroup takes the daemon into its leaf. */
-    memlimit_init(app->cfg.cgroup_dir, err, sizeof err);
+    memlimit_init(app, app->cfg.cgroup_dir, err, sizeof err);
     log_info("%s", err);
-    admission_init(err, sizeof err);
+    if (admission_init(app, err, sizeof err)) {
+        log_error("%s", err);
+        return 1;
+    }
     log_info("%s", err);
-    diskguard_init();
+    diskguard_init(app);
     app->workers = app->cfg.workers > 0 ? app->cfg.workers : app->ndevices;
-    int ntokens = auth_token_count();
+    int ntokens = auth_token_count(app);
     if (!app->loopback && ntokens <= 0) {
         log_error("refusing to listen on %s with no API tokens: create one with "
                   "`fdwaved token add NAME --admin --data %s` first",
@@ -156,10 +172,10 @@ int main(int argc, char **argv)
     }
     if (ntokens == 0)
         log_warn("no API tokens: authentication is off (loopback only); everyone is \"local\"");
-    int swept = models_sweep_partial(0); /* no upload is in progress yet */
+    int swept = models_sweep_partial(app, 0); /* no upload is in progress yet */
     if (swept > 0)
         log_info("removed %d partial model upload(s) left by an earlier run", swept);
-    if (jobs_recover(MAX_INTERRUPTIONS)) {
+    if (jobs_recover(app, MAX_INTERRUPTIONS)) {
         log_error("recovery of interrupted jobs failed");
         return 1;
     }
@@ -175,22 +191,25 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
 
     err[0] = '\0';
-    notify_install(sse_notify_jobs); /* committed events wake the jobs' event streams */
-    if (events_start() || accept_start() ||
-        validate_start(app->cfg.validate_threads, app->cfg.validate_queue) ||
-        sweep_start(app->cfg.upload_sweep) ||
-        sse_start(app->cfg.sse_keepalive * 1000, app->cfg.sse_wake_rate) || sched_start() ||
-        http_start(err, sizeof err)) {
+    /* The streams first: committed events wake the jobs' event streams, so the notifier
+     * is installed before any thread that commits events starts. */
+    const int streams = sse_start(app, app->cfg.sse_keepalive * 1000, app->cfg.sse_wake_rate);
+    if (streams == 0)
+        app->notify = (job_notifier){sse_notify_jobs, app->sse};
+    if (streams || events_start(app) || accept_start(app) ||
+        validate_start(app, app->cfg.validate_threads, app->cfg.validate_queue) ||
+        sweep_start(app, app->cfg.upload_sweep) || sched_start(app) ||
+        http_start(app, err, sizeof err)) {
         log_error("startup failed: %s", err[0] ? err : "cannot start threads");
         atomic_store(&app->shutting_down, 1);
-        validate_stop();
-        sweep_stop();
-        accept_stop();
-        sched_stop();
-        events_stop();
-        sse_shutdown();
-        http_stop();
-        db_close_all();
+        validate_stop(app);
+        sweep_stop(app);
+        accept_stop(app);
+        sched_stop(app);
+        events_stop(app);
+        sse_shutdown(app);
+        http_stop(app);
+        db_close(app->db);
         return 1;
     }
     int sig = 0;
@@ -201,14 +220,14 @@ int main(int argc, char **argv)
      * the polling threads' removal of the listen socket and libmicrohttpd aborts the
      * process ("Failed to remove listen FD from epoll set", seen in CI at a SIGTERM). */
     atomic_store(&app->shutting_down, 1);
-    validate_stop(); /* specs being checked are answered */
-    sweep_stop();
-    accept_stop();  /* jobs being accepted are stored and answered */
-    sched_stop();   /* running jobs write a checkpoint and re-queue themselves */
-    events_stop();  /* every event stored */
-    sse_shutdown(); /* streams end; suspended connections resumed */
-    http_stop();
-    db_close_all();
+    validate_stop(app); /* specs being checked are answered */
+    sweep_stop(app);
+    accept_stop(app);  /* jobs being accepted are stored and answered */
+    sched_stop(app);   /* running jobs write a checkpoint and re-queue themselves */
+    events_stop(app);  /* every event stored */
+    sse_shutdown(app); /* streams end; suspended connections resumed */
+    http_stop(app);
+    db_close(app->db);
     log_info("stopped");
     return 0;
 }

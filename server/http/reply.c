@@ -10,9 +10,10 @@
 
 enum MHD_Result reply_response(request *r, unsigned status, struct MHD_Response *resp)
 {
+    fdwd_app *app = r->app;
     if (!resp)
         return MHD_NO;
-    metrics_count_status(status);
+    metrics_count_status(app, status);
     enum MHD_Result ret = MHD_queue_response(r->conn, status, resp);
     MHD_destroy_response(resp);
     return ret;

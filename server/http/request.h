@@ -3,6 +3,7 @@
 #ifndef FDWD_REQUEST_H
 #define FDWD_REQUEST_H
 
+#include "core/app.h"
 #include "core/identity.h"
 #include "data/models.h"
 
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 typedef struct request {
+    fdwd_app *app;             /* the application context (http.c sets it) */
     struct MHD_Connection *conn;
     const char *method;
     char path[1024];           /* decoded URL path */

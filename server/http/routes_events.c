@@ -9,7 +9,8 @@
 
 enum MHD_Result route_job_events(request *r)
 {
-    if (!jobs_visible(r->job_id, &r->who, NULL))
+    fdwd_app *app = r->app;
+    if (!jobs_visible(app, r->job_id, &r->who, NULL))
         return reply_error(r, 404, "not_found", NULL, "no job %lld", (long long)r->job_id);
     const char *since = http_header(r, "Last-Event-ID");
     const char *field = "Last-Event-ID";
@@ -26,7 +27,7 @@ enum MHD_Result route_job_events(request *r)
             return reply_error(r, 400, "bad_request", field,
                                "%s must be a non-negative event id", field);
     }
-    struct MHD_Response *resp = sse_response(r->conn, r->job_id, after);
+    struct MHD_Response *resp = sse_response(app, r->conn, r->job_id, after);
     if (!resp)
         return reply_error(r, 500, "internal", NULL, "cannot open the event stream");
     return reply_response(r, 200, resp);

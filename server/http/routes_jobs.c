@@ -116,6 +116,7 @@ static int prepare_job(validate_req *v);
 static enum MHD_Result answer_used_key(request *r, const char *owner, const char *key,
                                        int64_t id, int same)
 {
+    fdwd_app *app = r->app;
     if (!same)
         return reply_error(r, 422, "idempotency_key_reused", "Idempotency-Key",
                            "Idempotency-Key \"%s\" was already used for job %lld with a "
@@ -124,7 +125,7 @@ static enum MHD_Result answer_used_key(request *r, const char *owner, const char
                            key, (long long)id, (long long)id);
     identity as_owner = {.admin = 1};
     snprintf(as_owner.user, sizeof as_owner.user, "%s", owner);
-    json_t *job = job_json_get(id, &as_owner, 0);
+    json_t *job = job_json_get(app, id, &as_owner, 0);
     if (!job)
         return reply_error(r, 500, "internal", NULL, "could not write the job's answer");
     char loc[64];
@@ -134,6 +135,7 @@ static enum MHD_Result answer_used_key(request *r, const char *owner, const char
 
 enum MHD_Result route_jobs_submit(request *r)
 {
+    fdwd_app *app = r->app;
     if (r->route_state)
         return ((submit_state *)r->route_state)->stored ? submit_done(r) : submit_checked(r);
     long long prio;
@@ -167,7 +169,7 @@ enum MHD_Result route_jobs_submit(request *r)
          * again: a retry gets its job even when it would no longer be admitted. */
         idem_fingerprint(r->body, r->len, ss->hash);
         int64_t id = 0;
-        idem_match m = idem_lookup(db(), r->who.user, key, ss->hash, &id);
+        idem_match m = idem_lookup(db(app->db), r->who.user, key, ss->hash, &id);
         if (m != IDEM_NEW) {
             free(ss);
             if (m == IDEM_ERROR)
@@ -186,7 +188,7 @@ enum MHD_Result route_jobs_submit(request *r)
     ss->v.conn = r->conn;
     r->route_state = ss;
     r->route_state_free = submit_state_free;
-    if (validate_enqueue(&ss->v)) /* suspends; called again when stored (submit_done) or
+    if (validate_enqueue(app, &ss->v)) /* suspends; called again when stored (submit_done) or
                                      refused (submit_checked) */
         return reply_error(r, 503, "unavailable", NULL,
                            "too many job submissions are being checked; try again shortly");
@@ -203,12 +205,13 @@ enum MHD_Result route_jobs_submit(request *r)
  * (specs.h): nothing reads its JSON again. */
 static int prepare_job(validate_req *v)
 {
+    fdwd_app *app = v->app;
     submit_state *ss = (submit_state *)((char *)v - offsetof(submit_state, v));
     if (v->st != FDW_OK)
         return 0;
     fdw_spec *spec = v->spec;
     v->spec = NULL;
-    ss->refused = admission_submit(&v->who, spec, &ss->adm);
+    ss->refused = admission_submit(app, &v->who, spec, &ss->adm);
     ss->refused_field = ss->adm.field;
     if (ss->refused) {
         fdw_spec_free(spec);
@@ -252,7 +255,7 @@ static int prepare_job(validate_req *v)
                           .wall_time = ss->adm.wall_time};
     ss->a.conn = v->conn;
     ss->stored = 1;
-    if (accept_enqueue(&ss->a) == 0)
+    if (accept_enqueue(app, &ss->a) == 0)
         return 1; /* ss may be freed by its handler from here on */
     ss->stored = 0;
     ss->refused = 503;
@@ -299,6 +302,7 @@ static enum MHD_Result submit_checked(request *r)
  * back); a repeated Idempotency-Key answers as answer_used_key says. */
 static enum MHD_Result submit_done(request *r)
 {
+    fdwd_app *app = r->app;
     submit_state *ss = r->route_state;
     if (ss->a.rc)
         return reply_error(r, 500, "internal", NULL, "could not store the job");
@@ -307,7 +311,7 @@ static enum MHD_Result submit_done(request *r)
                                !ss->a.stored.key_reused);
     job_record rec;
     jobs_new_record(&ss->a.job, &ss->a.stored, &rec);
-    json_t *job = job_json_of(&rec, 0);
+    json_t *job = job_json_of(app, &rec, 0);
     log_debug("job %lld accepted from %s", (long long)ss->a.stored.id, r->who.user);
     if (!job)
         return reply_error(r, 500, "internal", NULL, "could not write the job's answer");
@@ -318,6 +322,7 @@ static enum MHD_Result submit_done(request *r)
 
 enum MHD_Result route_jobs_list(request *r)
 {
+    fdwd_app *app = r->app;
     const char *state = http_query(r, "state");
     if (state) {
         int ok = 0;
@@ -344,7 +349,7 @@ enum MHD_Result route_jobs_list(request *r)
     if (query_int(r, "before", 1, INT64_MAX, 0, &before))
         return reply_error(r, 400, "bad_request", "before",
                            "before must be a positive job id");
-    json_t *list = job_json_page(&r->who, state, name, (int)limit, before);
+    json_t *list = job_json_page(app, &r->who, state, name, (int)limit, before);
     if (!list)
         return reply_error(r, 500, "internal", NULL, "database error");
     return reply_json(r, 200, list);
@@ -354,11 +359,12 @@ enum MHD_Result route_jobs_list(request *r)
  * rendered (see jobcache.h); otherwise read, render, answer and keep the response. */
 enum MHD_Result route_job_get(request *r)
 {
+    fdwd_app *app = r->app;
     enum MHD_Result ret;
-    if (jobcache_reply(r->job_id, &r->who, r->conn, &ret))
+    if (jobcache_reply(app, r->job_id, &r->who, r->conn, &ret))
         return ret;
-    uint64_t gen = db_generation(); /* before reading: see db_generation */
-    json_t *job = job_json_get(r->job_id, &r->who, 1);
+    uint64_t gen = db_generation(app->db); /* before reading: see db_generation */
+    json_t *job = job_json_get(app, r->job_id, &r->who, 1);
     if (!job)
         return reply_error(r, 404, "not_found", NULL, "no job %lld", (long long)r->job_id);
     char owner[128];
@@ -366,21 +372,22 @@ enum MHD_Result route_job_get(request *r)
     struct MHD_Response *resp = json_response(job);
     if (!resp)
         return MHD_NO;
-    metrics_count_status(200);
+    metrics_count_status(app, 200);
     ret = MHD_queue_response(r->conn, 200, resp);
-    jobcache_store(r->job_id, owner, gen, resp);
+    jobcache_store(app, r->job_id, owner, gen, resp);
     return ret;
 }
 
 enum MHD_Result route_job_cancel(request *r)
 {
-    int status = jobs_cancel(r->job_id, &r->who);
+    fdwd_app *app = r->app;
+    int status = jobs_cancel(app, r->job_id, &r->who);
     /* The answer shows the job as the cancel left it, before the scheduler acts. */
-    json_t *job = status == 200 || status == 202 ? job_json_get(r->job_id, &r->who, 1) : NULL;
+    json_t *job = status == 200 || status == 202 ? job_json_get(app, r->job_id, &r->who, 1) : NULL;
     if (status == 200)
-        sched_kick();
+        sched_kick(app);
     else if (status == 202)
-        sched_cancel(r->job_id);
+        sched_cancel(app, r->job_id);
     switch (status) {
     case 200:
     case 202:
@@ -391,7 +398,7 @@ enum MHD_Result route_job_cancel(request *r)
         return reply_error(r, 404, "not_found", NULL, "no job %lld", (long long)r->job_id);
     case 409: {
         const char *state = "finished";
-        jobs_visible(r->job_id, &r->who, &state);
+        jobs_visible(app, r->job_id, &r->who, &state);
         return reply_error(r, 409, "conflict", NULL, "job %lld has already %s",
                            (long long)r->job_id,
                            !strcmp(state, "succeeded") ? "succeeded"

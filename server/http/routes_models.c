@@ -15,5 +15,6 @@ enum MHD_Result route_model_put_done(request *r)
 
 enum MHD_Result route_models_list(request *r)
 {
-    return reply_json(r, 200, models_list(&r->who));
+    fdwd_app *app = r->app;
+    return reply_json(r, 200, models_list(app, &r->who));
 }

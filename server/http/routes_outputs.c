@@ -15,17 +15,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void out_dir(int64_t id, char *buf, size_t cap)
+static void out_dir(fdwd_app *app, int64_t id, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s/%lld/out", g_app.jobs_dir, (long long)id);
+    snprintf(buf, cap, "%s/%lld/out", app->jobs_dir, (long long)id);
 }
 
 enum MHD_Result route_job_outputs(request *r)
 {
-    if (!jobs_visible(r->job_id, &r->who, NULL))
+    fdwd_app *app = r->app;
+    if (!jobs_visible(app, r->job_id, &r->who, NULL))
         return reply_error(r, 404, "not_found", NULL, "no job %lld", (long long)r->job_id);
     char path[CFG_PATH + 64];
-    out_dir(r->job_id, path, sizeof path);
+    out_dir(app, r->job_id, path, sizeof path);
     strncat(path, "/manifest.json", sizeof path - strlen(path) - 1);
     json_error_t jerr;
     json_t *m = json_load_file(path, 0, &jerr);
@@ -144,14 +145,15 @@ enum MHD_Result serve_fd(request *r, int fd, const char *ctype)
 
 enum MHD_Result route_job_output_file(request *r)
 {
+    fdwd_app *app = r->app;
     if (!r->name[0] || strchr(r->name, '/') || r->name[0] == '.' || strlen(r->name) > 255)
         return reply_error(r, 400, "bad_request", "name",
                            "output names may not be empty, contain '/' or start with '.'");
-    if (!jobs_visible(r->job_id, &r->who, NULL))
+    if (!jobs_visible(app, r->job_id, &r->who, NULL))
         return reply_error(r, 404, "not_found", NULL, "no job %lld", (long long)r->job_id);
     char path[CFG_PATH + 600];
     char dir[CFG_PATH + 64];
-    out_dir(r->job_id, dir, sizeof dir);
+    out_dir(app, r->job_id, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/%s", dir, r->name);
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)

@@ -9,11 +9,12 @@
 
 enum MHD_Result route_job_delete(request *r)
 {
+    fdwd_app *app = r->app;
     const char *state = NULL;
-    const int status = retention_remove(r->job_id, &r->who, &state);
+    const int status = retention_remove(app, r->job_id, &r->who, &state);
     switch (status) {
     case 200: {
-        json_t *job = job_json_get(r->job_id, &r->who, 1);
+        json_t *job = job_json_get(app, r->job_id, &r->who, 1);
         if (job)
             return reply_json(r, 200, job);
         return reply_error(r, 500, "internal", NULL, "database error");

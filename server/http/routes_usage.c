@@ -48,6 +48,7 @@ static int parse_when(const char *v, int64_t now, int64_t *ms)
 
 enum MHD_Result route_usage(request *r)
 {
+    fdwd_app *app = r->app;
     const char *user = http_query(r, "user");
     if (user && !identity_valid_name(user))
         return reply_error(r, 400, "bad_request", "user", "user must be a user name");
@@ -69,7 +70,7 @@ enum MHD_Result route_usage(request *r)
                            "span before now (30d, 12h, 90m)");
     if (until <= since)
         return reply_error(r, 400, "bad_request", "until", "until must come after since");
-    json_t *rep = usage_report(user, since, until);
+    json_t *rep = usage_report(app, user, since, until);
     if (!rep)
         return reply_error(r, 500, "internal", NULL, "database error");
     return reply_json(r, 200, rep);
@@ -77,24 +78,25 @@ enum MHD_Result route_usage(request *r)
 
 enum MHD_Result route_users_me(request *r)
 {
-    const quota *q = quota_of(r->who.user);
+    fdwd_app *app = r->app;
+    const quota *q = quota_of(&app->quotas, r->who.user);
     long queued = 0;
     int running = 0;
     uint64_t disk = 0;
-    if (usage_standing(r->who.user, &queued, &running, &disk) != 0)
+    if (usage_standing(app, r->who.user, &queued, &running, &disk) != 0)
         return reply_error(r, 503, "unavailable", NULL, "the database is not answering");
     json_t *standing = json_pack("{s:I, s:i, s:I}", "queued", (json_int_t)queued,
                                  "running_devices", running, "disk_bytes", (json_int_t)disk);
     if (q->device_hours >= 0) {
         const double used =
-            usage_device_seconds(r->who.user, now_ms() - (int64_t)(q->period_s * 1000.0));
+            usage_device_seconds(app, r->who.user, now_ms() - (int64_t)(q->period_s * 1000.0));
         json_object_set_new(standing, "device_hours", json_real(used > 0 ? used / 3600.0 : 0));
     }
     return reply_json(r, 200,
                       json_pack("{s:s, s:b, s:o, s:o, s:{s:f, s:f, s:f}}", "user", r->who.user,
                                 "admin", r->who.admin, "quota", quota_json(q), "standing",
                                 standing, "fair_share", "priority",
-                                sharing_fairshare(r->who.user), "weight",
-                                (double)g_app.cfg.fairshare_weight, "halflife_s",
-                                (double)g_app.cfg.fairshare_halflife));
+                                sharing_fairshare(app, r->who.user), "weight",
+                                (double)app->cfg.fairshare_weight, "halflife_s",
+                                (double)app->cfg.fairshare_halflife));
 }

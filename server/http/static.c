@@ -27,10 +27,11 @@ static const char *type_of(const char *name)
 
 enum MHD_Result route_static(request *r)
 {
+    fdwd_app *app = r->app;
     if (r->name[0] == '.' || strchr(r->name, '/') || strchr(r->name, '\\'))
         return reply_error(r, 404, "not_found", NULL, "no such file");
     char path[CFG_PATH + 600];
-    snprintf(path, sizeof path, "%s/%s", g_app.cfg.web_dir, r->name);
+    snprintf(path, sizeof path, "%s/%s", app->cfg.web_dir, r->name);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return reply_error(r, 404, "not_found", NULL, "no such resource: %s", r->path);

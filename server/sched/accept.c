@@ -15,28 +15,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_wake = PTHREAD_COND_INITIALIZER;
-static accept_req *g_head, *g_tail;
-static int g_stop, g_running;
-static pthread_t g_thread;
+/* The submissions waiting to be stored and the thread that stores them (app->accept). */
+struct acceptor {
+    fdwd_app *app;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    accept_req *head, *tail;
+    int stop, running;
+    pthread_t thread;
+};
 
-int accept_enqueue(accept_req *a)
+int accept_enqueue(fdwd_app *app, accept_req *a)
 {
+    struct acceptor *q = app->accept;
     a->done = 0;
     a->next = NULL;
-    pthread_mutex_lock(&g_lock);
-    if (g_stop || !g_running) { /* shutting down: nobody would resume the connection */
-        pthread_mutex_unlock(&g_lock);
+    if (!q)
+        return -1;
+    pthread_mutex_lock(&q->lock);
+    if (q->stop || !q->running) { /* shutting down: nobody would resume the connection */
+        pthread_mutex_unlock(&q->lock);
         return -1;
     }
-    if (g_tail)
-        g_tail->next = a;
+    if (q->tail)
+        q->tail->next = a;
     else
-        g_head = a;
-    g_tail = a;
-    pthread_cond_signal(&g_wake);
-    pthread_mutex_unlock(&g_lock);
+        q->head = a;
+    q->tail = a;
+    pthread_cond_signal(&q->wake);
+    pthread_mutex_unlock(&q->lock);
     return 0;
 }
 
@@ -49,11 +56,11 @@ static int savepoint(sqlite3 *c, const char *sql)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static void commit_batch(accept_req *batch)
+static void commit_batch(fdwd_app *app, accept_req *batch)
 {
     int64_t t0 = now_ms();
     int count = 0;
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     int ok = c && db_begin(c, 1) == SQLITE_OK;
     for (accept_req *a = batch; a; a = a->next) {
         a->rc = -1;
@@ -76,7 +83,7 @@ static void commit_batch(accept_req *batch)
 }
 
 /* Notify about the new jobs and tell the scheduler, once for the batch. */
-static void announce(accept_req *batch)
+static void announce(fdwd_app *app, accept_req *batch)
 {
     int64_t ids[64];
     int n = 0, any = 0;
@@ -85,68 +92,76 @@ static void announce(accept_req *batch)
         if (a->rc != 0 || a->stored.existed)
             continue;
         any = 1;
-        const double rank = sharing_rank(a->job.owner, a->job.priority);
+        const double rank = sharing_rank(app, a->job.owner, a->job.priority);
         if (rank > top)
             top = rank;
         ids[n++] = a->stored.id;
         if (n == (int)(sizeof ids / sizeof ids[0])) {
-            notify_jobs(ids, n);
+            notify_jobs(&app->notify, ids, n);
             n = 0;
         }
     }
     if (n > 0)
-        notify_jobs(ids, n);
+        notify_jobs(&app->notify, ids, n);
     if (any)
-        sched_submitted(top);
+        sched_submitted(app, top);
 }
 
 static void *accept_main(void *arg)
 {
-    (void)arg;
-    pthread_mutex_lock(&g_lock);
+    struct acceptor *q = arg;
+    fdwd_app *app = q->app;
+    pthread_mutex_lock(&q->lock);
     for (;;) {
-        while (!g_head && !g_stop)
-            pthread_cond_wait(&g_wake, &g_lock);
-        if (!g_head)
+        while (!q->head && !q->stop)
+            pthread_cond_wait(&q->wake, &q->lock);
+        if (!q->head)
             break;
-        accept_req *batch = g_head;
-        g_head = g_tail = NULL;
-        pthread_mutex_unlock(&g_lock);
-        commit_batch(batch);
-        announce(batch);
-        pthread_mutex_lock(&g_lock);
+        accept_req *batch = q->head;
+        q->head = q->tail = NULL;
+        pthread_mutex_unlock(&q->lock);
+        commit_batch(app, batch);
+        announce(app, batch);
+        pthread_mutex_lock(&q->lock);
         for (accept_req *a = batch, *next; a; a = next) {
             next = a->next; /* a may be freed by its handler once resumed */
             a->done = 1;
             MHD_resume_connection(a->conn);
         }
     }
-    pthread_mutex_unlock(&g_lock);
-    db_release_thread();
+    pthread_mutex_unlock(&q->lock);
+    db_release_thread(app->db);
     return NULL;
 }
 
-int accept_start(void)
+int accept_start(fdwd_app *app)
 {
-    g_stop = 0;
-    g_running = 1;
-    if (pthread_create(&g_thread, NULL, accept_main, NULL) != 0) {
-        g_running = 0;
+    struct acceptor *q = calloc(1, sizeof *q);
+    if (!q)
+        return -1;
+    q->app = app;
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->wake, NULL);
+    app->accept = q;
+    q->running = 1;
+    if (pthread_create(&q->thread, NULL, accept_main, q) != 0) {
+        q->running = 0;
         return -1;
     }
     return 0;
 }
 
-void accept_stop(void)
+void accept_stop(fdwd_app *app)
 {
-    if (!g_running)
+    struct acceptor *q = app->accept;
+    if (!q || !q->running)
         return;
-    pthread_mutex_lock(&g_lock);
-    g_stop = 1;
-    pthread_cond_signal(&g_wake);
-    pthread_mutex_unlock(&g_lock);
-    pthread_join(g_thread, NULL);
-    pthread_mutex_lock(&g_lock);
-    g_running = 0;
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_lock(&q->lock);
+    q->stop = 1;
+    pthread_cond_signal(&q->wake);
+    pthread_mutex_unlock(&q->lock);
+    pthread_join(q->thread, NULL);
+    pthread_mutex_lock(&q->lock);
+    q->running = 0;
+    pthread_mutex_unlock(&q->lock);
 }

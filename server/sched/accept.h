@@ -9,6 +9,7 @@
 #ifndef FDWD_ACCEPT_H
 #define FDWD_ACCEPT_H
 
+#include "core/app.h"
 #include "store/jobs.h"
 
 #include <microhttpd.h>
@@ -27,10 +28,10 @@ typedef struct accept_req {
 /* Queue a for commit; its connection is suspended already (the validator hands it on,
  * validate.h). The connection is resumed once a->done is set. Returns -1 (nothing
  * queued, the connection not resumed) when the daemon is shutting down. */
-int accept_enqueue(accept_req *a);
+int accept_enqueue(fdwd_app *app, accept_req *a);
 
-int accept_start(void);
+int accept_start(fdwd_app *app);
 /* Commits what is queued, then stops. */
-void accept_stop(void);
+void accept_stop(fdwd_app *app);
 
 #endif

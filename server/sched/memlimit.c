@@ -16,17 +16,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static memlimit_mode g_mode = MEMLIMIT_OFF;
-static char g_root[4096];
+/* How runners are limited on this host (app->memlimit). */
+struct memlimit {
+    memlimit_mode mode;
+    char root[4096];           /* cgroup: the delegated directory the job cgroups go under */
+};
 
 const char *memlimit_mode_name(memlimit_mode m)
 {
     return m == MEMLIMIT_CGROUP ? "cgroup" : m == MEMLIMIT_RLIMIT ? "rlimit" : "off";
-}
-
-memlimit_mode memlimit_current(void)
-{
-    return g_mode;
 }
 
 /* Write text into dir/name; 0 or -1 (errno set). (O_CREAT: a cgroup file system has the
@@ -94,10 +92,16 @@ static int own_cgroup(char *out, size_t len, char *why, size_t wlen)
     return found ? 0 : -1;
 }
 
-memlimit_mode memlimit_init(const char *dir, char *msg, size_t len)
+memlimit_mode memlimit_init(fdwd_app *app, const char *dir, char *msg, size_t len)
 {
+    struct memlimit *ml = calloc(1, sizeof *ml);
+    if (!ml) { /* memlimit_prepare takes a NULL as "off" */
+        snprintf(msg, len, "memory limits: off (out of memory)");
+        return MEMLIMIT_OFF;
+    }
+    app->memlimit = ml;
     char cg[4096], why[512] = "";
-    g_mode = MEMLIMIT_RLIMIT;
+    ml->mode = MEMLIMIT_RLIMIT;
     if (dir && dir[0])
         snprintf(cg, sizeof cg, "%s", dir);
     else if (own_cgroup(cg, sizeof cg, why, sizeof why) != 0)
@@ -121,31 +125,31 @@ memlimit_mode memlimit_init(const char *dir, char *msg, size_t len)
                  strerror(errno));
         goto fallback;
     }
-    snprintf(g_root, sizeof g_root, "%s", cg);
-    g_mode = MEMLIMIT_CGROUP;
+    snprintf(ml->root, sizeof ml->root, "%s", cg);
+    ml->mode = MEMLIMIT_CGROUP;
     snprintf(msg, len, "memory limits: a cgroup per runner under %s", cg);
-    return g_mode;
+    return ml->mode;
 fallback:
     snprintf(msg, len, "memory limits: RLIMIT_DATA for CPU jobs (%s; run under systemd with "
              "Delegate=yes for cgroup limits)", why);
-    return g_mode;
+    return ml->mode;
 }
 
-int memlimit_prepare(memlimit_slot *s, int64_t job, uint64_t bytes, int cpu, char *why,
-                     size_t len)
+int memlimit_prepare(const struct memlimit *ml, memlimit_slot *s, int64_t job, uint64_t bytes,
+                     int cpu, char *why, size_t len)
 {
     memset(s, 0, sizeof *s);
     s->procs_fd = -1;
     s->limit = bytes;
-    if (bytes == 0)
+    if (bytes == 0 || !ml)
         return 0;
-    if (g_mode == MEMLIMIT_RLIMIT) {
+    if (ml->mode == MEMLIMIT_RLIMIT) {
         s->mode = cpu ? MEMLIMIT_RLIMIT : MEMLIMIT_OFF;
         return 0;
     }
-    if (g_mode != MEMLIMIT_CGROUP)
+    if (ml->mode != MEMLIMIT_CGROUP)
         return 0;
-    snprintf(s->dir, sizeof s->dir, "%s/job-%lld", g_root, (long long)job);
+    snprintf(s->dir, sizeof s->dir, "%s/job-%lld", ml->root, (long long)job);
     char max[32];
     snprintf(max, sizeof max, "%llu", (unsigned long long)bytes);
     if ((mkdir(s->dir, 0755) != 0 && errno != EEXIST) ||

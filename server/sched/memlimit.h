@@ -12,6 +12,7 @@
 #ifndef FDWD_MEMLIMIT_H
 #define FDWD_MEMLIMIT_H
 
+#include "core/app.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,8 +22,7 @@ typedef enum { MEMLIMIT_OFF = 0, MEMLIMIT_RLIMIT, MEMLIMIT_CGROUP } memlimit_mod
  * /proc/self/cgroup, when it is delegated). With a usable cgroup the daemon moves itself
  * into its leaf "daemon" and enables the memory controller for its children. Returns the
  * mode; msg says which and why (for the log). */
-memlimit_mode memlimit_init(const char *dir, char *msg, size_t len);
-memlimit_mode memlimit_current(void);
+memlimit_mode memlimit_init(fdwd_app *app, const char *dir, char *msg, size_t len);
 const char *memlimit_mode_name(memlimit_mode m);
 
 /* One runner's limit, prepared before fork. */
@@ -36,8 +36,8 @@ typedef struct memlimit_slot {
 
 /* Prepare job's limit of bytes (0: none). cpu: the job runs on the CPU backend (rlimit
  * applies). Returns 0, or -1 with why (the job can still run: the caller logs it). */
-int memlimit_prepare(memlimit_slot *s, int64_t job, uint64_t bytes, int cpu, char *why,
-                     size_t len);
+int memlimit_prepare(const struct memlimit *ml, memlimit_slot *s, int64_t job, uint64_t bytes,
+                     int cpu, char *why, size_t len);
 /* In the forked child before exec: async-signal-safe calls only. */
 void memlimit_child(const memlimit_slot *s);
 /* After the runner ended: whether the limit's OOM killer killed something in it, and its

@@ -16,14 +16,15 @@
  * model resolver reads it: {name: facts}, {} when it names none. A model gone, or replaced
  * since (its SHA-256 differs), is not run silently under the old job's provenance: NULL
  * with why. */
-static json_t *recorded_model(const runfile_job *j, char *why, size_t len)
+static json_t *recorded_model(fdwd_app *app, const runfile_job *j, char *why, size_t len)
 {
     char name[160], was[65], path[CFG_PATH];
     fdw_model_info info;
-    if (jobs_model(j->job_id, name, was) != 0 || !name[0])
+    if (jobs_model(app, j->job_id, name, was) != 0 || !name[0])
         return json_object();
     memset(&info, 0, sizeof info);
-    if (models_resolve((void *)j->who, name, path, sizeof path, &info) != 0) {
+    const app_caller caller = {app, j->who};
+    if (models_resolve(&caller, name, path, sizeof path, &info) != 0) {
         snprintf(why, len, "the spec's model \"%.200s\" is no longer there", name);
         return NULL;
     }
@@ -42,20 +43,20 @@ static json_t *recorded_model(const runfile_job *j, char *why, size_t len)
                      info.sha256);
 }
 
-int runfile_write(const runfile_job *j, char *path, size_t pathlen, char *why, size_t len)
+int runfile_write(fdwd_app *app, const runfile_job *j, char *path, size_t pathlen, char *why, size_t len)
 {
-    json_t *models = recorded_model(j, why, len);
+    json_t *models = recorded_model(app, j, why, len);
     if (!models)
         return -1;
     json_t *dirs = json_array(), *ids = json_array();
-    for (int i = 0; g_app.allowed_ptrs[i]; i++)
-        json_array_append_new(dirs, json_string(g_app.allowed_ptrs[i]));
+    for (int i = 0; app->allowed_ptrs[i]; i++)
+        json_array_append_new(dirs, json_string(app->allowed_ptrs[i]));
     for (int d = 0; d < j->ndevices; d++)
         json_array_append_new(ids, json_integer(j->device_ids[d]));
     char lock[CFG_PATH + 32];
     snprintf(lock, sizeof lock, "%s/runner.lock", j->job_dir);
-    const char *backend = g_app.backend == FDW_BACKEND_CPU    ? "cpu"
-                          : g_app.backend == FDW_BACKEND_CUDA ? "cuda"
+    const char *backend = app->backend == FDW_BACKEND_CPU    ? "cpu"
+                          : app->backend == FDW_BACKEND_CUDA ? "cuda"
                                                               : "auto";
     json_t *ck = j->checkpoint_dir
                      ? json_pack("{s:s, s:f, s:I}", "dir", j->checkpoint_dir, "interval_s",
@@ -65,9 +66,9 @@ int runfile_write(const runfile_job *j, char *path, size_t pathlen, char *why, s
     json_t *run = json_pack(
         "{s:I, s:s, s:o, s:o, s:s, s:s, s:o, s:s, s:o, s:i, s:s, s:s, s:i, s:f}", "job",
         (json_int_t)j->job_id, "spec", j->spec_json, "models", models, "allowed_dirs", dirs,
-        "base_dir", g_app.models_dir, "out_dir", j->out_dir, "checkpoint", ck, "backend",
+        "base_dir", app->models_dir, "out_dir", j->out_dir, "checkpoint", ck, "backend",
         backend, "device_ids", ids, "threads", j->threads, "cpu_job_sched",
-        g_app.cfg.cpu_job_sched, "lock", lock, "lock_wait_s", g_app.cfg.runner_stop_timeout,
+        app->cfg.cpu_job_sched, "lock", lock, "lock_wait_s", app->cfg.runner_stop_timeout,
         "progress_interval_s", 0.5);
     snprintf(path, pathlen, "%s/run.json", j->job_dir);
     char tmp[CFG_PATH + 48];

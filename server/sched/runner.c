@@ -44,11 +44,11 @@ static double mono_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-const char *runner_program(void)
+const char *runner_program(fdwd_app *app)
 {
     static char path[PATH_MAX + 32];
-    if (g_app.cfg.runner[0])
-        return g_app.cfg.runner;
+    if (app->cfg.runner[0])
+        return app->cfg.runner;
     if (path[0])
         return path;
     char self[PATH_MAX];
@@ -215,7 +215,7 @@ static void tell(int fd, const char *word)
 /* The runner's lines until its output ends (s), telling it "cancel" or "suspend" on
  * to_runner as its callbacks ask, and killing its process group when it has not stopped
  * runner-stop-timeout after being told. */
-static void follow(supervise *s, pid_t pid, int to_runner, int from_runner)
+static void follow(fdwd_app *app, supervise *s, pid_t pid, int to_runner, int from_runner)
 {
     const fdw_callbacks *cb = s->cb;
     runner_outcome *out = s->out;
@@ -235,16 +235,16 @@ static void follow(supervise *s, pid_t pid, int to_runner, int from_runner)
         if (!told_cancel && cb->cancelled && cb->cancelled(cb->user)) {
             tell(to_runner, PROTO_CANCEL);
             told_cancel = 1;
-            deadline = mono_s() + g_app.cfg.runner_stop_timeout;
+            deadline = mono_s() + app->cfg.runner_stop_timeout;
         }
         if (!told_cancel && !told_suspend && cb->suspend && cb->suspend(cb->user)) {
             tell(to_runner, PROTO_SUSPEND);
             told_suspend = 1;
-            deadline = mono_s() + g_app.cfg.runner_stop_timeout;
+            deadline = mono_s() + app->cfg.runner_stop_timeout;
         }
         if (deadline > 0 && mono_s() > deadline && !out->stop_timed_out) {
             log_warn("job %lld: the runner did not stop within %d s of being told; killed",
-                     (long long)s->job->job_id, g_app.cfg.runner_stop_timeout);
+                     (long long)s->job->job_id, app->cfg.runner_stop_timeout);
             kill(-pid, SIGKILL);
             out->stop_timed_out = 1;
         }
@@ -253,11 +253,11 @@ static void follow(supervise *s, pid_t pid, int to_runner, int from_runner)
 
 /* Its output ended: the runner ends too, or is made to (runner-stop-timeout), and so
  * does anything its launcher left in its process group. Its status and usage. */
-static void reap_runner(const runner_job *job, pid_t pid, runner_outcome *out, int *status,
+static void reap_runner(fdwd_app *app, const runner_job *job, pid_t pid, runner_outcome *out, int *status,
                         struct rusage *ru)
 {
     memset(ru, 0, sizeof *ru);
-    const double reap_by = mono_s() + g_app.cfg.runner_stop_timeout;
+    const double reap_by = mono_s() + app->cfg.runner_stop_timeout;
     for (;;) {
         pid_t w = wait4(pid, status, WNOHANG, ru);
         if (w == pid || (w < 0 && errno != EINTR))
@@ -273,14 +273,14 @@ static void reap_runner(const runner_job *job, pid_t pid, runner_outcome *out, i
     kill(-pid, SIGKILL); /* anything its launcher left behind */
 }
 
-int runner_run(const runner_job *job, const fdw_callbacks *cb, runner_outcome *out)
+int runner_run(fdwd_app *app, const runner_job *job, const fdw_callbacks *cb, runner_outcome *out)
 {
     memset(out, 0, sizeof *out);
     out->res.checkpoint_step = -1;
     char *argv[RUNNER_MAX_WORDS], words[16384];
-    const runner_words w = {runner_program(), job->run_file, job->job_id, job->ndevices,
+    const runner_words w = {runner_program(app), job->run_file, job->job_id, job->ndevices,
                             job->device_ids};
-    if (runner_command_argv(g_app.cfg.runner_command, &w, argv, words, sizeof words, out->why,
+    if (runner_command_argv(app->cfg.runner_command, &w, argv, words, sizeof words, out->why,
                             sizeof out->why) < 0)
         return -1;
     int in[2] = {-1, -1}, pout[2] = {-1, -1};
@@ -294,7 +294,7 @@ int runner_run(const runner_job *job, const fdw_callbacks *cb, runner_outcome *o
     }
     memlimit_slot ml;
     char mwhy[400] = "";
-    if (memlimit_prepare(&ml, job->job_id, job->memory_limit, job->cpu, mwhy, sizeof mwhy))
+    if (memlimit_prepare(app->memlimit, &ml, job->job_id, job->memory_limit, job->cpu, mwhy, sizeof mwhy))
         log_warn("job %lld: no memory limit: %s", (long long)job->job_id, mwhy);
     supervise s = {.job = job, .cb = cb, .out = out, .buf = malloc(MAX_LINE + 1)};
     if (!s.buf) {
@@ -319,14 +319,14 @@ int runner_run(const runner_job *job, const fdw_callbacks *cb, runner_outcome *o
     close(logfd);
     fcntl(in[1], F_SETFL, O_NONBLOCK);
     log_debug("job %lld: runner %ld started: %s", (long long)job->job_id, (long)pid,
-              g_app.cfg.runner_command);
+              app->cfg.runner_command);
 
-    follow(&s, pid, in[1], pout[0]);
+    follow(app, &s, pid, in[1], pout[0]);
     close(in[1]);
     close(pout[0]);
     int status = 0;
     struct rusage ru;
-    reap_runner(job, pid, out, &status, &ru);
+    reap_runner(app, job, pid, out, &status, &ru);
     out->wall_s = mono_s() - t0;
     if (WIFSIGNALED(status))
         out->signal = WTERMSIG(status);

@@ -9,6 +9,7 @@
 #ifndef FDWD_RUNNER_H
 #define FDWD_RUNNER_H
 
+#include "core/app.h"
 #include "fdwave/fdwave.h"
 
 #include <stddef.h>
@@ -46,10 +47,10 @@ typedef struct runner_outcome {
  * checkpoint are called on this thread as the runner's lines arrive; cb->cancelled and
  * cb->suspend are polled about ten times a second and passed on once. Returns 0 when the
  * runner ran (out says how it ended), -1 when it could not be started (out->why). */
-int runner_run(const runner_job *job, const fdw_callbacks *cb, runner_outcome *out);
+int runner_run(fdwd_app *app, const runner_job *job, const fdw_callbacks *cb, runner_outcome *out);
 
 /* The runner program: --runner when set, else fdwave-runner next to fdwaved's own
  * executable, else the installed one. */
-const char *runner_program(void);
+const char *runner_program(fdwd_app *app);
 
 #endif

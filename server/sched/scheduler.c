@@ -1,5 +1,5 @@
 /* scheduler.c — the scheduling loop and worker threads (see scheduler.h). One thread
- * decides; each started job gets its own thread (at most g_app.workers at once) that
+ * decides; each started job gets its own thread (at most app->workers at once) that
  * runs worker_run and then marks its slot done. The loop wakes on sched_kick() and at
  * least once a second (aging and the fair share change the order over time). The head
  * of the queue comes from sharing.h (rank, quotas); it starts when its devices are free,
@@ -28,6 +28,7 @@
 #define AGING_MS 60000
 
 typedef struct slot {
+    struct scheduler *sc;
     int active;                /* a thread was started and not yet joined */
     int done;                  /* the thread finished; join it and free its devices */
     int dev_index[APP_MAX_DEVICES];
@@ -35,49 +36,57 @@ typedef struct slot {
     worker_job job;
 } slot;
 
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
-static slot *g_slots;
-static int g_nslots;
-static int64_t g_busy[APP_MAX_DEVICES]; /* job on device index i, 0 = free */
-static int g_stop, g_kicked, g_running;
-static pthread_t g_thread;
-/* What the last pass found, valid while the loop waits (g_waiting): a job submitted with
- * a rank (sharing_rank) <= g_block_rank cannot start before something else changes (a
- * finished job, a cancel, a kick), so sched_submitted need not wake the loop for it.
- * RANK_NONE: the pass was not blocked (queue empty), every submission wakes it. */
-static int g_waiting;
 #define RANK_NONE (-1e300)
 #define RANK_ALL (1e300)
-static double g_block_rank = RANK_NONE;
-static double g_submitted = RANK_NONE; /* the highest rank submitted during a pass */
-static waiting_book g_book;     /* why queued jobs wait; the scheduler thread's own */
+
+/* The scheduling loop's state (app->sched). */
+struct scheduler {
+    fdwd_app *app;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    slot *slots;
+    int nslots;
+    int64_t busy[APP_MAX_DEVICES]; /* job on device index i, 0 = free */
+    int stop, kicked, running;
+    pthread_t thread;
+    /* What the last pass found, valid while the loop waits (waiting): a job submitted
+     * with a rank (sharing_rank) <= block_rank cannot start before something else changes
+     * (a finished job, a cancel, a kick), so sched_submitted need not wake the loop for
+     * it. RANK_NONE: the pass was not blocked (queue empty), every submission wakes it. */
+    int waiting;
+    double block_rank;
+    double submitted;          /* the highest rank submitted during a pass */
+    waiting_book book;         /* why queued jobs wait; the scheduler thread's own */
+};
 
 static void *job_thread(void *arg)
 {
     slot *s = arg;
+    struct scheduler *sc = s->sc;
+    fdwd_app *app = sc->app;
     /* A CPU-backend simulation lowers its own priority (worker.c, --cpu-job-sched); GPU
      * host threads mostly wait for the device and keep normal priority. */
-    worker_run(&s->job);
-    db_release_thread();
-    pthread_mutex_lock(&g_lock);
+    worker_run(app, &s->job);
+    db_release_thread(app->db);
+    pthread_mutex_lock(&sc->lock);
     s->done = 1;
-    g_kicked = 1; /* devices freed: a pass now, even if one is running (it would miss it) */
-    pthread_cond_signal(&g_cond);
-    pthread_mutex_unlock(&g_lock);
+    sc->kicked = 1; /* devices freed: a pass now, even if one is running (it would miss it) */
+    pthread_cond_signal(&sc->cond);
+    pthread_mutex_unlock(&sc->lock);
     return NULL;
 }
 
-/* Join finished threads and free their devices. Called with g_lock held. */
-static void reap(void)
+/* Join finished threads and free their devices. Called with sc->lock held. */
+static void reap(struct scheduler *sc)
 {
-    for (int i = 0; i < g_nslots; i++) {
-        slot *s = &g_slots[i];
+    fdwd_app *app = sc->app;
+    for (int i = 0; i < sc->nslots; i++) {
+        slot *s = &sc->slots[i];
         if (s->active && s->done) {
             pthread_join(s->thread, NULL);
             for (int d = 0; d < s->job.ndevices; d++)
-                g_busy[s->dev_index[d]] = 0;
-            admission_release(admission_job_host_bytes(s->job.host_bytes));
+                sc->busy[s->dev_index[d]] = 0;
+            admission_release(app, admission_job_host_bytes(app, s->job.host_bytes));
             s->active = 0;
             s->done = 0;
         }
@@ -85,41 +94,43 @@ static void reap(void)
 }
 
 /* Pick devices for a job needing g (or exactly the wanted ids). Returns 0 and fills
- * idx with device indices, or -1 if they are not free now. g_lock held. */
-static int pick_devices(int g, const int *wanted, int nwanted, int *idx)
+ * idx with device indices, or -1 if they are not free now. sc->lock held. */
+static int pick_devices(struct scheduler *sc, int g, const int *wanted, int nwanted, int *idx)
 {
+    fdwd_app *app = sc->app;
     if (nwanted > 0) {
         for (int k = 0; k < nwanted; k++) {
             int found = -1;
-            for (int i = 0; i < g_app.ndevices; i++)
-                if (g_app.devices[i].id == wanted[k])
+            for (int i = 0; i < app->ndevices; i++)
+                if (app->devices[i].id == wanted[k])
                     found = i;
-            if (found < 0 || g_busy[found])
+            if (found < 0 || sc->busy[found])
                 return -1;
             idx[k] = found;
         }
         return 0;
     }
     int n = 0;
-    for (int i = 0; i < g_app.ndevices && n < g; i++)
-        if (!g_busy[i])
+    for (int i = 0; i < app->ndevices && n < g; i++)
+        if (!sc->busy[i])
             idx[n++] = i;
     return n == g ? 0 : -1;
 }
 
 /* Ask the running job of lowest priority, preempt-gap levels or more below the head, to
  * make room: it writes a checkpoint and goes back to the queue (worker.c). One at a time:
- * none while another is being preempted. g_lock held. */
-static void preempt_for(const sharing_job *head)
+ * none while another is being preempted. sc->lock held. */
+static void preempt_for(struct scheduler *sc, const sharing_job *head)
 {
-    const int gap = g_app.cfg.preempt_gap;
+    fdwd_app *app = sc->app;
+    const int gap = app->cfg.preempt_gap;
     if (gap <= 0)
         return;
-    const int head_prio = head->priority + quota_of(head->owner)->priority;
+    const int head_prio = head->priority + quota_of(&app->quotas, head->owner)->priority;
     slot *victim = NULL;
     int victim_prio = 0;
-    for (int i = 0; i < g_nslots; i++) {
-        slot *s = &g_slots[i];
+    for (int i = 0; i < sc->nslots; i++) {
+        slot *s = &sc->slots[i];
         if (!s->active || s->done)
             continue;
         const int stop = atomic_load(&s->job.stop);
@@ -141,75 +152,78 @@ static void preempt_for(const sharing_job *head)
                  (long long)victim->job.job_id, victim_prio, (long long)head->id, head_prio);
 }
 
-/* Whether the head may start now as far as memory and disk go; notes why not. g_lock
+/* Whether the head may start now as far as memory and disk go; notes why not. sc->lock
  * held. */
-static int resources_allow(const sharing_job *head, uint64_t host)
+static int resources_allow(struct scheduler *sc, const sharing_job *head, uint64_t host)
 {
+    fdwd_app *app = sc->app;
     disk_status ds;
     const double gib = 1u << 30;
-    if (!admission_fits(host)) {
-        waiting_note(&g_book, head->id, WAIT_MEMORY, "waits for host memory: it needs %.3g "
+    if (!admission_fits(app, host)) {
+        waiting_note(&sc->book, head->id, WAIT_MEMORY, "waits for host memory: it needs %.3g "
                      "GiB; %.3g GiB of %.3g GiB is held by running jobs", (double)host / gib,
-                     (double)admission_reserved() / gib, (double)admission_host_budget() / gib);
+                     (double)admission_reserved(app) / gib, (double)admission_host_budget(app) / gib);
         return 0;
     }
-    if (diskguard_status(&ds) == 0 && ds.low) {
-        waiting_note(&g_book, head->id, WAIT_DISK, "waits for disk space: the data "
+    if (diskguard_status(app, &ds) == 0 && ds.low) {
+        waiting_note(&sc->book, head->id, WAIT_DISK, "waits for disk space: the data "
                      "directory's disk has %.3g GiB free, below min-free-disk (%.3g GiB)",
-                     (double)ds.free_bytes / gib, (double)g_app.cfg.min_free_disk / gib);
+                     (double)ds.free_bytes / gib, (double)app->cfg.min_free_disk / gib);
         return 0;
     }
     return 1;
 }
 
-/* Notes why the head's devices (g of them, or the wanted ids) are not free. g_lock held. */
-static void note_devices(const sharing_job *head, int g, const int *wanted, int nwanted)
+/* Notes why the head's devices (g of them, or the wanted ids) are not free. sc->lock held. */
+static void note_devices(struct scheduler *sc, const sharing_job *head, int g, const int *wanted, int nwanted)
 {
+    fdwd_app *app = sc->app;
     char jobs[120] = "";
     size_t len = 0;
     int nfree = 0;
-    for (int i = 0; i < g_app.ndevices; i++) {
+    for (int i = 0; i < app->ndevices; i++) {
         int asked = nwanted == 0;
         for (int k = 0; k < nwanted; k++)
-            asked |= g_app.devices[i].id == wanted[k];
-        if (!g_busy[i])
+            asked |= app->devices[i].id == wanted[k];
+        if (!sc->busy[i])
             nfree += asked;
         else if (asked && len + 24 < sizeof jobs)
             len += (size_t)snprintf(jobs + len, sizeof jobs - len, "%s%d: job %lld",
-                                    len ? ", " : "", g_app.devices[i].id, (long long)g_busy[i]);
+                                    len ? ", " : "", app->devices[i].id, (long long)sc->busy[i]);
     }
     if (nwanted > 0)
-        waiting_note(&g_book, head->id, WAIT_DEVICES, "waits for devices: it names %d of "
+        waiting_note(&sc->book, head->id, WAIT_DEVICES, "waits for devices: it names %d of "
                      "them, %d free; busy: %s", nwanted, nfree, jobs);
     else
-        waiting_note(&g_book, head->id, WAIT_DEVICES, "waits for devices: it needs %d, %d of "
-                     "%d free; busy: %s", g, nfree, g_app.ndevices, jobs);
+        waiting_note(&sc->book, head->id, WAIT_DEVICES, "waits for devices: it needs %d, %d of "
+                     "%d free; busy: %s", g, nfree, app->ndevices, jobs);
 }
 
 /* Start the head of the queue if it can start. Returns 1 if a job started (try again),
- * 0 if nothing can start now, with g_block_rank set (see there). Called with g_lock
+ * 0 if nothing can start now, with sc->block_rank set (see there). Called with sc->lock
  * held; drops it around database work. */
-static int try_start(void)
+static int try_start(struct scheduler *sc)
 {
+    fdwd_app *app = sc->app;
     int free_slot = -1;
-    for (int i = 0; i < g_nslots; i++)
-        if (!g_slots[i].active) {
+    for (int i = 0; i < sc->nslots; i++)
+        if (!sc->slots[i].active) {
             free_slot = i;
             break;
         }
     sharing_job head;
-    g_block_rank = RANK_NONE;
-    pthread_mutex_unlock(&g_lock);
-    int r = sharing_head(AGING_MS, &head, &g_book);
-    pthread_mutex_lock(&g_lock);
-    if (r != 1 || g_stop)
+    sc->block_rank = RANK_NONE;
+    pthread_mutex_unlock(&sc->lock);
+    int r = sharing_head(app, AGING_MS, &head, &sc->book);
+    pthread_mutex_lock(&sc->lock);
+    if (r != 1 || sc->stop)
         return 0;
     if (free_slot < 0) { /* every slot busy: only a preemption can make room */
-        waiting_note(&g_book, head.id, WAIT_WORKER, "waits for a worker: %d job%s run%s, "
-                     "the most at once (workers=%d)", g_nslots, g_nslots == 1 ? "" : "s",
-                     g_nslots == 1 ? "s" : "", g_nslots);
-        g_block_rank = RANK_ALL;
-        preempt_for(&head);
+        waiting_note(&sc->book, head.id, WAIT_WORKER, "waits for a worker: %d job%s run%s, "
+                     "the most at once (workers=%d)", sc->nslots, sc->nslots == 1 ? "" : "s",
+                     sc->nslots == 1 ? "s" : "", sc->nslots);
+        sc->block_rank = RANK_ALL;
+        preempt_for(sc, &head);
         return 0;
     }
     const int64_t id = head.id;
@@ -219,12 +233,12 @@ static int try_start(void)
     int missing = -1;
     for (int k = 0; k < nwanted; k++) {
         int found = 0;
-        for (int i = 0; i < g_app.ndevices; i++)
-            found |= g_app.devices[i].id == wanted[k];
+        for (int i = 0; i < app->ndevices; i++)
+            found |= app->devices[i].id == wanted[k];
         if (!found)
             missing = wanted[k];
     }
-    if (g < 1 || g > g_app.ndevices || missing >= 0) {
+    if (g < 1 || g > app->ndevices || missing >= 0) {
         /* Accepted by an earlier daemon with more devices: it can never run here, and as
          * the head of the queue it would hold up every job behind it. */
         char reason[160];
@@ -233,52 +247,52 @@ static int try_start(void)
                      missing);
         else
             snprintf(reason, sizeof reason, "needs %d devices; this server now has %d", g,
-                     g_app.ndevices);
-        pthread_mutex_unlock(&g_lock);
-        jobs_fail_queued(id, reason);
-        pthread_mutex_lock(&g_lock);
+                     app->ndevices);
+        pthread_mutex_unlock(&sc->lock);
+        jobs_fail_queued(app, id, reason);
+        pthread_mutex_lock(&sc->lock);
         return 1;
     }
     int idx[APP_MAX_DEVICES];
-    if (pick_devices(g, wanted, nwanted, idx)) {
+    if (pick_devices(sc, g, wanted, nwanted, idx)) {
         /* Head-of-line: nobody behind it may take the devices. A new job ranks at its
          * bare priority and loses ties to this older head. */
-        note_devices(&head, g, wanted, nwanted);
-        g_block_rank = head.rank;
-        preempt_for(&head);
+        note_devices(sc, &head, g, wanted, nwanted);
+        sc->block_rank = head.rank;
+        preempt_for(sc, &head);
         return 0;
     }
-    const uint64_t host = admission_job_host_bytes(head.host_bytes);
-    if (!resources_allow(&head, host)) {
-        g_block_rank = head.rank;
+    const uint64_t host = admission_job_host_bytes(app, head.host_bytes);
+    if (!resources_allow(sc, &head, host)) {
+        sc->block_rank = head.rank;
         return 0;
     }
     int ids[APP_MAX_DEVICES];
     for (int k = 0; k < g; k++) {
-        ids[k] = g_app.devices[idx[k]].id;
-        g_busy[idx[k]] = id; /* reserve before dropping the lock */
+        ids[k] = app->devices[idx[k]].id;
+        sc->busy[idx[k]] = id; /* reserve before dropping the lock */
     }
-    admission_reserve(host);
+    admission_reserve(app, host);
     /* The slot exists before the claim commits, so a cancel that arrives as soon as the
      * job shows "running" finds it (sched_cancel) and the run stops at its first step. */
-    slot *s = &g_slots[free_slot];
+    slot *s = &sc->slots[free_slot];
     memset(&s->job, 0, sizeof s->job);
     s->job.job_id = id;
     s->job.ndevices = g;
-    s->job.total_devices = g_app.ndevices;
-    s->job.priority = head.priority + quota_of(head.owner)->priority;
+    s->job.total_devices = app->ndevices;
+    s->job.priority = head.priority + quota_of(&app->quotas, head.owner)->priority;
     s->job.host_bytes = head.host_bytes;
     memcpy(s->job.device_ids, ids, sizeof(int) * (size_t)g);
     memcpy(s->dev_index, idx, sizeof(int) * (size_t)g);
     s->active = 1;
     s->done = 0;
-    pthread_mutex_unlock(&g_lock);
-    int claimed = jobs_claim(id, ids, g);
-    pthread_mutex_lock(&g_lock);
+    pthread_mutex_unlock(&sc->lock);
+    int claimed = jobs_claim(app, id, ids, g);
+    pthread_mutex_lock(&sc->lock);
     if (claimed != 0) {
         for (int k = 0; k < g; k++)
-            g_busy[idx[k]] = 0;
-        admission_release(host);
+            sc->busy[idx[k]] = 0;
+        admission_release(app, host);
         s->active = 0;
         return 1; /* cancelled meanwhile: look again */
     }
@@ -286,150 +300,167 @@ static int try_start(void)
         log_error("job %lld: cannot start a worker thread", (long long)id);
         s->active = 0;
         for (int k = 0; k < g; k++)
-            g_busy[idx[k]] = 0;
-        admission_release(host);
-        pthread_mutex_unlock(&g_lock);
-        jobs_finish(id, "failed", "internal: cannot start a worker thread", 0, NULL);
-        pthread_mutex_lock(&g_lock);
+            sc->busy[idx[k]] = 0;
+        admission_release(app, host);
+        pthread_mutex_unlock(&sc->lock);
+        jobs_finish(app, id, "failed", "internal: cannot start a worker thread", 0, NULL);
+        pthread_mutex_lock(&sc->lock);
     }
     return 1;
 }
 
 static void *sched_main(void *arg)
 {
-    (void)arg;
-    pthread_mutex_lock(&g_lock);
-    while (!g_stop) {
-        reap();
-        waiting_begin(&g_book);
-        g_submitted = RANK_NONE;
-        while (!g_stop && try_start())
-            reap();
-        if (g_stop)
+    struct scheduler *sc = arg;
+    fdwd_app *app = sc->app;
+    pthread_mutex_lock(&sc->lock);
+    while (!sc->stop) {
+        reap(sc);
+        waiting_begin(&sc->book);
+        sc->submitted = RANK_NONE;
+        while (!sc->stop && try_start(sc))
+            reap(sc);
+        if (sc->stop)
             break;
-        pthread_mutex_unlock(&g_lock);
-        waiting_record(&g_book);
-        pthread_mutex_lock(&g_lock);
-        if (g_stop)
+        pthread_mutex_unlock(&sc->lock);
+        waiting_record(app, &sc->book);
+        pthread_mutex_lock(&sc->lock);
+        if (sc->stop)
             break;
         /* Jobs submitted during the pass need another only if they may outrank what
          * blocked it (a steady stream of submissions would otherwise keep it busy). */
-        if (!g_kicked && g_submitted <= g_block_rank) {
+        if (!sc->kicked && sc->submitted <= sc->block_rank) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
             ts.tv_sec += 1;
-            g_waiting = 1;
-            pthread_cond_timedwait(&g_cond, &g_lock, &ts);
-            g_waiting = 0;
+            sc->waiting = 1;
+            pthread_cond_timedwait(&sc->cond, &sc->lock, &ts);
+            sc->waiting = 0;
         }
-        g_kicked = 0;
+        sc->kicked = 0;
     }
     /* Shutdown: ask every running job to re-queue itself, then wait for them. */
-    for (int i = 0; i < g_nslots; i++)
-        if (g_slots[i].active) {
+    for (int i = 0; i < sc->nslots; i++)
+        if (sc->slots[i].active) {
             int expected = WORKER_RUN;
-            atomic_compare_exchange_strong(&g_slots[i].job.stop, &expected, WORKER_REQUEUE);
+            atomic_compare_exchange_strong(&sc->slots[i].job.stop, &expected, WORKER_REQUEUE);
         }
     for (;;) {
-        reap();
+        reap(sc);
         int left = 0;
-        for (int i = 0; i < g_nslots; i++)
-            left += g_slots[i].active;
+        for (int i = 0; i < sc->nslots; i++)
+            left += sc->slots[i].active;
         if (!left)
             break;
-        pthread_cond_wait(&g_cond, &g_lock);
+        pthread_cond_wait(&sc->cond, &sc->lock);
     }
-    pthread_mutex_unlock(&g_lock);
-    db_release_thread();
+    pthread_mutex_unlock(&sc->lock);
+    db_release_thread(app->db);
     return NULL;
 }
 
-int sched_start(void)
+int sched_start(fdwd_app *app)
 {
-    g_nslots = g_app.workers;
-    g_slots = calloc((size_t)g_nslots, sizeof *g_slots);
-    if (!g_slots)
+    struct scheduler *sc = calloc(1, sizeof *sc);
+    if (!sc)
         return -1;
-    g_stop = 0;
-    if (pthread_create(&g_thread, NULL, sched_main, NULL) != 0)
+    sc->app = app;
+    pthread_mutex_init(&sc->lock, NULL);
+    pthread_cond_init(&sc->cond, NULL);
+    sc->block_rank = RANK_NONE;
+    sc->submitted = RANK_NONE;
+    app->sched = sc;
+    sc->nslots = app->workers;
+    sc->slots = calloc((size_t)sc->nslots, sizeof *sc->slots);
+    if (!sc->slots)
         return -1;
-    g_running = 1;
+    for (int i = 0; i < sc->nslots; i++)
+        sc->slots[i].sc = sc;
+    if (pthread_create(&sc->thread, NULL, sched_main, sc) != 0)
+        return -1;
+    sc->running = 1;
     return 0;
 }
 
-void sched_kick(void)
+void sched_kick(fdwd_app *app)
 {
-    pthread_mutex_lock(&g_lock);
-    g_kicked = 1;
-    pthread_cond_signal(&g_cond);
-    pthread_mutex_unlock(&g_lock);
+    struct scheduler *sc = app->sched;
+    pthread_mutex_lock(&sc->lock);
+    sc->kicked = 1;
+    pthread_cond_signal(&sc->cond);
+    pthread_mutex_unlock(&sc->lock);
 }
 
-void sched_submitted(double top_rank)
+void sched_submitted(fdwd_app *app, double top_rank)
 {
-    pthread_mutex_lock(&g_lock);
-    if (!g_waiting) { /* a pass is under way: judged against what it finds (sched_main) */
-        if (top_rank > g_submitted)
-            g_submitted = top_rank;
-    } else if (top_rank > g_block_rank) {
-        g_kicked = 1;
-        pthread_cond_signal(&g_cond);
+    struct scheduler *sc = app->sched;
+    pthread_mutex_lock(&sc->lock);
+    if (!sc->waiting) { /* a pass is under way: judged against what it finds (sched_main) */
+        if (top_rank > sc->submitted)
+            sc->submitted = top_rank;
+    } else if (top_rank > sc->block_rank) {
+        sc->kicked = 1;
+        pthread_cond_signal(&sc->cond);
     }
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&sc->lock);
 }
 
-int sched_cancel(int64_t job_id)
+int sched_cancel(fdwd_app *app, int64_t job_id)
 {
+    struct scheduler *sc = app->sched;
     int found = 0;
-    pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < g_nslots; i++)
-        if (g_slots[i].active && !g_slots[i].done && g_slots[i].job.job_id == job_id) {
+    pthread_mutex_lock(&sc->lock);
+    for (int i = 0; i < sc->nslots; i++)
+        if (sc->slots[i].active && !sc->slots[i].done && sc->slots[i].job.job_id == job_id) {
             /* A cancel wins over a suspension under way (shutdown, preemption): the job
              * ends cancelled instead of going back to the queue. */
-            int s = atomic_load(&g_slots[i].job.stop);
+            int s = atomic_load(&sc->slots[i].job.stop);
             while ((s == WORKER_RUN || s == WORKER_REQUEUE || s == WORKER_PREEMPT) &&
-                   !atomic_compare_exchange_weak(&g_slots[i].job.stop, &s, WORKER_CANCEL))
+                   !atomic_compare_exchange_weak(&sc->slots[i].job.stop, &s, WORKER_CANCEL))
                 ;
             found = 1;
         }
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&sc->lock);
     return found;
 }
 
-void sched_stop(void)
+void sched_stop(fdwd_app *app)
 {
-    if (!g_running)
+    struct scheduler *sc = app->sched;
+    if (!sc || !sc->running)
         return;
-    pthread_mutex_lock(&g_lock);
-    g_stop = 1;
-    pthread_cond_signal(&g_cond);
-    pthread_mutex_unlock(&g_lock);
-    pthread_join(g_thread, NULL);
-    g_running = 0;
-    free(g_slots);
-    g_slots = NULL;
-    g_nslots = 0;
+    pthread_mutex_lock(&sc->lock);
+    sc->stop = 1;
+    pthread_cond_signal(&sc->cond);
+    pthread_mutex_unlock(&sc->lock);
+    pthread_join(sc->thread, NULL);
+    sc->running = 0;
+    free(sc->slots);
+    sc->slots = NULL;
+    sc->nslots = 0;
 }
 
-int64_t sched_device_job(int i)
+int64_t sched_device_job(fdwd_app *app, int i)
 {
-    pthread_mutex_lock(&g_lock);
-    int64_t j = i >= 0 && i < APP_MAX_DEVICES ? g_busy[i] : 0;
-    pthread_mutex_unlock(&g_lock);
+    struct scheduler *sc = app->sched;
+    pthread_mutex_lock(&sc->lock);
+    int64_t j = i >= 0 && i < APP_MAX_DEVICES ? sc->busy[i] : 0;
+    pthread_mutex_unlock(&sc->lock);
     return j;
 }
 
-double sched_mpts(int *running)
+double sched_mpts(fdwd_app *app, int *running)
 {
+    struct scheduler *sc = app->sched;
     double sum = 0;
     int n = 0;
-    pthread_mutex_lock(&g_lock);
-    for (int i = 0; i < g_nslots; i++)
-        if (g_slots[i].active && !g_slots[i].done) {
-            sum += g_slots[i].job.mpts;
+    pthread_mutex_lock(&sc->lock);
+    for (int i = 0; i < sc->nslots; i++)
+        if (sc->slots[i].active && !sc->slots[i].done) {
+            sum += sc->slots[i].job.mpts;
             n++;
         }
-    pthread_mutex_unlock(&g_lock);
+    pthread_mutex_unlock(&sc->lock);
     if (running)
         *running = n;
     return sum;

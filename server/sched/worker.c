@@ -67,6 +67,7 @@ static const char *format_of(const char *name)
 static int on_progress(void *user, const fdw_progress *p)
 {
     worker_job *w = user;
+    fdwd_app *app = w->app;
     w->mpts = p->mpts;
     w->last_step = p->step;
     json_t *devs = json_array();
@@ -88,13 +89,14 @@ static int on_progress(void *user, const fdw_progress *p)
         json_object_set_new(d, "shot", json_integer(p->shot));
     }
     if (d)
-        events_post(w->job_id, "progress", d, 1);
+        events_post(app, w->job_id, "progress", d, 1);
     return w->stop != WORKER_RUN;
 }
 
 static void on_snapshot(void *user, const fdw_snapshot_info *s)
 {
     worker_job *w = user;
+    fdwd_app *app = w->app;
     json_t *files = json_array();
     for (int i = 0; i < s->nfiles; i++) {
         char url[512];
@@ -103,7 +105,7 @@ static void on_snapshot(void *user, const fdw_snapshot_info *s)
         json_array_append_new(files, json_pack("{s:s, s:s, s:s}", "name", s->files[i], "url",
                                                url, "format", format_of(s->files[i])));
     }
-    events_post(w->job_id, "snapshot",
+    events_post(app, w->job_id, "snapshot",
                 json_pack("{s:i, s:I, s:f, s:o}", "index", s->index, "step",
                           (json_int_t)s->step, "time", s->time, "files", files),
                 0);
@@ -125,6 +127,7 @@ static int known_warning(const worker_job *w, const char *msg)
 static void on_log(void *user, int level, const char *msg)
 {
     worker_job *w = user;
+    fdwd_app *app = w->app;
     static const char *const names[] = {"debug", "info", "warn", "error"};
     if (level < FDW_LOG_INFO)
         return;
@@ -132,8 +135,8 @@ static void on_log(void *user, int level, const char *msg)
     if (l >= FDW_LOG_WARN && known_warning(w, msg))
         return; /* stored and streamed once already, at submission */
     if (l >= FDW_LOG_WARN)
-        events_post(w->job_id, "warning", json_pack("{s:s}", "message", msg), 0);
-    events_post(w->job_id, "log", json_pack("{s:s, s:s}", "level", names[l], "message", msg),
+        events_post(app, w->job_id, "warning", json_pack("{s:s}", "message", msg), 0);
+    events_post(app, w->job_id, "log", json_pack("{s:s, s:s}", "level", names[l], "message", msg),
                 l < FDW_LOG_WARN);
     log_msg(l, "job %lld: %s", (long long)w->job_id, msg);
 }
@@ -164,10 +167,11 @@ static int on_suspend(void *user)
 static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
 {
     worker_job *w = user;
+    fdwd_app *app = w->app;
     char msg[200];
     if (c->resumed) { /* the engine's own log line says "resumed at step N of M" */
         w->last_step = c->step;
-        events_post(w->job_id, "progress",
+        events_post(app, w->job_id, "progress",
                     json_pack("{s:I, s:I, s:f, s:f, s:f, s:f, s:[], s:b}", "step",
                               (json_int_t)c->step, "nsteps", (json_int_t)c->nsteps, "percent",
                               c->nsteps > 0 ? 100.0 * (double)c->step / (double)c->nsteps : 0.0,
@@ -178,8 +182,8 @@ static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
     }
     snprintf(msg, sizeof msg, "checkpoint at step %ld of %ld (%.1f MiB, %.2f s)", c->step,
              c->nsteps, (double)c->bytes / (1024.0 * 1024.0), c->seconds);
-    jobruns_checkpoint(w->job_id, c->step);
-    events_post(w->job_id, "log", json_pack("{s:s, s:s}", "level", "info", "message", msg), 1);
+    jobruns_checkpoint(app, w->job_id, c->step);
+    events_post(app, w->job_id, "log", json_pack("{s:s, s:s}", "level", "info", "message", msg), 1);
     log_info("job %lld: %s", (long long)w->job_id, msg);
 }
 
@@ -197,7 +201,7 @@ static int has_checkpoint(const char *ckpt_dir)
  * far are kept. Returns the lock's descriptor (closed just before the new runner starts,
  * which takes the lock itself), or -1 when it stays held (outputs are then kept; the new
  * runner fails to take the lock and says so). */
-static int wait_previous_runner(const char *job_dir)
+static int wait_previous_runner(fdwd_app *app, const char *job_dir)
 {
     char path[CFG_PATH + 48];
     snprintf(path, sizeof path, "%s/runner.lock", job_dir);
@@ -206,7 +210,7 @@ static int wait_previous_runner(const char *job_dir)
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
     if (fd < 0)
         return -1;
-    const double until = mono_s() + g_app.cfg.runner_stop_timeout;
+    const double until = mono_s() + app->cfg.runner_stop_timeout;
     while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         if (errno != EWOULDBLOCK || mono_s() > until) {
             close(fd);
@@ -263,7 +267,7 @@ typedef struct ending {
     int requeue, retry;
 } ending;
 
-static void judge(const worker_job *w, const runner_outcome *o, ending *e)
+static void judge(fdwd_app *app, const worker_job *w, const runner_outcome *o, ending *e)
 {
     const int stop = atomic_load(&w->stop);
     e->state = "failed";
@@ -318,19 +322,19 @@ static void judge(const worker_job *w, const runner_outcome *o, ending *e)
         snprintf(e->reason, sizeof e->reason, "%s; its runner did not stop within %d s and "
                  "was killed (resumes from its last checkpoint)",
                  stop == WORKER_PREEMPT ? "preempted" : "re-queued at shutdown",
-                 g_app.cfg.runner_stop_timeout);
+                 app->cfg.runner_stop_timeout);
     } else if (o->stop_timed_out) {
         e->state = stop == WORKER_CANCEL ? "cancelled" : "failed";
         snprintf(e->reason, sizeof e->reason, "%s at step %ld; its runner did not stop within "
                  "%d s and was killed",
                  stop == WORKER_CANCEL ? "cancelled while running" : "wall-time limit reached",
-                 o->last_step, g_app.cfg.runner_stop_timeout);
+                 o->last_step, app->cfg.runner_stop_timeout);
     } else if (o->oom_killed) {
         snprintf(e->reason, sizeof e->reason, "out of memory: the runner was killed by the "
                  "kernel's OOM killer at its limit of %.3g GiB (the job's estimate and %.3g "
                  "GiB for the runner) at step %ld",
-                 (double)admission_job_host_bytes(w->host_bytes) / (1u << 30),
-                 (double)g_app.cfg.runner_memory_overhead / (1u << 30), o->last_step);
+                 (double)admission_job_host_bytes(app, w->host_bytes) / (1u << 30),
+                 (double)app->cfg.runner_memory_overhead / (1u << 30), o->last_step);
     } else if (o->signal == SIGKILL) {
         e->retry = 1;
         snprintf(e->reason, sizeof e->reason, "the runner was killed (SIGKILL: the kernel's "
@@ -349,26 +353,26 @@ static void judge(const worker_job *w, const runner_outcome *o, ending *e)
  * gives up its reserve first; the retries go on for runner-stop-timeout x 5 at most (at
  * shutdown a few seconds), then the job stays "running" in the database and the next
  * start's recovery re-queues it. */
-static int record_end(const worker_job *w, ending *e, const json_t *files)
+static int record_end(fdwd_app *app, const worker_job *w, ending *e, const json_t *files)
 {
     double delay = 0.05, waited = 0;
-    const double most = 5.0 * g_app.cfg.runner_stop_timeout;
+    const double most = 5.0 * app->cfg.runner_stop_timeout;
     for (int attempt = 0;; attempt++) {
         int rc;
         if (e->retry) {
-            rc = jobs_retry(w->job_id, e->reason, g_app.cfg.max_attempts);
+            rc = jobs_retry(app, w->job_id, e->reason, app->cfg.max_attempts);
             if (rc >= 0) {
                 if (rc == 0) /* out of attempts: it failed */
                     e->state = "failed", e->retry = 0;
                 return 0;
             }
-        } else if (jobs_finish(w->job_id, e->state, e->reason, e->requeue, files) == 0) {
+        } else if (jobs_finish(app, w->job_id, e->state, e->reason, e->requeue, files) == 0) {
             return 0;
         }
         disk_status ds;
-        if (diskguard_status(&ds) == 0 && ds.free_bytes < (1u << 20))
-            diskguard_release();
-        if (waited > most || (atomic_load(&g_app.shutting_down) && waited > 3.0))
+        if (diskguard_status(app, &ds) == 0 && ds.free_bytes < (1u << 20))
+            diskguard_release(app);
+        if (waited > most || (atomic_load(&app->shutting_down) && waited > 3.0))
             return -1;
         if (attempt == 0)
             log_warn("job %lld: could not record its end yet (%s); retrying",
@@ -391,21 +395,21 @@ typedef struct job_paths {
  * *lock_fd), the output directory ready. The spec was parsed once, at submission; its
  * runner parses the stored normalised spec, whose recorded facts stand for the model
  * file, so the run's load is the only read of it. Returns 0, or -1 with e's reason. */
-static int prepare_run(worker_job *w, const job_paths *p, job_run_facts *job, identity *who,
+static int prepare_run(fdwd_app *app, worker_job *w, const job_paths *p, job_run_facts *job, identity *who,
                        int *lock_fd, ending *e)
 {
     char why[600];
-    if (jobs_load_for_run(w->job_id, job)) {
+    if (jobs_load_for_run(app, w->job_id, job)) {
         snprintf(e->reason, sizeof e->reason, "internal: cannot read the job from the database");
         return -1;
     }
-    access_rights_of(job->owner, who);
-    if (specs_recheck(who, job->spec_files, why, sizeof why)) {
+    access_rights_of(app, job->owner, who);
+    if (specs_recheck(app, who, job->spec_files, why, sizeof why)) {
         snprintf(e->reason, sizeof e->reason, "the spec is no longer valid: %s", why);
         return -1;
     }
     w->warnings = job->warnings ? json_loads(job->warnings, 0, NULL) : NULL;
-    *lock_fd = wait_previous_runner(p->job_dir);
+    *lock_fd = wait_previous_runner(app, p->job_dir);
     if (prepare_out_dir(p->job_dir, p->out_dir, *lock_fd < 0 || has_checkpoint(p->ckpt_dir))) {
         snprintf(e->reason, sizeof e->reason, "%scannot create the output directory %.900s: %s",
                  errno == ENOSPC ? "disk full: " : "", p->out_dir, strerror(errno));
@@ -417,14 +421,14 @@ static int prepare_run(worker_job *w, const job_paths *p, job_run_facts *job, id
 /* The host memory the run may hold (its estimate at submission; 0: none recorded, no
  * limit) and, with a wall-time limit, w's deadline (the limit counts every earlier run
  * too). */
-static uint64_t run_limits(worker_job *w)
+static uint64_t run_limits(fdwd_app *app, worker_job *w)
 {
     uint64_t host = 0, dev = 0;
     double wall_time = 0;
-    if (jobruns_estimates(w->job_id, &host, &dev, &wall_time) != 0)
+    if (jobruns_estimates(app, w->job_id, &host, &dev, &wall_time) != 0)
         return 0;
     if (wall_time > 0) {
-        const double left = wall_time - jobruns_wall_used(w->job_id);
+        const double left = wall_time - jobruns_wall_used(app, w->job_id);
         w->deadline = mono_s() + (left > 0 ? left : 0);
     }
     return host;
@@ -440,23 +444,23 @@ static int cpu_thread_share(const worker_job *w)
 
 /* The run: its run file, then its runner until it ends (outcome into o; the job's lock
  * goes to the runner). Returns 0, or -1 with e's reason. */
-static int run(worker_job *w, const job_paths *p, const job_run_facts *job, const identity *who,
+static int run(fdwd_app *app, worker_job *w, const job_paths *p, const job_run_facts *job, const identity *who,
                int *lock_fd, runner_outcome *o, ending *e)
 {
-    const uint64_t host = run_limits(w);
-    const int cpu = g_app.backend == FDW_BACKEND_CPU;
+    const uint64_t host = run_limits(app, w);
+    const int cpu = app->backend == FDW_BACKEND_CPU;
     runfile_job rj = {.job_id = w->job_id,
                       .who = who,
                       .spec_json = job->spec_json,
                       .job_dir = p->job_dir,
                       .out_dir = p->out_dir,
                       .checkpoint_dir = p->ckpt_dir,
-                      .checkpoint_interval_s = g_app.cfg.checkpoint_interval,
+                      .checkpoint_interval_s = app->cfg.checkpoint_interval,
                       .device_ids = w->device_ids,
                       .ndevices = w->ndevices,
                       .threads = cpu ? cpu_thread_share(w) : 0};
     char run_file[CFG_PATH + 64], why[600];
-    if (runfile_write(&rj, run_file, sizeof run_file, why, sizeof why)) {
+    if (runfile_write(app, &rj, run_file, sizeof run_file, why, sizeof why)) {
         snprintf(e->reason, sizeof e->reason, "%s%s",
                  diskguard_is_full_message(why) ? "disk full: " : "", why);
         return -1;
@@ -475,12 +479,12 @@ static int run(worker_job *w, const job_paths *p, const job_run_facts *job, cons
                        .ndevices = w->ndevices,
                        .device_ids = w->device_ids,
                        .cpu = cpu,
-                       .memory_limit = host ? admission_job_host_bytes(host) : 0};
+                       .memory_limit = host ? admission_job_host_bytes(app, host) : 0};
     w->host_bytes = host;
     if (*lock_fd >= 0) /* the runner takes it now */
         close(*lock_fd);
     *lock_fd = -1;
-    if (runner_run(&rjob, &cb, o) != 0) {
+    if (runner_run(app, &rjob, &cb, o) != 0) {
         snprintf(e->reason, sizeof e->reason, "internal: %s", o->why);
         return -1;
     }
@@ -489,7 +493,7 @@ static int run(worker_job *w, const job_paths *p, const job_run_facts *job, cons
 
 /* After the run, whatever its end: its accounting (when a runner started), its end
  * recorded with the manifest's files, its checkpoint cleared once it ended for good. */
-static void finish_run(worker_job *w, const job_paths *p, const job_run_facts *job,
+static void finish_run(fdwd_app *app, worker_job *w, const job_paths *p, const job_run_facts *job,
                        int64_t started, const runner_outcome *o, ending *e)
 {
     const int again = e->requeue || e->retry;
@@ -503,11 +507,11 @@ static void finish_run(worker_job *w, const job_paths *p, const job_run_facts *j
                        .peak_host_bytes = o->peak_rss,
                        .peak_device_bytes = o->peak_device_bytes,
                        .outcome = again ? "requeued" : e->state};
-        jobruns_record_usage(&u);
-        sharing_usage_changed();
+        jobruns_record_usage(app, &u);
+        sharing_usage_changed(app);
     }
     json_t *manifest = again ? NULL : manifest_files(p->out_dir);
-    const int recorded = record_end(w, e, json_object_get(manifest, "files"));
+    const int recorded = record_end(app, w, e, json_object_get(manifest, "files"));
     json_decref(manifest);
     if (recorded)
         log_error("job %lld: could not record its end (%s)", (long long)w->job_id, e->reason);
@@ -516,15 +520,16 @@ static void finish_run(worker_job *w, const job_paths *p, const job_run_facts *j
                  e->reason);
     if (!recorded && !again) { /* it ended: its checkpoint is of no use */
         datadir_remove(p->ckpt_dir);
-        jobruns_checkpoint_clear(w->job_id);
-        diskguard_maintain();
+        jobruns_checkpoint_clear(app, w->job_id);
+        diskguard_maintain(app);
     }
 }
 
-void worker_run(worker_job *w)
+void worker_run(fdwd_app *app, worker_job *w)
 {
+    w->app = app;
     job_paths p;
-    snprintf(p.job_dir, sizeof p.job_dir, "%s/%lld", g_app.jobs_dir, (long long)w->job_id);
+    snprintf(p.job_dir, sizeof p.job_dir, "%s/%lld", app->jobs_dir, (long long)w->job_id);
     snprintf(p.out_dir, sizeof p.out_dir, "%s/out", p.job_dir);
     snprintf(p.ckpt_dir, sizeof p.ckpt_dir, "%s/checkpoint", p.job_dir);
     job_run_facts job;
@@ -535,13 +540,13 @@ void worker_run(worker_job *w)
     memset(&o, 0, sizeof o);
     const int64_t started = now_ms();
     int lock_fd = -1;
-    if (prepare_run(w, &p, &job, &who, &lock_fd, &e) == 0 &&
-        run(w, &p, &job, &who, &lock_fd, &o, &e) == 0)
-        judge(w, &o, &e);
+    if (prepare_run(app, w, &p, &job, &who, &lock_fd, &e) == 0 &&
+        run(app, w, &p, &job, &who, &lock_fd, &o, &e) == 0)
+        judge(app, w, &o, &e);
     if (lock_fd >= 0)
         close(lock_fd);
-    events_flush();
-    finish_run(w, &p, &job, started, &o, &e);
+    events_flush(app);
+    finish_run(app, w, &p, &job, started, &o, &e);
     json_decref(w->warnings);
     w->warnings = NULL;
     jobs_run_facts_free(&job);

@@ -7,6 +7,7 @@
 #ifndef FDWD_WORKER_H
 #define FDWD_WORKER_H
 
+#include "core/app.h"
 #include <jansson.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@ enum { WORKER_RUN = 0, WORKER_CANCEL = 1, WORKER_REQUEUE = 2, WORKER_PREEMPT = 3
        WORKER_WALL_TIME = 4 };
 
 typedef struct worker_job {
+    fdwd_app *app;             /* the context (worker_run sets it; the callbacks read it) */
     int64_t job_id;
     int ndevices;
     int device_ids[64];        /* physical ids handed to fdw_run */
@@ -32,6 +34,6 @@ typedef struct worker_job {
 } worker_job;
 
 /* Run the job to its end and record the outcome in the database. */
-void worker_run(worker_job *w);
+void worker_run(fdwd_app *app, worker_job *w);
 
 #endif

@@ -58,7 +58,7 @@ static json_t *reason(const job_record *r)
     return r->reason ? json_string(r->reason) : json_null();
 }
 
-json_t *job_json_of(const job_record *r, int with_spec)
+json_t *job_json_of(fdwd_app *app, const job_record *r, int with_spec)
 {
     json_t *j = json_object();
     if (!j)
@@ -99,7 +99,7 @@ json_t *job_json_of(const job_record *r, int with_spec)
                                .removed_at = -1};
         jobruns_render(&none, j);
     } else {
-        jobruns_json(r->id, j);
+        jobruns_json(app, r->id, j);
     }
     json_object_set_new(j, "links", links(r->id));
     if (with_spec)
@@ -108,6 +108,7 @@ json_t *job_json_of(const job_record *r, int with_spec)
 }
 
 typedef struct render_one {
+    fdwd_app *app;
     int with_spec;
     json_t *job;
 } render_one;
@@ -115,13 +116,13 @@ typedef struct render_one {
 static void keep_one(void *user, const job_record *job)
 {
     render_one *o = user;
-    o->job = job_json_of(job, o->with_spec);
+    o->job = job_json_of(o->app, job, o->with_spec);
 }
 
-json_t *job_json_get(int64_t id, const identity *who, int with_spec)
+json_t *job_json_get(fdwd_app *app, int64_t id, const identity *who, int with_spec)
 {
-    render_one o = {.with_spec = with_spec, .job = NULL};
-    if (jobs_read(id, who, keep_one, &o) != 1) {
+    render_one o = {.app = app, .with_spec = with_spec, .job = NULL};
+    if (jobs_read(app, id, who, keep_one, &o) != 1) {
         json_decref(o.job);
         return NULL;
     }
@@ -129,6 +130,7 @@ json_t *job_json_get(int64_t id, const identity *who, int with_spec)
 }
 
 typedef struct render_page {
+    fdwd_app *app;
     json_t *jobs;
     int64_t last;
 } render_page;
@@ -136,7 +138,7 @@ typedef struct render_page {
 static void append_one(void *user, const job_record *job)
 {
     render_page *p = user;
-    json_array_append_new(p->jobs, job_json_of(job, 1));
+    json_array_append_new(p->jobs, job_json_of(p->app, job, 1));
     p->last = job->id;
 }
 
@@ -158,12 +160,12 @@ static void query_escape(const char *s, char *out)
     *out = '\0';
 }
 
-json_t *job_json_page(const identity *who, const char *state, const char *name, int limit,
+json_t *job_json_page(fdwd_app *app, const identity *who, const char *state, const char *name, int limit,
                       int64_t before)
 {
-    render_page p = {.jobs = json_array(), .last = 0};
+    render_page p = {.app = app, .jobs = json_array(), .last = 0};
     int more = 0;
-    if (!p.jobs || jobs_page(who, state, name, limit, before, append_one, &p, &more) < 0) {
+    if (!p.jobs || jobs_page(app, who, state, name, limit, before, append_one, &p, &more) < 0) {
         json_decref(p.jobs);
         return NULL;
     }

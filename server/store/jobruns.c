@@ -15,10 +15,10 @@ static json_t *time_or_null(int64_t ms)
     return json_string(buf);
 }
 
-int jobruns_estimates(int64_t id, uint64_t *host_bytes, uint64_t *device_bytes,
+int jobruns_estimates(fdwd_app *app, int64_t id, uint64_t *host_bytes, uint64_t *device_bytes,
                       double *wall_time)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st = c ? db_stmt(c, "SELECT coalesce(host_bytes, 0), coalesce(device_bytes, "
                                       "0), coalesce(wall_time, 0) FROM jobs WHERE id = ?1")
                          : NULL;
@@ -37,9 +37,9 @@ int jobruns_estimates(int64_t id, uint64_t *host_bytes, uint64_t *device_bytes,
 }
 
 /* One UPDATE of jobs by id with an optional integer and text parameter. */
-static int update(const char *sql, int64_t id, int64_t a, const char *text)
+static int update(fdwd_app *app, const char *sql, int64_t id, int64_t a, const char *text)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     /* in a transaction of its own: its commit moves the database's generation, so GET
      * /v1/jobs/ID's cached answers (jobcache.c) show the change at once */
     if (!c || db_begin(c, 1) != SQLITE_OK)
@@ -65,9 +65,9 @@ static int update(const char *sql, int64_t id, int64_t a, const char *text)
     return db_commit(c) == SQLITE_OK ? 0 : -1;
 }
 
-int jobruns_checkpoint(int64_t id, long step)
+int jobruns_checkpoint(fdwd_app *app, int64_t id, long step)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st = c ? db_stmt(c, "UPDATE jobs SET checkpoint_step = ?2, checkpoint_at = ?3 "
                                       "WHERE id = ?1")
                          : NULL;
@@ -81,22 +81,22 @@ int jobruns_checkpoint(int64_t id, long step)
     return rc;
 }
 
-int jobruns_checkpoint_clear(int64_t id)
+int jobruns_checkpoint_clear(fdwd_app *app, int64_t id)
 {
-    return update("UPDATE jobs SET checkpoint_step = NULL, checkpoint_at = NULL WHERE id = ?1",
+    return update(app, "UPDATE jobs SET checkpoint_step = NULL, checkpoint_at = NULL WHERE id = ?1",
                   id, 0, NULL);
 }
 
-int jobruns_outputs_removed(int64_t id, const char *by)
+int jobruns_outputs_removed(fdwd_app *app, int64_t id, const char *by)
 {
-    return update("UPDATE jobs SET outputs_removed_at = ?2, outputs_removed_by = ?3 "
+    return update(app, "UPDATE jobs SET outputs_removed_at = ?2, outputs_removed_by = ?3 "
                   "WHERE id = ?1 AND outputs_removed_at IS NULL", /* the first removal */
                   id, now_ms(), by);
 }
 
-int jobruns_record_usage(const run_usage *u)
+int jobruns_record_usage(fdwd_app *app, const run_usage *u)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
         c ? db_stmt(c, "INSERT INTO usage (job_id, owner, devices, started_at, ended_at, "
                        "wall_seconds, device_seconds, peak_host_bytes, peak_device_bytes, "
@@ -122,9 +122,9 @@ int jobruns_record_usage(const run_usage *u)
     return rc;
 }
 
-double jobruns_wall_used(int64_t id)
+double jobruns_wall_used(fdwd_app *app, int64_t id)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
         c ? db_stmt(c, "SELECT coalesce(sum(wall_seconds), 0) FROM usage WHERE job_id = ?1")
           : NULL;
@@ -160,9 +160,9 @@ void jobruns_render(const job_runs *r, json_t *j)
                                   (json_int_t)r->peak_device_bytes));
 }
 
-void jobruns_json(int64_t id, json_t *j)
+void jobruns_json(fdwd_app *app, int64_t id, json_t *j)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
         c ? db_stmt(c, "SELECT host_bytes, device_bytes, wall_time, checkpoint_step, "
                        "checkpoint_at, outputs_removed_at, outputs_removed_by, "

@@ -5,16 +5,17 @@
 #ifndef FDWD_JOBRUNS_H
 #define FDWD_JOBRUNS_H
 
+#include "core/app.h"
 #include <jansson.h>
 #include <stdint.h>
 
 /* The estimates and limit recorded at submission (0 where none). Returns 0 or -1. */
-int jobruns_estimates(int64_t id, uint64_t *host_bytes, uint64_t *device_bytes,
+int jobruns_estimates(fdwd_app *app, int64_t id, uint64_t *host_bytes, uint64_t *device_bytes,
                       double *wall_time);
 /* A checkpoint of step was written (0 or -1). */
-int jobruns_checkpoint(int64_t id, long step);
+int jobruns_checkpoint(fdwd_app *app, int64_t id, long step);
 /* Forget the checkpoint (the job ended, or it is no longer usable). */
-int jobruns_checkpoint_clear(int64_t id);
+int jobruns_checkpoint_clear(fdwd_app *app, int64_t id);
 
 /* One run's accounting, written when it ends. */
 typedef struct run_usage {
@@ -26,12 +27,12 @@ typedef struct run_usage {
     uint64_t peak_host_bytes, peak_device_bytes;
     const char *outcome;               /* succeeded, failed, cancelled, requeued */
 } run_usage;
-int jobruns_record_usage(const run_usage *u);
+int jobruns_record_usage(fdwd_app *app, const run_usage *u);
 /* Wall seconds of the job's earlier runs (its wall-time limit counts all of them). */
-double jobruns_wall_used(int64_t id);
+double jobruns_wall_used(fdwd_app *app, int64_t id);
 
 /* The job's outputs were removed by `by` (a user, or "retention"): 0, or -1. */
-int jobruns_outputs_removed(int64_t id, const char *by);
+int jobruns_outputs_removed(fdwd_app *app, int64_t id, const char *by);
 
 /* What the runs of a job leave, as the API shows it (jobruns_render). */
 typedef struct job_runs {
@@ -52,6 +53,6 @@ typedef struct job_runs {
  * from r (jobruns_render; a job just stored has nothing but its estimates), or as job id
  * has them now (jobruns_json). */
 void jobruns_render(const job_runs *r, json_t *j);
-void jobruns_json(int64_t id, json_t *j);
+void jobruns_json(fdwd_app *app, int64_t id, json_t *j);
 
 #endif

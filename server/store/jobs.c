@@ -255,9 +255,9 @@ static int may_see(const identity *who, const char *owner)
     return who->admin || (owner && strcmp(owner, who->user) == 0);
 }
 
-int jobs_read(int64_t id, const identity *who, job_visitor fn, void *user)
+int jobs_read(fdwd_app *app, int64_t id, const identity *who, job_visitor fn, void *user)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st = c ? db_stmt(c, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1") : NULL;
     if (!st)
         return -1;
@@ -271,9 +271,9 @@ int jobs_read(int64_t id, const identity *who, job_visitor fn, void *user)
     return found;
 }
 
-int jobs_visible(int64_t id, const identity *who, const char **state)
+int jobs_visible(fdwd_app *app, int64_t id, const identity *who, const char **state)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     int ok = 0;
     if (!c || sqlite3_prepare_v2(c, "SELECT owner, state FROM jobs WHERE id = ?1", -1, &st,
@@ -289,10 +289,10 @@ int jobs_visible(int64_t id, const identity *who, const char **state)
     return ok;
 }
 
-int jobs_page(const identity *who, const char *state, const char *name, int limit,
+int jobs_page(fdwd_app *app, const identity *who, const char *state, const char *name, int limit,
               int64_t before, job_visitor fn, void *user, int *more)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     *more = 0;
     /* instr() rather than LIKE: a name filter holding % or _ means those characters. */
@@ -324,13 +324,13 @@ int jobs_page(const identity *who, const char *state, const char *name, int limi
     return n;
 }
 
-int jobs_cancel(int64_t id, const identity *who)
+int jobs_cancel(fdwd_app *app, int64_t id, const identity *who)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     if (!c || db_begin(c, 1) != SQLITE_OK)
         return 500;
     const char *state = NULL;
-    if (!jobs_visible(id, who, &state)) {
+    if (!jobs_visible(app, id, who, &state)) {
         db_rollback(c);
         return 404;
     }
@@ -366,7 +366,7 @@ int jobs_cancel(int64_t id, const identity *who)
     }
     if (db_commit(c) != SQLITE_OK)
         return 500;
-    notify_job(id);
+    notify_job(&app->notify, id);
     return status;
 fail:
     log_error("jobs: cancel %lld failed: %s", (long long)id, sqlite3_errmsg(c));
@@ -374,9 +374,9 @@ fail:
     return 500;
 }
 
-int jobs_claim(int64_t id, const int *devices, int ndevices)
+int jobs_claim(fdwd_app *app, int64_t id, const int *devices, int ndevices)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     if (!c || db_begin(c, 0) != SQLITE_OK)
         return -1;
     json_t *arr = json_array();
@@ -406,7 +406,7 @@ int jobs_claim(int64_t id, const int *devices, int ndevices)
     }
     if (db_commit(c) != SQLITE_OK)
         return -1;
-    notify_job(id);
+    notify_job(&app->notify, id);
     return 0;
 }
 
@@ -416,9 +416,9 @@ void jobs_place_reason(int64_t ahead, char *out, size_t cap)
              (long long)ahead, ahead == 1 ? "" : "s");
 }
 
-int jobs_set_waiting(int64_t id, const char *why)
+int jobs_set_waiting(fdwd_app *app, int64_t id, const char *why)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     if (!c || db_begin(c, 0) != SQLITE_OK)
         return -1;
     sqlite3_stmt *st = db_stmt(c, "UPDATE jobs SET waiting = ?1 WHERE id = ?2 AND "
@@ -444,7 +444,7 @@ int jobs_set_waiting(int64_t id, const char *why)
     if (db_commit(c) != SQLITE_OK)
         return -1;
     if (changed == 1)
-        notify_job(id);
+        notify_job(&app->notify, id);
     return changed;
 }
 
@@ -455,10 +455,10 @@ static char *text_dup(sqlite3_stmt *st, int i)
     return t ? strdup(t) : NULL;
 }
 
-int jobs_load_for_run(int64_t id, job_run_facts *out)
+int jobs_load_for_run(fdwd_app *app, int64_t id, job_run_facts *out)
 {
     memset(out, 0, sizeof *out);
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     if (!c || sqlite3_prepare_v2(c, "SELECT owner, spec_json, spec_files, warnings FROM jobs "
                                     "WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
@@ -487,9 +487,9 @@ void jobs_run_facts_free(job_run_facts *f)
     memset(f, 0, sizeof *f);
 }
 
-int jobs_model(int64_t id, char name[160], char hex[65])
+int jobs_model(fdwd_app *app, int64_t id, char name[160], char hex[65])
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     name[0] = hex[0] = '\0';
     if (!c || sqlite3_prepare_v2(c, "SELECT model_name, model_sha256 FROM jobs WHERE id = ?1",
@@ -506,10 +506,10 @@ int jobs_model(int64_t id, char name[160], char hex[65])
     return rc;
 }
 
-int jobs_finish(int64_t id, const char *state, const char *reason, int requeue,
+int jobs_finish(fdwd_app *app, int64_t id, const char *state, const char *reason, int requeue,
                 const json_t *files)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     if (!c || db_begin(c, 1) != SQLITE_OK)
         return -1;
     sqlite3_stmt *st;
@@ -539,7 +539,7 @@ int jobs_finish(int64_t id, const char *state, const char *reason, int requeue,
     }
     if (db_commit(c) != SQLITE_OK)
         return -1;
-    notify_job(id);
+    notify_job(&app->notify, id);
     return 0;
 fail:
     log_error("jobs: finishing %lld failed: %s", (long long)id, sqlite3_errmsg(c));
@@ -547,9 +547,9 @@ fail:
     return -1;
 }
 
-int jobs_retry(int64_t id, const char *reason, int max_attempts)
+int jobs_retry(fdwd_app *app, int64_t id, const char *reason, int max_attempts)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     if (!c || db_begin(c, 1) != SQLITE_OK)
         return -1;
     int attempts = (int)query_int3(c, "SELECT attempts FROM jobs WHERE id = ?1 AND "
@@ -583,7 +583,7 @@ int jobs_retry(int64_t id, const char *reason, int max_attempts)
         goto fail;
     if (db_commit(c) != SQLITE_OK)
         return -1;
-    notify_job(id);
+    notify_job(&app->notify, id);
     return give_up ? 0 : 1;
 fail:
     log_error("jobs: re-queueing %lld failed: %s", (long long)id, sqlite3_errmsg(c));
@@ -591,9 +591,9 @@ fail:
     return -1;
 }
 
-int jobs_fail_queued(int64_t id, const char *reason)
+int jobs_fail_queued(fdwd_app *app, int64_t id, const char *reason)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     if (!c || db_begin(c, 1) != SQLITE_OK)
         return -1;
     sqlite3_stmt *st;
@@ -615,13 +615,13 @@ int jobs_fail_queued(int64_t id, const char *reason)
     }
     if (db_commit(c) != SQLITE_OK)
         return -1;
-    notify_job(id);
+    notify_job(&app->notify, id);
     return 0;
 }
 
-int jobs_recover(int max_interruptions)
+int jobs_recover(fdwd_app *app, int max_interruptions)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     if (!c || db_begin(c, 1) != SQLITE_OK)
         return -1;
     sqlite3_stmt *st;
@@ -685,9 +685,9 @@ fail:
     return -1;
 }
 
-int jobs_count_by_state(int64_t counts[5])
+int jobs_count_by_state(fdwd_app *app, int64_t counts[5])
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     memset(counts, 0, 5 * sizeof counts[0]);
     if (!c || sqlite3_prepare_v2(c, "SELECT state, count(*) FROM jobs GROUP BY state", -1, &st,

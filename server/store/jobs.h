@@ -7,6 +7,7 @@
 #ifndef FDWD_JOBS_H
 #define FDWD_JOBS_H
 
+#include "core/app.h"
 #include "core/identity.h"
 
 #include <jansson.h>
@@ -82,26 +83,26 @@ void jobs_new_record(const job_new *j, const job_stored *st, job_record *out);
 
 /* Visit job id if it exists and who may see it. Returns 1 (visited), 0 (no such job for
  * who) or -1 (database error). */
-int jobs_read(int64_t id, const identity *who, job_visitor fn, void *user);
+int jobs_read(fdwd_app *app, int64_t id, const identity *who, job_visitor fn, void *user);
 /* Visit the jobs who may see, newest first: state may be NULL; name (may be NULL): only
  * jobs whose name contains it, ASCII letters compared without case; ids < before when
  * before > 0; at most limit. Returns how many were visited (and *more = 1 when further
  * jobs match), or -1. */
-int jobs_page(const identity *who, const char *state, const char *name, int limit,
+int jobs_page(fdwd_app *app, const identity *who, const char *state, const char *name, int limit,
               int64_t before, job_visitor fn, void *user, int *more);
 
 /* Cancel: returns 200 (was queued, now cancelled), 202 (running: stop requested),
  * 404 (not visible), 409 (already finished) or 500. */
-int jobs_cancel(int64_t id, const identity *who);
+int jobs_cancel(fdwd_app *app, int64_t id, const identity *who);
 
 /* Scheduler side (the head of the queue is sharing.h's). */
 /* queued -> running on devices; 0 on success, -1 when the job is no longer queued. */
-int jobs_claim(int64_t id, const int *devices, int ndevices);
+int jobs_claim(fdwd_app *app, int64_t id, const int *devices, int ndevices);
 /* A queued job waits for why (the scheduler's finding, waiting.h), or, why NULL, for
  * nothing but its place in the queue. When that changes, it is stored with the job and
  * said on its stream as a "state" event (queued, with the reason). Returns 1 (changed),
  * 0 (the same, or the job is no longer queued) or -1. */
-int jobs_set_waiting(int64_t id, const char *why);
+int jobs_set_waiting(fdwd_app *app, int64_t id, const char *why);
 /* "waits for its place in the queue: N jobs ahead of it", the reason of a queued job
  * with ahead jobs before it and nothing else to wait for. */
 void jobs_place_reason(int64_t ahead, char *out, size_t cap);
@@ -112,35 +113,35 @@ typedef struct job_run_facts {
     char *spec_files;          /* the files it names (specs.h), or NULL when not recorded */
     char *warnings;            /* its spec's warnings, a JSON list of strings */
 } job_run_facts;
-int jobs_load_for_run(int64_t id, job_run_facts *out);
+int jobs_load_for_run(fdwd_app *app, int64_t id, job_run_facts *out);
 void jobs_run_facts_free(job_run_facts *f);
 /* The uploaded model job id names and its SHA-256 as recorded at submission, into name
  * and hex ("" when it names none or was stored before they were recorded). Returns 0,
  * or -1. */
-int jobs_model(int64_t id, char name[160], char hex[65]);
+int jobs_model(fdwd_app *app, int64_t id, char name[160], char hex[65]);
 /* running -> succeeded | failed | cancelled with a reason (synchronous=FULL), or, when
  * requeue is set, back to queued with the attempt given back. files (a manifest's
  * "files" list, may be NULL) are recorded in the outputs table in the same
  * transaction. */
-int jobs_finish(int64_t id, const char *state, const char *reason, int requeue,
+int jobs_finish(fdwd_app *app, int64_t id, const char *state, const char *reason, int requeue,
                 const json_t *files);
 /* running -> queued with a reason, the attempt kept (its runner was killed: it resumes
  * from its checkpoint), unless it has had max_attempts runs: then running -> failed with
  * "gave up after N attempts: " and the reason. Returns 1 (re-queued), 0 (failed), -1. */
-int jobs_retry(int64_t id, const char *reason, int max_attempts);
+int jobs_retry(fdwd_app *app, int64_t id, const char *reason, int max_attempts);
 /* queued -> failed with a reason (a job this server can never run, e.g. it asks for
  * more devices than a restarted daemon has). */
-int jobs_fail_queued(int64_t id, const char *reason);
+int jobs_fail_queued(fdwd_app *app, int64_t id, const char *reason);
 /* At start: jobs left running by a daemon that stopped go back to queued (resuming from
  * their checkpoints), their attempt given back: a daemon's crash is not the job's. A job
  * that was running through max_interruptions such crashes fails with a reason. */
-int jobs_recover(int max_interruptions);
+int jobs_recover(fdwd_app *app, int max_interruptions);
 
 /* Counts for /v1/health and /metrics: by state (order: queued, running, succeeded,
  * failed, cancelled). Returns 0 or -1. */
-int jobs_count_by_state(int64_t counts[5]);
+int jobs_count_by_state(fdwd_app *app, int64_t counts[5]);
 /* Does the job exist and may who see it? Fills *state (static string) if so. */
-int jobs_visible(int64_t id, const identity *who, const char **state);
+int jobs_visible(fdwd_app *app, int64_t id, const identity *who, const char **state);
 
 extern const char *const jobs_states[5];
 

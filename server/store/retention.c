@@ -15,16 +15,16 @@
 #include <unistd.h>
 
 /* The files of a finished job, and its outputs rows; then the record says so. */
-static int remove_outputs(int64_t id, const char *by)
+static int remove_outputs(fdwd_app *app, int64_t id, const char *by)
 {
     char dir[CFG_PATH + 64];
-    snprintf(dir, sizeof dir, "%s/%lld/out", g_app.jobs_dir, (long long)id);
+    snprintf(dir, sizeof dir, "%s/%lld/out", app->jobs_dir, (long long)id);
     datadir_remove(dir);
-    snprintf(dir, sizeof dir, "%s/%lld/checkpoint", g_app.jobs_dir, (long long)id);
+    snprintf(dir, sizeof dir, "%s/%lld/checkpoint", app->jobs_dir, (long long)id);
     datadir_remove(dir);
-    snprintf(dir, sizeof dir, "%s/%lld/run.json", g_app.jobs_dir, (long long)id);
+    snprintf(dir, sizeof dir, "%s/%lld/run.json", app->jobs_dir, (long long)id);
     unlink(dir);
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st = c ? db_stmt(c, "DELETE FROM outputs WHERE job_id = ?1") : NULL;
     int rc = -1;
     if (st) {
@@ -33,31 +33,31 @@ static int remove_outputs(int64_t id, const char *by)
         db_stmt_done(st);
     }
     if (rc == 0)
-        rc = jobruns_outputs_removed(id, by);
+        rc = jobruns_outputs_removed(app, id, by);
     if (rc == 0)
-        notify_job(id);
+        notify_job(&app->notify, id);
     return rc;
 }
 
-int retention_remove(int64_t id, const identity *who, const char **state)
+int retention_remove(fdwd_app *app, int64_t id, const identity *who, const char **state)
 {
     *state = "unknown";
-    if (!jobs_visible(id, who, state))
+    if (!jobs_visible(app, id, who, state))
         return 404;
     if (!strcmp(*state, "queued") || !strcmp(*state, "running"))
         return 409;
-    if (remove_outputs(id, who->user) != 0)
+    if (remove_outputs(app, id, who->user) != 0)
         return 500;
     log_info("job %lld: outputs removed by %s", (long long)id, who->user);
-    diskguard_maintain();
+    diskguard_maintain(app);
     return 200;
 }
 
-int retention_sweep(int retention_s)
+int retention_sweep(fdwd_app *app, int retention_s)
 {
     if (retention_s <= 0)
         return 0;
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     if (!c || sqlite3_prepare_v2(c,
                                  "SELECT id FROM jobs WHERE state IN ('succeeded', 'failed', "
@@ -73,7 +73,7 @@ int retention_sweep(int retention_s)
     sqlite3_finalize(st);
     int removed = 0;
     for (int i = 0; i < n; i++)
-        removed += remove_outputs(ids[i], "retention") == 0;
+        removed += remove_outputs(app, ids[i], "retention") == 0;
     if (removed)
         log_info("retention: removed the outputs of %d job(s) finished over %d s ago", removed,
                  retention_s);

@@ -6,16 +6,17 @@
 #ifndef FDWD_RETENTION_H
 #define FDWD_RETENTION_H
 
+#include "core/app.h"
 #include "core/identity.h"
 
 #include <stdint.h>
 
 /* Remove job id's outputs for who. Returns 200 (removed, or removed before), 404 (not
  * visible to who), 409 (not finished: *state says what it is) or 500. */
-int retention_remove(int64_t id, const identity *who, const char **state);
+int retention_remove(fdwd_app *app, int64_t id, const identity *who, const char **state);
 
 /* Remove the outputs of jobs finished more than retention seconds ago (0: none).
  * Returns how many jobs' outputs went. */
-int retention_sweep(int retention_s);
+int retention_sweep(fdwd_app *app, int retention_s);
 
 #endif

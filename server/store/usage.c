@@ -12,9 +12,9 @@
     "SELECT owner, coalesce(sum(json_array_length(devices) * (?1 - started_at) / 1000.0), 0) " \
     "FROM jobs WHERE state = 'running' AND started_at IS NOT NULL"
 
-double usage_device_seconds(const char *user, int64_t since_ms)
+double usage_device_seconds(fdwd_app *app, const char *user, int64_t since_ms)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
         c ? db_stmt(c, "SELECT (SELECT coalesce(sum(device_seconds), 0) FROM usage "
                        "WHERE owner = ?2 AND ended_at >= ?3) + "
@@ -47,9 +47,9 @@ static int add_to(usage_user *out, int n, int cap, const char *user, double amou
     return n + 1;
 }
 
-int usage_decayed(double halflife_s, usage_user *out, int cap)
+int usage_decayed(fdwd_app *app, double halflife_s, usage_user *out, int cap)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     const int64_t now = now_ms();
     const double hl_ms = halflife_s > 0 ? halflife_s * 1000.0 : 1.0;
     sqlite3_stmt *st = c ? db_stmt(c, "SELECT owner, device_seconds, ended_at FROM usage "
@@ -78,9 +78,9 @@ int usage_decayed(double halflife_s, usage_user *out, int cap)
     return n;
 }
 
-int usage_standing(const char *user, long *queued, int *running_devices, uint64_t *disk)
+int usage_standing(fdwd_app *app, const char *user, long *queued, int *running_devices, uint64_t *disk)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
         c ? db_stmt(c, "SELECT (SELECT count(*) FROM jobs WHERE owner = ?1 AND state = "
                        "'queued'), (SELECT coalesce(sum(json_array_length(devices)), 0) FROM "
@@ -109,9 +109,9 @@ static json_t *time_text(int64_t ms)
     return json_string(buf);
 }
 
-json_t *usage_report(const char *only_user, int64_t since_ms, int64_t until_ms)
+json_t *usage_report(fdwd_app *app, const char *only_user, int64_t since_ms, int64_t until_ms)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     if (!c || sqlite3_prepare_v2(
                   c,
@@ -173,11 +173,11 @@ json_t *usage_report(const char *only_user, int64_t since_ms, int64_t until_ms)
                      time_text(until_ms), "users", users);
 }
 
-int usage_totals(void (*fn)(void *user_arg, const char *user, double device_seconds,
+int usage_totals(fdwd_app *app, void (*fn)(void *user_arg, const char *user, double device_seconds,
                             long runs),
                  void *user_arg)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     if (!c || sqlite3_prepare_v2(c, "SELECT owner, sum(device_seconds), count(*) FROM usage "
                                     "GROUP BY owner ORDER BY owner",

@@ -37,13 +37,13 @@ void waiting_note(waiting_book *b, int64_t id, wait_cause cause, const char *fmt
     va_end(ap);
 }
 
-void waiting_record(waiting_book *b)
+void waiting_record(fdwd_app *app, waiting_book *b)
 {
     /* Jobs no longer noted: started, cancelled, or back behind others. A job that is not
      * queued any more is left alone by jobs_set_waiting. */
     for (int i = 0; i < b->nheld; i++)
         if (!find(b->pass, b->npass, b->held[i].id))
-            jobs_set_waiting(b->held[i].id, NULL);
+            jobs_set_waiting(app, b->held[i].id, NULL);
     for (int i = 0; i < b->npass; i++) {
         wait_note *n = &b->pass[i];
         const wait_note *was = find(b->held, b->nheld, n->id);
@@ -51,7 +51,7 @@ void waiting_record(waiting_book *b)
             *n = *was; /* the same wait: its figures as first said stand */
             continue;
         }
-        const int r = jobs_set_waiting(n->id, n->why);
+        const int r = jobs_set_waiting(app, n->id, n->why);
         if (r == 1)
             log_info("job %lld %s", (long long)n->id, n->why);
         else if (r < 0)

@@ -9,6 +9,7 @@
 #ifndef FDWD_WAITING_H
 #define FDWD_WAITING_H
 
+#include "core/app.h"
 #include <stdint.h>
 
 typedef enum wait_cause {
@@ -43,6 +44,6 @@ void waiting_note(waiting_book *b, int64_t id, wait_cause cause, const char *fmt
     __attribute__((format(printf, 4, 5)));
 /* The pass ended: record what changed (database work: call it without the scheduler's
  * lock held). */
-void waiting_record(waiting_book *b);
+void waiting_record(fdwd_app *app, waiting_book *b);
 
 #endif
