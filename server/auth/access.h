@@ -2,8 +2,8 @@
  * spec names, who may see or use an uploaded model, and the rights a job is checked with
  * (its submitter's, at submission and again in the worker). The rules (docs/operations.md,
  * SECURITY.md):
- *   - an uploaded model is its owner's (identity_may_read): only the owner and admins may list it, use it by
- *     name, or name its file by path (as a model or as a wavelet);
+ *   - an uploaded model is its owner's (identity_may_read): only the owner and admins may
+ *     list it, use it by name, or name its file by path (as a model or as a wavelet);
  *   - files under an --allow-dir directory are shared with every user (read-only);
  *   - nothing else on the server (the rest of the data directory, any other path) can be
  *     named by a spec, and every refusal gets one message, whether or not the path exists.

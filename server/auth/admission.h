@@ -40,7 +40,8 @@ typedef struct admission_new {
 /* The checks of a parsed new job beyond the spec: its wall_time against max-wall-time
  * (400 on wall_time), who's quota (sharing_admit: 400 or 429). Returns 0 (a fills the
  * record's figures) or the HTTP status with a's code, field and message. */
-int admission_submit(fdwd_app *app, const struct identity *who, const fdw_spec *spec, admission_new *a);
+int admission_submit(fdwd_app *app, const struct identity *who, const fdw_spec *spec,
+                     admission_new *a);
 
 /* The scheduler's reservations (called under its lock): whether bytes more fit now, and
  * taking and giving back a running job's share. */

@@ -219,8 +219,8 @@ int sharing_head(fdwd_app *app, int64_t aging_ms, sharing_job *out, waiting_book
     return found;
 }
 
-int sharing_admit(fdwd_app *app, const identity *who, int devices, char *field, size_t flen, char *why,
-                  size_t len)
+int sharing_admit(fdwd_app *app, const identity *who, int devices, char *field, size_t flen,
+                  char *why, size_t len)
 {
     const quota *q = quota_of(&app->quotas, who->user);
     long queued;

@@ -44,8 +44,8 @@ void sharing_usage_changed(fdwd_app *app);
 /* May who submit a job for `devices` devices now? 0: yes; else the HTTP status (400: it
  * can never run under the quota; 429: not now) with field and the reason naming the
  * figures. */
-int sharing_admit(fdwd_app *app, const identity *who, int devices, char *field, size_t flen, char *why,
-                  size_t len);
+int sharing_admit(fdwd_app *app, const identity *who, int devices, char *field, size_t flen,
+                  char *why, size_t len);
 
 /* Set up app->sharing; once at start. Returns 0, or -1 (out of memory). */
 int sharing_init(fdwd_app *app);

@@ -193,7 +193,8 @@ static const opt flag_table[] = {
     {"admin", K_FLAG, FLAG(admin), NULL}, /* `fdwaved token add NAME --admin` only; not in --help */
 };
 #define NOPTS (int)(sizeof flag_table / sizeof flag_table[0])
-_Static_assert(sizeof flag_table / sizeof flag_table[0] <= 64, "apply_list keeps one bit a setting");
+_Static_assert(sizeof flag_table / sizeof flag_table[0] <= 64,
+               "apply_list keeps one bit a setting");
 
 static const opt *find_opt(const char *name)
 {

@@ -34,7 +34,7 @@ struct model_upload {
     int fd;
     uint64_t bytes;
     struct sha256_ctx sha;
-    struct model_upload *next; /* the live uploads (the store's live list), whose files the sweep keeps */
+    struct model_upload *next; /* the store's live uploads, whose files the sweep keeps */
 };
 
 /* Uploads in progress, so the sweep of partial files spares theirs; and the one lock

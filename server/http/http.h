@@ -9,7 +9,8 @@
 
 #include <stddef.h>
 
-/* Start listening as app->cfg says (app->http, app->conn). Prints "listening on http://HOST:PORT". */
+/* Start listening as app->cfg says (app->http, app->conn, app->metrics, app->jobcache).
+ * Prints "listening on http://HOST:PORT". */
 int http_start(fdwd_app *app, char *err, size_t errlen);
 /* Stop the daemon (after sse_shutdown()). */
 void http_stop(fdwd_app *app);

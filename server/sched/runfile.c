@@ -43,7 +43,8 @@ static json_t *recorded_model(fdwd_app *app, const runfile_job *j, char *why, si
                      info.sha256);
 }
 
-int runfile_write(fdwd_app *app, const runfile_job *j, char *path, size_t pathlen, char *why, size_t len)
+int runfile_write(fdwd_app *app, const runfile_job *j, char *path, size_t pathlen, char *why,
+                  size_t len)
 {
     json_t *models = recorded_model(app, j, why, len);
     if (!models)

@@ -27,6 +27,7 @@ typedef struct runfile_job {
 } runfile_job;
 
 /* Write job_dir/run.json atomically; its path into path. Returns 0, or -1 with why. */
-int runfile_write(fdwd_app *app, const runfile_job *j, char *path, size_t pathlen, char *why, size_t len);
+int runfile_write(fdwd_app *app, const runfile_job *j, char *path, size_t pathlen, char *why,
+                  size_t len);
 
 #endif

@@ -44,13 +44,14 @@ static double mono_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-const char *runner_program(fdwd_app *app)
+/* The runner program into path: --runner when set, else fdwave-runner next to fdwaved's
+ * own executable, else the installed one. */
+static void runner_program(const fdwd_app *app, char *path, size_t len)
 {
-    static char path[PATH_MAX + 32];
-    if (app->cfg.runner[0])
-        return app->cfg.runner;
-    if (path[0])
-        return path;
+    if (app->cfg.runner[0]) {
+        snprintf(path, len, "%s", app->cfg.runner);
+        return;
+    }
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
@@ -58,13 +59,12 @@ const char *runner_program(fdwd_app *app)
         char *slash = strrchr(self, '/');
         if (slash) {
             *slash = '\0';
-            snprintf(path, sizeof path, "%s/fdwave-runner", self);
+            snprintf(path, len, "%s/fdwave-runner", self);
             if (access(path, X_OK) == 0)
-                return path;
+                return;
         }
     }
-    snprintf(path, sizeof path, "%s", FDWD_INSTALLED_RUNNER);
-    return path;
+    snprintf(path, len, "%s", FDWD_INSTALLED_RUNNER);
 }
 
 /* The child, after fork: only async-signal-safe calls until exec. */
@@ -253,8 +253,8 @@ static void follow(fdwd_app *app, supervise *s, pid_t pid, int to_runner, int fr
 
 /* Its output ended: the runner ends too, or is made to (runner-stop-timeout), and so
  * does anything its launcher left in its process group. Its status and usage. */
-static void reap_runner(fdwd_app *app, const runner_job *job, pid_t pid, runner_outcome *out, int *status,
-                        struct rusage *ru)
+static void reap_runner(fdwd_app *app, const runner_job *job, pid_t pid, runner_outcome *out,
+                        int *status, struct rusage *ru)
 {
     memset(ru, 0, sizeof *ru);
     const double reap_by = mono_s() + app->cfg.runner_stop_timeout;
@@ -278,7 +278,9 @@ int runner_run(fdwd_app *app, const runner_job *job, const fdw_callbacks *cb, ru
     memset(out, 0, sizeof *out);
     out->res.checkpoint_step = -1;
     char *argv[RUNNER_MAX_WORDS], words[16384];
-    const runner_words w = {runner_program(app), job->run_file, job->job_id, job->ndevices,
+    char program[PATH_MAX + 32];
+    runner_program(app, program, sizeof program);
+    const runner_words w = {program, job->run_file, job->job_id, job->ndevices,
                             job->device_ids};
     if (runner_command_argv(app->cfg.runner_command, &w, argv, words, sizeof words, out->why,
                             sizeof out->why) < 0)
@@ -294,7 +296,8 @@ int runner_run(fdwd_app *app, const runner_job *job, const fdw_callbacks *cb, ru
     }
     memlimit_slot ml;
     char mwhy[400] = "";
-    if (memlimit_prepare(app->memlimit, &ml, job->job_id, job->memory_limit, job->cpu, mwhy, sizeof mwhy))
+    if (memlimit_prepare(app->memlimit, &ml, job->job_id, job->memory_limit, job->cpu, mwhy,
+                         sizeof mwhy))
         log_warn("job %lld: no memory limit: %s", (long long)job->job_id, mwhy);
     supervise s = {.job = job, .cb = cb, .out = out, .buf = malloc(MAX_LINE + 1)};
     if (!s.buf) {

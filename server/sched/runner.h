@@ -49,8 +49,4 @@ typedef struct runner_outcome {
  * runner ran (out says how it ended), -1 when it could not be started (out->why). */
 int runner_run(fdwd_app *app, const runner_job *job, const fdw_callbacks *cb, runner_outcome *out);
 
-/* The runner program: --runner when set, else fdwave-runner next to fdwaved's own
- * executable, else the installed one. */
-const char *runner_program(fdwd_app *app);
-
 #endif

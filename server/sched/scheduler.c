@@ -162,7 +162,8 @@ static int resources_allow(struct scheduler *sc, const sharing_job *head, uint64
     if (!admission_fits(app, host)) {
         waiting_note(&sc->book, head->id, WAIT_MEMORY, "waits for host memory: it needs %.3g "
                      "GiB; %.3g GiB of %.3g GiB is held by running jobs", (double)host / gib,
-                     (double)admission_reserved(app) / gib, (double)admission_host_budget(app) / gib);
+                     (double)admission_reserved(app) / gib,
+                     (double)admission_host_budget(app) / gib);
         return 0;
     }
     if (diskguard_status(app, &ds) == 0 && ds.low) {
@@ -175,7 +176,8 @@ static int resources_allow(struct scheduler *sc, const sharing_job *head, uint64
 }
 
 /* Notes why the head's devices (g of them, or the wanted ids) are not free. sc->lock held. */
-static void note_devices(struct scheduler *sc, const sharing_job *head, int g, const int *wanted, int nwanted)
+static void note_devices(struct scheduler *sc, const sharing_job *head, int g, const int *wanted,
+                         int nwanted)
 {
     fdwd_app *app = sc->app;
     char jobs[120] = "";

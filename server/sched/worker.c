@@ -395,8 +395,8 @@ typedef struct job_paths {
  * *lock_fd), the output directory ready. The spec was parsed once, at submission; its
  * runner parses the stored normalised spec, whose recorded facts stand for the model
  * file, so the run's load is the only read of it. Returns 0, or -1 with e's reason. */
-static int prepare_run(fdwd_app *app, worker_job *w, const job_paths *p, job_run_facts *job, identity *who,
-                       int *lock_fd, ending *e)
+static int prepare_run(fdwd_app *app, worker_job *w, const job_paths *p, job_run_facts *job,
+                       identity *who, int *lock_fd, ending *e)
 {
     char why[600];
     if (jobs_load_for_run(app, w->job_id, job)) {
@@ -444,8 +444,8 @@ static int cpu_thread_share(const worker_job *w)
 
 /* The run: its run file, then its runner until it ends (outcome into o; the job's lock
  * goes to the runner). Returns 0, or -1 with e's reason. */
-static int run(fdwd_app *app, worker_job *w, const job_paths *p, const job_run_facts *job, const identity *who,
-               int *lock_fd, runner_outcome *o, ending *e)
+static int run(fdwd_app *app, worker_job *w, const job_paths *p, const job_run_facts *job,
+               const identity *who, int *lock_fd, runner_outcome *o, ending *e)
 {
     const uint64_t host = run_limits(app, w);
     const int cpu = app->backend == FDW_BACKEND_CPU;

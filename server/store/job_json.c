@@ -160,8 +160,8 @@ static void query_escape(const char *s, char *out)
     *out = '\0';
 }
 
-json_t *job_json_page(fdwd_app *app, const identity *who, const char *state, const char *name, int limit,
-                      int64_t before)
+json_t *job_json_page(fdwd_app *app, const identity *who, const char *state, const char *name,
+                      int limit, int64_t before)
 {
     render_page p = {.app = app, .jobs = json_array(), .last = 0};
     int more = 0;

@@ -21,7 +21,7 @@ json_t *job_json_get(fdwd_app *app, int64_t id, const identity *who, int with_sp
 /* A page of GET /v1/jobs: {"jobs": [...], "next": the next page's path, with the same
  * filters, or null}; state and name (jobs_page's filters) may be NULL. NULL on a database
  * error. */
-json_t *job_json_page(fdwd_app *app, const identity *who, const char *state, const char *name, int limit,
-                      int64_t before);
+json_t *job_json_page(fdwd_app *app, const identity *who, const char *state, const char *name,
+                      int limit, int64_t before);
 
 #endif

@@ -78,7 +78,8 @@ int usage_decayed(fdwd_app *app, double halflife_s, usage_user *out, int cap)
     return n;
 }
 
-int usage_standing(fdwd_app *app, const char *user, long *queued, int *running_devices, uint64_t *disk)
+int usage_standing(fdwd_app *app, const char *user, long *queued, int *running_devices,
+                   uint64_t *disk)
 {
     sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
@@ -114,8 +115,7 @@ json_t *usage_report(fdwd_app *app, const char *only_user, int64_t since_ms, int
     sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
     if (!c || sqlite3_prepare_v2(
-                  c,
-                  "SELECT owner, count(*), count(DISTINCT job_id), sum(device_seconds), "
+                  c, "SELECT owner, count(*), count(DISTINCT job_id), sum(device_seconds), "
                   "sum(wall_seconds), max(peak_host_bytes), max(peak_device_bytes) FROM usage "
                   "WHERE ended_at >= ?1 AND ended_at < ?2 AND (?3 IS NULL OR owner = ?3) "
                   "GROUP BY owner ORDER BY owner",
@@ -129,8 +129,7 @@ json_t *usage_report(fdwd_app *app, const char *only_user, int64_t since_ms, int
     while (sqlite3_step(st) == SQLITE_ROW) {
         const double ds = sqlite3_column_double(st, 3);
         json_array_append_new(
-            users,
-            json_pack("{s:s, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:f}", "user",
+            users, json_pack("{s:s, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:f}", "user",
                       (const char *)sqlite3_column_text(st, 0), "runs",
                       (json_int_t)sqlite3_column_int64(st, 1), "jobs",
                       (json_int_t)sqlite3_column_int64(st, 2), "device_seconds", ds,

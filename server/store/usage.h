@@ -27,7 +27,8 @@ int usage_decayed(fdwd_app *app, double halflife_s, usage_user *out, int cap);
 
 /* Queued jobs, devices running, and output bytes kept of user (GET /v1/users/me and the
  * quota checks). 0 or -1. */
-int usage_standing(fdwd_app *app, const char *user, long *queued, int *running_devices, uint64_t *disk);
+int usage_standing(fdwd_app *app, const char *user, long *queued, int *running_devices,
+                   uint64_t *disk);
 
 /* GET /v1/usage: runs ended in [since, until) with the running jobs' part, per user:
  * {"since","until","users":[{"user","runs","jobs","device_seconds","device_hours",
