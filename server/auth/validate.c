@@ -53,17 +53,6 @@ int validate_enqueue(fdwd_app *app, validate_req *v)
     return 0;
 }
 
-int validate_pending(fdwd_app *app)
-{
-    struct validator *q = app->validate;
-    if (!q)
-        return 0;
-    pthread_mutex_lock(&q->lock);
-    int n = q->pending;
-    pthread_mutex_unlock(&q->lock);
-    return n;
-}
-
 static void *validate_main(void *arg)
 {
     struct validator *q = arg;

@@ -41,9 +41,6 @@ typedef struct validate_req {
  * not suspended). */
 int validate_enqueue(fdwd_app *app, validate_req *v);
 
-/* Submissions waiting or being checked now (for /metrics and tests). */
-int validate_pending(fdwd_app *app);
-
 int validate_start(fdwd_app *app, int threads, int queue_cap);
 /* Finishes what is queued (each connection resumed), then stops the threads. */
 void validate_stop(fdwd_app *app);

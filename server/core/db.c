@@ -139,7 +139,8 @@ void db_close(fdwd_db *d)
     free(d);
 }
 
-int db_schema_version(fdwd_db *d)
+/* Schema version the database is at. */
+static int db_schema_version(fdwd_db *d)
 {
     sqlite3 *c = db(d);
     sqlite3_stmt *st;

@@ -20,8 +20,6 @@ sqlite3 *db(fdwd_db *d);
 void db_release_thread(fdwd_db *d);
 /* Close every connection and free d; only once all other threads have stopped. */
 void db_close(fdwd_db *d);
-/* Schema version the database is at. */
-int db_schema_version(fdwd_db *d);
 
 /* BEGIN IMMEDIATE (takes the write lock now, so no upgrade deadlocks). durable: make this
  * transaction's COMMIT synchronous=FULL (job accept and finish). Returns SQLITE_OK or an

@@ -68,7 +68,9 @@ int dbcheck_run(const char *path, int full, char *msg, size_t len)
     return -1;
 }
 
-int dbcheck_backup(const char *path, const char *dest, char *msg, size_t len)
+/* Copy the database at path to dest (a new file; an existing one is refused) with the
+ * online backup API, then check the copy. Returns 0, or -1 with why. */
+static int dbcheck_backup(const char *path, const char *dest, char *msg, size_t len)
 {
     struct stat sb;
     if (stat(dest, &sb) == 0) {

@@ -13,10 +13,6 @@
  * and how to restore in msg. */
 int dbcheck_run(const char *path, int full, char *msg, size_t len);
 
-/* Copy the database at path to dest (a new file; an existing one is refused) with the
- * online backup API, then check the copy. Returns 0, or -1 with why. */
-int dbcheck_backup(const char *path, const char *dest, char *msg, size_t len);
-
 /* `fdwaved check` and `fdwaved backup FILE`: the words after the command name; prints
  * and returns the exit status. */
 int dbcheck_command(const char *cmd, int argc, char **argv, const char *db_path);

@@ -24,7 +24,6 @@ int log_level_parse(const char *name)
 }
 
 void log_set_level(int level) { stderr_level = level; }
-int log_get_level(void) { return stderr_level; }
 
 void log_msg(int level, const char *fmt, ...)
 {

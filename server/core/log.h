@@ -8,7 +8,6 @@ enum { LOG_DEBUG = 0, LOG_INFO = 1, LOG_WARN = 2, LOG_ERROR = 3 };
 /* Parse "debug" | "info" | "warn" | "error"; returns the level or -1. */
 int log_level_parse(const char *name);
 void log_set_level(int level);
-int log_get_level(void);
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)

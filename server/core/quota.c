@@ -87,7 +87,10 @@ static int whole(const char *t, size_t n, long lo, long hi, long *out)
     return 0;
 }
 
-int quota_parse(const char *text, int named, quota *q, char *why, size_t len)
+/* Parse "[NAME:] key=value, ..." (named: the NAME part is required, else not allowed).
+ * Keys: queued=N, devices=N, device-hours=H/PERIOD (PERIOD: 30d, 7d, 24h ...),
+ * disk=SIZE (K/M/G/T), priority=P. Returns 0, or -1 with why. */
+static int quota_parse(const char *text, int named, quota *q, char *why, size_t len)
 {
     unlimited(q);
     const char *p = skip_space(text);

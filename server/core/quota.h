@@ -30,10 +30,6 @@ typedef struct quota_table {
     quota fallback;
 } quota_table;
 
-/* Parse "[NAME:] key=value, ..." (named: the NAME part is required, else not allowed).
- * Keys: queued=N, devices=N, device-hours=H/PERIOD (PERIOD: 30d, 7d, 24h ...),
- * disk=SIZE (K/M/G/T), priority=P. Returns 0, or -1 with why. */
-int quota_parse(const char *text, int named, quota *q, char *why, size_t len);
 /* Whether text parses (the config's check). */
 int quota_check(const char *text, int named, char *why, size_t len);
 

@@ -91,7 +91,10 @@ typedef struct model_row {
     "name, owner, format, bytes, sha256, created_at, nvalues, nx, ny, nz, dx, dy, dz, vmin, " \
     "vmax"
 
-const char *models_format_of(const char *name, const char **why)
+/* Check a model name: [A-Za-z0-9._-]{1,128}, not starting with '.', with a known
+ * extension (.f32/.bin/.raw -> raw-f32, .segy/.sgy -> segy, .rsf -> rsf: the one-file
+ * form, in="stdin"). Returns the format, or NULL with the reason in why. */
+static const char *models_format_of(const char *name, const char **why)
 {
     size_t n = strlen(name);
     if (n < 1 || n > 128) {

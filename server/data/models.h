@@ -16,11 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Check a model name: [A-Za-z0-9._-]{1,128}, not starting with '.', with a known
- * extension (.f32/.bin/.raw -> raw-f32, .segy/.sgy -> segy, .rsf -> rsf: the one-file
- * form, in="stdin"). Returns the format, or NULL with the reason in why. */
-const char *models_format_of(const char *name, const char **why);
-
 typedef struct model_upload model_upload;
 
 /* Why an upload could not start or finish: the HTTP status (400, 409, 500), the API's

@@ -444,19 +444,6 @@ void conn_request_end(conn_state *cs)
     pthread_mutex_unlock(&g->lock);
 }
 
-void conn_counts(fdwd_app *app, int *total, int *anonymous)
-{
-    struct conn_guard *g = app->conn;
-    if (!g) {
-        *total = *anonymous = 0;
-        return;
-    }
-    pthread_mutex_lock(&g->lock);
-    *total = g->total;
-    *anonymous = g->anon;
-    pthread_mutex_unlock(&g->lock);
-}
-
 /* ---- the reaper ------------------------------------------------------------------ */
 
 static void reap(struct conn_guard *g)

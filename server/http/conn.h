@@ -54,9 +54,6 @@ void conn_authenticated(conn_state *cs);
  * head, under a new deadline. */
 void conn_request_end(conn_state *cs);
 
-/* Connections now: total and anonymous (for /metrics and tests). */
-void conn_counts(fdwd_app *app, int *total, int *anonymous);
-
 /* Make app->conn and start its reaper thread (before the MHD daemon, whose hooks get
  * app->conn as their cls) / stop it (before the daemon stops). */
 int conn_start(fdwd_app *app);

@@ -104,16 +104,10 @@ static int database_main(fdwd_app *app, int argc, char **argv)
     return dbcheck_command(argv[1], app->cfg.nargs, app->cfg.args, path);
 }
 
-int main(int argc, char **argv)
+/* Step 1: the daemon's settings. Returns -1 to go on, else the exit status (--help,
+ * --version, a bad flag). */
+static int read_settings(fdwd_app *app, int argc, char **argv)
 {
-    /* The application context: everything the daemon knows, passed down from here. */
-    fdwd_app the_app;
-    fdwd_app *app = &the_app;
-    app_init(app);
-    if (argc >= 2 && !strcmp(argv[1], "token"))
-        return token_main(app, argc, argv);
-    if (argc >= 2 && (!strcmp(argv[1], "check") || !strcmp(argv[1], "backup")))
-        return database_main(app, argc, argv);
     char err[2048];
     if (config_load(&app->cfg, argc, argv, 1, environ, err, sizeof err)) {
         fprintf(stderr, "fdwaved: %s\n", err);
@@ -139,36 +133,47 @@ int main(int argc, char **argv)
     log_set_level(app->cfg.log_level);
     app->started_ms = now_ms();
     app->loopback = is_loopback(app->cfg.listen_host);
+    return -1;
+}
+
+/* Step 2: what the daemon stands on before any thread: quotas, the data directory and
+ * its database, the allowed directories, the devices, the rooms' start-up state, the
+ * memory limits and budget, the disk reserve. Returns 0, or -1 with the reason in err. */
+static int open_state(fdwd_app *app, char *err, size_t errlen)
+{
     const char *quota_lines[CFG_MAX_QUOTAS];
     for (int i = 0; i < app->cfg.nquotas; i++)
         quota_lines[i] = app->cfg.user_quotas[i];
     if (quota_init(&app->quotas, app->cfg.default_quota, quota_lines, app->cfg.nquotas, err,
-                   sizeof err) ||
-        datadir_open(app, err, sizeof err) || datadir_allowed(app, err, sizeof err) ||
-        access_check_allowed(app, err, sizeof err) || app_init_devices(app, err, sizeof err)) {
-        log_error("%s", err);
-        return 1;
-    }
+                   errlen) ||
+        datadir_open(app, err, errlen) || datadir_allowed(app, err, errlen) ||
+        access_check_allowed(app, err, errlen) || app_init_devices(app, err, errlen))
+        return -1;
     if (models_init(app) || factcache_init(app) || sharing_init(app)) {
-        log_error("out of memory");
-        return 1;
+        snprintf(err, errlen, "out of memory");
+        return -1;
     }
     /* Before any thread: a delegated cgroup takes the daemon into its leaf. */
-    memlimit_init(app, app->cfg.cgroup_dir, err, sizeof err);
+    memlimit_init(app, app->cfg.cgroup_dir, err, errlen);
     log_info("%s", err);
-    if (admission_init(app, err, sizeof err)) {
-        log_error("%s", err);
-        return 1;
-    }
+    if (admission_init(app, err, errlen))
+        return -1;
     log_info("%s", err);
     diskguard_init(app);
     app->workers = app->cfg.workers > 0 ? app->cfg.workers : app->ndevices;
+    return 0;
+}
+
+/* Step 3: refuse to serve a network without tokens; clear what an earlier run left
+ * (partial uploads, interrupted jobs). Returns 0, or -1 (logged). */
+static int check_and_recover(fdwd_app *app)
+{
     int ntokens = auth_token_count(app);
     if (!app->loopback && ntokens <= 0) {
         log_error("refusing to listen on %s with no API tokens: create one with "
                   "`fdwaved token add NAME --admin --data %s` first",
                   app->cfg.listen_host, app->data_dir);
-        return 1;
+        return -1;
     }
     if (ntokens == 0)
         log_warn("no API tokens: authentication is off (loopback only); everyone is \"local\"");
@@ -177,8 +182,66 @@ int main(int argc, char **argv)
         log_info("removed %d partial model upload(s) left by an earlier run", swept);
     if (jobs_recover(app, MAX_INTERRUPTIONS)) {
         log_error("recovery of interrupted jobs failed");
+        return -1;
+    }
+    return 0;
+}
+
+/* Step 4: the threads. The streams first: committed events wake the jobs' event streams,
+ * so the notifier is installed before any thread that commits events starts. Returns 0,
+ * or -1 (err says why when it can). */
+static int start_threads(fdwd_app *app, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    if (sse_start(app, app->cfg.sse_keepalive * 1000, app->cfg.sse_wake_rate))
+        return -1;
+    app->notify = (job_notifier){sse_notify_jobs, app->sse};
+    if (events_start(app) || accept_start(app) ||
+        validate_start(app, app->cfg.validate_threads, app->cfg.validate_queue) ||
+        sweep_start(app, app->cfg.upload_sweep) || sched_start(app) ||
+        http_start(app, err, errlen))
+        return -1;
+    return 0;
+}
+
+/* The last step, in this order whether the start failed or a signal came: no new
+ * connections (conn_accept_policy refuses them while the open ones are answered; not
+ * MHD_quiesce_daemon: on an epoll daemon with its own threads it races the polling
+ * threads' removal of the listen socket and libmicrohttpd aborts the process, "Failed to
+ * remove listen FD from epoll set", seen in CI at a SIGTERM), then each room stops. */
+static void stop_all(fdwd_app *app)
+{
+    atomic_store(&app->shutting_down, 1);
+    validate_stop(app); /* specs being checked are answered */
+    sweep_stop(app);
+    accept_stop(app);  /* jobs being accepted are stored and answered */
+    sched_stop(app);   /* running jobs write a checkpoint and re-queue themselves */
+    events_stop(app);  /* every event stored */
+    sse_shutdown(app); /* streams end; suspended connections resumed */
+    http_stop(app);
+    db_close(app->db);
+}
+
+int main(int argc, char **argv)
+{
+    /* The application context: everything the daemon knows, passed down from here. */
+    fdwd_app the_app;
+    fdwd_app *app = &the_app;
+    app_init(app);
+    if (argc >= 2 && !strcmp(argv[1], "token"))
+        return token_main(app, argc, argv);
+    if (argc >= 2 && (!strcmp(argv[1], "check") || !strcmp(argv[1], "backup")))
+        return database_main(app, argc, argv);
+    const int settled = read_settings(app, argc, argv);
+    if (settled >= 0)
+        return settled;
+    char err[2048];
+    if (open_state(app, err, sizeof err)) {
+        log_error("%s", err);
         return 1;
     }
+    if (check_and_recover(app))
+        return 1;
     log_info("fdwaved %s: data %s, %d %s device(s), %d worker(s)", FDW_VERSION, app->data_dir,
              app->ndevices, app->backend == FDW_BACKEND_CUDA ? "GPU" : "CPU", app->workers);
 
@@ -190,44 +253,15 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    err[0] = '\0';
-    /* The streams first: committed events wake the jobs' event streams, so the notifier
-     * is installed before any thread that commits events starts. */
-    const int streams = sse_start(app, app->cfg.sse_keepalive * 1000, app->cfg.sse_wake_rate);
-    if (streams == 0)
-        app->notify = (job_notifier){sse_notify_jobs, app->sse};
-    if (streams || events_start(app) || accept_start(app) ||
-        validate_start(app, app->cfg.validate_threads, app->cfg.validate_queue) ||
-        sweep_start(app, app->cfg.upload_sweep) || sched_start(app) ||
-        http_start(app, err, sizeof err)) {
+    if (start_threads(app, err, sizeof err)) {
         log_error("startup failed: %s", err[0] ? err : "cannot start threads");
-        atomic_store(&app->shutting_down, 1);
-        validate_stop(app);
-        sweep_stop(app);
-        accept_stop(app);
-        sched_stop(app);
-        events_stop(app);
-        sse_shutdown(app);
-        http_stop(app);
-        db_close(app->db);
+        stop_all(app);
         return 1;
     }
     int sig = 0;
     sigwait(&set, &sig);
     log_info("received %s: shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    /* From here new connections are refused (conn_accept_policy) while the ones open are
-     * answered. Not MHD_quiesce_daemon: on an epoll daemon with its own threads it races
-     * the polling threads' removal of the listen socket and libmicrohttpd aborts the
-     * process ("Failed to remove listen FD from epoll set", seen in CI at a SIGTERM). */
-    atomic_store(&app->shutting_down, 1);
-    validate_stop(app); /* specs being checked are answered */
-    sweep_stop(app);
-    accept_stop(app);  /* jobs being accepted are stored and answered */
-    sched_stop(app);   /* running jobs write a checkpoint and re-queue themselves */
-    events_stop(app);  /* every event stored */
-    sse_shutdown(app); /* streams end; suspended connections resumed */
-    http_stop(app);
-    db_close(app->db);
+    stop_all(app);
     log_info("stopped");
     return 0;
 }

@@ -1,5 +1,5 @@
 /* fdwave_runner.c — fdwave-runner, the process fdwaved starts for each running job
- * (server/runner.c), directly or under a launcher such as mpirun or srun (the daemon's
+ * (sched/runner.c), directly or under a launcher such as mpirun or srun (the daemon's
  * runner-command), so that a crash, an abort, a GPU fault or an OOM kill of a job takes
  * that job alone. It reads the run file the worker wrote (the normalised spec, the model
  * facts its names stand for, the output and checkpoint directories, the devices and the

@@ -22,11 +22,6 @@ struct memlimit {
     char root[4096];           /* cgroup: the delegated directory the job cgroups go under */
 };
 
-const char *memlimit_mode_name(memlimit_mode m)
-{
-    return m == MEMLIMIT_CGROUP ? "cgroup" : m == MEMLIMIT_RLIMIT ? "rlimit" : "off";
-}
-
 /* Write text into dir/name; 0 or -1 (errno set). (O_CREAT: a cgroup file system has the
  * file already; a --cgroup-dir that is a plain directory, as in the tests, gets it.) */
 static int write_file(const char *dir, const char *name, const char *text)

@@ -23,7 +23,6 @@ typedef enum { MEMLIMIT_OFF = 0, MEMLIMIT_RLIMIT, MEMLIMIT_CGROUP } memlimit_mod
  * into its leaf "daemon" and enables the memory controller for its children. Returns the
  * mode; msg says which and why (for the log). */
 memlimit_mode memlimit_init(fdwd_app *app, const char *dir, char *msg, size_t len);
-const char *memlimit_mode_name(memlimit_mode m);
 
 /* One runner's limit, prepared before fork. */
 typedef struct memlimit_slot {

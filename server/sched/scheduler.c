@@ -201,6 +201,83 @@ static void note_devices(struct scheduler *sc, const sharing_job *head, int g, c
                      "%d free; busy: %s", g, nfree, app->ndevices, jobs);
 }
 
+/* Step of try_start: a head that can never run here (accepted by an earlier daemon with
+ * more devices, or naming one that is gone) fails rather than hold up every job behind
+ * it. Returns 1 when it was failed. sc->lock held; dropped around the database work. */
+static int fail_unrunnable(struct scheduler *sc, const sharing_job *head, int g)
+{
+    fdwd_app *app = sc->app;
+    int missing = -1;
+    for (int k = 0; k < head->nwanted; k++) {
+        int found = 0;
+        for (int i = 0; i < app->ndevices; i++)
+            found |= app->devices[i].id == head->wanted[k];
+        if (!found)
+            missing = head->wanted[k];
+    }
+    if (g >= 1 && g <= app->ndevices && missing < 0)
+        return 0;
+    char reason[160];
+    if (missing >= 0)
+        snprintf(reason, sizeof reason, "device %d no longer exists on this server", missing);
+    else
+        snprintf(reason, sizeof reason, "needs %d devices; this server now has %d", g,
+                 app->ndevices);
+    pthread_mutex_unlock(&sc->lock);
+    jobs_fail_queued(app, head->id, reason);
+    pthread_mutex_lock(&sc->lock);
+    return 1;
+}
+
+/* Step of try_start: start head on the g devices idx in slot free_slot, holding host
+ * bytes: reserve them, claim the job, start its thread (undone if either fails). The slot
+ * exists before the claim commits, so a cancel that arrives as soon as the job shows
+ * "running" finds it (sched_cancel) and the run stops at its first step. sc->lock held;
+ * dropped around the database work. */
+static void launch(struct scheduler *sc, int free_slot, const sharing_job *head, int g,
+                   const int *idx, uint64_t host)
+{
+    fdwd_app *app = sc->app;
+    const int64_t id = head->id;
+    int ids[APP_MAX_DEVICES];
+    for (int k = 0; k < g; k++) {
+        ids[k] = app->devices[idx[k]].id;
+        sc->busy[idx[k]] = id; /* reserve before dropping the lock */
+    }
+    admission_reserve(app, host);
+    slot *s = &sc->slots[free_slot];
+    memset(&s->job, 0, sizeof s->job);
+    s->job.job_id = id;
+    s->job.ndevices = g;
+    s->job.total_devices = app->ndevices;
+    s->job.priority = head->priority + quota_of(&app->quotas, head->owner)->priority;
+    s->job.host_bytes = head->host_bytes;
+    memcpy(s->job.device_ids, ids, sizeof(int) * (size_t)g);
+    memcpy(s->dev_index, idx, sizeof(int) * (size_t)g);
+    s->active = 1;
+    s->done = 0;
+    pthread_mutex_unlock(&sc->lock);
+    int claimed = jobs_claim(app, id, ids, g);
+    pthread_mutex_lock(&sc->lock);
+    if (claimed != 0) {
+        for (int k = 0; k < g; k++)
+            sc->busy[idx[k]] = 0;
+        admission_release(app, host);
+        s->active = 0;
+        return; /* cancelled meanwhile: look again */
+    }
+    if (pthread_create(&s->thread, NULL, job_thread, s) != 0) {
+        log_error("job %lld: cannot start a worker thread", (long long)id);
+        s->active = 0;
+        for (int k = 0; k < g; k++)
+            sc->busy[idx[k]] = 0;
+        admission_release(app, host);
+        pthread_mutex_unlock(&sc->lock);
+        jobs_finish(app, id, "failed", "internal: cannot start a worker thread", 0, NULL);
+        pthread_mutex_lock(&sc->lock);
+    }
+}
+
 /* Start the head of the queue if it can start. Returns 1 if a job started (try again),
  * 0 if nothing can start now, with sc->block_rank set (see there). Called with sc->lock
  * held; drops it around database work. */
@@ -213,6 +290,7 @@ static int try_start(struct scheduler *sc)
             free_slot = i;
             break;
         }
+    /* The head of the queue (sharing.h), read without the lock. */
     sharing_job head;
     sc->block_rank = RANK_NONE;
     pthread_mutex_unlock(&sc->lock);
@@ -228,38 +306,15 @@ static int try_start(struct scheduler *sc)
         preempt_for(sc, &head);
         return 0;
     }
-    const int64_t id = head.id;
-    const int nwanted = head.nwanted;
-    const int *wanted = head.wanted;
-    int g = nwanted > 0 ? nwanted : head.devices_requested;
-    int missing = -1;
-    for (int k = 0; k < nwanted; k++) {
-        int found = 0;
-        for (int i = 0; i < app->ndevices; i++)
-            found |= app->devices[i].id == wanted[k];
-        if (!found)
-            missing = wanted[k];
-    }
-    if (g < 1 || g > app->ndevices || missing >= 0) {
-        /* Accepted by an earlier daemon with more devices: it can never run here, and as
-         * the head of the queue it would hold up every job behind it. */
-        char reason[160];
-        if (missing >= 0)
-            snprintf(reason, sizeof reason, "device %d no longer exists on this server",
-                     missing);
-        else
-            snprintf(reason, sizeof reason, "needs %d devices; this server now has %d", g,
-                     app->ndevices);
-        pthread_mutex_unlock(&sc->lock);
-        jobs_fail_queued(app, id, reason);
-        pthread_mutex_lock(&sc->lock);
+    const int g = head.nwanted > 0 ? head.nwanted : head.devices_requested;
+    if (fail_unrunnable(sc, &head, g))
         return 1;
-    }
+    /* Its devices, then its memory and the disk; else it waits, and makes room. */
     int idx[APP_MAX_DEVICES];
-    if (pick_devices(sc, g, wanted, nwanted, idx)) {
+    if (pick_devices(sc, g, head.wanted, head.nwanted, idx)) {
         /* Head-of-line: nobody behind it may take the devices. A new job ranks at its
          * bare priority and loses ties to this older head. */
-        note_devices(sc, &head, g, wanted, nwanted);
+        note_devices(sc, &head, g, head.wanted, head.nwanted);
         sc->block_rank = head.rank;
         preempt_for(sc, &head);
         return 0;
@@ -269,45 +324,7 @@ static int try_start(struct scheduler *sc)
         sc->block_rank = head.rank;
         return 0;
     }
-    int ids[APP_MAX_DEVICES];
-    for (int k = 0; k < g; k++) {
-        ids[k] = app->devices[idx[k]].id;
-        sc->busy[idx[k]] = id; /* reserve before dropping the lock */
-    }
-    admission_reserve(app, host);
-    /* The slot exists before the claim commits, so a cancel that arrives as soon as the
-     * job shows "running" finds it (sched_cancel) and the run stops at its first step. */
-    slot *s = &sc->slots[free_slot];
-    memset(&s->job, 0, sizeof s->job);
-    s->job.job_id = id;
-    s->job.ndevices = g;
-    s->job.total_devices = app->ndevices;
-    s->job.priority = head.priority + quota_of(&app->quotas, head.owner)->priority;
-    s->job.host_bytes = head.host_bytes;
-    memcpy(s->job.device_ids, ids, sizeof(int) * (size_t)g);
-    memcpy(s->dev_index, idx, sizeof(int) * (size_t)g);
-    s->active = 1;
-    s->done = 0;
-    pthread_mutex_unlock(&sc->lock);
-    int claimed = jobs_claim(app, id, ids, g);
-    pthread_mutex_lock(&sc->lock);
-    if (claimed != 0) {
-        for (int k = 0; k < g; k++)
-            sc->busy[idx[k]] = 0;
-        admission_release(app, host);
-        s->active = 0;
-        return 1; /* cancelled meanwhile: look again */
-    }
-    if (pthread_create(&s->thread, NULL, job_thread, s) != 0) {
-        log_error("job %lld: cannot start a worker thread", (long long)id);
-        s->active = 0;
-        for (int k = 0; k < g; k++)
-            sc->busy[idx[k]] = 0;
-        admission_release(app, host);
-        pthread_mutex_unlock(&sc->lock);
-        jobs_finish(app, id, "failed", "internal: cannot start a worker thread", 0, NULL);
-        pthread_mutex_lock(&sc->lock);
-    }
+    launch(sc, free_slot, &head, g, idx, host);
     return 1;
 }
 
@@ -387,6 +404,8 @@ int sched_start(fdwd_app *app)
 void sched_kick(fdwd_app *app)
 {
     struct scheduler *sc = app->sched;
+    if (!sc) /* no scheduler (the HTTP fuzzer's in-process daemon) */
+        return;
     pthread_mutex_lock(&sc->lock);
     sc->kicked = 1;
     pthread_cond_signal(&sc->cond);
@@ -396,6 +415,8 @@ void sched_kick(fdwd_app *app)
 void sched_submitted(fdwd_app *app, double top_rank)
 {
     struct scheduler *sc = app->sched;
+    if (!sc) /* no scheduler (the HTTP fuzzer's in-process daemon) */
+        return;
     pthread_mutex_lock(&sc->lock);
     if (!sc->waiting) { /* a pass is under way: judged against what it finds (sched_main) */
         if (top_rank > sc->submitted)
@@ -410,6 +431,8 @@ void sched_submitted(fdwd_app *app, double top_rank)
 int sched_cancel(fdwd_app *app, int64_t job_id)
 {
     struct scheduler *sc = app->sched;
+    if (!sc) /* no scheduler (the HTTP fuzzer's in-process daemon) */
+        return 0;
     int found = 0;
     pthread_mutex_lock(&sc->lock);
     for (int i = 0; i < sc->nslots; i++)
@@ -445,6 +468,8 @@ void sched_stop(fdwd_app *app)
 int64_t sched_device_job(fdwd_app *app, int i)
 {
     struct scheduler *sc = app->sched;
+    if (!sc) /* no scheduler (the HTTP fuzzer's in-process daemon) */
+        return 0;
     pthread_mutex_lock(&sc->lock);
     int64_t j = i >= 0 && i < APP_MAX_DEVICES ? sc->busy[i] : 0;
     pthread_mutex_unlock(&sc->lock);
@@ -454,6 +479,11 @@ int64_t sched_device_job(fdwd_app *app, int i)
 double sched_mpts(fdwd_app *app, int *running)
 {
     struct scheduler *sc = app->sched;
+    if (!sc) { /* no scheduler (the HTTP fuzzer's in-process daemon) */
+        if (running)
+            *running = 0;
+        return 0;
+    }
     double sum = 0;
     int n = 0;
     pthread_mutex_lock(&sc->lock);
