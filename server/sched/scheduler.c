@@ -401,12 +401,21 @@ int sched_start(fdwd_app *app)
     return 0;
 }
 
-void sched_kick(fdwd_app *app)
+/* app's scheduler, locked; NULL (nothing locked) when there is none: the HTTP fuzzer's
+ * in-process daemon runs without one. */
+static struct scheduler *lock_sched(fdwd_app *app)
 {
     struct scheduler *sc = app->sched;
-    if (!sc) /* no scheduler (the HTTP fuzzer's in-process daemon) */
+    if (sc)
+        pthread_mutex_lock(&sc->lock);
+    return sc;
+}
+
+void sched_kick(fdwd_app *app)
+{
+    struct scheduler *sc = lock_sched(app);
+    if (!sc)
         return;
-    pthread_mutex_lock(&sc->lock);
     sc->kicked = 1;
     pthread_cond_signal(&sc->cond);
     pthread_mutex_unlock(&sc->lock);
@@ -414,10 +423,9 @@ void sched_kick(fdwd_app *app)
 
 void sched_submitted(fdwd_app *app, double top_rank)
 {
-    struct scheduler *sc = app->sched;
-    if (!sc) /* no scheduler (the HTTP fuzzer's in-process daemon) */
+    struct scheduler *sc = lock_sched(app);
+    if (!sc)
         return;
-    pthread_mutex_lock(&sc->lock);
     if (!sc->waiting) { /* a pass is under way: judged against what it finds (sched_main) */
         if (top_rank > sc->submitted)
             sc->submitted = top_rank;
@@ -430,11 +438,10 @@ void sched_submitted(fdwd_app *app, double top_rank)
 
 int sched_cancel(fdwd_app *app, int64_t job_id)
 {
-    struct scheduler *sc = app->sched;
-    if (!sc) /* no scheduler (the HTTP fuzzer's in-process daemon) */
+    struct scheduler *sc = lock_sched(app);
+    if (!sc)
         return 0;
     int found = 0;
-    pthread_mutex_lock(&sc->lock);
     for (int i = 0; i < sc->nslots; i++)
         if (sc->slots[i].active && !sc->slots[i].done && sc->slots[i].job.job_id == job_id) {
             /* A cancel wins over a suspension under way (shutdown, preemption): the job
@@ -467,10 +474,9 @@ void sched_stop(fdwd_app *app)
 
 int64_t sched_device_job(fdwd_app *app, int i)
 {
-    struct scheduler *sc = app->sched;
-    if (!sc) /* no scheduler (the HTTP fuzzer's in-process daemon) */
+    struct scheduler *sc = lock_sched(app);
+    if (!sc)
         return 0;
-    pthread_mutex_lock(&sc->lock);
     int64_t j = i >= 0 && i < APP_MAX_DEVICES ? sc->busy[i] : 0;
     pthread_mutex_unlock(&sc->lock);
     return j;
@@ -478,21 +484,16 @@ int64_t sched_device_job(fdwd_app *app, int i)
 
 double sched_mpts(fdwd_app *app, int *running)
 {
-    struct scheduler *sc = app->sched;
-    if (!sc) { /* no scheduler (the HTTP fuzzer's in-process daemon) */
-        if (running)
-            *running = 0;
-        return 0;
-    }
     double sum = 0;
     int n = 0;
-    pthread_mutex_lock(&sc->lock);
-    for (int i = 0; i < sc->nslots; i++)
+    struct scheduler *sc = lock_sched(app);
+    for (int i = 0; sc && i < sc->nslots; i++)
         if (sc->slots[i].active && !sc->slots[i].done) {
             sum += sc->slots[i].job.mpts;
             n++;
         }
-    pthread_mutex_unlock(&sc->lock);
+    if (sc)
+        pthread_mutex_unlock(&sc->lock);
     if (running)
         *running = n;
     return sum;
