@@ -6,17 +6,20 @@
  * and no scheduler (accepted jobs stay queued). Each input is sent as raw bytes on a new
  * connection, the writing side is closed, and the answer read until the server closes or
  * falls silent (event streams); ASan/UBSan watch the server's threads. */
-#include "accept.h"
-#include "app.h"
-#include "config.h"
-#include "datadir.h"
-#include "db.h"
-#include "events.h"
-#include "http.h"
-#include "log.h"
-#include "notify.h"
-#include "sse.h"
-#include "validate.h"
+#include "auth/admission.h"
+#include "auth/sharing.h"
+#include "auth/validate.h"
+#include "core/app.h"
+#include "core/config.h"
+#include "core/datadir.h"
+#include "core/db.h"
+#include "core/log.h"
+#include "data/factcache.h"
+#include "data/models.h"
+#include "events/events.h"
+#include "events/sse.h"
+#include "http/http.h"
+#include "sched/accept.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,6 +33,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+/* libFuzzer's entry points take no user pointer: the in-process daemon's context and the
+ * port it bound live here, for the life of the fuzzing process. */
+static fdwd_app g_app;
 static int g_port;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -46,6 +52,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     int n = (int)(sizeof args / sizeof args[0]) - 1;
     char err[2048] = "";
     signal(SIGPIPE, SIG_IGN);
+    app_init(&g_app);
     if (config_load(&g_app.cfg, n, args, 1, NULL, err, sizeof err)) {
         fprintf(stderr, "fuzz_http: %s\n", err);
         abort();
@@ -54,18 +61,24 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     g_app.loopback = 1;
     g_app.started_ms = now_ms();
     if (datadir_open(&g_app, err, sizeof err) || datadir_allowed(&g_app, err, sizeof err) ||
-        app_init_devices(&g_app, err, sizeof err)) {
+        app_init_devices(&g_app, err, sizeof err) || models_init(&g_app) ||
+        factcache_init(&g_app) || sharing_init(&g_app) ||
+        admission_init(&g_app, err, sizeof err)) {
         fprintf(stderr, "fuzz_http: %s\n", err);
         abort();
     }
     g_app.workers = 1;
-    notify_install(sse_notify_jobs);
-    if (events_start() || accept_start() || validate_start(1, 64) ||
-        sse_start(15000, 1000) || http_start(err, sizeof err)) {
+    if (sse_start(&g_app, 15000, 1000)) {
+        fprintf(stderr, "fuzz_http: cannot start the event streams\n");
+        abort();
+    }
+    g_app.notify = (job_notifier){sse_notify_jobs, g_app.sse};
+    if (events_start(&g_app) || accept_start(&g_app) || validate_start(&g_app, 1, 64) ||
+        http_start(&g_app, err, sizeof err)) {
         fprintf(stderr, "fuzz_http: cannot start: %s\n", err);
         abort();
     }
-    g_port = http_port();
+    g_port = http_port(&g_app);
     return 0;
 }
 

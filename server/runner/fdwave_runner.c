@@ -1,5 +1,5 @@
 /* fdwave_runner.c — fdwave-runner, the process fdwaved starts for each running job
- * (server/runner.c), directly or under a launcher such as mpirun or srun (the daemon's
+ * (sched/runner.c), directly or under a launcher such as mpirun or srun (the daemon's
  * runner-command), so that a crash, an abort, a GPU fault or an OOM kill of a job takes
  * that job alone. It reads the run file the worker wrote (the normalised spec, the model
  * facts its names stand for, the output and checkpoint directories, the devices and the
@@ -20,7 +20,7 @@
 #include "mpi_comm.h"
 #endif
 #include "run_setup.h"
-#include "runner_proto.h"
+#include "runner/runner_proto.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -37,73 +37,78 @@
 #include <time.h>
 #include <unistd.h>
 
-static atomic_int g_cancel, g_suspend, g_daemon_gone;
-static pthread_mutex_t g_out = PTHREAD_MUTEX_INITIALIZER;
-static int g_root = 1;
+/* The runner's line to the daemon: what it was told, whether it is still there, and
+ * whether this rank speaks at all (rank 0). main makes one and passes it down; the
+ * engine's callbacks and the control thread get it as their user pointer. */
+typedef struct daemon_link {
+    atomic_int cancel, suspend, daemon_gone;
+    pthread_mutex_t out;       /* one line at a time on stdout */
+    int root;                  /* rank 0: takes the lock, reads stdin, writes stdout */
+} daemon_link;
 
 /* One protocol line on stdout (rank 0). A failed write means the daemon is gone: the
  * run suspends with a checkpoint. */
-static void emit(char *line)
+static void emit(daemon_link *link, char *line)
 {
-    if (!g_root || !line) {
+    if (!link->root || !line) {
         free(line);
         return;
     }
-    pthread_mutex_lock(&g_out);
+    pthread_mutex_lock(&link->out);
     int bad = fputs(line, stdout) == EOF || fputc('\n', stdout) == EOF || fflush(stdout) != 0;
-    pthread_mutex_unlock(&g_out);
+    pthread_mutex_unlock(&link->out);
     free(line);
     if (bad) {
-        atomic_store(&g_daemon_gone, 1);
-        atomic_store(&g_suspend, 1);
+        atomic_store(&link->daemon_gone, 1);
+        atomic_store(&link->suspend, 1);
     }
 }
 
 static int on_progress(void *user, const fdw_progress *p)
 {
-    (void)user;
-    emit(proto_progress(p));
-    return atomic_load(&g_cancel);
+    daemon_link *link = user;
+    emit(link, proto_progress(p));
+    return atomic_load(&link->cancel);
 }
 
 static void on_snapshot(void *user, const fdw_snapshot_info *s)
 {
-    (void)user;
-    emit(proto_snapshot(s));
+    daemon_link *link = user;
+    emit(link, proto_snapshot(s));
 }
 
 static void on_log(void *user, int level, const char *msg)
 {
-    (void)user;
+    daemon_link *link = user;
     if (level >= FDW_LOG_INFO)
-        emit(proto_log(level, msg));
+        emit(link, proto_log(level, msg));
 }
 
 static int on_cancelled(void *user)
 {
-    (void)user;
-    return atomic_load(&g_cancel);
+    daemon_link *link = user;
+    return atomic_load(&link->cancel);
 }
 
 static int on_suspend(void *user)
 {
-    (void)user;
-    return atomic_load(&g_suspend);
+    daemon_link *link = user;
+    return atomic_load(&link->suspend);
 }
 
 static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
 {
-    (void)user;
-    emit(proto_checkpoint(c));
+    daemon_link *link = user;
+    emit(link, proto_checkpoint(c));
 }
 
 /* One line of the daemon's (without its newline). */
-static void control_word(const char *line)
+static void control_word(daemon_link *link, const char *line)
 {
     if (strcmp(line, PROTO_CANCEL) == 0)
-        atomic_store(&g_cancel, 1);
+        atomic_store(&link->cancel, 1);
     else if (strcmp(line, PROTO_SUSPEND) == 0)
-        atomic_store(&g_suspend, 1);
+        atomic_store(&link->suspend, 1);
 }
 
 /* Rank 0: the daemon's words on stdin, read with read(2), never through stdin's FILE: a
@@ -112,7 +117,7 @@ static void control_word(const char *line)
  * Ubuntu 24.04: every job stayed "running"). */
 static void *control_main(void *arg)
 {
-    (void)arg;
+    daemon_link *link = arg;
     char line[64];
     size_t len = 0;
     int skip = 0; /* the rest of an over-long line */
@@ -130,7 +135,7 @@ static void *control_main(void *arg)
                 if (!skip) {
                     if (len && line[len - 1] == '\r')
                         line[len - 1] = '\0';
-                    control_word(line);
+                    control_word(link, line);
                 }
                 len = 0;
                 skip = 0;
@@ -141,8 +146,8 @@ static void *control_main(void *arg)
             }
         }
     }
-    atomic_store(&g_daemon_gone, 1); /* the daemon closed our stdin or died */
-    atomic_store(&g_suspend, 1);
+    atomic_store(&link->daemon_gone, 1); /* the daemon closed our stdin or died */
+    atomic_store(&link->suspend, 1);
     return NULL;
 }
 
@@ -192,7 +197,7 @@ static const char *str_of(json_t *o, const char *key)
 
 /* Rank 0: hold the job's lock for the whole run, so a runner left by a daemon that
  * crashed (still writing its checkpoint) and a new one never share the job's files. */
-static int take_lock(const char *path, int wait_s)
+static int take_lock(daemon_link *link, const char *path, int wait_s)
 {
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
     if (fd < 0)
@@ -205,7 +210,7 @@ static int take_lock(const char *path, int wait_s)
             return -1;
         }
         if (waited == 0)
-            emit(proto_log(FDW_LOG_INFO, "waiting for the previous runner of this job to "
+            emit(link, proto_log(FDW_LOG_INFO, "waiting for the previous runner of this job to "
                                          "finish its checkpoint"));
         struct timespec ts = {0, 100000000};
         nanosleep(&ts, NULL);
@@ -243,18 +248,18 @@ static uint64_t peak_rss(void)
 }
 
 /* The run's end as the last line; 0 when it was written. */
-static int finish(fdw_status st, const fdw_error *err, const fdw_result *res)
+static int finish(daemon_link *link, fdw_status st, const fdw_error *err, const fdw_result *res)
 {
-    if (!g_root)
+    if (!link->root)
         return 0;
     char *line = proto_result(st, err, res, peak_rss());
     if (!line)
         return 1;
-    emit(line);
-    return atomic_load(&g_daemon_gone) ? 1 : 0;
+    emit(link, line);
+    return atomic_load(&link->daemon_gone) ? 1 : 0;
 }
 
-static int fail_early(const char *field, const char *fmt, const char *detail)
+static int fail_early(daemon_link *link, const char *field, const char *fmt, const char *detail)
 {
     fdw_error err;
     memset(&err, 0, sizeof err);
@@ -264,9 +269,9 @@ static int fail_early(const char *field, const char *fmt, const char *detail)
     fdw_result res;
     memset(&res, 0, sizeof res);
     res.checkpoint_step = -1;
-    if (g_root)
+    if (link->root)
         fprintf(stderr, "fdwave-runner: %s\n", err.message);
-    return finish(FDW_ERR_INTERNAL, &err, &res);
+    return finish(link, FDW_ERR_INTERNAL, &err, &res);
 }
 
 /* The run file's settings for fdw_run (run_setup.h). Returns 0, or -1 for a backend
@@ -320,13 +325,14 @@ static fdw_status parse_spec(run_file *rf, const fdw_run_opts *ro, fdw_spec **sp
 
 /* Say hello, listen to the daemon (rank 0), and run the spec with the callbacks that
  * speak runner_proto.h when it parsed (st FDW_OK). Returns the run's status. */
-static fdw_status run_spec(const run_file *rf, fdw_status st, const fdw_spec *spec,
-                           const fdw_run_opts *ro, int ranks, fdw_result *res, fdw_error *err)
+static fdw_status run_spec(daemon_link *link, const run_file *rf, fdw_status st,
+                           const fdw_spec *spec, const fdw_run_opts *ro, int ranks,
+                           fdw_result *res, fdw_error *err)
 {
-    if (g_root) {
-        emit(proto_hello((long)getpid(), ranks));
+    if (link->root) {
+        emit(link, proto_hello((long)getpid(), ranks));
         pthread_t t;
-        if (pthread_create(&t, NULL, control_main, NULL) == 0)
+        if (pthread_create(&t, NULL, control_main, link) == 0)
             pthread_detach(t);
     }
     if (st != FDW_OK)
@@ -339,30 +345,31 @@ static fdw_status run_spec(const run_file *rf, fdw_status st, const fdw_spec *sp
     cb.cancelled = on_cancelled;
     cb.suspend = on_suspend;
     cb.checkpoint = on_checkpoint;
+    cb.user = link;
     cb.progress_interval_s = json_number_value(json_object_get(rf->root, "progress_interval_s"));
     return fdw_run(spec, ro, &cb, res, err);
 }
 
 /* The job of run file path: read it, take the job's lock (rank 0), set up, parse and run
  * its spec, and write the result line. Returns the exit status. */
-static int run_job(const char *path, const fdw_comm *comm, int ranks)
+static int run_job(daemon_link *link, const char *path, const fdw_comm *comm, int ranks)
 {
     json_error_t jerr;
     run_file rf = {.root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr)};
     if (!json_is_object(rf.root))
-        return fail_early("", "cannot read the run file: %s", jerr.text);
+        return fail_early(link, "", "cannot read the run file: %s", jerr.text);
     rf.models = json_object_get(rf.root, "models");
     int rc, lock_fd = -1;
     const char *lock = str_of(rf.root, "lock");
     run_setup rs;
     if (!str_of(rf.root, "spec") || !str_of(rf.root, "out_dir") || !str_of(rf.root, "backend")) {
-        rc = fail_early("", "the run file %s lacks spec, out_dir or backend", path);
-    } else if (g_root && lock &&
-               (lock_fd = take_lock(lock, (int)json_integer_value(
+        rc = fail_early(link, "", "the run file %s lacks spec, out_dir or backend", path);
+    } else if (link->root && lock &&
+               (lock_fd = take_lock(link, lock, (int)json_integer_value(
                                               json_object_get(rf.root, "lock_wait_s")))) < 0) {
-        rc = fail_early("", "another runner of this job still holds %s", lock);
+        rc = fail_early(link, "", "another runner of this job still holds %s", lock);
     } else if (setup_from(&rf, comm, &rs)) {
-        rc = fail_early("", "the run file's backend \"%s\" is none of auto, cpu, cuda",
+        rc = fail_early(link, "", "the run file's backend \"%s\" is none of auto, cpu, cuda",
                         str_of(rf.root, "backend"));
     } else {
         if (rs.backend == FDW_BACKEND_CPU)
@@ -375,8 +382,8 @@ static int run_job(const char *path, const fdw_comm *comm, int ranks)
         memset(&res, 0, sizeof res);
         res.checkpoint_step = -1;
         fdw_status st = parse_spec(&rf, ro, &spec, &err);
-        st = run_spec(&rf, st, spec, ro, ranks, &res, &err);
-        rc = finish(st, &err, &res);
+        st = run_spec(link, &rf, st, spec, ro, ranks, &res, &err);
+        rc = finish(link, st, &err, &res);
         fdw_spec_free(spec);
     }
     json_decref(rf.root);
@@ -388,6 +395,10 @@ static int run_job(const char *path, const fdw_comm *comm, int ranks)
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
+    /* Static storage, not main's frame: the detached control thread may still store into
+     * it while the process exits. */
+    static daemon_link the_link = {.out = PTHREAD_MUTEX_INITIALIZER, .root = 1};
+    daemon_link *link = &the_link;
     fdw_comm comm;
     memset(&comm, 0, sizeof comm);
     int mpi = 0;
@@ -396,14 +407,14 @@ int main(int argc, char **argv)
         char msg[256];
         const int init = fdw_mpi_init(&argc, &argv, FDW_MPI_CUDA_AUTO, &comm, msg, sizeof msg);
         if (init != 0) {
-            g_root = comm.rank == 0;
-            int rc = fail_early("", "MPI: %s", msg);
+            link->root = comm.rank == 0;
+            int rc = fail_early(link, "", "MPI: %s", msg);
             if (init > 0)
                 fdw_mpi_finalize();
             return rc;
         }
         mpi = 1;
-        g_root = comm.rank == 0;
+        link->root = comm.rank == 0;
     }
 #endif
     int rc = 2;
@@ -412,7 +423,7 @@ int main(int argc, char **argv)
                         "see docs/operations.md)\n");
     } else {
         raise_oom_score();
-        rc = run_job(argv[1], mpi ? &comm : NULL, mpi ? comm.size : 1);
+        rc = run_job(link, argv[1], mpi ? &comm : NULL, mpi ? comm.size : 1);
     }
 #ifdef FDW_HAVE_MPI
     if (mpi)

@@ -3,10 +3,11 @@
  * (jobs_new_record, job_json_of), is byte for byte the job read back inside the
  * accepting transaction (job_json_get, json_dumps), queue positions, idempotency
  * repeats and strings that need escaping included. */
-#include "db.h"
+#include "core/app.h"
+#include "core/db.h"
 #include "fdwave/fdwave.h"
-#include "job_json.h"
-#include "jobs.h"
+#include "store/job_json.h"
+#include "store/jobs.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -15,18 +16,22 @@
 #include <unistd.h>
 
 static char dbdir[] = "/tmp/fdwd-accept-XXXXXX";
+static fdwd_app app_storage, *app = &app_storage; /* the context: just its database */
 
 static void db_setup(void)
 {
     ck_assert_ptr_nonnull(mkdtemp(dbdir));
     char path[600], err[512];
     snprintf(path, sizeof path, "%s/fdwave.db", dbdir);
-    ck_assert_msg(db_init(path, err, sizeof err) == 0, "%s", err);
+    app_init(app);
+    app->db = db_open(path, err, sizeof err);
+    ck_assert_msg(app->db != NULL, "%s", err);
 }
 
 static void db_teardown(void)
 {
-    db_close_all();
+    db_close(app->db);
+    app->db = NULL;
     char cmd[700];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dbdir);
     ck_assert_int_eq(system(cmd), 0);
@@ -34,7 +39,7 @@ static void db_teardown(void)
 
 START_TEST(new_json_equals_read_back)
 {
-    sqlite3 *c = db();
+    sqlite3 *c = db(app->db);
     ck_assert_ptr_nonnull(c);
     json_t *wl = json_pack("[s, s, s]", "quote \" and \\ and \u00e9 and /",
                            "controls \b\f\n\r\t \x01 \x1f \x7f end", "second");
@@ -63,7 +68,7 @@ START_TEST(new_json_equals_read_back)
         job_stored st;
         ck_assert_int_eq(jobs_insert_tx(c, &jobs[i], &st), 0);
         identity admin = {.admin = 1};
-        json_t *read = job_json_get(st.id, &admin, 0);
+        json_t *read = job_json_get(app, st.id, &admin, 0);
         ck_assert_ptr_nonnull(read);
         if (i == 4) { /* the repeated key names bob's first job */
             ck_assert_int_eq(st.existed, 1);
@@ -78,7 +83,7 @@ START_TEST(new_json_equals_read_back)
         ck_assert_int_eq(st.queue_position, want_pos[i]);
         job_record rec;
         jobs_new_record(&jobs[i], &st, &rec);
-        json_t *built = job_json_of(&rec, 0);
+        json_t *built = job_json_of(app, &rec, 0);
         char *a = json_dumps(built, JSON_COMPACT), *b = json_dumps(read, JSON_COMPACT);
         json_decref(built);
         ck_assert_msg(strcmp(a, b) == 0, "job %zu:\nbuilt %s\nread  %s", i, a, b);

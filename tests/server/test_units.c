@@ -3,9 +3,9 @@
  * settings: precedence flags > environment > config file > defaults, errors naming the
  * bad setting, and the flags read with getopt_long among other words (token commands).
  */
-#include "config.h"
-#include "log.h"
-#include "digest.h"
+#include "core/config.h"
+#include "core/log.h"
+#include "core/digest.h"
 
 #include <check.h>
 #include <stdio.h>

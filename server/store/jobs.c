@@ -1,0 +1,704 @@
+/* jobs.c — the job store (see jobs.h). All writes use BEGIN IMMEDIATE; the accept and
+ * finish transactions commit with synchronous=FULL, so a job that got its 201 (or its
+ * final state) survives a crash or power cut. Rows go out as job_record visits; what a
+ * client sees of them is job_json.c's business. */
+#include "store/jobs.h"
+#include "core/db.h"
+#include "events/events.h"
+#include "store/idempotency.h"
+#include "core/log.h"
+#include "core/notify.h"
+#include "events/outputs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const jobs_states[5] = {"queued", "running", "succeeded", "failed", "cancelled"};
+
+#define JOB_COLS                                                                            \
+    "id, owner, name, kind, state, reason, priority, attempts, devices_requested, devices, " \
+    "created_at, started_at, finished_at, progress, warnings, spec_json, cancel_requested, " \
+    "model_name, model_sha256, waiting"
+
+static const char *state_static(const char *s)
+{
+    for (int i = 0; i < 5; i++)
+        if (s && strcmp(s, jobs_states[i]) == 0)
+            return jobs_states[i];
+    return "unknown";
+}
+
+/* One integer from a query with up to three integer parameters; -1 on error. sql must
+ * be a string literal (the statement stays prepared, see db_stmt). */
+static int64_t query_int3(sqlite3 *c, const char *sql, int64_t a, int64_t b, int64_t d)
+{
+    sqlite3_stmt *st = db_stmt(c, sql);
+    int64_t v = -1;
+    if (!st)
+        return -1;
+    int np = sqlite3_bind_parameter_count(st);
+    sqlite3_bind_int64(st, 1, a);
+    if (np >= 2)
+        sqlite3_bind_int64(st, 2, b);
+    if (np >= 3)
+        sqlite3_bind_int64(st, 3, d);
+    if (sqlite3_step(st) == SQLITE_ROW)
+        v = sqlite3_column_int64(st, 0);
+    db_stmt_done(st);
+    return v;
+}
+
+/* Number of queued jobs that will run before this one (0 = next), ignoring aging.
+ * Higher priorities come from the trigger-kept queue_counts table; within the job's own
+ * priority, the newest queued job (the usual case: a submit) is "all the others", and
+ * only a job in the middle of its level needs an index range count. */
+static int64_t queue_position(sqlite3 *c, int64_t id, int priority)
+{
+    int64_t higher = query_int3(
+        c, "SELECT coalesce(sum(n), 0) FROM queue_counts WHERE priority > ?1", priority, 0, 0);
+    int64_t newest = query_int3(
+        c, "SELECT coalesce(max(id), 0) FROM jobs WHERE state = 'queued' AND priority = ?1",
+        priority, 0, 0);
+    int64_t same;
+    if (id >= newest)
+        same = query_int3(c, "SELECT n - 1 FROM queue_counts WHERE priority = ?1", priority, 0,
+                          0);
+    else
+        same = query_int3(c,
+                          "SELECT count(*) FROM jobs WHERE state = 'queued' AND "
+                          "priority = ?1 AND id < ?2",
+                          priority, id, 0);
+    return higher < 0 || same < 0 ? -1 : higher + same;
+}
+
+/* Column c of st as a time in ms, -1 when NULL. */
+static int64_t time_or_unset(sqlite3_stmt *st, int col)
+{
+    return sqlite3_column_type(st, col) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, col);
+}
+
+/* Visit one row of JOB_COLS. */
+static void visit_row(sqlite3 *c, sqlite3_stmt *st, job_visitor fn, void *user)
+{
+    job_record r;
+    r.id = sqlite3_column_int64(st, 0);
+    r.owner = (const char *)sqlite3_column_text(st, 1);
+    r.name = (const char *)sqlite3_column_text(st, 2);
+    r.kind = (const char *)sqlite3_column_text(st, 3);
+    r.state = state_static((const char *)sqlite3_column_text(st, 4));
+    r.reason = (const char *)sqlite3_column_text(st, 5);
+    r.priority = sqlite3_column_int(st, 6);
+    r.attempts = sqlite3_column_int(st, 7);
+    r.devices_requested = sqlite3_column_int(st, 8);
+    r.devices = (const char *)sqlite3_column_text(st, 9);
+    r.created_at = sqlite3_column_int64(st, 10);
+    r.started_at = time_or_unset(st, 11);
+    r.finished_at = time_or_unset(st, 12);
+    r.progress = (const char *)sqlite3_column_text(st, 13);
+    r.warnings = (const char *)sqlite3_column_text(st, 14);
+    r.spec_json = (const char *)sqlite3_column_text(st, 15);
+    r.cancel_requested = sqlite3_column_int(st, 16);
+    r.model_name = (const char *)sqlite3_column_text(st, 17);
+    r.model_sha256 = (const char *)sqlite3_column_text(st, 18);
+    r.waiting = (const char *)sqlite3_column_text(st, 19);
+    r.fresh = NULL;
+    r.queue_position = strcmp(r.state, "queued") == 0 ? queue_position(c, r.id, r.priority) : -1;
+    fn(user, &r);
+}
+
+void jobs_new_record(const job_new *j, const job_stored *st, job_record *out)
+{
+    *out = (job_record){.id = st->id,
+                        .owner = j->owner,
+                        .name = j->name ? j->name : "",
+                        .kind = j->kind,
+                        .state = jobs_states[0],
+                        .reason = NULL,
+                        .priority = j->priority,
+                        .attempts = 0,
+                        .devices_requested = j->devices_requested,
+                        .devices = "[]",
+                        .created_at = st->created_at,
+                        .started_at = -1,
+                        .finished_at = -1,
+                        .queue_position = st->queue_position,
+                        .progress = NULL,
+                        .warnings = j->warnings ? j->warnings : "[]",
+                        .spec_json = j->spec_json,
+                        .cancel_requested = 0,
+                        .model_name = j->model_name,
+                        .model_sha256 = j->model_name ? j->model_sha256 : NULL,
+                        .waiting = NULL,
+                        .fresh = j};
+}
+
+static json_t *state_data(const char *state, const char *reason)
+{
+    return json_pack("{s:s, s:s?}", "state", state, "reason", reason);
+}
+
+/* Append the state event, plus "end" for terminal states. */
+static int append_state(sqlite3 *c, int64_t id, const char *state, const char *reason)
+{
+    json_t *d = state_data(state, reason);
+    int64_t e = events_append(c, id, "state", d);
+    if (e > 0 && strcmp(state, "queued") && strcmp(state, "running"))
+        e = events_append(c, id, "end", d);
+    json_decref(d);
+    return e > 0 ? 0 : -1;
+}
+
+int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
+{
+    sqlite3_stmt *st;
+    out->existed = 0;
+    out->key_reused = 0;
+    out->queue_position = -1;
+    char hash[DIGEST_HEX_LEN + 1];
+    const char *request_hash = j->request_hash;
+    if (j->idempotency_key && !request_hash) { /* a caller that did not fingerprint it */
+        idem_fingerprint(j->spec_body, strlen(j->spec_body), hash);
+        request_hash = hash;
+    }
+    if (j->idempotency_key) {
+        /* Again inside the accepting transaction: two submissions with one key in a
+         * batch, or racing the route's early look-up, store one job. */
+        idem_match m = idem_lookup(c, j->owner, j->idempotency_key, request_hash, &out->id);
+        if (m == IDEM_ERROR)
+            goto fail;
+        if (m != IDEM_NEW) {
+            out->existed = 1;
+            out->key_reused = m == IDEM_OTHER;
+            return 0;
+        }
+    }
+    st = db_stmt(c, "INSERT INTO jobs (owner, name, kind, state, priority, "
+                    "devices_requested, devices_wanted, idempotency_key, spec_body, "
+                    "spec_json, warnings, created_at, host_bytes, device_bytes, wall_time, "
+                    "request_hash, model_name, model_sha256, spec_files) "
+                    "VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                    "?13, ?14, ?15, ?16, ?17, ?18)");
+    if (!st)
+        goto fail;
+    sqlite3_bind_text(st, 1, j->owner, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, j->name ? j->name : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, j->kind, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 4, j->priority);
+    sqlite3_bind_int(st, 5, j->devices_requested);
+    if (j->devices_wanted)
+        sqlite3_bind_text(st, 6, j->devices_wanted, -1, SQLITE_STATIC);
+    if (j->idempotency_key)
+        sqlite3_bind_text(st, 7, j->idempotency_key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 8, j->spec_body, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 9, j->spec_json, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 10, j->warnings ? j->warnings : "[]", -1, SQLITE_STATIC);
+    out->created_at = now_ms();
+    sqlite3_bind_int64(st, 11, out->created_at);
+    sqlite3_bind_int64(st, 12, (sqlite3_int64)j->host_bytes);
+    sqlite3_bind_int64(st, 13, (sqlite3_int64)j->device_bytes);
+    if (j->wall_time > 0)
+        sqlite3_bind_double(st, 14, j->wall_time);
+    if (j->idempotency_key)
+        sqlite3_bind_text(st, 15, request_hash, -1, SQLITE_STATIC);
+    if (j->model_name) {
+        sqlite3_bind_text(st, 16, j->model_name, -1, SQLITE_STATIC);
+        if (j->model_sha256)
+            sqlite3_bind_text(st, 17, j->model_sha256, -1, SQLITE_STATIC);
+    }
+    if (j->spec_files)
+        sqlite3_bind_text(st, 18, j->spec_files, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    db_stmt_done(st);
+    if (rc != SQLITE_DONE)
+        goto fail;
+    out->id = sqlite3_last_insert_rowid(c);
+    /* Its queue position: the job is the newest of its priority (ids only grow), so every
+     * queued job of its priority or higher comes first (see queue_position). */
+    out->queue_position =
+        query_int3(c, "SELECT coalesce(sum(n), 0) - 1 FROM queue_counts WHERE priority >= ?1",
+                   j->priority, 0, 0);
+    /* append_state(c, id, "queued", why) without building JSON: the reason is the place
+     * in the queue when jobs are ahead of it (what the scheduler finds comes later). */
+    char data[160];
+    if (out->queue_position > 0) {
+        char why[96];
+        jobs_place_reason(out->queue_position, why, sizeof why);
+        snprintf(data, sizeof data, "{\"state\":\"queued\",\"reason\":\"%s\"}", why);
+    } else {
+        snprintf(data, sizeof data, "{\"state\":\"queued\"}");
+    }
+    if (events_append_text(c, out->id, "state", data) < 0)
+        goto fail;
+    /* Each warning is also an event, so a watcher sees it in order. */
+    json_t *warnings = j->warnings ? json_loads(j->warnings, 0, NULL) : NULL;
+    size_t i;
+    json_t *w;
+    int bad = 0;
+    json_array_foreach(warnings, i, w) {
+        json_t *d = json_pack("{s:O}", "message", w);
+        bad |= events_append(c, out->id, "warning", d) < 0;
+        json_decref(d);
+    }
+    json_decref(warnings);
+    if (bad)
+        goto fail;
+    return 0;
+fail:
+    log_error("jobs: submit failed: %s", sqlite3_errmsg(c));
+    return -1;
+}
+
+/* May who see a job owned by owner? */
+static int may_see(const identity *who, const char *owner)
+{
+    return who->admin || (owner && strcmp(owner, who->user) == 0);
+}
+
+int jobs_read(fdwd_app *app, int64_t id, const identity *who, job_visitor fn, void *user)
+{
+    sqlite3 *c = db(app->db);
+    sqlite3_stmt *st = c ? db_stmt(c, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1") : NULL;
+    if (!st)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int found = 0;
+    if (sqlite3_step(st) == SQLITE_ROW && may_see(who, (const char *)sqlite3_column_text(st, 1))) {
+        visit_row(c, st, fn, user);
+        found = 1;
+    }
+    db_stmt_done(st);
+    return found;
+}
+
+int jobs_visible(fdwd_app *app, int64_t id, const identity *who, const char **state)
+{
+    sqlite3 *c = db(app->db);
+    sqlite3_stmt *st;
+    int ok = 0;
+    if (!c || sqlite3_prepare_v2(c, "SELECT owner, state FROM jobs WHERE id = ?1", -1, &st,
+                                 NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW && may_see(who, (const char *)sqlite3_column_text(st, 0))) {
+        ok = 1;
+        if (state)
+            *state = state_static((const char *)sqlite3_column_text(st, 1));
+    }
+    sqlite3_finalize(st);
+    return ok;
+}
+
+int jobs_page(fdwd_app *app, const identity *who, const char *state, const char *name, int limit,
+              int64_t before, job_visitor fn, void *user, int *more)
+{
+    sqlite3 *c = db(app->db);
+    sqlite3_stmt *st;
+    *more = 0;
+    /* instr() rather than LIKE: a name filter holding % or _ means those characters. */
+    if (!c || sqlite3_prepare_v2(c,
+                                 "SELECT " JOB_COLS " FROM jobs WHERE (?1 OR owner = ?2) AND "
+                                 "(?3 IS NULL OR state = ?3) AND (?4 <= 0 OR id < ?4) AND "
+                                 "(?6 IS NULL OR instr(lower(name), lower(?6)) > 0) "
+                                 "ORDER BY id DESC LIMIT ?5",
+                                 -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int(st, 1, who->admin);
+    sqlite3_bind_text(st, 2, who->user, -1, SQLITE_STATIC);
+    if (state)
+        sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, before);
+    sqlite3_bind_int(st, 5, limit + 1);
+    if (name)
+        sqlite3_bind_text(st, 6, name, -1, SQLITE_STATIC);
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n == limit) {
+            *more = 1;
+            break;
+        }
+        visit_row(c, st, fn, user);
+        n++;
+    }
+    sqlite3_finalize(st);
+    return n;
+}
+
+int jobs_cancel(fdwd_app *app, int64_t id, const identity *who)
+{
+    sqlite3 *c = db(app->db);
+    if (!c || db_begin(c, 1) != SQLITE_OK)
+        return 500;
+    const char *state = NULL;
+    if (!jobs_visible(app, id, who, &state)) {
+        db_rollback(c);
+        return 404;
+    }
+    int status;
+    sqlite3_stmt *st;
+    if (strcmp(state, "queued") == 0) {
+        char reason[200];
+        snprintf(reason, sizeof reason, "cancelled by %s while queued", who->user);
+        if (sqlite3_prepare_v2(c,
+                               "UPDATE jobs SET state = 'cancelled', reason = ?1, "
+                               "finished_at = ?2 WHERE id = ?3 AND state = 'queued'",
+                               -1, &st, NULL) != SQLITE_OK)
+            goto fail;
+        sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, now_ms());
+        sqlite3_bind_int64(st, 3, id);
+        int rc = sqlite3_step(st);
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE || append_state(c, id, "cancelled", reason))
+            goto fail;
+        status = 200;
+    } else if (strcmp(state, "running") == 0) {
+        if (sqlite3_prepare_v2(c, "UPDATE jobs SET cancel_requested = 1 WHERE id = ?1", -1,
+                               &st, NULL) != SQLITE_OK)
+            goto fail;
+        sqlite3_bind_int64(st, 1, id);
+        sqlite3_step(st);
+        sqlite3_finalize(st);
+        status = 202;
+    } else {
+        db_rollback(c);
+        return 409;
+    }
+    if (db_commit(c) != SQLITE_OK)
+        return 500;
+    notify_job(&app->notify, id);
+    return status;
+fail:
+    log_error("jobs: cancel %lld failed: %s", (long long)id, sqlite3_errmsg(c));
+    db_rollback(c);
+    return 500;
+}
+
+int jobs_claim(fdwd_app *app, int64_t id, const int *devices, int ndevices)
+{
+    sqlite3 *c = db(app->db);
+    if (!c || db_begin(c, 0) != SQLITE_OK)
+        return -1;
+    json_t *arr = json_array();
+    for (int i = 0; i < ndevices; i++)
+        json_array_append_new(arr, json_integer(devices[i]));
+    char *devs = json_dumps(arr, JSON_COMPACT);
+    json_decref(arr);
+    sqlite3_stmt *st;
+    int changed = 0;
+    if (sqlite3_prepare_v2(c,
+                           "UPDATE jobs SET state = 'running', attempts = attempts + 1, "
+                           "started_at = ?1, finished_at = NULL, reason = NULL, devices = ?2, "
+                           "progress = NULL, cancel_requested = 0, waiting = NULL "
+                           "WHERE id = ?3 AND state = 'queued'",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, now_ms());
+        sqlite3_bind_text(st, 2, devs ? devs : "[]", -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, id);
+        if (sqlite3_step(st) == SQLITE_DONE)
+            changed = sqlite3_changes(c);
+        sqlite3_finalize(st);
+    }
+    free(devs);
+    if (changed != 1 || append_state(c, id, "running", NULL)) {
+        db_rollback(c);
+        return -1;
+    }
+    if (db_commit(c) != SQLITE_OK)
+        return -1;
+    notify_job(&app->notify, id);
+    return 0;
+}
+
+void jobs_place_reason(int64_t ahead, char *out, size_t cap)
+{
+    snprintf(out, cap, "waits for its place in the queue: %lld job%s ahead of it",
+             (long long)ahead, ahead == 1 ? "" : "s");
+}
+
+int jobs_set_waiting(fdwd_app *app, int64_t id, const char *why)
+{
+    sqlite3 *c = db(app->db);
+    if (!c || db_begin(c, 0) != SQLITE_OK)
+        return -1;
+    sqlite3_stmt *st = db_stmt(c, "UPDATE jobs SET waiting = ?1 WHERE id = ?2 AND "
+                                  "state = 'queued' AND waiting IS NOT ?1");
+    int changed = -1, priority = 0;
+    if (st) {
+        if (why)
+            sqlite3_bind_text(st, 1, why, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, id);
+        changed = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(c) : -1;
+        db_stmt_done(st);
+    }
+    char place[96];
+    if (changed == 1 && !why) { /* back to its place: say how many jobs are ahead */
+        priority = (int)query_int3(c, "SELECT priority FROM jobs WHERE id = ?1", id, 0, 0);
+        jobs_place_reason(queue_position(c, id, priority), place, sizeof place);
+    }
+    if (changed < 0 || (changed == 1 && append_state(c, id, "queued", why ? why : place))) {
+        log_error("jobs: recording why %lld waits failed: %s", (long long)id, sqlite3_errmsg(c));
+        db_rollback(c);
+        return -1;
+    }
+    if (db_commit(c) != SQLITE_OK)
+        return -1;
+    if (changed == 1)
+        notify_job(&app->notify, id);
+    return changed;
+}
+
+/* Column i of st as a new string; NULL when NULL (or out of memory). */
+static char *text_dup(sqlite3_stmt *st, int i)
+{
+    const char *t = (const char *)sqlite3_column_text(st, i);
+    return t ? strdup(t) : NULL;
+}
+
+int jobs_load_for_run(fdwd_app *app, int64_t id, job_run_facts *out)
+{
+    memset(out, 0, sizeof *out);
+    sqlite3 *c = db(app->db);
+    sqlite3_stmt *st;
+    if (!c || sqlite3_prepare_v2(c, "SELECT owner, spec_json, spec_files, warnings FROM jobs "
+                                    "WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = -1;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        out->owner = text_dup(st, 0);
+        out->spec_json = text_dup(st, 1);
+        out->spec_files = text_dup(st, 2);
+        out->warnings = text_dup(st, 3);
+        rc = out->owner && out->spec_json ? 0 : -1;
+    }
+    sqlite3_finalize(st);
+    if (rc)
+        jobs_run_facts_free(out);
+    return rc;
+}
+
+void jobs_run_facts_free(job_run_facts *f)
+{
+    free(f->owner);
+    free(f->spec_json);
+    free(f->spec_files);
+    free(f->warnings);
+    memset(f, 0, sizeof *f);
+}
+
+int jobs_model(fdwd_app *app, int64_t id, char name[160], char hex[65])
+{
+    sqlite3 *c = db(app->db);
+    sqlite3_stmt *st;
+    name[0] = hex[0] = '\0';
+    if (!c || sqlite3_prepare_v2(c, "SELECT model_name, model_sha256 FROM jobs WHERE id = ?1",
+                                 -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
+    if (rc == 0 && sqlite3_column_type(st, 0) == SQLITE_TEXT &&
+        sqlite3_column_type(st, 1) == SQLITE_TEXT) {
+        snprintf(name, 160, "%s", (const char *)sqlite3_column_text(st, 0));
+        snprintf(hex, 65, "%s", (const char *)sqlite3_column_text(st, 1));
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int jobs_finish(fdwd_app *app, int64_t id, const char *state, const char *reason, int requeue,
+                const json_t *files)
+{
+    sqlite3 *c = db(app->db);
+    if (!c || db_begin(c, 1) != SQLITE_OK)
+        return -1;
+    sqlite3_stmt *st;
+    const char *sql =
+        requeue ? "UPDATE jobs SET state = 'queued', attempts = max(attempts - 1, 0), "
+                  "started_at = NULL, devices = '[]', reason = ?1, cancel_requested = 0 "
+                  "WHERE id = ?3 AND state = 'running'"
+                : "UPDATE jobs SET state = ?2, reason = ?1, finished_at = ?4 "
+                  "WHERE id = ?3 AND state = 'running'";
+    if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
+    if (!requeue) {
+        sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 4, now_ms());
+    }
+    sqlite3_bind_int64(st, 3, id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        goto fail;
+    if (sqlite3_changes(c) == 1) {
+        if (append_state(c, id, requeue ? "queued" : state, reason))
+            goto fail;
+        if (!requeue && files) /* a missing row only hides a file from the index */
+            outputs_record_tx(c, id, files);
+    }
+    if (db_commit(c) != SQLITE_OK)
+        return -1;
+    notify_job(&app->notify, id);
+    return 0;
+fail:
+    log_error("jobs: finishing %lld failed: %s", (long long)id, sqlite3_errmsg(c));
+    db_rollback(c);
+    return -1;
+}
+
+int jobs_retry(fdwd_app *app, int64_t id, const char *reason, int max_attempts)
+{
+    sqlite3 *c = db(app->db);
+    if (!c || db_begin(c, 1) != SQLITE_OK)
+        return -1;
+    int attempts = (int)query_int3(c, "SELECT attempts FROM jobs WHERE id = ?1 AND "
+                                      "state = 'running'", id, 0, 0);
+    if (attempts < 0) { /* not running any more: nothing to do */
+        db_rollback(c);
+        return 1;
+    }
+    const int give_up = attempts >= max_attempts;
+    char text[1400];
+    if (give_up)
+        snprintf(text, sizeof text, "gave up after %d attempts: %s", attempts, reason);
+    else
+        snprintf(text, sizeof text, "%s; re-queued (attempt %d of %d)", reason, attempts,
+                 max_attempts);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(c,
+                           give_up ? "UPDATE jobs SET state = 'failed', reason = ?1, "
+                                     "finished_at = ?2 WHERE id = ?3 AND state = 'running'"
+                                   : "UPDATE jobs SET state = 'queued', reason = ?1, "
+                                     "started_at = NULL, devices = '[]', cancel_requested = 0 "
+                                     "WHERE id = ?3 AND state = 'running' AND ?2 >= 0",
+                           -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, now_ms());
+    sqlite3_bind_int64(st, 3, id);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE || append_state(c, id, give_up ? "failed" : "queued", text))
+        goto fail;
+    if (db_commit(c) != SQLITE_OK)
+        return -1;
+    notify_job(&app->notify, id);
+    return give_up ? 0 : 1;
+fail:
+    log_error("jobs: re-queueing %lld failed: %s", (long long)id, sqlite3_errmsg(c));
+    db_rollback(c);
+    return -1;
+}
+
+int jobs_fail_queued(fdwd_app *app, int64_t id, const char *reason)
+{
+    sqlite3 *c = db(app->db);
+    if (!c || db_begin(c, 1) != SQLITE_OK)
+        return -1;
+    sqlite3_stmt *st;
+    int changed = 0;
+    if (sqlite3_prepare_v2(c,
+                           "UPDATE jobs SET state = 'failed', reason = ?1, finished_at = ?2 "
+                           "WHERE id = ?3 AND state = 'queued'",
+                           -1, &st, NULL) == SQLITE_OK) {
+        sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 2, now_ms());
+        sqlite3_bind_int64(st, 3, id);
+        if (sqlite3_step(st) == SQLITE_DONE)
+            changed = sqlite3_changes(c);
+        sqlite3_finalize(st);
+    }
+    if (changed == 1 && append_state(c, id, "failed", reason)) {
+        db_rollback(c);
+        return -1;
+    }
+    if (db_commit(c) != SQLITE_OK)
+        return -1;
+    notify_job(&app->notify, id);
+    return 0;
+}
+
+int jobs_recover(fdwd_app *app, int max_interruptions)
+{
+    sqlite3 *c = db(app->db);
+    if (!c || db_begin(c, 1) != SQLITE_OK)
+        return -1;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(c, "SELECT id, interruptions + 1, checkpoint_step FROM jobs "
+                              "WHERE state = 'running'", -1, &st, NULL) != SQLITE_OK)
+        goto fail;
+    int64_t ids[256], ckpt[256];
+    int cnt[256], n = 0, more = 1;
+    while (more) {
+        n = 0;
+        sqlite3_reset(st);
+        while (n < 256 && sqlite3_step(st) == SQLITE_ROW) {
+            ids[n] = sqlite3_column_int64(st, 0);
+            cnt[n] = sqlite3_column_int(st, 1);
+            ckpt[n++] = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1
+                                                                  : sqlite3_column_int64(st, 2);
+        }
+        more = n == 256;
+        for (int i = 0; i < n; i++) {
+            char reason[300], from[96];
+            sqlite3_stmt *up;
+            int fail = cnt[i] >= max_interruptions;
+            if (ckpt[i] >= 0)
+                snprintf(from, sizeof from, "resumes from its last checkpoint, at step %lld "
+                         "or later", (long long)ckpt[i]);
+            else
+                snprintf(from, sizeof from, "no checkpoint: starts again");
+            if (fail)
+                snprintf(reason, sizeof reason,
+                         "gave up: the daemon stopped %d times while it ran", cnt[i]);
+            else
+                snprintf(reason, sizeof reason,
+                         "re-queued: the daemon stopped while it ran (not counted as an "
+                         "attempt; %s)", from);
+            if (sqlite3_prepare_v2(c,
+                                   fail ? "UPDATE jobs SET state = 'failed', reason = ?1, "
+                                          "finished_at = ?2, interruptions = ?4 WHERE id = ?3"
+                                        : "UPDATE jobs SET state = 'queued', reason = ?1, "
+                                          "started_at = NULL, devices = '[]', attempts = "
+                                          "max(attempts - 1, 0), interruptions = ?4, "
+                                          "cancel_requested = 0 WHERE id = ?3 AND ?2 >= 0",
+                                   -1, &up, NULL) != SQLITE_OK) {
+                sqlite3_finalize(st);
+                goto fail;
+            }
+            sqlite3_bind_text(up, 1, reason, -1, SQLITE_STATIC);
+            sqlite3_bind_int64(up, 2, now_ms());
+            sqlite3_bind_int64(up, 3, ids[i]);
+            sqlite3_bind_int(up, 4, cnt[i]);
+            sqlite3_step(up);
+            sqlite3_finalize(up);
+            append_state(c, ids[i], fail ? "failed" : "queued", reason);
+            log_warn("job %lld: %s", (long long)ids[i], reason);
+        }
+    }
+    sqlite3_finalize(st);
+    return db_commit(c) == SQLITE_OK ? 0 : -1;
+fail:
+    log_error("jobs: recovery failed: %s", sqlite3_errmsg(c));
+    db_rollback(c);
+    return -1;
+}
+
+int jobs_count_by_state(fdwd_app *app, int64_t counts[5])
+{
+    sqlite3 *c = db(app->db);
+    sqlite3_stmt *st;
+    memset(counts, 0, 5 * sizeof counts[0]);
+    if (!c || sqlite3_prepare_v2(c, "SELECT state, count(*) FROM jobs GROUP BY state", -1, &st,
+                                 NULL) != SQLITE_OK)
+        return -1;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *s = (const char *)sqlite3_column_text(st, 0);
+        for (int i = 0; i < 5; i++)
+            if (strcmp(s, jobs_states[i]) == 0)
+                counts[i] = sqlite3_column_int64(st, 1);
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
