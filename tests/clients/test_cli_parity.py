@@ -67,7 +67,7 @@ class CliParityTest(unittest.TestCase):
         # One finished job with snapshots and a gather, one cancelled while running, one
         # model: every command below has something to show.
         cls.done = cls.c.submit(SMALL)["id"]
-        cls.c.wait(cls.done, timeout=120)
+        cls.c.wait(cls.done, timeout=600)
         cls.cancelled = cls.c.submit(long_spec(20000))["id"]
         for _ in range(400):
             j = cls.c.get(cls.cancelled)
@@ -75,7 +75,7 @@ class CliParityTest(unittest.TestCase):
                 break
             time.sleep(0.025)
         cls.c.cancel(cls.cancelled)
-        cls.c.wait(cls.cancelled, timeout=60)
+        cls.c.wait(cls.cancelled, timeout=300)
         n = 16 * 16 * 16
         cls.model_file = os.path.join(cls.tmp, "model.f32")
         with open(cls.model_file, "wb") as f:
@@ -184,7 +184,7 @@ class CliParityTest(unittest.TestCase):
         # rm: the C CLI removes a finished job's outputs, the Python one finds them gone
         # (the same answer); both refuse a missing id alike.
         gone = self.c.submit(SMALL)["id"]
-        self.c.wait(gone, timeout=120)
+        self.c.wait(gone, timeout=600)
         c = self.assert_same(["rm", str(gone)])
         self.assertEqual(c.stdout, "job %d: outputs removed (its record is kept)\n" % gone)
         self.assertTrue(self.c.get(gone).get("outputs_removed"))
@@ -303,7 +303,7 @@ class CliParityTest(unittest.TestCase):
             self.c.cancel(blocker)
             for j in self.c.list(state="queued"):
                 self.c.cancel(j["id"])
-            self.c.wait(blocker, timeout=60)
+            self.c.wait(blocker, timeout=300)
 
     def test_list_pages_and_columns(self):
         """The columns line up whatever the widths of ids, states and names, and following
@@ -311,7 +311,7 @@ class CliParityTest(unittest.TestCase):
         # Ids of one and two digits, names short and long.
         jids = [self.c.submit(dict(SMALL, name="p" * (1 + 7 * i)))["id"] for i in range(9)]
         for jid in jids:  # every one: they run side by side and end in any order
-            self.c.wait(jid, timeout=120)
+            self.c.wait(jid, timeout=600)
         c = self.assert_same(["list"])
         lines = c.stdout.splitlines()
         head = lines[0]
@@ -362,7 +362,7 @@ class CliParityTest(unittest.TestCase):
             "model local-vel.f32 is on the server already (sha256 %s)\n" % sha), py.stderr)
         jid = int(re.match(r"^job (\d+) submitted", c.stdout).group(1))
         self.assertRegex(py.stdout, r"^already submitted as job %d \(" % jid)
-        self.c.wait(jid, timeout=120)
+        self.c.wait(jid, timeout=600)
         c = self.assert_same(args)
         self.assertEqual(c.stdout, "already submitted as job %d (succeeded)\n" % jid)
         c = self.assert_same(["status", str(jid)])

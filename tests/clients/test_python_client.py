@@ -91,7 +91,7 @@ class PythonClientTest(unittest.TestCase):
         self.assertTrue(all(f["url"].startswith("/v1/jobs/%d/outputs/" % job_id)
                             for f in snap["files"]))
 
-        job = self.c.wait(job_id, timeout=30)
+        job = self.c.wait(job_id, timeout=150)
         self.assertEqual(job["state"], "succeeded")
         self.assertEqual(job["name"], "py small")
 
@@ -148,7 +148,7 @@ class PythonClientTest(unittest.TestCase):
         self.wait_running(job_id)
         j = self.c.cancel(job_id)
         self.assertIn(j["state"], ("running", "cancelled"))
-        job = self.c.wait(job_id, timeout=30)
+        job = self.c.wait(job_id, timeout=150)
         self.assertEqual(job["state"], "cancelled")
         with self.assertRaises(FdwaveError) as cm:
             self.c.cancel(job_id)
@@ -170,8 +170,8 @@ class PythonClientTest(unittest.TestCase):
         self.assertEqual((cm.exception.code, cm.exception.status, cm.exception.field),
                          ("idempotency_key_reused", 422, "Idempotency-Key"))
         self.assertIn("job %d" % a["id"], cm.exception.message)
-        self.c.wait(a["id"], timeout=60)
-        self.c.wait(job["id"], timeout=60)
+        self.c.wait(a["id"], timeout=300)
+        self.c.wait(job["id"], timeout=300)
 
     def test_models_devices_health(self):
         path = os.path.join(self.tmp, "m.f32")
@@ -183,7 +183,7 @@ class PythonClientTest(unittest.TestCase):
         # A job on it records the model's sha256.
         jid = self.c.submit(dict(SMALL, velocity={"type": "model", "name": "py-model.f32"}))["id"]
         self.assertEqual(self.c.get(jid)["model"], {"name": "py-model.f32", "sha256": r["sha256"]})
-        self.c.wait(jid, timeout=60)
+        self.c.wait(jid, timeout=300)
         self.assertEqual(len(r["sha256"]), 64)
         self.assertIn("py-model.f32", [m["name"] for m in self.c.models()])
         for bad in ("../escape.f32", ".hidden.f32", "model.rsf"):
@@ -253,7 +253,7 @@ class PythonClientTest(unittest.TestCase):
 
         def follow():
             try:
-                for ev in self.c.events(job_id, timeout=100):
+                for ev in self.c.events(job_id, timeout=600):
                     got.append(ev)
             except Exception as e:  # reported by the main thread
                 errors.append(e)
@@ -265,7 +265,7 @@ class PythonClientTest(unittest.TestCase):
         self.daemon.stop()
         time.sleep(1.5)
         type(self).daemon = Daemon(self.data, port)
-        t.join(110)
+        t.join(620)
         self.assertFalse(t.is_alive())
         self.assertEqual(errors, [])
         self.assertEqual(got[-1].type, "end")
