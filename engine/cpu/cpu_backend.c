@@ -85,7 +85,7 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
     if (p->radius < 1 || p->radius > FDW_MAX_RADIUS)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: radius %d outside 1..%d",
                         p->radius, FDW_MAX_RADIUS);
-    if (!p->kind || !p->kind->cpu || !p->kind->cpu->planes)
+    if (!p->kind || !p->kind->run.cpu || !p->kind->run.cpu->planes)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: the problem has no kind");
     if (!p->kind->wave && !p->init)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: no initial field");
@@ -112,8 +112,8 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                         "cpu backend: rank %d of %d does not match a plan of %d slabs",
                         p->comm->rank, p->comm->size, plan->ndev);
-    if (p->kind->check)
-        return p->kind->check(p, plan, err);
+    if (p->kind->problem.check)
+        return p->kind->problem.check(p, plan, err);
     return FDW_OK;
 }
 
@@ -150,8 +150,8 @@ static fdw_status nomem(cpu_ctx *c, fdw_error *err, int d, uint64_t need, uint64
 static uint64_t slab_bytes(const fdw_problem *p, int z0, int nzd, uint64_t plane_bytes)
 {
     uint64_t b = 2 * (uint64_t)(nzd + 2 * p->radius) * plane_bytes;
-    if (p->kind->cpu->slab_bytes)
-        b += p->kind->cpu->slab_bytes(p, z0, nzd, plane_bytes);
+    if (p->kind->run.cpu->slab_bytes)
+        b += p->kind->run.cpu->slab_bytes(p, z0, nzd, plane_bytes);
     return b;
 }
 
@@ -175,7 +175,7 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
     c->plane = (ptrdiff_t)c->px * c->py;
     c->origin = (ptrdiff_t)c->r * c->plane + (ptrdiff_t)c->r * c->px + FDW_CPU_XOFF;
     c->yblock = cpu_yblock_rows(c, FDW_CPU_BLOCK_BYTES);
-    c->ops = prob->kind->cpu;
+    c->ops = prob->kind->run.cpu;
     c->plan = *plan;
     c->comm = prob->comm;
     c->ndev = c->comm ? 1 : plan->ndev;      /* slabs held by this process */
@@ -557,5 +557,5 @@ const fdw_backend *fdw_cpu_backend(void) { return &cpu_backend; }
 
 const fdw_backend *fdw_cpu_backend_for(const fdw_kind_ops *kind)
 {
-    return kind && kind->cpu && kind->cpu->engine ? kind->cpu->engine : &cpu_backend;
+    return kind && kind->run.cpu_engine ? kind->run.cpu_engine : &cpu_backend;
 }

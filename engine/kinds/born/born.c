@@ -16,21 +16,27 @@ static int born_parse(struct spec_ctx *c, const struct json_t *root)
 
 const fdw_kind_ops fdw_kind_born = {
     .name = "born",
-    .keys = KEYS,
     .wave = 1,
-    .parse = born_parse,
-    .warnings = fdw_img_warnings,
-    .free_spec = fdw_img_free_spec,
-    .build = fdw_img_build,
-    .free_problem = fdw_img_free_problem,
-    .device_bytes = fdw_img_device_bytes,
-    .cpu = &fdw_img_cpu,
+    .section = {
+        .keys = KEYS,
+        .parse = born_parse,
+        .warnings = fdw_img_warnings,
+        .free = fdw_img_free_spec,
+        .device_bytes = fdw_img_device_bytes,
+    },
+    .problem = {
+        .build = fdw_img_build,
+        .free = fdw_img_free_problem,
+    },
+    .run = {
+        .cpu_engine = &fdw_img_cpu_engine,
 #ifdef FDW_HAVE_CUDA
-    .cuda = &fdw_img_cuda,
+        .cuda_engine = &fdw_img_cuda_engine,
 #endif
-    .finish = fdw_img_finish,
-    .unstable_field = "velocity",
-    .unstable_hint = "the finite-difference scheme is stable at this dt for the model's largest "
-                     "velocity (time.dt is checked against it), so look at the velocity model "
-                     "and the data's amplitudes",
+    },
+    .out = {
+        .finish = fdw_img_finish,
+        .unstable_field = "velocity",
+        .unstable_hint = FDW_IMG_UNSTABLE_HINT,
+    },
 };

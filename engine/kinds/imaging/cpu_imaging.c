@@ -607,6 +607,3 @@ const fdw_backend fdw_img_cpu_engine = {
     .field_peak = cpu_img_field_peak,
     .device_bytes = cpu_img_device_bytes,
 };
-
-/* The kinds' CPU entry: the engine above in place of the shared slab step. */
-const fdw_cpu_ops fdw_img_cpu = {.engine = &fdw_img_cpu_engine};

@@ -1,10 +1,10 @@
-/* spec_boundary.c — the "boundary" section of an acoustic spec: an absorbing layer, either
+/* wave_boundary.c — the "boundary" section of a wave kind's spec: an absorbing layer, either
  * a sponge or a CPML (one width for all faces or one per face), or none, and an optional
  * free surface on the top (zmin) face. Widths must leave at least one interior point on
  * every axis, and a CPML's z layers must each fit in one of the devices' slabs. The
  * CPML's frequency defaults to the sources' largest Ricker f0, which is known only once
- * the sources are parsed: sp_finish_boundary fills it in then. */
-#include "spec/spec_parse.h"
+ * the sources are parsed: wave_finish_boundary fills it in then. */
+#include "kinds/wave/wave_spec.h"
 
 #include "run/cpml.h"
 
@@ -16,7 +16,7 @@ static const fdw_boundary_type TYPE_VALUES[] = {FDW_BOUNDARY_SPONGE, FDW_BOUNDAR
                                                 FDW_BOUNDARY_CPML};
 static const char *const FACES[] = {"xmin", "xmax", "ymin", "ymax", "zmin", "zmax", NULL};
 
-int sp_parse_boundary(spec_ctx *c, const json_t *root)
+int wave_parse_boundary(spec_ctx *c, const json_t *root)
 {
     static const char *const keys[] = {"type",       "width",     "free_surface",
                                        "reflection", "frequency", NULL};
@@ -131,7 +131,7 @@ int sp_parse_boundary(spec_ctx *c, const json_t *root)
     return 0;
 }
 
-int sp_finish_boundary(spec_ctx *c)
+int wave_finish_boundary(spec_ctx *c)
 {
     fdw_boundary *b = &c->spec->boundary;
     if (b->type != FDW_BOUNDARY_CPML)

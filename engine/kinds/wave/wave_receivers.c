@@ -1,9 +1,9 @@
-/* spec_receivers.c — the "receivers" section: explicit points, lines of evenly spaced
+/* wave_receivers.c — the "receivers" section: explicit points, lines of evenly spaced
  * receivers and planes of receivers on grid nodes (numbered as inlines and crosslines),
  * expanded into fdw_spec.receivers in that order (points, then lines, then planes), their
  * interpolation and recording interval. The normalised spec keeps the compact form the
  * user wrote. */
-#include "spec/spec_parse.h"
+#include "kinds/wave/wave_spec.h"
 #include "run/positioning.h"
 
 #include <limits.h>
@@ -76,7 +76,7 @@ static int too_many(spec_ctx *c, const char *field, long long total)
                    field, total, sp_max_receivers(c));
 }
 
-int sp_parse_receivers(spec_ctx *c, const json_t *root)
+int wave_parse_receivers(spec_ctx *c, const json_t *root)
 {
     static const char *const keys[] = {"points",   "lines",         "planes",
                                        "interval", "interpolation", NULL};
@@ -84,7 +84,7 @@ int sp_parse_receivers(spec_ctx *c, const json_t *root)
     static const char *const pkeys[] = {"axis", "position", "stride", NULL};
     fdw_spec *s = c->spec;
     json_t *r, *points = NULL, *lines = NULL, *planes = NULL;
-    /* time.sample_interval (spec_time.c) has fixed the interval in steps already */
+    /* time.sample_interval (wave_time.c) has fixed the interval in steps already */
     const int by_time = s->sample_interval > 0 && s->receiver_interval >= 1;
     long long interval = by_time ? s->receiver_interval : 1;
     s->receiver_interval = (int)interval;
@@ -98,7 +98,7 @@ int sp_parse_receivers(spec_ctx *c, const json_t *root)
               sp_array(c, r, "receivers", "lines", 0, &lines) ||
               sp_array(c, r, "receivers", "planes", 0, &planes) ||
               sp_int(c, r, "receivers", "interval", 0, 1, SP_MAX_NT, &interval) ||
-              sp_parse_interp(c, r, "receivers", &s->receiver_interp, norm)))
+              wave_parse_interp(c, r, "receivers", &s->receiver_interp, norm)))
         return -1;
     if (!r)
         json_object_set_new(norm, "interpolation", json_string("sinc"));
