@@ -155,16 +155,13 @@ static uint64_t slab_bytes(const fdw_problem *p, int z0, int nzd, uint64_t plane
     return b;
 }
 
-static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
-                             fdw_error *err)
+/* The context of prob on plan, its layout (padded planes, the 64-byte aligned x offset)
+ * and the slabs this process holds; NULL when out of memory. */
+static cpu_ctx *ctx_new(const fdw_problem *prob, const fdw_plan *plan)
 {
-    *out = NULL;
-    fdw_status st = check_problem(prob, plan, err);
-    if (st != FDW_OK)
-        return st;
     cpu_ctx *c = calloc(1, sizeof *c);
     if (!c)
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cpu backend: out of memory");
+        return NULL;
     c->prob = *prob;
     c->nx = prob->nx;
     c->ny = prob->ny;
@@ -181,12 +178,15 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
     c->ndev = c->comm ? 1 : plan->ndev;      /* slabs held by this process */
     c->gslab = c->comm ? c->comm->rank : 0;  /* plan index of slab[0] */
     c->nslabs = plan->ndev;
+    return c;
+}
 
-    const uint64_t plane_bytes = (uint64_t)c->plane * sizeof(float);
-    uint64_t total = 0;
-    for (int d = 0; d < c->ndev; d++)
-        total += slab_bytes(prob, plan->z0[c->gslab + d], plan->nz[c->gslab + d], plane_bytes);
-
+/* Each slab's two fields (first touched by the threads that update them), the kind's
+ * state, and a field kind's initial field. On failure c is destroyed. */
+static fdw_status create_slabs(cpu_ctx *c, const fdw_problem *prob, uint64_t plane_bytes,
+                               uint64_t total, fdw_error *err)
+{
+    const fdw_plan *plan = &c->plan;
     for (int d = 0; d < c->ndev; d++) {
         cpu_slab *s = &c->slab[d];
         s->z0 = plan->z0[c->gslab + d];
@@ -204,62 +204,71 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
         if (!prob->kind->wave)
             cpu_upload(c, s, cpu_base(c, s, 0), prob->init);
     }
-    c->cur = 0;
+    return FDW_OK;
+}
 
+/* A wave kind's source taps, each to the slab that owns its point in the problem's order,
+ * and the sponge profiles (zeros for an axis without one). On failure c is destroyed. */
+static fdw_status place_sources(cpu_ctx *c, const fdw_problem *prob, uint64_t total,
+                                fdw_error *err)
+{
     const uint64_t npts = (uint64_t)c->nx * c->ny * c->nz;
-    if (prob->kind->wave) {
-        /* Source taps go to the slab that owns their point, in the problem's order. */
-        for (int t = 0; t < prob->nsrc_taps; t++) {
-            const fdw_tap *tp = &prob->src_taps[t];
-            if (tp->index >= npts || tp->owner < 0)
-                return cpu_destroy(c), fdw_fail(err, FDW_ERR_INTERNAL, NULL,
-                                                "cpu backend: source tap %d is off the grid", t);
-            int k = (int)(tp->index / ((uint64_t)c->nx * c->ny));
-            int d = slab_of_plane(c, k);
-            if (d < 0)
-                continue; /* another rank's plane: that rank injects it */
-            cpu_slab *s = &c->slab[d];
-            if (!s->src) {
-                s->src = malloc((size_t)prob->nsrc_taps * sizeof *s->src);
-                if (!s->src)
-                    return nomem(c, err, (int)(s - c->slab), s->bytes, total);
-            }
-            uint64_t rem = tp->index % ((uint64_t)c->nx * c->ny);
-            cpu_tap *ct = &s->src[s->nsrc++];
-            ct->k = k - s->z0;
-            ct->offset = (ptrdiff_t)ct->k * c->plane +
-                         (ptrdiff_t)(rem / (uint64_t)c->nx) * c->px +
-                         (ptrdiff_t)(rem % (uint64_t)c->nx);
-            ct->owner = tp->owner;
-            ct->weight = tp->weight;
+    for (int t = 0; t < prob->nsrc_taps; t++) {
+        const fdw_tap *tp = &prob->src_taps[t];
+        if (tp->index >= npts || tp->owner < 0)
+            return cpu_destroy(c), fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                                            "cpu backend: source tap %d is off the grid", t);
+        int k = (int)(tp->index / ((uint64_t)c->nx * c->ny));
+        int d = slab_of_plane(c, k);
+        if (d < 0)
+            continue; /* another rank's plane: that rank injects it */
+        cpu_slab *s = &c->slab[d];
+        if (!s->src) {
+            s->src = malloc((size_t)prob->nsrc_taps * sizeof *s->src);
+            if (!s->src)
+                return nomem(c, err, (int)(s - c->slab), s->bytes, total);
         }
-        /* Sponge profiles, zeros for an axis without one. */
-        c->sponge = prob->qx || prob->qy || prob->qz;
-        if (c->sponge) {
-            c->qx = calloc((size_t)c->nx, sizeof(float));
-            c->qy = calloc((size_t)c->ny, sizeof(float));
-            c->qz = calloc((size_t)c->nz, sizeof(float));
-            if (!c->qx || !c->qy || !c->qz)
-                return nomem(c, err, 0, (uint64_t)(c->nx + c->ny + c->nz) * 4, total);
-            if (prob->qx)
-                memcpy(c->qx, prob->qx, (size_t)c->nx * sizeof(float));
-            if (prob->qy)
-                memcpy(c->qy, prob->qy, (size_t)c->ny * sizeof(float));
-            if (prob->qz)
-                memcpy(c->qz, prob->qz, (size_t)c->nz * sizeof(float));
-            c->xlo = 0;
-            while (c->xlo < c->nx && c->qx[c->xlo] != 0.0f)
-                c->xlo++;
-            c->xhi = c->xlo;
-            while (c->xhi < c->nx && c->qx[c->xhi] == 0.0f)
-                c->xhi++;
-        }
+        uint64_t rem = tp->index % ((uint64_t)c->nx * c->ny);
+        cpu_tap *ct = &s->src[s->nsrc++];
+        ct->k = k - s->z0;
+        ct->offset = (ptrdiff_t)ct->k * c->plane +
+                     (ptrdiff_t)(rem / (uint64_t)c->nx) * c->px +
+                     (ptrdiff_t)(rem % (uint64_t)c->nx);
+        ct->owner = tp->owner;
+        ct->weight = tp->weight;
     }
+    c->sponge = prob->qx || prob->qy || prob->qz;
+    if (c->sponge) {
+        c->qx = calloc((size_t)c->nx, sizeof(float));
+        c->qy = calloc((size_t)c->ny, sizeof(float));
+        c->qz = calloc((size_t)c->nz, sizeof(float));
+        if (!c->qx || !c->qy || !c->qz)
+            return nomem(c, err, 0, (uint64_t)(c->nx + c->ny + c->nz) * 4, total);
+        if (prob->qx)
+            memcpy(c->qx, prob->qx, (size_t)c->nx * sizeof(float));
+        if (prob->qy)
+            memcpy(c->qy, prob->qy, (size_t)c->ny * sizeof(float));
+        if (prob->qz)
+            memcpy(c->qz, prob->qz, (size_t)c->nz * sizeof(float));
+        c->xlo = 0;
+        while (c->xlo < c->nx && c->qx[c->xlo] != 0.0f)
+            c->xlo++;
+        c->xhi = c->xlo;
+        while (c->xhi < c->nx && c->qx[c->xhi] == 0.0f)
+            c->xhi++;
+    }
+    return FDW_OK;
+}
 
-    /* Receivers: every tap resolved to its slab; traces summed in the problem's order.
-     * Distributed: only the receivers this rank records (fdw_receiver_slabs), every tap of
-     * one read here, a tap in the next rank's first plane from this slab's ghost planes,
-     * which after a step hold the neighbour's values of the same time level. */
+/* Receivers: every tap resolved to its slab; traces summed in the problem's order.
+ * Distributed: only the receivers this rank records (fdw_receiver_slabs), every tap of
+ * one read here, a tap in the next rank's first plane from this slab's ghost planes,
+ * which after a step hold the neighbour's values of the same time level. On failure c is
+ * destroyed. */
+static fdw_status place_receivers(cpu_ctx *c, const fdw_problem *prob, uint64_t total,
+                                  fdw_error *err)
+{
+    const uint64_t npts = (uint64_t)c->nx * c->ny * c->nz;
     if (prob->nrec_taps > 0) {
         c->rec = malloc((size_t)prob->nrec_taps * sizeof *c->rec);
         int *rec_slab = c->comm ? malloc((size_t)prob->nreceivers * sizeof(int)) : NULL;
@@ -268,7 +277,7 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
             return nomem(c, err, 0, (uint64_t)prob->nrec_taps * sizeof *c->rec, total);
         }
         if (rec_slab)
-            fdw_receiver_slabs(prob, plan, rec_slab);
+            fdw_receiver_slabs(prob, &c->plan, rec_slab);
         int n = 0;
         for (int t = 0; t < prob->nrec_taps; t++) {
             const fdw_tap *tp = &prob->rec_taps[t];
@@ -308,6 +317,31 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
             return nomem(c, err, 0,
                          (uint64_t)prob->nrec_slots * (uint64_t)prob->nreceivers * 4, total);
     }
+    return FDW_OK;
+}
+
+static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
+                             fdw_error *err)
+{
+    *out = NULL;
+    fdw_status st = check_problem(prob, plan, err);
+    if (st != FDW_OK)
+        return st;
+    cpu_ctx *c = ctx_new(prob, plan);
+    if (!c)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cpu backend: out of memory");
+    /* what every slab takes, for the out-of-memory message */
+    const uint64_t plane_bytes = (uint64_t)c->plane * sizeof(float);
+    uint64_t total = 0;
+    for (int d = 0; d < c->ndev; d++)
+        total += slab_bytes(prob, plan->z0[c->gslab + d], plan->nz[c->gslab + d], plane_bytes);
+    if ((st = create_slabs(c, prob, plane_bytes, total, err)) != FDW_OK)
+        return st;
+    c->cur = 0;
+    if (prob->kind->wave && (st = place_sources(c, prob, total, err)) != FDW_OK)
+        return st;
+    if ((st = place_receivers(c, prob, total, err)) != FDW_OK)
+        return st;
 
     /* The initial field's ghost planes (stencil, derivative along z). Distributed: at the
      * first step, so that create never waits on a rank that failed to create. */
