@@ -155,6 +155,23 @@ static uint64_t slab_bytes(const fdw_problem *p, int z0, int nzd, uint64_t plane
     return b;
 }
 
+int cpu_copy_sponge(const fdw_problem *prob, float **qx, float **qy, float **qz)
+{
+    if (!prob->qx && !prob->qy && !prob->qz)
+        return 0;
+    const int n[3] = {prob->nx, prob->ny, prob->nz};
+    const float *src[3] = {prob->qx, prob->qy, prob->qz};
+    float **dst[3] = {qx, qy, qz};
+    for (int a = 0; a < 3; a++) {
+        *dst[a] = calloc((size_t)n[a], sizeof(float));
+        if (!*dst[a])
+            return -1;
+        if (src[a])
+            memcpy(*dst[a], src[a], (size_t)n[a] * sizeof(float));
+    }
+    return 0;
+}
+
 /* The context of prob on plan, its layout (padded planes, the 64-byte aligned x offset)
  * and the slabs this process holds; NULL when out of memory. */
 static cpu_ctx *ctx_new(const fdw_problem *prob, const fdw_plan *plan)
@@ -238,18 +255,9 @@ static fdw_status place_sources(cpu_ctx *c, const fdw_problem *prob, uint64_t to
         ct->weight = tp->weight;
     }
     c->sponge = prob->qx || prob->qy || prob->qz;
+    if (cpu_copy_sponge(prob, &c->qx, &c->qy, &c->qz))
+        return nomem(c, err, 0, (uint64_t)(c->nx + c->ny + c->nz) * 4, total);
     if (c->sponge) {
-        c->qx = calloc((size_t)c->nx, sizeof(float));
-        c->qy = calloc((size_t)c->ny, sizeof(float));
-        c->qz = calloc((size_t)c->nz, sizeof(float));
-        if (!c->qx || !c->qy || !c->qz)
-            return nomem(c, err, 0, (uint64_t)(c->nx + c->ny + c->nz) * 4, total);
-        if (prob->qx)
-            memcpy(c->qx, prob->qx, (size_t)c->nx * sizeof(float));
-        if (prob->qy)
-            memcpy(c->qy, prob->qy, (size_t)c->ny * sizeof(float));
-        if (prob->qz)
-            memcpy(c->qz, prob->qz, (size_t)c->nz * sizeof(float));
         c->xlo = 0;
         while (c->xlo < c->nx && c->qx[c->xlo] != 0.0f)
             c->xlo++;
