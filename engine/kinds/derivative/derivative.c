@@ -262,10 +262,7 @@ const fdw_kind_ops fdw_kind_derivative = {
         .free = derivative_free_spec,
         .device_bytes = field_device_bytes,
     },
-    .problem = {
-        .build = derivative_build,
-        .free = derivative_free_problem,
-    },
+    .problem = {.build = derivative_build, .free = derivative_free_problem},
     .run = {
         .cpu = &fdw_derivative_cpu,
 #ifdef FDW_HAVE_CUDA

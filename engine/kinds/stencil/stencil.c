@@ -158,10 +158,7 @@ const fdw_kind_ops fdw_kind_stencil = {
         .free = stencil_free_spec,
         .device_bytes = field_device_bytes,
     },
-    .problem = {
-        .build = stencil_build,
-        .free = stencil_free_problem,
-    },
+    .problem = {.build = stencil_build, .free = stencil_free_problem},
     .run = {
         .cpu = &fdw_stencil_cpu,
 #ifdef FDW_HAVE_CUDA

@@ -80,10 +80,7 @@ const fdw_kind_ops fdw_kind_sweep = {
         .free = sweep_free_spec,
         .device_bytes = sweep_device_bytes,
     },
-    .problem = {
-        .build = sweep_build,
-        .free = sweep_free_problem,
-    },
+    .problem = {.build = sweep_build, .free = sweep_free_problem},
     .run = {
         .cpu_engine = &fdw_sweep_cpu_engine,
 #ifdef FDW_HAVE_CUDA
@@ -91,7 +88,5 @@ const fdw_kind_ops fdw_kind_sweep = {
 #endif
         .after_step = sweep_after_step,
     },
-    .out = {
-        .finish = sweep_finish,
-    },
+    .out = {.finish = sweep_finish},
 };
