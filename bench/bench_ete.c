@@ -1,5 +1,5 @@
-/* bench_ete.c — fdwave-bench's "ete" section (bench_ete.h). Kernels: each variant of
- * kernels/ete and the seed's three-kernel decomposition (bench/kernels/ete_three.cu) on a
+/* bench_ete.c — fdwave-bench's "ete" section (bench_ete.h). Kernels: kernels/ete's default
+ * and its fallback, and the seed's three-kernel decomposition (bench/kernels/ete_three.cu) on a
  * field of random values, 900 velocity bins at random (the seed's hardest case: neighbours
  * read different table rows), the table interpolated between two fitted operators; median
  * of 3 timings of 20 steps; Mpoints/s and the fraction of the 14 B/point roofline at the
@@ -209,8 +209,6 @@ void bench_ete(json_t *records, double copy_bps, const char *device, const char 
     for (int g = 0; g < (quick ? 1 : 2); g++) {
         const int *n = grids[g];
         for (int v = THREE; v < FDWK_ETE_VARIANTS; v++) {
-            if (v == FDWK_ETE_25D_32X16) /* the default's kernel */
-                continue;
             const double m = time_kernel(v, n[0], n[1], n[2]);
             const char *name = v == THREE ? "seed three kernels (42 B/pt)"
                                           : fdwk_ete_variant_name(v);
@@ -289,12 +287,11 @@ void bench_ete(json_t *records, double copy_bps, const char *device, const char 
     if (mfd >= 0)
         unlink(model);
     /* the seed's Table 3 case: 320 x 320 x 912, 1 s, ETE at 1 ms against FD at 0.2 ms */
-    /* ETE with the default kernel, FD, ETE with one-bin planes from registers (variant 6) */
-    const double dts[3] = {1e-3, 2e-4, 1e-3};
-    const char *kinds[3] = {"ete", "acoustic", "ete"};
-    const int variants[3] = {FDWK_ETE_DEFAULT, 0, FDWK_ETE_TAB_32X8_UNIFORM};
-    double secs[3] = {0, 0, 0}, mp[3] = {0, 0, 0};
-    for (int q = 0; q < 3 && !quick; q++) {
+    /* ETE with the default kernel, FD */
+    const double dts[2] = {1e-3, 2e-4};
+    const char *kinds[2] = {"ete", "acoustic"};
+    double secs[2] = {0, 0}, mp[2] = {0, 0};
+    for (int q = 0; q < 2 && !quick; q++) {
         snprintf(json, sizeof json,
                  "{\"kind\":\"%s\",\"grid\":{\"nx\":320,\"ny\":320,\"nz\":912,\"dx\":10,\"dy\":10,"
                  "\"dz\":10},\"order\":8,\"velocity\":{\"type\":\"layered\",\"layers\":[{\"top\":0,"
@@ -303,7 +300,7 @@ void bench_ete(json_t *records, double copy_bps, const char *device, const char 
                  "{\"type\":\"ricker\",\"f0\":10}}],\"receivers\":{\"lines\":[{\"from\":[0,1600,"
                  "50],\"to\":[3190,1600,50],\"count\":320}]}}",
                  kinds[q], (long)lround(1.0 / dts[q]), dts[q]);
-        secs[q] = run_job(json, variants[q], &mp[q]);
+        secs[q] = run_job(json, FDWK_ETE_DEFAULT, &mp[q]);
     }
     if (secs[0] > 0 && secs[1] > 0) {
         printf("  seed Table 3 case 320x320x912, 1 s: ETE at 1 ms %.2f s (%.0f Mpts/s), "
@@ -311,13 +308,5 @@ void bench_ete(json_t *records, double copy_bps, const char *device, const char 
                secs[0], mp[0], secs[1], mp[1], secs[1] / secs[0]);
         add(&c, "seed table 3: ete dt 1 ms, 1 s", 320, 320, 912, mp[0],
             json_pack("{s:f, s:f}", "seconds", secs[0], "acoustic_seconds_dt_0.2ms", secs[1]));
-    }
-    if (secs[2] > 0 && secs[1] > 0) {
-        printf("  the same, ETE with one-bin planes from registers (%s): %.2f s (%.0f Mpts/s): "
-               "%.2f x FD, %.2f x the default kernel\n", fdwk_ete_variant_name(variants[2]),
-               secs[2], mp[2], secs[1] / secs[2], secs[0] > 0 ? secs[0] / secs[2] : 0.0);
-        add(&c, "seed table 3: ete dt 1 ms, 1 s, one-bin planes from registers", 320, 320, 912,
-            mp[2], json_pack("{s:f, s:f}", "seconds", secs[2], "acoustic_seconds_dt_0.2ms",
-                             secs[1]));
     }
 }

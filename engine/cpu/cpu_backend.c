@@ -85,7 +85,7 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
     if (p->radius < 1 || p->radius > FDW_MAX_RADIUS)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: radius %d outside 1..%d",
                         p->radius, FDW_MAX_RADIUS);
-    if (!p->kind || !p->kind->cpu || !p->kind->cpu->planes)
+    if (!p->kind || !p->kind->run.cpu || !p->kind->run.cpu->planes)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: the problem has no kind");
     if (!p->kind->wave && !p->init)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cpu backend: no initial field");
@@ -112,8 +112,8 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                         "cpu backend: rank %d of %d does not match a plan of %d slabs",
                         p->comm->rank, p->comm->size, plan->ndev);
-    if (p->kind->check)
-        return p->kind->check(p, plan, err);
+    if (p->kind->problem.check)
+        return p->kind->problem.check(p, plan, err);
     return FDW_OK;
 }
 
@@ -150,21 +150,35 @@ static fdw_status nomem(cpu_ctx *c, fdw_error *err, int d, uint64_t need, uint64
 static uint64_t slab_bytes(const fdw_problem *p, int z0, int nzd, uint64_t plane_bytes)
 {
     uint64_t b = 2 * (uint64_t)(nzd + 2 * p->radius) * plane_bytes;
-    if (p->kind->cpu->slab_bytes)
-        b += p->kind->cpu->slab_bytes(p, z0, nzd, plane_bytes);
+    if (p->kind->run.cpu->slab_bytes)
+        b += p->kind->run.cpu->slab_bytes(p, z0, nzd, plane_bytes);
     return b;
 }
 
-static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
-                             fdw_error *err)
+int cpu_copy_sponge(const fdw_problem *prob, float **qx, float **qy, float **qz)
 {
-    *out = NULL;
-    fdw_status st = check_problem(prob, plan, err);
-    if (st != FDW_OK)
-        return st;
+    if (!prob->qx && !prob->qy && !prob->qz)
+        return 0;
+    const int n[3] = {prob->nx, prob->ny, prob->nz};
+    const float *src[3] = {prob->qx, prob->qy, prob->qz};
+    float **dst[3] = {qx, qy, qz};
+    for (int a = 0; a < 3; a++) {
+        *dst[a] = calloc((size_t)n[a], sizeof(float));
+        if (!*dst[a])
+            return -1;
+        if (src[a])
+            memcpy(*dst[a], src[a], (size_t)n[a] * sizeof(float));
+    }
+    return 0;
+}
+
+/* The context of prob on plan, its layout (padded planes, the 64-byte aligned x offset)
+ * and the slabs this process holds; NULL when out of memory. */
+static cpu_ctx *ctx_new(const fdw_problem *prob, const fdw_plan *plan)
+{
     cpu_ctx *c = calloc(1, sizeof *c);
     if (!c)
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cpu backend: out of memory");
+        return NULL;
     c->prob = *prob;
     c->nx = prob->nx;
     c->ny = prob->ny;
@@ -175,18 +189,21 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
     c->plane = (ptrdiff_t)c->px * c->py;
     c->origin = (ptrdiff_t)c->r * c->plane + (ptrdiff_t)c->r * c->px + FDW_CPU_XOFF;
     c->yblock = cpu_yblock_rows(c, FDW_CPU_BLOCK_BYTES);
-    c->ops = prob->kind->cpu;
+    c->ops = prob->kind->run.cpu;
     c->plan = *plan;
     c->comm = prob->comm;
     c->ndev = c->comm ? 1 : plan->ndev;      /* slabs held by this process */
     c->gslab = c->comm ? c->comm->rank : 0;  /* plan index of slab[0] */
     c->nslabs = plan->ndev;
+    return c;
+}
 
-    const uint64_t plane_bytes = (uint64_t)c->plane * sizeof(float);
-    uint64_t total = 0;
-    for (int d = 0; d < c->ndev; d++)
-        total += slab_bytes(prob, plan->z0[c->gslab + d], plan->nz[c->gslab + d], plane_bytes);
-
+/* Each slab's two fields (first touched by the threads that update them), the kind's
+ * state, and a field kind's initial field. On failure c is destroyed. */
+static fdw_status create_slabs(cpu_ctx *c, const fdw_problem *prob, uint64_t plane_bytes,
+                               uint64_t total, fdw_error *err)
+{
+    const fdw_plan *plan = &c->plan;
     for (int d = 0; d < c->ndev; d++) {
         cpu_slab *s = &c->slab[d];
         s->z0 = plan->z0[c->gslab + d];
@@ -204,62 +221,62 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
         if (!prob->kind->wave)
             cpu_upload(c, s, cpu_base(c, s, 0), prob->init);
     }
-    c->cur = 0;
+    return FDW_OK;
+}
 
+/* A wave kind's source taps, each to the slab that owns its point in the problem's order,
+ * and the sponge profiles (zeros for an axis without one). On failure c is destroyed. */
+static fdw_status place_sources(cpu_ctx *c, const fdw_problem *prob, uint64_t total,
+                                fdw_error *err)
+{
     const uint64_t npts = (uint64_t)c->nx * c->ny * c->nz;
-    if (prob->kind->wave) {
-        /* Source taps go to the slab that owns their point, in the problem's order. */
-        for (int t = 0; t < prob->nsrc_taps; t++) {
-            const fdw_tap *tp = &prob->src_taps[t];
-            if (tp->index >= npts || tp->owner < 0)
-                return cpu_destroy(c), fdw_fail(err, FDW_ERR_INTERNAL, NULL,
-                                                "cpu backend: source tap %d is off the grid", t);
-            int k = (int)(tp->index / ((uint64_t)c->nx * c->ny));
-            int d = slab_of_plane(c, k);
-            if (d < 0)
-                continue; /* another rank's plane: that rank injects it */
-            cpu_slab *s = &c->slab[d];
-            if (!s->src) {
-                s->src = malloc((size_t)prob->nsrc_taps * sizeof *s->src);
-                if (!s->src)
-                    return nomem(c, err, (int)(s - c->slab), s->bytes, total);
-            }
-            uint64_t rem = tp->index % ((uint64_t)c->nx * c->ny);
-            cpu_tap *ct = &s->src[s->nsrc++];
-            ct->k = k - s->z0;
-            ct->offset = (ptrdiff_t)ct->k * c->plane +
-                         (ptrdiff_t)(rem / (uint64_t)c->nx) * c->px +
-                         (ptrdiff_t)(rem % (uint64_t)c->nx);
-            ct->owner = tp->owner;
-            ct->weight = tp->weight;
+    for (int t = 0; t < prob->nsrc_taps; t++) {
+        const fdw_tap *tp = &prob->src_taps[t];
+        if (tp->index >= npts || tp->owner < 0)
+            return cpu_destroy(c), fdw_fail(err, FDW_ERR_INTERNAL, NULL,
+                                            "cpu backend: source tap %d is off the grid", t);
+        int k = (int)(tp->index / ((uint64_t)c->nx * c->ny));
+        int d = slab_of_plane(c, k);
+        if (d < 0)
+            continue; /* another rank's plane: that rank injects it */
+        cpu_slab *s = &c->slab[d];
+        if (!s->src) {
+            s->src = malloc((size_t)prob->nsrc_taps * sizeof *s->src);
+            if (!s->src)
+                return nomem(c, err, (int)(s - c->slab), s->bytes, total);
         }
-        /* Sponge profiles, zeros for an axis without one. */
-        c->sponge = prob->qx || prob->qy || prob->qz;
-        if (c->sponge) {
-            c->qx = calloc((size_t)c->nx, sizeof(float));
-            c->qy = calloc((size_t)c->ny, sizeof(float));
-            c->qz = calloc((size_t)c->nz, sizeof(float));
-            if (!c->qx || !c->qy || !c->qz)
-                return nomem(c, err, 0, (uint64_t)(c->nx + c->ny + c->nz) * 4, total);
-            if (prob->qx)
-                memcpy(c->qx, prob->qx, (size_t)c->nx * sizeof(float));
-            if (prob->qy)
-                memcpy(c->qy, prob->qy, (size_t)c->ny * sizeof(float));
-            if (prob->qz)
-                memcpy(c->qz, prob->qz, (size_t)c->nz * sizeof(float));
-            c->xlo = 0;
-            while (c->xlo < c->nx && c->qx[c->xlo] != 0.0f)
-                c->xlo++;
-            c->xhi = c->xlo;
-            while (c->xhi < c->nx && c->qx[c->xhi] == 0.0f)
-                c->xhi++;
-        }
+        uint64_t rem = tp->index % ((uint64_t)c->nx * c->ny);
+        cpu_tap *ct = &s->src[s->nsrc++];
+        ct->k = k - s->z0;
+        ct->offset = (ptrdiff_t)ct->k * c->plane +
+                     (ptrdiff_t)(rem / (uint64_t)c->nx) * c->px +
+                     (ptrdiff_t)(rem % (uint64_t)c->nx);
+        ct->owner = tp->owner;
+        ct->weight = tp->weight;
     }
+    c->sponge = prob->qx || prob->qy || prob->qz;
+    if (cpu_copy_sponge(prob, &c->qx, &c->qy, &c->qz))
+        return nomem(c, err, 0, (uint64_t)(c->nx + c->ny + c->nz) * 4, total);
+    if (c->sponge) {
+        c->xlo = 0;
+        while (c->xlo < c->nx && c->qx[c->xlo] != 0.0f)
+            c->xlo++;
+        c->xhi = c->xlo;
+        while (c->xhi < c->nx && c->qx[c->xhi] == 0.0f)
+            c->xhi++;
+    }
+    return FDW_OK;
+}
 
-    /* Receivers: every tap resolved to its slab; traces summed in the problem's order.
-     * Distributed: only the receivers this rank records (fdw_receiver_slabs), every tap of
-     * one read here, a tap in the next rank's first plane from this slab's ghost planes,
-     * which after a step hold the neighbour's values of the same time level. */
+/* Receivers: every tap resolved to its slab; traces summed in the problem's order.
+ * Distributed: only the receivers this rank records (fdw_receiver_slabs), every tap of
+ * one read here, a tap in the next rank's first plane from this slab's ghost planes,
+ * which after a step hold the neighbour's values of the same time level. On failure c is
+ * destroyed. */
+static fdw_status place_receivers(cpu_ctx *c, const fdw_problem *prob, uint64_t total,
+                                  fdw_error *err)
+{
+    const uint64_t npts = (uint64_t)c->nx * c->ny * c->nz;
     if (prob->nrec_taps > 0) {
         c->rec = malloc((size_t)prob->nrec_taps * sizeof *c->rec);
         int *rec_slab = c->comm ? malloc((size_t)prob->nreceivers * sizeof(int)) : NULL;
@@ -268,7 +285,7 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
             return nomem(c, err, 0, (uint64_t)prob->nrec_taps * sizeof *c->rec, total);
         }
         if (rec_slab)
-            fdw_receiver_slabs(prob, plan, rec_slab);
+            fdw_receiver_slabs(prob, &c->plan, rec_slab);
         int n = 0;
         for (int t = 0; t < prob->nrec_taps; t++) {
             const fdw_tap *tp = &prob->rec_taps[t];
@@ -308,6 +325,31 @@ static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void
             return nomem(c, err, 0,
                          (uint64_t)prob->nrec_slots * (uint64_t)prob->nreceivers * 4, total);
     }
+    return FDW_OK;
+}
+
+static fdw_status cpu_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
+                             fdw_error *err)
+{
+    *out = NULL;
+    fdw_status st = check_problem(prob, plan, err);
+    if (st != FDW_OK)
+        return st;
+    cpu_ctx *c = ctx_new(prob, plan);
+    if (!c)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cpu backend: out of memory");
+    /* what every slab takes, for the out-of-memory message */
+    const uint64_t plane_bytes = (uint64_t)c->plane * sizeof(float);
+    uint64_t total = 0;
+    for (int d = 0; d < c->ndev; d++)
+        total += slab_bytes(prob, plan->z0[c->gslab + d], plan->nz[c->gslab + d], plane_bytes);
+    if ((st = create_slabs(c, prob, plane_bytes, total, err)) != FDW_OK)
+        return st;
+    c->cur = 0;
+    if (prob->kind->wave && (st = place_sources(c, prob, total, err)) != FDW_OK)
+        return st;
+    if ((st = place_receivers(c, prob, total, err)) != FDW_OK)
+        return st;
 
     /* The initial field's ghost planes (stencil, derivative along z). Distributed: at the
      * first step, so that create never waits on a rank that failed to create. */
@@ -557,5 +599,5 @@ const fdw_backend *fdw_cpu_backend(void) { return &cpu_backend; }
 
 const fdw_backend *fdw_cpu_backend_for(const fdw_kind_ops *kind)
 {
-    return kind && kind->cpu && kind->cpu->engine ? kind->cpu->engine : &cpu_backend;
+    return kind && kind->run.cpu_engine ? kind->run.cpu_engine : &cpu_backend;
 }

@@ -105,6 +105,11 @@ void cpu_upload(const cpu_ctx *c, const cpu_slab *s, float *dst, const float *sr
  * are first touched by the threads that update them. */
 void cpu_first_touch(const cpu_ctx *c, float *buf, int nplanes);
 
+/* prob's sponge profiles copied whole (nx, ny and nz floats into *qx, *qy, *qz), zeros on
+ * an axis without one (the kernels read all three); nothing when prob has none. Returns
+ * 0, or -1 when out of memory (what was allocated is left for the caller to free). */
+int cpu_copy_sponge(const fdw_problem *prob, float **qx, float **qy, float **qz);
+
 /* Rows of the y blocks a kernel walks z with: as many as keep 2r + 1 planes of the block
  * (its halo rows included) within bytes, at least 8 and at most ny. */
 int cpu_yblock_rows(const cpu_ctx *c, long bytes);

@@ -1,4 +1,4 @@
-/* cpu_kind.h — what a job kind gives the CPU backend (fdw_kind_ops.cpu): its per-slab
+/* cpu_kind.h — what a job kind gives the CPU backend (fdw_kind_ops.run.cpu): its per-slab
  * state and its update of a range of planes. The backend owns everything shared: slab
  * buffers, the multi-device step order (edge planes, ghost exchange, interior), and for
  * wave kinds the free-surface mirror, the sponge arrays, sources and receivers. */
@@ -29,14 +29,6 @@ typedef struct fdw_cpu_ops {
      * (at most FDW_MAX_STATE_PARTS into parts; returns how many). NULL: none change (what
      * slab_create derives from the problem is made again at resume). */
     int (*state)(const cpu_slab *s, fdw_state_part *parts);
-    /* A kind whose computation is not this slab step (the sweep: planes in sequence along
-     * x, y and z, its own partitionings, fields and precision) brings its whole engine
-     * instead: a backend table (run/backend.h) that fdw_run uses in place of this
-     * backend's (fdw_cpu_backend_for). Its create gets the same problem and plan; its
-     * step is one iteration; extract gives float32 regions for snapshots; the members
-     * above are then unused (NULL). A kind's hooks that run with it (after_step, finish)
-     * may read its context through fdw_run_state.ctx. NULL: the shared slab engine. */
-    const struct fdw_backend *engine;
 } fdw_cpu_ops;
 
 #endif

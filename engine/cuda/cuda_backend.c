@@ -82,7 +82,7 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
     if (p->radius < 1 || p->radius > FDW_MAX_RADIUS)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "cuda backend: radius %d outside 1..%d",
                         p->radius, FDW_MAX_RADIUS);
-    if (!p->kind || !p->kind->cuda)
+    if (!p->kind || !p->kind->run.cuda)
         return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL, "the %s kind does not run on the cuda "
                         "backend", p->kind ? p->kind->name : "(no)");
     if (!p->kind->wave && !p->init)
@@ -110,13 +110,13 @@ static fdw_status check_problem(const fdw_problem *p, const fdw_plan *plan, fdw_
     if (z != p->nz)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                         "cuda backend: the plan's slabs cover %d planes, the grid has %d", z, p->nz);
-    if (p->kind->check) {
-        fdw_status st = p->kind->check(p, plan, err);
+    if (p->kind->problem.check) {
+        fdw_status st = p->kind->problem.check(p, plan, err);
         if (st != FDW_OK)
             return st;
     }
-    if (p->kind->cuda->check) {
-        fdw_status st = p->kind->cuda->check(p, plan, err);
+    if (p->kind->run.cuda->check) {
+        fdw_status st = p->kind->run.cuda->check(p, plan, err);
         if (st != FDW_OK)
             return st;
     }
@@ -143,7 +143,7 @@ static fdw_status check_distributed(const fdw_problem *p, const fdw_plan *plan,
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
                         "cuda backend: rank %d of %d does not match a plan of %d slabs",
                         p->comm->rank, p->comm->size, plan ? plan->ndev : 0);
-    if (p->kind && p->kind->cuda && p->kind->cuda->single_slab)
+    if (p->kind && p->kind->run.cuda && p->kind->run.cuda->single_slab)
         return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
                         "the %s kind does not run across MPI ranks on the cuda backend (%d "
                         "ranks); run it in one process, or with --backend cpu under mpirun",
@@ -192,7 +192,7 @@ static fdw_status cuda_create(const fdw_problem *prob, const fdw_plan *plan, voi
     if (!c)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cuda backend: out of host memory");
     c->prob = *prob;
-    c->ops = prob->kind->cuda;
+    c->ops = prob->kind->run.cuda;
     c->ndev = prob->comm ? 1 : plan->ndev;      /* slabs held by this process */
     const int s0 = prob->comm ? prob->comm->rank : 0; /* plan index of dev[0] */
     const int r = prob->radius;
@@ -252,9 +252,9 @@ fail:
 static fdw_status cuda_precheck(const fdw_kind_ops *kind, int nx, int ny, int radius,
                                 const fdw_plan *plan, fdw_error *err)
 {
-    if (!kind->cuda)
+    if (!kind->run.cuda)
         return FDW_OK; /* create refuses it with the reason */
-    const int r = kind->cuda->single_slab ? 0 : radius;
+    const int r = kind->run.cuda->single_slab ? 0 : radius;
     for (int d = 0; d < plan->ndev; d++) {
         const int id = plan->device_ids[d];
         int first = 1;
@@ -269,7 +269,7 @@ static fdw_status cuda_precheck(const fdw_kind_ops *kind, int nx, int ny, int ra
                 continue;
             fdwk_layout L;
             fdwk_layout_init(&L, nx, ny, plan->nz[e], r);
-            need += cuda_field_bytes(kind->cuda, &L);
+            need += cuda_field_bytes(kind->run.cuda, &L);
         }
         uint64_t fr = 0, tot = 0;
         int rc = fdwk_set_device(id);
@@ -314,5 +314,5 @@ const fdw_backend *fdw_cuda_backend(void) { return &cuda_backend; }
 
 const fdw_backend *fdw_cuda_backend_for(const fdw_kind_ops *kind)
 {
-    return kind && kind->cuda && kind->cuda->engine ? kind->cuda->engine : &cuda_backend;
+    return kind && kind->run.cuda_engine ? kind->run.cuda_engine : &cuda_backend;
 }

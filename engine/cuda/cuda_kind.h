@@ -1,4 +1,4 @@
-/* cuda_kind.h — what a job kind gives the CUDA backend (fdw_kind_ops.cuda): its per-slab
+/* cuda_kind.h — what a job kind gives the CUDA backend (fdw_kind_ops.run.cuda): its per-slab
  * device state and its update of a range of planes, issued on a stream. The backend owns
  * everything shared: slab fields and layout, streams, events, the multi-GPU step order and
  * ghost pushes, MPI, snapshots, and for wave kinds the sponge arrays, free-surface mirror,
@@ -33,10 +33,6 @@ typedef struct fdw_cuda_ops {
     int (*state)(const gpu_slab *g, fdw_state_part *parts);
     /* What this backend cannot run of a problem and plan (may be NULL). */
     fdw_status (*check)(const fdw_problem *p, const fdw_plan *plan, fdw_error *err);
-    /* A kind whose computation is not this slab step brings its whole engine for the GPUs
-     * instead (as fdw_cpu_ops.engine): a backend table fdw_run uses in place of this
-     * backend's (fdw_cuda_backend_for); the members above are then unused. */
-    const struct fdw_backend *engine;
 } fdw_cuda_ops;
 
 /* The fields of the 2.5D kernel's arguments every kind that runs it sets alike: radius,

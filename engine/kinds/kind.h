@@ -4,14 +4,17 @@
  * top level, grid, devices, plan, model I/O, slabs, ghost exchange, sources, receivers,
  * snapshots, outputs, progress) calls a kind only through this table:
  *
- *   spec      keys + parse: the kind's members of the job spec (after kind, name, grid,
+ *   section   keys + parse: the kind's members of the job spec (after kind, name, grid,
  *             order, devices), their normalised form, its own data in spec->kspec;
  *   problem   build: the kind's part of the fdw_problem a backend runs (its coefficients
  *             and arrays in prob->kdata, and the shared wave / field parts it uses);
- *   backends  cpu / cuda: the hooks each backend's shared slab engine calls per slab and
- *             per step (engine/cpu/cpu_kind.h, engine/cuda/cuda_kind.h);
- *   outputs   finish: what a completed run leaves besides snapshots (gathers, final field)
- *             and the extra members of the manifest's "result".
+ *   run       backends: the hooks each backend's shared slab engine calls per slab and
+ *             per step (engine/cpu/cpu_kind.h, engine/cuda/cuda_kind.h), or the kind's
+ *             own engine for a backend (the sweep, the imaging kinds);
+ *   out       finish: what a completed run leaves besides snapshots (gathers, final field)
+ *             and the extra members of the manifest's "result"; what an unstable run names;
+ *   stack     what a survey's shots add up to (run/survey_stack.c).
+ * A kind fills what it uses: members marked "may be NULL" stay NULL where it has none.
  * Internal to libfdwave. */
 #ifndef FDW_KIND_H
 #define FDW_KIND_H
@@ -28,6 +31,7 @@ struct fdw_problem;        /* run/backend.h */
 struct fdw_plan;           /* run/plan.h */
 struct fdw_cpu_ops;        /* cpu/cpu_kind.h */
 struct fdw_cuda_ops;       /* cuda/cuda_kind.h */
+struct fdw_backend;        /* run/backend.h */
 struct fdw_run_state;      /* run/run_state.h */
 struct fdw_manifest;       /* output/outputs.h */
 
@@ -49,42 +53,37 @@ typedef struct fdw_stack_ops {
                         int nshots, char *extra, size_t len, fdw_error *err);
 } fdw_stack_ops;
 
-typedef struct fdw_kind_ops {
-    const char *name;                 /* the spec's "kind" */
+/* spec: the kind's section of the job spec. */
+typedef struct fdw_kind_section {
     /* Top-level members this kind owns (NULL-terminated), besides the common ones (kind,
      * name, grid, order, devices, snapshots); listed in the unknown-field message. */
     const char *const *keys;
-    /* 0: any even order 2..16; else the only order the kind computes (derivative: 8). */
-    int fixed_order;
-    /* 1: time stepping with sources, receivers and a dt ("time" section); 0: iterations
-     * of a field with an initial value (benchmark kinds). */
-    int wave;
-    /* 1: the field is periodic along z (ghost planes wrap around). */
-    int periodic;
-
     /* Parse the kind's members of root into c->spec (its own data in spec->kspec) and add
      * their normalised form to c->norm. Returns 0, or -1 with the error set (sp_fail). */
     int (*parse)(struct spec_ctx *c, const struct json_t *root);
     /* Warnings that need the whole parsed spec (may be NULL). */
     void (*warnings)(struct spec_ctx *c);
     /* Release spec->kspec (may be NULL when the kind keeps none). */
-    void (*free_spec)(struct fdw_spec *spec);
+    void (*free)(struct fdw_spec *spec);
+    /* Bytes of device memory the whole run needs on all devices together (admission
+     * estimate, fdw_spec_device_bytes; the backends make the exact check at create). */
+    uint64_t (*device_bytes)(const struct fdw_spec *spec);
+} fdw_kind_section;
 
+/* problem: the kind's part of the fdw_problem a backend runs. */
+typedef struct fdw_kind_problem {
     /* Fill the kind's part of prob (prob->kdata and the shared parts it uses); reads the
      * velocity model where the kind has one. On failure prob holds nothing of the kind's
      * to free. */
     fdw_status (*build)(const struct fdw_spec *spec, struct fdw_problem *prob,
                         fdw_error *err);
+    /* Release what build allocated (prob->kdata and the shared arrays it filled). */
+    void (*free)(struct fdw_problem *prob);
     /* What every backend checks of a problem and plan before it allocates (may be NULL):
      * FDW_ERR_INTERNAL when the kind's data cannot run on this plan (a CPML z layer split
      * by a slab boundary: the engine refuses such plans earlier, with a spec error). */
     fdw_status (*check)(const struct fdw_problem *prob, const struct fdw_plan *plan,
                         fdw_error *err);
-    /* Release what build allocated (prob->kdata and the shared arrays it filled). */
-    void (*free_problem)(struct fdw_problem *prob);
-    /* Bytes of device memory the whole run needs on all devices together (admission
-     * estimate, fdw_spec_device_bytes; the backends make the exact check at create). */
-    uint64_t (*device_bytes)(const struct fdw_spec *spec);
     /* Release the whole-grid host arrays of prob that the backends copy at create (a rank
      * of a distributed run then keeps its slab only); may be NULL. */
     void (*shed)(struct fdw_problem *prob);
@@ -95,10 +94,29 @@ typedef struct fdw_kind_ops {
     fdw_status (*share)(const struct fdw_spec *spec, const float *model, void **shared,
                         fdw_error *err);
     void (*unshare)(void *shared);
+} fdw_kind_problem;
 
-    const struct fdw_cpu_ops *cpu;    /* always present */
-    const struct fdw_cuda_ops *cuda;  /* NULL: the kind does not run on CUDA (or no CUDA) */
+/* backends: how each backend runs the kind. A kind whose computation is a step of slab
+ * stencils gives the hooks the backend's shared slab engine calls per slab and per step
+ * (cpu, cuda: engine/cpu/cpu_kind.h, engine/cuda/cuda_kind.h); a kind whose computation
+ * is not (the sweep: planes in sequence along x, y and z with its own partitionings,
+ * fields and precision; the imaging kinds: a forward, recomputing and adjoint schedule)
+ * brings its whole engine instead (cpu_engine, cuda_engine: a backend table, run/backend.h,
+ * that fdw_run uses in place of the backend's; its create gets the same problem and plan,
+ * its step is one step of the run loop, extract gives float32 regions for snapshots; the
+ * kind's after_step and outputs may read its context through fdw_run_state.ctx). Neither
+ * for CUDA: the kind does not run there (or no CUDA). */
+typedef struct fdw_kind_backends {
+    const struct fdw_cpu_ops *cpu;
+    const struct fdw_cuda_ops *cuda;
+    const struct fdw_backend *cpu_engine;
+    const struct fdw_backend *cuda_engine;
+    /* After each step (may be NULL): e.g. the derivative kind checks iteration 1. */
+    fdw_status (*after_step)(struct fdw_run_state *r, long done, fdw_error *err);
+} fdw_kind_backends;
 
+/* outputs: what a completed (or failed) run says besides snapshots. */
+typedef struct fdw_kind_outputs {
     /* After a completed run, on every rank (collective parts inside): write the kind's
      * final outputs and append ", \"key\": value" members for the manifest's result to
      * extra (length len). */
@@ -107,16 +125,32 @@ typedef struct fdw_kind_ops {
      * a sentence on the likely cause. */
     const char *unstable_field;
     const char *unstable_hint;
+} fdw_kind_outputs;
+
+typedef struct fdw_kind_ops {
+    const char *name;                 /* the spec's "kind" */
+    /* 0: any even order 2..16; else the only order the kind computes (derivative: 8). */
+    int fixed_order;
+    /* 1: time stepping with sources, receivers and a dt ("time" section); 0: iterations
+     * of a field with an initial value (benchmark kinds). */
+    int wave;
+    /* 1: the field is periodic along z (ghost planes wrap around). */
+    int periodic;
+
+    fdw_kind_section section;
+    fdw_kind_problem problem;
+    fdw_kind_backends run;
+    fdw_kind_outputs out;
     /* A survey's shots that add up to one result (may be NULL: each shot's gathers stand
      * alone, joined in shot order at the end). */
     const fdw_stack_ops *stack;
-    /* After each step (may be NULL): e.g. the derivative kind checks iteration 1. */
-    fdw_status (*after_step)(struct fdw_run_state *r, long done, fdw_error *err);
 } fdw_kind_ops;
 
 /* The kind named name, or NULL. */
 const fdw_kind_ops *fdw_kind_find(const char *name);
 /* The i-th kind of the table (NULL past the end): for listings and messages. */
 const fdw_kind_ops *fdw_kind_at(int i);
+/* Whether kind runs on the CUDA backend (slab hooks or an engine of its own). */
+int fdw_kind_on_cuda(const fdw_kind_ops *kind);
 
 #endif

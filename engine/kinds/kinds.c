@@ -28,6 +28,11 @@ const fdw_kind_ops *fdw_kind_find(const char *name)
     return NULL;
 }
 
+int fdw_kind_on_cuda(const fdw_kind_ops *kind)
+{
+    return kind && (kind->run.cuda || kind->run.cuda_engine);
+}
+
 const fdw_kind_ops *fdw_kind_at(int i)
 {
     return i >= 0 && i < (int)(sizeof TABLE / sizeof *TABLE) ? TABLE[i] : NULL;

@@ -174,7 +174,7 @@ const fdw_backend *fdw_cpu_backend(void);
 /* The CUDA backend, or NULL when built without CUDA. */
 const fdw_backend *fdw_cuda_backend(void);
 /* The table that runs kind on that backend: the kind's own engine where it brings one
- * (fdw_cpu_ops.engine, fdw_cuda_ops.engine: a kind whose computation is not the shared
+ * (kind.h's run.cpu_engine, run.cuda_engine: a kind whose computation is not the shared
  * slab step), else the backend itself (NULL where it is absent). */
 const fdw_backend *fdw_cpu_backend_for(const struct fdw_kind_ops *kind);
 const fdw_backend *fdw_cuda_backend_for(const struct fdw_kind_ops *kind);

@@ -133,7 +133,7 @@ fdw_status fdw_problem_build(const fdw_spec *spec, const fdw_tuning *tuning,
     if (prob->radius < 1 || prob->radius > FDW_MAX_RADIUS)
         return fdw_fail(err, FDW_ERR_SPEC, "order", "order %d is outside 2..%d", spec->order,
                         FDW_MAX_ORDER);
-    fdw_status st = spec->kind->build(spec, prob, err);
+    fdw_status st = spec->kind->problem.build(spec, prob, err);
     if (st != FDW_OK)
         fdw_problem_free(prob);
     return st;
@@ -143,8 +143,8 @@ void fdw_problem_free(fdw_problem *prob)
 {
     if (!prob)
         return;
-    if (prob->kind && prob->kind->free_problem)
-        prob->kind->free_problem(prob);
+    if (prob->kind && prob->kind->problem.free)
+        prob->kind->problem.free(prob);
     free((void *)prob->qx);
     free((void *)prob->qy);
     free((void *)prob->qz);

@@ -17,7 +17,7 @@
 fdw_status fdw_problem_build(const fdw_spec *spec, const fdw_tuning *tuning,
                              fdw_problem *prob, fdw_error *err);
 
-/* Release every array of prob (the kind's through kind->free_problem) and zero prob. Safe
+/* Release every array of prob (the kind's through kind->problem.free) and zero prob. Safe
  * on a zeroed prob. */
 void fdw_problem_free(fdw_problem *prob);
 

@@ -72,7 +72,7 @@ fdw_status fdw_run_make_dirs(const char *dir, fdw_error *err)
 /* The CUDA backend when this build has one and the spec's kind runs on it, else NULL. */
 static const fdw_backend *cuda_for_kind(const run *r)
 {
-    return r->spec->kind->cuda ? fdw_cuda_backend() : NULL;
+    return fdw_kind_on_cuda(r->spec->kind) ? fdw_cuda_backend() : NULL;
 }
 
 /* Why --backend cuda cannot be had: no CUDA in this build, or none for this kind. */
@@ -427,7 +427,7 @@ static fdw_status step_once(run *r, long it, fdw_error *err)
         return st;
     /* the kind's collective part first, then its rank-0 part (after which nothing here is
      * collective: a failure reaches the other ranks at the next agreement) */
-    if (spec->kind->after_step && (st = spec->kind->after_step(r, done, err)) != FDW_OK)
+    if (spec->kind->run.after_step && (st = spec->kind->run.after_step(r, done, err)) != FDW_OK)
         return st;
     if (!r->root)
         return FDW_OK;
@@ -606,8 +606,8 @@ static fdw_status run_setup(run *r, fdw_error *err)
         /* The backend has copied this rank's planes of the whole-grid model (or initial
          * field) and never reads them again: for the rest of the run a rank holds only
          * its slab. */
-        if (spec->kind->shed)
-            spec->kind->shed(&r->prob);
+        if (spec->kind->problem.shed)
+            spec->kind->problem.shed(&r->prob);
         free((void *)r->prob.init);
         r->prob.init = NULL;
     }
@@ -657,7 +657,7 @@ fdw_status fdw_run_single(const fdw_spec *spec, const fdw_run_opts *opts,
 
     if (st == FDW_OK) {
         char extra[512] = "";
-        st = spec->kind->finish(&r, extra, sizeof extra, err);
+        st = spec->kind->out.finish(&r, extra, sizeof extra, err);
         if (st == FDW_OK)
             st = write_result(&r, 1, extra, err);
         st = fdw_comm_agree(r.comm, st, err);

@@ -395,7 +395,7 @@ static void plan_groups(survey_run *sr)
     const fdw_spec *spec = sr->spec;
     const fdw_run_opts *o = sr->opts;
     const int forced = o->tuning ? o->tuning->survey_groups : 0;
-    const int ngpu = spec->kind->cuda && fdw_cuda_backend() ? fdw_gpu_count() : 0;
+    const int ngpu = fdw_kind_on_cuda(spec->kind) && fdw_cuda_backend() ? fdw_gpu_count() : 0;
     int max_id = 0;
     for (int d = 0; d < sr->ndev; d++)
         max_id = sr->ids[d] > max_id ? sr->ids[d] : max_id;
@@ -447,8 +447,8 @@ static fdw_status read_model(survey_run *sr, fdw_error *err)
                         (double)n * 4.0 / (1024.0 * 1024.0));
     fdw_status st = fdw_model_load(sr->spec, sr->model, err);
     const fdw_kind_ops *k = sr->spec->kind;
-    if (st == FDW_OK && k->share)
-        st = k->share(sr->spec, sr->model, &sr->kind_cache, err);
+    if (st == FDW_OK && k->problem.share)
+        st = k->problem.share(sr->spec, sr->model, &sr->kind_cache, err);
     return st;
 }
 
@@ -571,8 +571,8 @@ fdw_status fdw_survey_run(const fdw_spec *spec, const fdw_run_opts *opts,
     fdw_survey_out_free(sr->out);
     pthread_mutex_destroy(&sr->mu);
     free(sr->model);
-    if (sr->kind_cache && spec->kind->unshare)
-        spec->kind->unshare(sr->kind_cache);
+    if (sr->kind_cache && spec->kind->problem.unshare)
+        spec->kind->problem.unshare(sr->kind_cache);
     free(done);
     free(sr);
     return st;

@@ -67,9 +67,9 @@ fdw_status fdw_watch_check(fdw_run_state *r, fdw_watch *w, long done, fdw_error 
         char since[64] = "";
         if (w->peak > 0.0)
             snprintf(since, sizeof since, " (finite at the check after step %ld)", prev);
-        return fdw_fail(err, FDW_ERR_UNSTABLE, k->unstable_field,
+        return fdw_fail(err, FDW_ERR_UNSTABLE, k->out.unstable_field,
                         "the field is not finite (NaN or infinity) after step %ld of %ld%s: "
-                        "the run is unstable; %s", done, r->prob.nsteps, since, k->unstable_hint);
+                        "the run is unstable; %s", done, r->prob.nsteps, since, k->out.unstable_hint);
     }
     float peakf;
     memcpy(&peakf, &bits, sizeof peakf);
@@ -85,11 +85,11 @@ fdw_status fdw_watch_check(fdw_run_state *r, fdw_watch *w, long done, fdw_error 
         return FDW_OK;
     }
     if (w->ref > 0.0 && peak > FDW_WATCH_GROWTH * w->ref)
-        return fdw_fail(err, FDW_ERR_UNSTABLE, k->unstable_field,
+        return fdw_fail(err, FDW_ERR_UNSTABLE, k->out.unstable_field,
                         "the field grows without bound: its largest |value| is %.3g after "
                         "step %ld, %.3g times the largest it had reached (after step %ld) while "
                         "the sources' amplitude has not doubled since: the run is unstable; %s",
-                        peak, done, peak / w->ref, w->ref_step, k->unstable_hint);
+                        peak, done, peak / w->ref, w->ref_step, k->out.unstable_hint);
     if (peak > w->ref) {
         w->ref = peak;
         w->ref_step = done;

@@ -313,8 +313,8 @@ static int check_top_keys(spec_ctx *c, const json_t *root)
         for (int i = 0; common[i]; i++)
             ok |= strcmp(key, common[i]) == 0;
         for (int k = 0; fdw_kind_at(k); k++)
-            for (int i = 0; fdw_kind_at(k)->keys[i]; i++)
-                if (strcmp(key, fdw_kind_at(k)->keys[i]) == 0) {
+            for (int i = 0; fdw_kind_at(k)->section.keys[i]; i++)
+                if (strcmp(key, fdw_kind_at(k)->section.keys[i]) == 0) {
                     if (fdw_kind_at(k) == kind)
                         ok = 1;
                     else
@@ -326,9 +326,9 @@ static int check_top_keys(spec_ctx *c, const json_t *root)
             return sp_fail(c, key, "\"%s\" does not apply to kind \"%s\"", key, kind->name);
         char own[256] = "";
         size_t at = 0;
-        for (int i = 0; kind->keys[i] && at < sizeof own; i++)
+        for (int i = 0; kind->section.keys[i] && at < sizeof own; i++)
             at += (size_t)snprintf(own + at, sizeof own - at, "%s%s", i ? ", " : "",
-                                   kind->keys[i]);
+                                   kind->section.keys[i]);
         return sp_fail(c, key,
                        "unknown field \"%s\" in the spec (known fields for kind \"%s\": kind, "
                        "name, grid, order, devices, snapshots, wall_time, %s)",
@@ -358,8 +358,8 @@ static int parse_kind(spec_ctx *c, const json_t *root)
 static void collect_warnings(spec_ctx *c)
 {
     fdw_spec *s = c->spec;
-    if (s->kind->warnings)
-        s->kind->warnings(c);
+    if (s->kind->section.warnings)
+        s->kind->section.warnings(c);
     for (int i = 0; i < s->nslices; i++)
         if (s->slices[i].plane == FDW_PLANE_VOLUME && s->snapshot_every > 0) {
             double gib = (double)fdw_spec_points(s) * 4.0 / (1024.0 * 1024.0 * 1024.0);
@@ -382,7 +382,7 @@ static fdw_status parse_root(spec_ctx *c, const json_t *root)
         return FDW_ERR_SPEC;
     if (parse_devices(c, root))
         return c->err->code;
-    if (s->kind->parse(c, root) || sp_parse_snapshots(c, root) || sp_parse_wall_time(c, root))
+    if (s->kind->section.parse(c, root) || sp_parse_snapshots(c, root) || sp_parse_wall_time(c, root))
         return FDW_ERR_SPEC;
     if (s->survey && s->snapshot_every > 0)
         return sp_fail(c, "snapshots",
@@ -529,8 +529,8 @@ void fdw_spec_free(fdw_spec *spec)
     free(spec->warnings);
     free(spec->json);
     fdw_survey_free(spec->survey);
-    if (spec->kind && spec->kind->free_spec)
-        spec->kind->free_spec(spec);
+    if (spec->kind && spec->kind->section.free)
+        spec->kind->section.free(spec);
     free(spec);
 }
 

@@ -86,7 +86,7 @@ struct fdw_survey;   /* spec/spec_survey.h */
 
 struct fdw_spec {
     const struct fdw_kind_ops *kind;
-    void *kspec;               /* the kind's own members (kinds/<kind>/), kind->free_spec */
+    void *kspec;               /* the kind's own members (kinds/<kind>/), kind->section.free */
     char name[128];            /* optional free-text job name */
 
     /* grid */

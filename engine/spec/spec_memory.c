@@ -53,7 +53,7 @@ static const fdw_spec *shot_of(const fdw_spec *spec, fdw_spec *view)
 uint64_t fdw_spec_device_bytes(const fdw_spec *spec)
 {
     fdw_spec view;
-    return spec && spec->kind ? spec->kind->device_bytes(shot_of(spec, &view)) : 0;
+    return spec && spec->kind ? spec->kind->section.device_bytes(shot_of(spec, &view)) : 0;
 }
 
 uint64_t fdw_spec_device_bytes_max(const fdw_spec *spec)
@@ -62,7 +62,7 @@ uint64_t fdw_spec_device_bytes_max(const fdw_spec *spec)
         return 0;
     fdw_spec view;
     spec = shot_of(spec, &view);
-    const uint64_t total = spec->kind->device_bytes(spec);
+    const uint64_t total = spec->kind->section.device_bytes(spec);
     const int ndev = spec->plan.ndev > 0 ? spec->plan.ndev : 1;
     if (ndev == 1 || spec->nz <= 0)
         return total;
@@ -124,7 +124,7 @@ uint64_t fdw_spec_host_bytes(const fdw_spec *spec, fdw_backend_kind backend)
         bytes += 16u * ((uint64_t)(spec->nrec_taps > 0 ? spec->nrec_taps : 0) +
                         (uint64_t)spec->nsources * FDW_MAX_TAPS);
     if (backend != FDW_BACKEND_CUDA) {
-        const uint64_t dev = spec->kind->device_bytes(spec);
+        const uint64_t dev = spec->kind->section.device_bytes(spec);
         bytes += dev + dev / 8u;
     }
     return bytes;

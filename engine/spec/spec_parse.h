@@ -1,6 +1,7 @@
 /* spec_parse.h — internal to the job-spec parser (spec*.c): the parse context, typed
  * JSON accessors that report the JSON path of a bad field, and the per-section parsers.
- * Nothing outside spec*.c includes this; the engine's public face is fdwave.h. */
+ * Nothing outside spec*.c and the kinds' spec sections (engine/kinds/) includes this; the
+ * engine's public face is fdwave.h. */
 #ifndef FDW_SPEC_PARSE_H
 #define FDW_SPEC_PARSE_H
 
@@ -41,7 +42,7 @@ typedef struct spec_ctx {
     uint64_t wavelet_bytes;         /* wavelet samples loaded so far, bytes */
     /* Where time.sample_interval came from when a kind read it from a data file's headers
      * (rtm's SEG-Y "data"): the member and the words (the file, the header fields) that
-     * spec_time.c's errors name instead of time.sample_interval; "" when the user gave it. */
+     * wave_time.c's errors name instead of time.sample_interval; "" when the user gave it. */
     char si_field[SP_PATH];
     char si_what[640];
 } spec_ctx;
@@ -128,65 +129,15 @@ char *sp_dump(const json_t *root);
 int sp_resolve_path(spec_ctx *c, const char *field, const char *path, fdw_file_use use,
                     const char *format, int check_allowed, fdw_model_info *info, char *out);
 
-/* ---- sections; each parses its member of the top object and adds the normalised
- * form to c->norm ---- */
-int sp_parse_velocity(spec_ctx *c, const json_t *root);   /* spec_velocity.c */
-int sp_parse_time(spec_ctx *c, const json_t *root);       /* spec_time.c */
-/* The derived dt (s->dt, with s->vmax, spacing and nt) range-checked: a positive normal
- * number whose update and source coefficients stay nonzero in single precision; errors
- * name dtfield ("time.safety" when dt came from it). Any kind that derives dt calls it. */
-int sp_check_dt(spec_ctx *c, const char *dtfield);
-/* After the sources: the leapfrog's change per step, (2 pi f0 dt)^2 of the slowest Ricker,
- * must be at least 4 float32 epsilons, or the single-precision field drops the wave's
- * curvature; the error names time.dt when given, else that wavelet's f0. */
-int sp_check_dt_resolution(spec_ctx *c);
-/* dt lowered (never raised) so that the gather's interval, dt x receivers.interval (as
- * given, else 1), is a whole number of microseconds, exact in a SEG-Y header; dt itself
- * when that interval is outside 1 .. 65535 us. For the kinds whose dt "auto" picks. */
-double sp_whole_us_dt(const json_t *root, double dt);
-/* The members of "time" without the finite-difference limit, for a kind that bounds dt by
- * its own rule: nt, "dt" (number or "auto"), "safety" (default default_safety, only with
- * auto), the normalised form's dt_auto/dt_max; sets s->nt, s->dt_auto, s->dt_safety and
- * *dt_given (0 when auto). Adds nothing to c->norm: the kind writes "time" once dt is known. */
-int sp_parse_time_members(spec_ctx *c, const json_t *root, double default_safety,
-                          double *dt_given);
-/* x truncated (not rounded) to 4 significant digits, so a user who copies a printed limit
- * ("largest stable dt") gets a value that keeps it (spec_time.c). */
-double sp_trunc4(double x);
-int sp_parse_sources(spec_ctx *c, const json_t *root);    /* spec_sources.c */
-/* The optional member "interpolation" of obj at path: "sinc" (the default) or "linear"
- * (run/positioning.h) into *out, its normalised form into norm (spec_sources.c). */
-int sp_parse_interp(spec_ctx *c, const json_t *obj, const char *path, fdw_interp *out,
-                    json_t *norm);
-/* One source wavelet object at path (a Ricker pulse or a file of samples) into src (its
- * wavelet members; index names it in messages), its normalised form into norm. */
-int sp_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
-                     fdw_source *src, json_t *norm);
+/* ---- the top level's sections; each parses its member of the top object and adds the
+ * normalised form to c->norm (the kinds' sections: kinds/wave/wave_spec.h,
+ * kinds/field/field_spec.h and each kind's folder) ---- */
 /* A survey (spec_survey.c): "survey" in place of "sources" (shots, their wavelets, the
  * receiver layout), then, after the receivers, the receivers of every shot counted
- * against the limits. */
+ * against the limits. Called by the wave kinds' section (kinds/wave/wave_spec.c). */
 int sp_parse_survey(spec_ctx *c, const json_t *root);
 int sp_finish_survey(spec_ctx *c, const json_t *root);
-int sp_parse_receivers(spec_ctx *c, const json_t *root);  /* spec_receivers.c */
-int sp_parse_boundary(spec_ctx *c, const json_t *root);   /* spec_boundary.c */
-/* After the sources: the CPML's default frequency (their largest Ricker f0), or an error
- * at boundary.frequency when it is missing and no source has one (spec_boundary.c). */
-int sp_finish_boundary(spec_ctx *c);
 int sp_parse_snapshots(spec_ctx *c, const json_t *root);  /* spec_snapshots.c */
 int sp_parse_wall_time(spec_ctx *c, const json_t *root);  /* spec_wall_time.c */
-
-/* ---- what kinds share (kinds/<kind>/ call these from their fdw_kind_ops) ---- */
-
-/* Wave kinds (spec_wave.c): velocity, time, boundary, sources and receivers in order; the
- * warnings that need them; device memory of bytes_per_point per point plus the ghost
- * planes of exchanged_fields arrays per slab boundary and the receiver recordings. */
-int sp_parse_wave(spec_ctx *c, const json_t *root);
-void sp_wave_warnings(spec_ctx *c);
-uint64_t sp_wave_device_bytes(const fdw_spec *spec, unsigned bytes_per_point,
-                              unsigned exchanged_fields);
-/* Field kinds (spec_field.c): "iterations" and the unused wave settings; device memory of
- * the two fields and their ghost planes. */
-int sp_parse_field(spec_ctx *c, const json_t *root);
-uint64_t sp_field_device_bytes(const fdw_spec *spec);
 
 #endif

@@ -5,7 +5,7 @@
  * is checked against the limits (spec_limits.c) before anything is expanded; every shot
  * position, and every spread receiver of every shot, is checked against the grid with an
  * error naming the field. The normalised spec keeps the compact form the user wrote. */
-#include "spec/spec_parse.h"
+#include "kinds/wave/wave_spec.h"
 #include "spec/spec_survey.h"
 
 #include <limits.h>
@@ -95,7 +95,7 @@ static int add_wavelet(spec_ctx *c, fdw_survey *sv, const json_t *w, const char 
     memset(src, 0, sizeof *src);
     sv->nwavelets++; /* so fdw_survey_free releases what it loads */
     *index = sv->nwavelets - 1;
-    return sp_parse_wavelet(c, w, path, *index, src, norm);
+    return wave_parse_wavelet(c, w, path, *index, src, norm);
 }
 
 /* "shots": [{"position", "wavelet"?}, ...]; dflt: the index of survey.wavelet or -1. */

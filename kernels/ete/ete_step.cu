@@ -1,10 +1,10 @@
-// ete_step.cu — the ETE kind's kernels (fdwk_ete.h): the 2.5D kernel, whose block owns a
-// TX x TY tile and walks a chunk of z with planes k - 1, k and k + 1 of its tile (x/y halo
+// ete_step.cu — the ETE kind's kernel (fdwk_ete.h): the 2.5D kernel, whose block owns a
+// 32 x 8 tile and walks a chunk of z with planes k - 1, k and k + 1 of its tile (x/y halo
 // 4) in a ring of three shared-memory stages and its column's z neighbours in a register
-// queue; the same walk with the table's distinct columns and the bins in shared memory
-// (optionally with one-bin planes' weights in registers); the one-thread-per-point
-// reference; and fdwk_ete_columns, which finds the distinct columns on the host. All
-// evaluate ete_point.cuh's update.
+// queue, with the table's distinct columns and the bins in shared memory (the default), or
+// where the table does not fit, bins and table rows through the read-only cache (the
+// fallback); and fdwk_ete_columns, which finds the distinct columns on the host. Both
+// evaluate ete_point.cuh's update. The variants measured and dropped: docs/gpu.md.
 #include "ete/fdwk_ete.h"
 #include "ete/ete_point.cuh"
 
@@ -37,12 +37,6 @@ struct ete_shared_table {
 
 __host__ __device__ constexpr int ete_tab_stride(int nbins) { return nbins | 1; }
 
-// One bin's 16 weights in registers (the uniform path: every bin a point reads is that bin).
-struct ete_reg_table {
-    const float *w;
-    __device__ __forceinline__ float operator()(unsigned, int s) const { return w[s]; }
-};
-
 // Shared memory of the 2.5D kernel: three stages of the tile's p; TAB: the table's ncol
 // columns first and three stages of its bins after.
 template <int TX, int TY, bool TAB>
@@ -60,10 +54,7 @@ __host__ __device__ constexpr size_t ete25_smem(int nbins, int ncol)
 // neighbours in a register queue), so the 36 gathers of a point come from shared memory
 // instead of the read-only cache, where a warp's gathers from random bins touch up to 32
 // lines each; else bins and table rows come through the read-only cache.
-// UNI (with TAB): a plane whose three stages hold one bin throughout (the same) and whose
-// column's z neighbours have it too takes that bin's weights from registers, with no bin
-// reads: the same values, so the same bits (a layer's interior, a constant model).
-template <int TX, int TY, bool TAB, bool UNI>
+template <int TX, int TY, bool TAB>
 __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
 {
     constexpr int SW = TX + 2 * ER, SH = TY + 2 * ER, SS = SW * SH;
@@ -87,14 +78,9 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
             for (int m = tid; m < a.nbins; m += TX * TY)
                 T[c * stride + m] = __ldg(a.tabc + (long)c * a.nbins + m);
 
-    // UNI: the reference bin of plane k, one grid cell of the tile every thread reads
-    const long refcol = (long)min(blockIdx.y * TY, a.ny - 1) * a.pitch + min(blockIdx.x * TX, a.nx - 1);
-    auto refbin = [&](int k) -> unsigned { return UNI ? __ldg(idx + (long)k * plane + refcol) : 0u; };
     // plane k's tile and halo (p, and with TAB the bins) into a stage; cells outside the
-    // padded region (never needed by a point of the grid) read as zero. Returns, with UNI,
-    // whether every bin this thread stored is ref.
-    auto load = [&](int st, int k, unsigned ref) -> int {
-        int same = 1;
+    // padded region (never needed by a point of the grid) read as zero.
+    auto load = [&](int st, int k) {
         for (int t = tid; t < SS; t += TX * TY) {
             const int yy = t / SW, xx = t - yy * SW;
             const int gi = gi0 + xx, gj = gj0 + yy;
@@ -104,12 +90,10 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
                 const long o = (long)k * plane + (long)gj * a.pitch + gi;
                 v = u[o];
                 if (TAB) bb = __ldg(idx + o);
-                if (UNI) same &= bb == ref;
             }
             U[st * SS + t] = v;
             if (TAB) B[st * SS + t] = bb;
         }
-        return same;
     };
 
     float q[2 * ER + 1];     // q[d] = p(k - ER + d) at the thread's column
@@ -120,34 +104,16 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
         if (TAB) qb[d] = in ? __ldg(idx + (long)(kb - ER + d) * plane + col) : 0u;
     }
     int sm = 0, sc = 1, sp = 2; // stages of planes k - 1, k, k + 1
-    // UNI: whether each stage holds one bin throughout (block-wide), and that bin
-    int uni_m = 0, uni_c = 0, uni_p = 0;
-    unsigned ref_m = 0, ref_c = 0, ref_p = 0;
     if (kb < ke) {
-        ref_m = refbin(kb - 1);
-        ref_c = refbin(kb);
-        const int pm = load(sm, kb - 1, ref_m), pc = load(sc, kb, ref_c);
-        if (UNI) {
-            uni_m = __syncthreads_and(pm);
-            uni_c = __syncthreads_and(pc);
-        }
+        load(sm, kb - 1);
+        load(sc, kb);
     }
     const int x = tx + ER, y = ty + ER;
     for (int k = kb; k < ke; ++k) {
         q[2 * ER] = in ? u[(long)(k + ER) * plane + col] : 0.f;
         if (TAB) qb[2 * ER] = in ? __ldg(idx + (long)(k + ER) * plane + col) : 0u;
-        ref_p = refbin(k + 1);
-        const int pp = load(sp, k + 1, ref_p);
-        if (UNI)
-            uni_p = __syncthreads_and(pp);
-        else
-            __syncthreads();
-        bool uniform = false;
-        if (UNI && uni_m && uni_c && uni_p && ref_m == ref_c && ref_p == ref_c) {
-            uniform = true;
-#pragma unroll
-            for (int d = 0; d <= 2 * ER; ++d) uniform = uniform && qb[d] == ref_c;
-        }
+        load(sp, k + 1);
+        __syncthreads();
         if (in) {
             const float *M = U + sm * SS, *C = U + sc * SS, *P = U + sp * SS;
             auto at = [&](int dx, int dy, int dz) -> float {
@@ -158,13 +124,7 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
             };
             const long o = (long)k * plane + col;
             float l;
-            if (UNI && uniform) {
-                float w[16];
-#pragma unroll
-                for (int s = 0; s < 16; ++s) w[s] = T[a.col[s] * stride + (int)ref_c];
-                auto bin = [&](int, int, int) -> unsigned { return ref_c; };
-                l = ete_sum(ref_c, ete_reg_table{w}, at, bin);
-            } else if constexpr (TAB) {
+            if constexpr (TAB) {
                 const uint16_t *BM = B + sm * SS, *BC = B + sc * SS, *BP = B + sp * SS;
                 auto bin = [&](int dx, int dy, int dz) -> unsigned {
                     const int c = (y + dy) * SW + x + dx;
@@ -189,38 +149,11 @@ __global__ void __launch_bounds__(TX *TY) ete25_kernel(const fdwk_ete_args a)
         sm = sc;
         sc = sp;
         sp = t;
-        uni_m = uni_c;
-        uni_c = uni_p;
-        ref_m = ref_c;
-        ref_c = ref_p;
 #pragma unroll
         for (int d = 0; d < 2 * ER; ++d) {
             q[d] = q[d + 1];
             if (TAB) qb[d] = qb[d + 1];
         }
-    }
-}
-
-__global__ void ete_point_kernel(const fdwk_ete_args a)
-{
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    const int j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= a.nx || j >= a.ny) return;
-    for (int k = a.k0 + blockIdx.z; k < a.k1; k += gridDim.z) {
-        const long o = (long)k * a.plane + (long)j * a.pitch + i;
-        const float *__restrict__ u = a.u + o;
-        const uint16_t *__restrict__ ix = a.idx + o;
-        auto at = [&](int dx, int dy, int dz) -> float {
-            return u[(long)dz * a.plane + (long)dy * a.pitch + dx];
-        };
-        auto bin = [&](int dx, int dy, int dz) -> unsigned {
-            return __ldg(ix + (long)dz * a.plane + (long)dy * a.pitch + dx);
-        };
-        const unsigned b = ix[0];
-        const float l = ete_sum(b, ete_global_table{a.table}, at, bin);
-        float r = ete_update(u[0], a.out[o], l, ete_damping(a, i, j, k));
-        if (a.free_surface && a.kglob + k == 0) r = 0.f;
-        a.out[o] = r;
     }
 }
 
@@ -248,7 +181,7 @@ int zchunk_for(int zchunk, long xy, int nk)
 
 // The 2.5D kernel; TAB where the table and the rings fit a block's shared memory, else the
 // kernel of the same tile without it (a model of more bins than that).
-template <int TX, int TY, bool TAB, bool UNI = false>
+template <int TX, int TY, bool TAB>
 int launch_25d(const fdwk_ete_args &a, int nk, cudaStream_t s)
 {
     size_t bytes = ete25_smem<TX, TY, TAB>(a.nbins, a.ncol);
@@ -258,16 +191,16 @@ int launch_25d(const fdwk_ete_args &a, int nk, cudaStream_t s)
         if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
                 cudaSuccess ||
             a.nbins < 1 || !a.tabc || a.ncol < 1 || a.ncol > 16 || bytes > (size_t)optin)
-            return launch_25d<TX, TY, false, false>(a, nk, s);
+            return launch_25d<TX, TY, false>(a, nk, s);
         const cudaError_t e = cudaFuncSetAttribute(
-            ete25_kernel<TX, TY, TAB, UNI>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+            ete25_kernel<TX, TY, TAB>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
         if (e != cudaSuccess) return (int)e;
     }
     const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY - 1) / TY;
     fdwk_ete_args b = a;
     b.zchunk = zchunk_for(a.zchunk, (long)gx * gy, nk);
     dim3 grid(gx, gy, (nk + b.zchunk - 1) / b.zchunk);
-    ete25_kernel<TX, TY, TAB, UNI><<<grid, dim3(TX, TY), bytes, s>>>(b);
+    ete25_kernel<TX, TY, TAB><<<grid, dim3(TX, TY), bytes, s>>>(b);
     return (int)cudaGetLastError();
 }
 
@@ -280,17 +213,8 @@ extern "C" int fdwk_ete_step(const fdwk_ete_args *a, fdwk_stream st)
     const int nk = a->k1 - a->k0;
     if (nk <= 0 || a->nx <= 0 || a->ny <= 0) return 0;
     switch (a->variant) {
-    case FDWK_ETE_25D_32X16: return fdwk::launch_25d<32, 16, false>(*a, nk, s);
-    case FDWK_ETE_25D_32X8: return fdwk::launch_25d<32, 8, false>(*a, nk, s);
-    case FDWK_ETE_TAB_32X16: return fdwk::launch_25d<32, 16, true>(*a, nk, s);
-    case FDWK_ETE_DEFAULT:
-    case FDWK_ETE_TAB_32X8: return fdwk::launch_25d<32, 8, true>(*a, nk, s);
-    case FDWK_ETE_TAB_32X8_UNIFORM: return fdwk::launch_25d<32, 8, true, true>(*a, nk, s);
-    case FDWK_ETE_POINT: {
-        dim3 block(32, 8), grid((a->nx + 31) / 32, (a->ny + 7) / 8, nk < 65535 ? nk : 65535);
-        fdwk::ete_point_kernel<<<grid, block, 0, s>>>(*a);
-        return (int)cudaGetLastError();
-    }
+    case FDWK_ETE_DEFAULT: return fdwk::launch_25d<32, 8, true>(*a, nk, s);
+    case FDWK_ETE_CACHE: return fdwk::launch_25d<32, 8, false>(*a, nk, s);
     default: return (int)cudaErrorInvalidValue;
     }
 }
@@ -322,12 +246,7 @@ extern "C" const char *fdwk_ete_variant_name(int v)
 {
     switch (v) {
     case FDWK_ETE_DEFAULT: return "default (2.5D 32x8, table in shared memory)";
-    case FDWK_ETE_25D_32X16: return "2.5D 32x16";
-    case FDWK_ETE_25D_32X8: return "2.5D 32x8";
-    case FDWK_ETE_POINT: return "one thread per point";
-    case FDWK_ETE_TAB_32X16: return "2.5D 32x16, table in shared memory";
-    case FDWK_ETE_TAB_32X8: return "2.5D 32x8, table in shared memory";
-    case FDWK_ETE_TAB_32X8_UNIFORM: return "2.5D 32x8, table in shared memory, one-bin planes from registers";
+    case FDWK_ETE_CACHE: return "2.5D 32x8, table through the read-only cache (the fallback)";
     default: return nullptr;
     }
 }

@@ -15,16 +15,13 @@
 extern "C" {
 #endif
 
-/* Kernel variants (fdwk_ete_args.variant): the 2.5D kernel with a 32 x 16 or a 32 x 8 tile
+/* Kernel variants (fdwk_ete_args.variant): the default, the 2.5D kernel with a 32 x 8 tile
  * (a block walks a chunk of z with the planes k - 1, k, k + 1 in shared memory and its
- * column's z neighbours in registers; bins and table rows through the read-only cache), the
- * same with the table and the bins in shared memory (where the table fits: else it runs
- * the 2.5D kernel of its tile), the 32 x 8 one where a plane that holds one bin
- * throughout takes that bin's weights from registers (variant 6), or one thread per point
- * reading global memory (the reference the tests hold the others to). */
-enum { FDWK_ETE_DEFAULT = 0, FDWK_ETE_25D_32X16 = 1, FDWK_ETE_25D_32X8 = 2,
-       FDWK_ETE_POINT = 3, FDWK_ETE_TAB_32X16 = 4, FDWK_ETE_TAB_32X8 = 5,
-       FDWK_ETE_TAB_32X8_UNIFORM = 6, FDWK_ETE_VARIANTS = 7 };
+ * column's z neighbours in registers) with the table's distinct columns and the bins in
+ * shared memory, which runs the fallback where the table does not fit a block's shared
+ * memory; and that fallback forced: the same walk with bins and table rows through the
+ * read-only cache (for the tests and fdwave-bench). */
+enum { FDWK_ETE_DEFAULT = 0, FDWK_ETE_CACHE = 1, FDWK_ETE_VARIANTS = 2 };
 
 typedef struct fdwk_ete_args {
     float *out;                /* p(t - dt) on entry, p(t + dt) on exit */
@@ -34,7 +31,7 @@ typedef struct fdwk_ete_args {
     const float *table;        /* nbins x 16 weights */
     int nbins;
     /* The table's distinct columns, transposed (ncol x nbins: column c's weight of bin m at
-     * tabc[c * nbins + m]) for the shared-table variants: slot s of the table is column
+     * tabc[c * nbins + m]) for the shared-table kernel: slot s of the table is column
      * col[s] (equal spacing makes the three axes' and the three edge slots equal: 6
      * columns instead of 16, so a table of about 8,000 bins fits a block's shared memory). */
     const float *tabc;
@@ -59,7 +56,7 @@ int fdwk_ete_step(const fdwk_ete_args *a, fdwk_stream s);
  * wants them. Returns the count (host code). */
 int fdwk_ete_columns(const float *table, int nbins, unsigned char col[16], int src[16],
                      float *tabc);
-/* The name of variant v ("2.5D 32x16", ...), NULL when there is none. */
+/* The name of variant v (for fdwave-bench and the tests), NULL when there is none. */
 const char *fdwk_ete_variant_name(int v);
 
 #ifdef __cplusplus

@@ -279,8 +279,8 @@ JSON
   echo "mpi exit ${PIPESTATUS[0]}" | tee -a "$LOG"
 fi
 # Stage "ete" (only when named): the ETE kind: tests/gpu/test_gpu_ete (GPU against the CPU
-# backend bit for bit, every kernel variant, slabs, its time against FD at a fifth of its
-# dt), compute-sanitizer memcheck on its small job (test_gpu_ete --small), and fdwave-bench
+# backend bit for bit, the default kernel and its fallback, slabs, its time against FD at a
+# fifth of its dt), compute-sanitizer memcheck on its small job (test_gpu_ete --small), and fdwave-bench
 # --only ete (kernels at 512^3 and 1024x1024x512, the seed's three kernels, the whole job,
 # the seed's Table 3 case). Logs: ete.log; records: bench_ete.json.
 if printf '%s\n' "${STAGES[@]}" | grep -qx ete; then

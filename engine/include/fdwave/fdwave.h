@@ -275,7 +275,8 @@ typedef struct fdw_tuning {
      * the two agree within a few ulps, the portable one is bit-identical to the GPU; ETE:
      * the two give the same bits). */
     int cpu_portable;
-    /* CUDA ETE kind: its kernel variant (0: the default; docs/ete.md). */
+    /* CUDA ETE kind: its kernel (0: the default; 1: its fallback, the table through the
+     * read-only cache, forced; docs/ete.md). */
     int cuda_config;
     /* CUDA 2.5D update (acoustic, stencil) and ETE kernel: planes per block along z
      * (0: automatic). */

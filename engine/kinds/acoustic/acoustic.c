@@ -14,7 +14,7 @@
 #include "run/cpml.h"
 #include "run/problem.h"
 #include "run/run_state.h"
-#include "spec/spec_parse.h"
+#include "kinds/wave/wave_spec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +39,7 @@ static uint64_t acoustic_device_bytes(const fdw_spec *spec)
         cpml = 8 * ((uint64_t)(b->width[0] + b->width[1]) * ny * nz +
                     (uint64_t)(b->width[2] + b->width[3]) * nx * nz + wz * nx * ny);
     }
-    return sp_wave_device_bytes(spec, 12, 3) + cpml;
+    return wave_device_bytes(spec, 12, 3) + cpml;
 }
 
 uint64_t fdw_acoustic_cpml_points(const fdw_problem *p, int a, int z0, int nz)
@@ -193,23 +193,31 @@ static fdw_status acoustic_build(const fdw_spec *spec, fdw_problem *prob, fdw_er
 
 const fdw_kind_ops fdw_kind_acoustic = {
     .name = "acoustic",
-    .keys = KEYS,
     .wave = 1,
-    .parse = sp_parse_wave,
-    .warnings = sp_wave_warnings,
-    .build = acoustic_build,
-    .check = acoustic_check,
-    .free_problem = acoustic_free_problem,
-    .device_bytes = acoustic_device_bytes,
-    .shed = acoustic_shed,
-    .cpu = &fdw_acoustic_cpu,
+    .section = {
+        .keys = KEYS,
+        .parse = wave_parse,
+        .warnings = wave_warnings,
+        .device_bytes = acoustic_device_bytes,
+    },
+    .problem = {
+        .build = acoustic_build,
+        .check = acoustic_check,
+        .free = acoustic_free_problem,
+        .shed = acoustic_shed,
+    },
+    .run = {
+        .cpu = &fdw_acoustic_cpu,
 #ifdef FDW_HAVE_CUDA
-    .cuda = &fdw_acoustic_cuda,
+        .cuda = &fdw_acoustic_cuda,
 #endif
-    .finish = fdw_run_write_gathers,
-    .unstable_field = "velocity",
-    .unstable_hint = "the finite-difference scheme is stable at this dt for the model's "
-                     "largest velocity (time.dt is checked against it), so look at the "
-                     "velocity model (values its scan did not expect) and the absorbing "
-                     "boundary's parameters (boundary)",
+    },
+    .out = {
+        .finish = fdw_run_write_gathers,
+        .unstable_field = "velocity",
+        .unstable_hint = "the finite-difference scheme is stable at this dt for the model's "
+                         "largest velocity (time.dt is checked against it), so look at the "
+                         "velocity model (values its scan did not expect) and the absorbing "
+                         "boundary's parameters (boundary)",
+    },
 };

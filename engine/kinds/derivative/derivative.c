@@ -10,7 +10,7 @@
 #include "core/fd_coeffs.h"
 #include "run/problem.h"
 #include "run/run_state.h"
-#include "spec/spec_parse.h"
+#include "kinds/field/field_spec.h"
 
 #include <float.h>
 #include <math.h>
@@ -67,7 +67,7 @@ static int derivative_parse(spec_ctx *c, const json_t *root)
     if (!k)
         return sp_fail(c, "", "out of memory parsing the spec");
     s->kspec = k;
-    if (sp_enum(c, root, "", "axis", 1, AXES, &axis) || sp_parse_field(c, root))
+    if (sp_enum(c, root, "", "axis", 1, AXES, &axis) || field_parse(c, root))
         return -1;
     k->axis = (fdw_axis)axis;
     json_t *arr;
@@ -254,21 +254,26 @@ static fdw_status derivative_finish(fdw_run_state *r, char *extra, size_t len, f
 
 const fdw_kind_ops fdw_kind_derivative = {
     .name = "derivative",
-    .keys = KEYS,
     .fixed_order = 8,
     .periodic = 1,
-    .parse = derivative_parse,
-    .free_spec = derivative_free_spec,
-    .build = derivative_build,
-    .free_problem = derivative_free_problem,
-    .device_bytes = sp_field_device_bytes,
-    .cpu = &fdw_derivative_cpu,
+    .section = {
+        .keys = KEYS,
+        .parse = derivative_parse,
+        .free = derivative_free_spec,
+        .device_bytes = field_device_bytes,
+    },
+    .problem = {.build = derivative_build, .free = derivative_free_problem},
+    .run = {
+        .cpu = &fdw_derivative_cpu,
 #ifdef FDW_HAVE_CUDA
-    .cuda = &fdw_derivative_cuda,
+        .cuda = &fdw_derivative_cuda,
 #endif
-    .finish = derivative_finish,
-    .unstable_field = "iterations",
-    .unstable_hint = "each iteration differentiates the field again and amplifies its "
-                     "rounding noise",
-    .after_step = derivative_after_step,
+        .after_step = derivative_after_step,
+    },
+    .out = {
+        .finish = derivative_finish,
+        .unstable_field = "iterations",
+        .unstable_hint = "each iteration differentiates the field again and amplifies its "
+                         "rounding noise",
+    },
 };

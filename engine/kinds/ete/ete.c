@@ -15,7 +15,7 @@
 #include "output/atomic_file.h"
 #include "run/problem.h"
 #include "run/run_state.h"
-#include "spec/spec_parse.h"
+#include "kinds/wave/wave_spec.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -34,7 +34,7 @@ static const char *const KEYS[] = {"velocity", "time", "sources", "receivers", "
 static uint64_t ete_device_bytes(const fdw_spec *spec)
 {
     const uint64_t table = (uint64_t)ETE_MAX_BINS * ETE_TABLE_STRIDE * sizeof(float);
-    return sp_wave_device_bytes(spec, 10, 3) + (uint64_t)spec->ndevices * table;
+    return wave_device_bytes(spec, 10, 3) + (uint64_t)spec->ndevices * table;
 }
 
 /* The arrays of d (not d itself). */
@@ -232,26 +232,34 @@ static fdw_status ete_finish(fdw_run_state *r, char *extra, size_t len, fdw_erro
 
 const fdw_kind_ops fdw_kind_ete = {
     .name = "ete",
-    .keys = KEYS,
     .fixed_order = 8,
     .wave = 1,
-    .parse = fdw_ete_parse,
-    .warnings = fdw_ete_warnings,
-    .free_spec = fdw_ete_free_spec,
-    .build = ete_build,
-    .check = ete_check,
-    .free_problem = ete_free_problem,
-    .device_bytes = ete_device_bytes,
-    .shed = ete_shed,
-    .share = ete_share,
-    .unshare = ete_unshare,
-    .cpu = &fdw_ete_cpu,
+    .section = {
+        .keys = KEYS,
+        .parse = fdw_ete_parse,
+        .warnings = fdw_ete_warnings,
+        .free = fdw_ete_free_spec,
+        .device_bytes = ete_device_bytes,
+    },
+    .problem = {
+        .build = ete_build,
+        .check = ete_check,
+        .free = ete_free_problem,
+        .shed = ete_shed,
+        .share = ete_share,
+        .unshare = ete_unshare,
+    },
+    .run = {
+        .cpu = &fdw_ete_cpu,
 #ifdef FDW_HAVE_CUDA
-    .cuda = &fdw_ete_cuda,
+        .cuda = &fdw_ete_cuda,
 #endif
-    .finish = ete_finish,
-    .unstable_field = "time.dt",
-    .unstable_hint = "the ETE operator at this dt is unstable on this model (where velocity "
-                     "bins meet): a smaller time.dt, or \"auto\", whose check on the model "
-                     "picks a stable dt",
+    },
+    .out = {
+        .finish = ete_finish,
+        .unstable_field = "time.dt",
+        .unstable_hint = "the ETE operator at this dt is unstable on this model (where velocity "
+                         "bins meet): a smaller time.dt, or \"auto\", whose check on the model "
+                         "picks a stable dt",
+    },
 };

@@ -6,7 +6,7 @@
  * the model's range (its ends and three between, geometrically) meet the accuracy target:
  * by default no worse than the order-8 acoustic scheme at a fifth of that dt over the same
  * band, or ete.max_phase_error. The band defaults to |k| <= 2 pi fmax / v with fmax = 2.5
- * times the largest Ricker f0 (the house's shortest-wavelength rule, spec_wave.c).
+ * times the largest Ricker f0 (the house's shortest-wavelength rule, kinds/wave/wave_spec.c).
  * Then the operator as assembled on the model itself is checked (ete_stability.h): where
  * velocity bins meet it can be unstable although every bin's fit is not, so dt auto comes
  * down to the largest dt found stable there, and a given dt that is not is refused naming
@@ -15,7 +15,7 @@
 #include "kinds/ete/ete.h"
 #include "kinds/ete/ete_stability.h"
 #include "model/model_io.h"
-#include "spec/spec_parse.h"
+#include "kinds/wave/wave_spec.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -90,7 +90,7 @@ static int parse_section(spec_ctx *c, const json_t *root, fdw_ete_spec *k)
     if (k->fmax > nyquist)
         return sp_fail(c, "ete.fmax", "ete.fmax is %g Hz but the grid holds at most %.4g Hz "
                        "(vmin / (2 h) with vmin %g m/s, h %g m: 2 points per wavelength)",
-                       k->fmax, sp_trunc4(nyquist), s->vmin,
+                       k->fmax, wave_trunc4(nyquist), s->vmin,
                        fmax(s->dx, fmax(s->dy, s->dz)));
     if (!(k->fmax > 0) && !(k->ppw > 0)) {
         if (!(c->f0max > 0))
@@ -204,11 +204,11 @@ static int resolve_dt(spec_ctx *c, const json_t *root, fdw_ete_spec *k, double d
                                "would turn by more than 0.9 pi per step; the largest dt that "
                                "can be fitted is %.4g s", dt_given,
                                k->fmax > 0 ? "ete.fmax" : "ete.ppw at vmax",
-                               sp_trunc4(k->dt_fit_max));
+                               wave_trunc4(k->dt_fit_max));
             return sp_fail(c, "time.dt", "dt %g s cannot be fitted by a stable ETE operator "
                            "with vmax %g m/s and spacing (%g, %g, %g) m: the largest dt that "
                            "can be fitted is %.4g s", dt_given, s->vmax, s->dx, s->dy, s->dz,
-                           sp_trunc4(k->dt_fit_max));
+                           wave_trunc4(k->dt_fit_max));
         }
         s->dt = dt_given;
         if (check_small_dt(c, s->dt))
@@ -217,7 +217,7 @@ static int resolve_dt(spec_ctx *c, const json_t *root, fdw_ete_spec *k, double d
         if (rc > 0)
             return sp_fail(c, "time.dt", "dt %g s cannot be fitted by a stable ETE operator "
                            "at every velocity of the model; the largest dt that can be fitted "
-                           "is %.4g s", dt_given, sp_trunc4(k->dt_fit_max));
+                           "is %.4g s", dt_given, wave_trunc4(k->dt_fit_max));
         if (rc < 0)
             return -1;
         k->phase_error = err;
@@ -238,7 +238,7 @@ static int resolve_dt(spec_ctx *c, const json_t *root, fdw_ete_spec *k, double d
         if (narrow(c, k, 0.5 * (lo + hi), &lo, &hi))
             return -1;
     /* lowered to a gather interval of whole microseconds (a SEG-Y header holds it exactly) */
-    s->dt = sp_whole_us_dt(root, s->dt_safety * lo);
+    s->dt = wave_whole_us_dt(root, s->dt_safety * lo);
     if (check_small_dt(c, s->dt) || fits_at(c, k, s->dt, &err, &excess) != 0)
         return -1;
     k->phase_error = err;
@@ -285,7 +285,7 @@ static void free_data(fdw_ete_data *d)
  * interval), or a given dt truncated to 4 digits as a refusal names it. */
 static double candidate(spec_ctx *c, const json_t *root, double dt)
 {
-    return c->spec->dt_auto ? sp_whole_us_dt(root, dt) : sp_trunc4(dt);
+    return c->spec->dt_auto ? wave_whole_us_dt(root, dt) : wave_trunc4(dt);
 }
 
 /* The largest stable dt below s->dt (found unstable, spectrum *bad): tried at fractions
@@ -420,23 +420,23 @@ int fdw_ete_parse(spec_ctx *c, const json_t *root)
                        "\"ete\" (its auxiliary fields assume the finite-difference update): use "
                        "\"sponge\" or \"none\"");
     double dt_given = 0.0;
-    if (sp_parse_velocity(c, root) || sp_parse_time_members(c, root, 1.0, &dt_given))
+    if (wave_parse_velocity(c, root) || wave_parse_time_members(c, root, 1.0, &dt_given))
         return -1;
     if (s->sample_interval > 0) /* ETE fits its table to its own dt (resolve_dt) */
         return sp_fail(c, "time.sample_interval",
                        "time.sample_interval is not supported by kind \"ete\", whose dt is "
                        "fitted to its accuracy target: use receivers.interval");
-    /* a survey's shots stand in for the sources (spec_survey.c), as in sp_parse_wave */
+    /* a survey's shots stand in for the sources (spec_survey.c), as in wave_parse */
     const int survey = json_object_get(root, "survey") != NULL;
-    if (sp_parse_boundary(c, root) ||
-        (survey ? sp_parse_survey(c, root) : sp_parse_sources(c, root)) ||
-        sp_finish_boundary(c) || sp_parse_receivers(c, root) ||
+    if (wave_parse_boundary(c, root) ||
+        (survey ? sp_parse_survey(c, root) : wave_parse_sources(c, root)) ||
+        wave_finish_boundary(c) || wave_parse_receivers(c, root) ||
         (survey && sp_finish_survey(c, root)) || parse_section(c, root, k) ||
         resolve_dt(c, root, k, dt_given) ||
         (!(c->opts && c->opts->defer_model_checks) && check_model(c, root, k)))
         return -1;
     s->dt_max = k->dt_fit_max;
-    if (sp_check_dt(c, "time.dt") || sp_check_dt_resolution(c))
+    if (wave_check_dt(c, "time.dt") || wave_check_dt_resolution(c))
         return -1;
     json_t *t = json_pack("{sIsf sbsf}", "nt", (json_int_t)s->nt, "dt", s->dt, "dt_auto",
                           s->dt_auto, "dt_max", k->dt_fit_max);
@@ -466,7 +466,7 @@ int fdw_ete_parse(spec_ctx *c, const json_t *root)
 
 void fdw_ete_warnings(spec_ctx *c)
 {
-    sp_wave_warnings(c);
+    wave_warnings(c);
     const fdw_spec *s = c->spec;
     const fdw_ete_spec *k = s->kspec;
     if (k->dt_unstable > 0)

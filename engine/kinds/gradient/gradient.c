@@ -14,24 +14,5 @@ static int gradient_parse(struct spec_ctx *c, const struct json_t *root)
     return fdw_img_parse(c, root, IMG_GRADIENT);
 }
 
-const fdw_kind_ops fdw_kind_gradient = {
-    .name = "gradient",
-    .keys = KEYS,
-    .wave = 1,
-    .parse = gradient_parse,
-    .warnings = fdw_img_warnings,
-    .free_spec = fdw_img_free_spec,
-    .build = fdw_img_build,
-    .free_problem = fdw_img_free_problem,
-    .device_bytes = fdw_img_device_bytes,
-    .cpu = &fdw_img_cpu,
-#ifdef FDW_HAVE_CUDA
-    .cuda = &fdw_img_cuda,
-#endif
-    .finish = fdw_img_finish,
-    .stack = &fdw_img_gradient_stack,
-    .unstable_field = "velocity",
-    .unstable_hint = "the finite-difference scheme is stable at this dt for the model's largest "
-                     "velocity (time.dt is checked against it), so look at the velocity model "
-                     "and the data's amplitudes",
-};
+const fdw_kind_ops fdw_kind_gradient = {FDW_IMG_KIND("gradient", KEYS, gradient_parse),
+                                          .stack = &fdw_img_gradient_stack};

@@ -422,19 +422,8 @@ static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, 
     spread(c, c->v, d->vdt2);
     /* the sponge, zeros on the axes without (the kernel reads all three) */
     const int sponge = prob->qx || prob->qy || prob->qz;
-    if (sponge) {
-        c->qx = calloc((size_t)c->nx, sizeof(float));
-        c->qy = calloc((size_t)c->ny, sizeof(float));
-        c->qz = calloc((size_t)c->nz, sizeof(float));
-        if (!c->qx || !c->qy || !c->qz)
-            return nomem(c, err);
-        if (prob->qx)
-            memcpy(c->qx, prob->qx, (size_t)c->nx * sizeof(float));
-        if (prob->qy)
-            memcpy(c->qy, prob->qy, (size_t)c->ny * sizeof(float));
-        if (prob->qz)
-            memcpy(c->qz, prob->qz, (size_t)c->nz * sizeof(float));
-    }
+    if (cpu_copy_sponge(prob, &c->qx, &c->qy, &c->qz))
+        return nomem(c, err);
     cpu_acoustic_args *a = &c->a;
     a->v = at_origin(c, c->v);
     a->sy = c->px;
@@ -606,6 +595,3 @@ const fdw_backend fdw_img_cpu_engine = {
     .field_peak = cpu_img_field_peak,
     .device_bytes = cpu_img_device_bytes,
 };
-
-/* The kinds' CPU entry: the engine above in place of the shared slab step. */
-const fdw_cpu_ops fdw_img_cpu = {.engine = &fdw_img_cpu_engine};

@@ -688,6 +688,3 @@ const fdw_backend fdw_img_cuda_engine = {
     .field_peak = gpu_field_peak,
     .device_bytes = gpu_device_bytes,
 };
-
-/* The kinds' CUDA entry: the engine above in place of the shared slab step. */
-const fdw_cuda_ops fdw_img_cuda = {.engine = &fdw_img_cuda_engine};

@@ -107,7 +107,7 @@ typedef struct img_segy img_segy;
 int fdw_img_segy_wanted(const struct json_t *root);
 /* Before the wave sections: data's members, the shot's traces and geometry from the
  * headers (or, in a trusted normalised spec, from its record) into k->segy, and *wave, a
- * copy of root with the shot's receivers and sample interval for sp_parse_wave. */
+ * copy of root with the shot's receivers and sample interval for wave_parse. */
 int fdw_img_segy_scan(struct spec_ctx *c, const struct json_t *root, fdw_img_spec *k,
                       struct json_t **wave);
 /* After them: the spec's one source against the headers', the traces long enough for nt;
@@ -164,11 +164,27 @@ fdw_status fdw_img_finish(struct fdw_run_state *r, char *extra, size_t len, fdw_
 extern const struct fdw_stack_ops fdw_img_rtm_stack;
 extern const struct fdw_stack_ops fdw_img_gradient_stack;
 
+/* The entry in the kind table (kind.h) the imaging kinds share: each gives its name, its
+ * top-level keys and its parse (its fdw_img_kind), and rtm and gradient their stack. */
+#ifdef FDW_HAVE_CUDA
+#define FDW_IMG_CUDA_ENGINE .cuda_engine = &fdw_img_cuda_engine
+#else
+#define FDW_IMG_CUDA_ENGINE .cuda_engine = NULL
+#endif
+#define FDW_IMG_KIND(name_, keys_, parse_)                                                   \
+    .name = name_, .wave = 1,                                                                \
+    .section = {.keys = keys_, .parse = parse_, .warnings = fdw_img_warnings,                \
+                .free = fdw_img_free_spec, .device_bytes = fdw_img_device_bytes},            \
+    .problem = {.build = fdw_img_build, .free = fdw_img_free_problem},                       \
+    .run = {.cpu_engine = &fdw_img_cpu_engine, FDW_IMG_CUDA_ENGINE},                         \
+    .out = {.finish = fdw_img_finish, .unstable_field = "velocity",                          \
+            .unstable_hint = "the finite-difference scheme is stable at this dt for the "   \
+                             "model's largest velocity (time.dt is checked against it), so " \
+                             "look at the velocity model and the data's amplitudes"}
+
 /* ---- the engines: the CPU's (cpu_imaging.c), the GPU's (cuda_imaging.c, CUDA builds);
  * their entries in the kinds' tables ---- */
 extern const fdw_backend fdw_img_cpu_engine;
 extern const fdw_backend fdw_img_cuda_engine;
-extern const struct fdw_cpu_ops fdw_img_cpu;
-extern const struct fdw_cuda_ops fdw_img_cuda;
 
 #endif

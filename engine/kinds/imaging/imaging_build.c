@@ -10,7 +10,7 @@
 #include "model/model_io.h"
 #include "run/problem.h"
 #include "spec/spec.h"
-#include "spec/spec_parse.h"
+#include "kinds/wave/wave_spec.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -44,7 +44,7 @@ uint64_t fdw_img_device_bytes(const fdw_spec *spec)
     const uint64_t pad = (uint64_t)(spec->nz + 2 * spec->radius) * (spec->nx + 32) *
                          (spec->ny + 2 * spec->radius);
     return (pad > pts ? pad : pts) * 4 * fields_held(k->mode, spec->nt) +
-           sp_wave_device_bytes(spec, 0, 0);
+           wave_device_bytes(spec, 0, 0);
 }
 
 /* dv per point: the file, or the points (at their nearest grid point) or layers. */

@@ -3,7 +3,7 @@
  * only FFID, or data.ffid), its geometry from the trace headers by the SEG-Y rev 1 fields
  * and scalars (source and group x/y, elevations and depths; z = datum - elevation), its
  * receivers and sample interval handed to the shared wave sections as if the spec had
- * given them ("receivers" points, time.sample_interval: spec_time.c's dt rule makes the
+ * given them ("receivers" points, time.sample_interval: wave_time.c's dt rule makes the
  * interval a whole number of steps), its source checked against the spec's, and its
  * traces read for the run. The normalised spec records what the headers gave and the
  * file's size and mtime; a trusted re-parse (opts->normalised) uses that record instead

@@ -10,7 +10,7 @@
  * in shot order (a forward survey's all_shots.f32). What these kinds do not take (a CPML,
  * snapshots, a survey of SEG-Y data) is refused naming it. */
 #include "kinds/imaging/imaging.h"
-#include "spec/spec_parse.h"
+#include "kinds/wave/wave_spec.h"
 #include "spec/spec_survey.h"
 
 #include <math.h>
@@ -229,7 +229,7 @@ int fdw_img_parse(spec_ctx *c, const json_t *root, img_mode mode)
     if (refuse(c, root, mode) ||
         (mode != IMG_BORN && fdw_img_segy_wanted(root) && fdw_img_segy_scan(c, root, k, &wave)))
         return -1;
-    const int rc = sp_parse_wave(c, wave ? wave : root);
+    const int rc = wave_parse(c, wave ? wave : root);
     json_decref(wave);
     if (rc)
         return -1;
@@ -251,7 +251,7 @@ int fdw_img_parse(spec_ctx *c, const json_t *root, img_mode mode)
 
 void fdw_img_warnings(spec_ctx *c)
 {
-    sp_wave_warnings(c);
+    wave_warnings(c);
 }
 
 void fdw_img_free_spec(fdw_spec *spec)

@@ -10,7 +10,7 @@
 #include "core/fd_coeffs.h"
 #include "run/problem.h"
 #include "run/run_state.h"
-#include "spec/spec_parse.h"
+#include "kinds/field/field_spec.h"
 
 #include <float.h>
 #include <math.h>
@@ -63,7 +63,7 @@ static int stencil_parse(spec_ctx *c, const json_t *root)
     if (!k)
         return sp_fail(c, "", "out of memory parsing the spec");
     s->kspec = k;
-    if (sp_parse_field(c, root))
+    if (field_parse(c, root))
         return -1;
     json_t *arr;
     if (sp_array(c, root, "", "coefficients", 0, &arr))
@@ -152,17 +152,22 @@ static void stencil_free_problem(fdw_problem *prob)
 
 const fdw_kind_ops fdw_kind_stencil = {
     .name = "stencil",
-    .keys = KEYS,
-    .parse = stencil_parse,
-    .free_spec = stencil_free_spec,
-    .build = stencil_build,
-    .free_problem = stencil_free_problem,
-    .device_bytes = sp_field_device_bytes,
-    .cpu = &fdw_stencil_cpu,
+    .section = {
+        .keys = KEYS,
+        .parse = stencil_parse,
+        .free = stencil_free_spec,
+        .device_bytes = field_device_bytes,
+    },
+    .problem = {.build = stencil_build, .free = stencil_free_problem},
+    .run = {
+        .cpu = &fdw_stencil_cpu,
 #ifdef FDW_HAVE_CUDA
-    .cuda = &fdw_stencil_cuda,
+        .cuda = &fdw_stencil_cuda,
 #endif
-    .finish = fdw_run_write_field,
-    .unstable_field = "coefficients",
-    .unstable_hint = "the coefficients amplify the field at every iteration",
+    },
+    .out = {
+        .finish = fdw_run_write_field,
+        .unstable_field = "coefficients",
+        .unstable_hint = "the coefficients amplify the field at every iteration",
+    },
 };

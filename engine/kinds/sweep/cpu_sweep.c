@@ -1,5 +1,5 @@
 /* cpu_sweep.c — the sweep kind's CPU engine (the CPU's reference, and the multi-device
- * logic tested without a GPU): its backend table (cpu_kind.h "engine"), the parts' memory
+ * logic tested without a GPU): its backend table (kind.h's run.cpu_engine), the parts' memory
  * (every plan slab is a virtual device holding its boxes of layouts A and B, sweep_parts.h),
  * the upload of the initial times, one sweep as its eight operations (shuffle to A, +x,
  * -x, +z, -z, shuffle to B, +y, -y) with their statistics, and the copies of T to the host

@@ -1,4 +1,4 @@
-/* cuda_sweep.c — the sweep kind's CUDA engine: its backend table (cuda_kind.h "engine"),
+/* cuda_sweep.c — the sweep kind's CUDA engine: its backend table (kind.h's run.cuda_engine),
  * the GPUs of the plan (peer access between every pair: the shuffles read any part, the
  * sub-sweeps write their neighbours' halos), every part's memory on its GPU after a check
  * against the GPU's free memory, the shape of each sub-sweep's cooperative launch (threads
@@ -530,4 +530,3 @@ const fdw_backend fdw_sweep_cuda_engine = {
     .device_bytes = sweep_cuda_device_bytes,
 };
 
-const fdw_cuda_ops fdw_sweep_cuda = {.engine = &fdw_sweep_cuda_engine};

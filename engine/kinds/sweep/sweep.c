@@ -1,21 +1,16 @@
 /* sweep.c — the sweep kind (seed: Krishnasamy, Sourouri, Cai 2015; docs/sweep.md): its
  * entry in the kind table. Spec members in sweep_spec*.c, the problem in sweep_build.c;
  * it brings its own engine on each backend (cpu_sweep*.c, cuda_sweep*.c) through the
- * contract's "engine" hooks, since a sweep is no time step of a slab stencil. After each
- * sweep it logs and reports what changed, and under "sweeps": "auto" ends the run once a
+ * contract's run.cpu_engine and run.cuda_engine, since a sweep is no time step of a slab
+ * stencil. After each sweep it logs and reports what changed, and under "sweeps": "auto" ends the run once a
  * sweep changes nothing beyond the tolerance; its outputs are in sweep_outputs.c. */
 #include "kinds/sweep/sweep.h"
 #include "kinds/kind.h"
 
 #include "core/error.h"
-#include "cpu/cpu_kind.h"
 #include "run/run_state.h"
 
 #include <math.h>
-
-#ifdef FDW_HAVE_CUDA
-extern const struct fdw_cuda_ops fdw_sweep_cuda;
-#endif
 
 static const char *const KEYS[] = {"precision", "F", "velocity", "psi", "a", "initial",
                                    "sweeps", "tolerance", "max_sweeps", "output", NULL};
@@ -76,21 +71,22 @@ static fdw_status sweep_finish(fdw_run_state *r, char *extra, size_t len, fdw_er
     return sweep_write_outputs(r, log, n, extra, len, err);
 }
 
-static const fdw_cpu_ops sweep_cpu = {.engine = &fdw_sweep_cpu_engine};
-
 const fdw_kind_ops fdw_kind_sweep = {
     .name = "sweep",
-    .keys = KEYS,
     .fixed_order = 2, /* the upwind patch is one plane deep: radius 1 */
-    .parse = sweep_parse,
-    .free_spec = sweep_free_spec,
-    .build = sweep_build,
-    .free_problem = sweep_free_problem,
-    .device_bytes = sweep_device_bytes,
-    .cpu = &sweep_cpu,
+    .section = {
+        .keys = KEYS,
+        .parse = sweep_parse,
+        .free = sweep_free_spec,
+        .device_bytes = sweep_device_bytes,
+    },
+    .problem = {.build = sweep_build, .free = sweep_free_problem},
+    .run = {
+        .cpu_engine = &fdw_sweep_cpu_engine,
 #ifdef FDW_HAVE_CUDA
-    .cuda = &fdw_sweep_cuda,
+        .cuda_engine = &fdw_sweep_cuda_engine,
 #endif
-    .finish = sweep_finish,
-    .after_step = sweep_after_step,
+        .after_step = sweep_after_step,
+    },
+    .out = {.finish = sweep_finish},
 };

@@ -114,7 +114,7 @@ fdw_status sweep_engine_no_receivers(void *ctx, long first, long count, float *h
 fdw_status sweep_engine_region(const struct fdw_problem *p, const fdw_slice *rg,
                                const float *host, int q, fdw_error *err);
 
-/* The two engines' backend tables (cpu_kind.h / cuda_kind.h "engine"; the CUDA one only
+/* The two engines' backend tables (kind.h's run.cpu_engine and run.cuda_engine; the CUDA one only
  * in builds with CUDA). */
 extern const struct fdw_backend fdw_sweep_cpu_engine;
 extern const struct fdw_backend fdw_sweep_cuda_engine;

@@ -4,7 +4,7 @@
  * max_sweeps), the outputs (volume, slice images with isochrons), and the devices the two
  * partitionings can use. Each adds its normalised form to the spec's JSON. */
 #include "kinds/sweep/sweep.h"
-#include "spec/spec_parse.h"
+#include "kinds/wave/wave_spec.h"
 
 #include <float.h>
 #include <limits.h>
@@ -34,7 +34,7 @@ static int parse_hamiltonian(spec_ctx *c, fdw_sweep_spec *k, const json_t *root)
         return sp_fail(c, "F", "F is required: a constant > 0, or give \"velocity\" (any "
                        "velocity model section) for F as a field");
     if (has_v) {
-        if (sp_parse_velocity(c, root))
+        if (wave_parse_velocity(c, root))
             return -1;
         k->field = 1;
         k->F = s->vmin;

@@ -1,9 +1,9 @@
-/* spec_receivers.c — the "receivers" section: explicit points, lines of evenly spaced
+/* wave_receivers.c — the "receivers" section: explicit points, lines of evenly spaced
  * receivers and planes of receivers on grid nodes (numbered as inlines and crosslines),
  * expanded into fdw_spec.receivers in that order (points, then lines, then planes), their
  * interpolation and recording interval. The normalised spec keeps the compact form the
  * user wrote. */
-#include "spec/spec_parse.h"
+#include "kinds/wave/wave_spec.h"
 #include "run/positioning.h"
 
 #include <limits.h>
@@ -76,29 +76,24 @@ static int too_many(spec_ctx *c, const char *field, long long total)
                    field, total, sp_max_receivers(c));
 }
 
-int sp_parse_receivers(spec_ctx *c, const json_t *root)
+/* The section's own members: its keys, the arrays (NULL when absent), the interval (which
+ * time.sample_interval may have fixed already, wave_time.c) and the interpolation. */
+static int parse_members(spec_ctx *c, const json_t *r, json_t *norm, json_t **points,
+                         json_t **lines, json_t **planes)
 {
     static const char *const keys[] = {"points",   "lines",         "planes",
                                        "interval", "interpolation", NULL};
-    static const char *const lkeys[] = {"from", "to", "count", NULL};
-    static const char *const pkeys[] = {"axis", "position", "stride", NULL};
     fdw_spec *s = c->spec;
-    json_t *r, *points = NULL, *lines = NULL, *planes = NULL;
-    /* time.sample_interval (spec_time.c) has fixed the interval in steps already */
     const int by_time = s->sample_interval > 0 && s->receiver_interval >= 1;
     long long interval = by_time ? s->receiver_interval : 1;
     s->receiver_interval = (int)interval;
     s->receiver_interp = FDW_INTERP_SINC;
-    if (sp_object(c, root, "", "receivers", 0, &r))
-        return -1;
-    json_t *norm = json_object();
-    json_object_set_new(c->norm, "receivers", norm);
     if (r && (sp_keys(c, r, "receivers", keys) ||
-              sp_array(c, r, "receivers", "points", 0, &points) ||
-              sp_array(c, r, "receivers", "lines", 0, &lines) ||
-              sp_array(c, r, "receivers", "planes", 0, &planes) ||
+              sp_array(c, r, "receivers", "points", 0, points) ||
+              sp_array(c, r, "receivers", "lines", 0, lines) ||
+              sp_array(c, r, "receivers", "planes", 0, planes) ||
               sp_int(c, r, "receivers", "interval", 0, 1, SP_MAX_NT, &interval) ||
-              sp_parse_interp(c, r, "receivers", &s->receiver_interp, norm)))
+              wave_parse_interp(c, r, "receivers", &s->receiver_interp, norm)))
         return -1;
     if (!r)
         json_object_set_new(norm, "interpolation", json_string("sinc"));
@@ -112,28 +107,23 @@ int sp_parse_receivers(spec_ctx *c, const json_t *root)
                        "receivers.interval is %lld but the run has only %ld steps", interval,
                        s->nt);
     s->receiver_interval = (int)interval;
+    return 0;
+}
 
-    /* Pass 1: validate and count. */
-    long long total = 0;
-    size_t np = points ? json_array_size(points) : 0;
-    size_t nl = lines ? json_array_size(lines) : 0;
-    size_t npl = planes ? json_array_size(planes) : 0;
-    json_t *npts = json_array(), *nlines = json_array(), *nplanes = json_array();
-    if (points)
-        json_object_set_new(norm, "points", npts);
-    else
-        json_decref(npts);
-    if (lines)
-        json_object_set_new(norm, "lines", nlines);
-    else
-        json_decref(nlines);
-    if (planes)
-        json_object_set_new(norm, "planes", nplanes);
-    else
-        json_decref(nplanes);
-    json_object_set_new(norm, "interval", json_integer(interval));
+/* An empty array for the normalised member key when the spec has it (else NULL). */
+static json_t *norm_array(json_t *norm, const char *key, const json_t *given)
+{
+    if (!given)
+        return NULL;
+    json_t *a = json_array();
+    json_object_set_new(norm, key, a);
+    return a;
+}
 
-    for (size_t i = 0; i < np; i++) {
+/* Pass 1, points: each inside the grid (clamped) into npts; counted into *total. */
+static int check_points(spec_ctx *c, const json_t *points, json_t *npts, long long *total)
+{
+    for (size_t i = 0; points && i < json_array_size(points); i++) {
         char field[SP_PATH], what[48];
         double pos[3];
         sp_idx(field, "receivers.points", i);
@@ -142,10 +132,17 @@ int sp_parse_receivers(spec_ctx *c, const json_t *root)
             sp_check_inside(c, field, pos, what))
             return -1;
         json_array_append_new(npts, sp_json_vec3(pos));
-        if (++total > sp_max_receivers(c))
-            return too_many(c, field, total);
+        if (++*total > sp_max_receivers(c))
+            return too_many(c, field, *total);
     }
-    for (size_t i = 0; i < nl; i++) {
+    return 0;
+}
+
+/* Pass 1, lines: both ends inside the grid, a count; into nlines. */
+static int check_lines(spec_ctx *c, const json_t *lines, json_t *nlines, long long *total)
+{
+    static const char *const lkeys[] = {"from", "to", "count", NULL};
+    for (size_t i = 0; lines && i < json_array_size(lines); i++) {
         char path[SP_PATH], field[SP_PATH], what[48];
         json_t *l = json_array_get(lines, i);
         double from[3], to[3];
@@ -165,13 +162,21 @@ int sp_parse_receivers(spec_ctx *c, const json_t *root)
         if (sp_check_inside(c, field, to, what) ||
             sp_int(c, l, path, "count", 1, 1, sp_max_receivers(c), &count))
             return -1;
-        total += count;
-        if (total > sp_max_receivers(c))
-            return too_many(c, path, total);
+        *total += count;
+        if (*total > sp_max_receivers(c))
+            return too_many(c, path, *total);
         json_array_append_new(nlines, json_pack("{sososI}", "from", sp_json_vec3(from), "to",
                                                 sp_json_vec3(to), "count", (json_int_t)count));
     }
-    for (size_t i = 0; i < npl; i++) {
+    return 0;
+}
+
+/* Pass 1, planes: an axis, a position inside the grid (clamped), a stride; into nplanes. */
+static int check_planes(spec_ctx *c, const json_t *planes, json_t *nplanes, long long *total)
+{
+    static const char *const pkeys[] = {"axis", "position", "stride", NULL};
+    const fdw_spec *s = c->spec;
+    for (size_t i = 0; planes && i < json_array_size(planes); i++) {
         char path[SP_PATH], field[SP_PATH];
         json_t *p = json_array_get(planes, i);
         int axis = 0;
@@ -196,35 +201,30 @@ int sp_parse_receivers(spec_ctx *c, const json_t *root)
                            "from %g to %g m",
                            i, AXES[axis], pos, AXES[axis], lo, hi);
         pos = fmin(fmax(pos, lo), hi);
-        total += plane_count(s, axis, stride);
-        if (total > sp_max_receivers(c))
-            return too_many(c, path, total);
+        *total += plane_count(s, axis, stride);
+        if (*total > sp_max_receivers(c))
+            return too_many(c, path, *total);
         json_array_append_new(nplanes, json_pack("{sssfsI}", "axis", AXES[axis], "position",
                                                  pos, "stride", (json_int_t)stride));
     }
-    if (total == 0)
-        return 0;
-    /* What the recordings take: receivers x recorded samples x 4 bytes. */
-    const uint64_t slots = (uint64_t)(s->nt / s->receiver_interval) + 1;
-    const uint64_t bytes = (uint64_t)total * slots * 4u;
-    if (bytes > sp_max_record_bytes(c))
-        return sp_fail(c, "receivers",
-                       "%lld receivers recording %llu samples each need %llu bytes; at most "
-                       "%llu are allowed (fewer receivers, or a larger receivers.interval)",
-                       total, (unsigned long long)slots, (unsigned long long)bytes,
-                       (unsigned long long)sp_max_record_bytes(c));
+    return 0;
+}
 
-    /* Pass 2: expand (everything was validated above). */
+/* Pass 2: the receivers expanded from the validated, normalised copies (NULL: none). */
+static int expand(spec_ctx *c, long long total, const json_t *npts, const json_t *nlines,
+                  const json_t *nplanes)
+{
+    fdw_spec *s = c->spec;
     s->receivers = calloc((size_t)total, sizeof *s->receivers);
     if (!s->receivers)
         return sp_fail(c, "receivers", "out of memory for %lld receivers", total);
-    for (size_t i = 0; i < np; i++) {
+    for (size_t i = 0; npts && i < json_array_size(npts); i++) {
         fdw_receiver *rc = &s->receivers[s->nreceivers++];
         json_t *v = json_array_get(npts, i); /* the clamped, validated copy */
         for (int a = 0; a < 3; a++)
             rc->pos[a] = json_real_value(json_array_get(v, (size_t)a));
     }
-    for (size_t i = 0; i < nl; i++) {
+    for (size_t i = 0; nlines && i < json_array_size(nlines); i++) {
         json_t *l = json_array_get(nlines, i);
         double from[3], to[3];
         long long count = json_integer_value(json_object_get(l, "count"));
@@ -239,12 +239,50 @@ int sp_parse_receivers(spec_ctx *c, const json_t *root)
                 rc->pos[a] = k == count - 1 && count > 1 ? to[a] : from[a] + t * (to[a] - from[a]);
         }
     }
-    for (size_t i = 0; i < npl; i++) {
+    for (size_t i = 0; nplanes && i < json_array_size(nplanes); i++) {
         json_t *p = json_array_get(nplanes, i);
         const char *ax = json_string_value(json_object_get(p, "axis"));
         int axis = ax[0] - 'x';
         expand_plane(s, axis, json_real_value(json_object_get(p, "position")),
                      (int)json_integer_value(json_object_get(p, "stride")));
     }
+    return 0;
+}
+
+int wave_parse_receivers(spec_ctx *c, const json_t *root)
+{
+    fdw_spec *s = c->spec;
+    json_t *r, *points = NULL, *lines = NULL, *planes = NULL;
+    if (sp_object(c, root, "", "receivers", 0, &r))
+        return -1;
+    json_t *norm = json_object();
+    json_object_set_new(c->norm, "receivers", norm);
+    if (parse_members(c, r, norm, &points, &lines, &planes))
+        return -1;
+
+    /* Pass 1: validate and count, into the normalised form. */
+    json_t *npts = norm_array(norm, "points", points);
+    json_t *nlines = norm_array(norm, "lines", lines);
+    json_t *nplanes = norm_array(norm, "planes", planes);
+    json_object_set_new(norm, "interval", json_integer(s->receiver_interval));
+    long long total = 0;
+    if (check_points(c, points, npts, &total) || check_lines(c, lines, nlines, &total) ||
+        check_planes(c, planes, nplanes, &total))
+        return -1;
+    if (total == 0)
+        return 0;
+    /* What the recordings take: receivers x recorded samples x 4 bytes. */
+    const uint64_t slots = (uint64_t)(s->nt / s->receiver_interval) + 1;
+    const uint64_t bytes = (uint64_t)total * slots * 4u;
+    if (bytes > sp_max_record_bytes(c))
+        return sp_fail(c, "receivers",
+                       "%lld receivers recording %llu samples each need %llu bytes; at most "
+                       "%llu are allowed (fewer receivers, or a larger receivers.interval)",
+                       total, (unsigned long long)slots, (unsigned long long)bytes,
+                       (unsigned long long)sp_max_record_bytes(c));
+
+    /* Pass 2: expand (everything was validated above). */
+    if (expand(c, total, npts, nlines, nplanes))
+        return -1;
     return count_rows(c, slots);
 }

@@ -1,7 +1,7 @@
-/* spec_sources.c — the "sources" section of an acoustic spec: positions inside the grid
+/* wave_sources.c — the "sources" section of a wave kind's spec: positions inside the grid
  * and their wavelets, a Ricker pulse (peak frequency, delay, amplitude) or a file of raw
  * little-endian float32 samples, one per time step, loaded and checked here. */
-#include "spec/spec_parse.h"
+#include "kinds/wave/wave_spec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -110,8 +110,8 @@ static int check_amplitude(spec_ctx *c, const char *path, const fdw_source *src)
                    field, src->amplitude, peak, SP_AMPLITUDE_MIN, SP_AMPLITUDE_MAX);
 }
 
-int sp_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
-                     fdw_source *src, json_t *norm)
+int wave_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
+                       fdw_source *src, json_t *norm)
 {
     static const char *const rkeys[] = {"type", "f0", "delay", "amplitude", NULL};
     static const char *const fkeys[] = {"type", "path", "amplitude", NULL};
@@ -171,8 +171,8 @@ int sp_parse_wavelet(spec_ctx *c, const json_t *w, const char *path, int index,
     return 0;
 }
 
-int sp_parse_interp(spec_ctx *c, const json_t *obj, const char *path, fdw_interp *out,
-                    json_t *norm)
+int wave_parse_interp(spec_ctx *c, const json_t *obj, const char *path, fdw_interp *out,
+                      json_t *norm)
 {
     static const char *const NAMES[] = {"sinc", "linear", NULL};
     int v = FDW_INTERP_SINC;
@@ -183,7 +183,7 @@ int sp_parse_interp(spec_ctx *c, const json_t *obj, const char *path, fdw_interp
     return 0;
 }
 
-int sp_parse_sources(spec_ctx *c, const json_t *root)
+int wave_parse_sources(spec_ctx *c, const json_t *root)
 {
     static const char *const keys[] = {"position", "wavelet", "interpolation", NULL};
     fdw_spec *s = c->spec;
@@ -220,8 +220,8 @@ int sp_parse_sources(spec_ctx *c, const json_t *root)
         json_t *nw = json_object(); /* owned by the array entry below */
         json_t *ns = json_pack("{soso}", "position", sp_json_vec3(S->pos), "wavelet", nw);
         json_array_append_new(norm, ns);
-        if (sp_parse_interp(c, src, path, &S->interp, ns) ||
-            sp_parse_wavelet(c, w, wpath, (int)i, S, nw))
+        if (wave_parse_interp(c, src, path, &S->interp, ns) ||
+            wave_parse_wavelet(c, w, wpath, (int)i, S, nw))
             return -1;
     }
     return 0;

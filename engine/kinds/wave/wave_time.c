@@ -1,9 +1,9 @@
-/* spec_time.c — the "time" section of an acoustic spec: number of steps, the time step,
+/* wave_time.c — the "time" section of a wave kind's spec: number of steps, the time step,
  * given or "auto" (a safety fraction of the stability limit), and the receivers' sample
  * interval, which dt divides exactly so the SEG-Y header states the true sampling. A dt
  * above the limit is rejected with a message giving the largest stable dt. The members
- * alone (sp_parse_time_members) serve kinds whose dt another rule bounds (ete). */
-#include "spec/spec_parse.h"
+ * alone (wave_parse_time_members) serve kinds whose dt another rule bounds (ete). */
+#include "kinds/wave/wave_spec.h"
 
 #include <float.h>
 #include <limits.h>
@@ -14,7 +14,7 @@
 
 /* x truncated (not rounded) to 4 significant digits, so a user who copies the printed
  * "largest stable dt" gets a dt that is indeed stable. */
-double sp_trunc4(double x)
+double wave_trunc4(double x)
 {
     if (!(x > 0))
         return x;
@@ -23,8 +23,8 @@ double sp_trunc4(double x)
     return t > x ? x : t;
 }
 
-int sp_parse_time_members(spec_ctx *c, const json_t *root, double default_safety,
-                          double *dt_given)
+int wave_parse_time_members(spec_ctx *c, const json_t *root, double default_safety,
+                            double *dt_given)
 {
     static const char *const keys[] = {"nt",     "dt",     "safety", "dt_auto",
                                        "dt_max", "sample_interval", NULL};
@@ -95,11 +95,11 @@ int sp_parse_time_members(spec_ctx *c, const json_t *root, double default_safety
     return 0;
 }
 
-/* receivers.interval as written (validated later by spec_receivers.c; 1 when absent or
+/* receivers.interval as written (validated later by wave_receivers.c; 1 when absent or
  * not a valid count), for the default sample interval below. */
 static long given_receiver_interval(const json_t *root);
 
-double sp_whole_us_dt(const json_t *root, double dt)
+double wave_whole_us_dt(const json_t *root, double dt)
 {
     const long ri = given_receiver_interval(root);
     const double us = floor(dt * (double)ri * 1e6 * (1.0 + 1e-12));
@@ -150,13 +150,13 @@ static int resolve_sampling(spec_ctx *c, const json_t *root, double limit, doubl
     }
     s->dt = s->dt_auto ? limit : dtval;
     if (s->dt_auto)
-        s->dt = sp_whole_us_dt(root, s->dt);
+        s->dt = wave_whole_us_dt(root, s->dt);
     return 0;
 }
 
 /* dt as derived (safety x dt_max) or typed: the quantities the run computes from it in
  * single precision must not vanish, or the job would "succeed" with a zero field. */
-int sp_check_dt(spec_ctx *c, const char *dtfield)
+int wave_check_dt(spec_ctx *c, const char *dtfield)
 {
     const fdw_spec *s = c->spec;
     const double hmax = fmax(s->dx, fmax(s->dy, s->dz));
@@ -175,11 +175,11 @@ int sp_check_dt(spec_ctx *c, const char *dtfield)
     return 0;
 }
 
-int sp_parse_time(spec_ctx *c, const json_t *root)
+int wave_parse_time(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
     double dtval = 0.0;
-    if (sp_parse_time_members(c, root, SP_DEFAULT_SAFETY, &dtval))
+    if (wave_parse_time_members(c, root, SP_DEFAULT_SAFETY, &dtval))
         return -1;
     const int is_auto = s->dt_auto;
     s->dt_max = fdw_dt_max(s->order, s->dx, s->dy, s->dz, s->vmax);
@@ -189,10 +189,10 @@ int sp_parse_time(spec_ctx *c, const json_t *root)
         return sp_fail(c, "time.dt",
                        "dt %g s is unstable for order %d with vmax %g m/s and spacing "
                        "(%g, %g, %g) m: largest stable dt is %.4g s",
-                       dtval, s->order, s->vmax, s->dx, s->dy, s->dz, sp_trunc4(s->dt_max));
+                       dtval, s->order, s->vmax, s->dx, s->dy, s->dz, wave_trunc4(s->dt_max));
     if (resolve_sampling(c, root, s->dt_safety * s->dt_max, dtval))
         return -1;
-    if (sp_check_dt(c, is_auto && json_object_get(json_object_get(root, "time"), "safety")
+    if (wave_check_dt(c, is_auto && json_object_get(json_object_get(root, "time"), "safety")
                            ? "time.safety"
                            : "time.dt"))
         return -1;

@@ -1,8 +1,8 @@
-/* spec_wave.c — what the wave kinds (acoustic, and every kind that steps a wavefield in
+/* wave_spec.c — what the wave kinds (acoustic, and every kind that steps a wavefield in
  * time with sources and receivers) share in their spec: the sections velocity, time,
  * boundary, sources and receivers in their order of dependence, the warnings that need
  * them all, and the device memory their recordings and ghost planes take. */
-#include "spec/spec_parse.h"
+#include "kinds/wave/wave_spec.h"
 #include "output/segy_common.h"
 #include "run/positioning.h"
 
@@ -11,7 +11,7 @@
 
 /* (48^3, 2000 m/s, f0 12 Hz, 0.16 s against dt 0.5 ms: dt 10 us 0.23%, 2 us 76% and twice
  * the peak.) */
-int sp_check_dt_resolution(spec_ctx *c)
+int wave_check_dt_resolution(spec_ctx *c)
 {
     const fdw_spec *s = c->spec;
     if (!(c->f0min > 0))
@@ -34,21 +34,21 @@ int sp_check_dt_resolution(spec_ctx *c)
                    sqrt(least) / (2.0 * M_PI * s->dt));
 }
 
-int sp_parse_wave(spec_ctx *c, const json_t *root)
+int wave_parse(spec_ctx *c, const json_t *root)
 {
     /* a survey's shots stand in for the sources (spec_survey.c) */
     const int survey = json_object_get(root, "survey") != NULL;
-    return sp_parse_velocity(c, root) || sp_parse_time(c, root) ||
-           sp_parse_boundary(c, root) ||
-           (survey ? sp_parse_survey(c, root) : sp_parse_sources(c, root)) ||
-           sp_finish_boundary(c) || sp_parse_receivers(c, root) ||
-           (survey && sp_finish_survey(c, root)) || sp_check_dt_resolution(c)
+    return wave_parse_velocity(c, root) || wave_parse_time(c, root) ||
+           wave_parse_boundary(c, root) ||
+           (survey ? sp_parse_survey(c, root) : wave_parse_sources(c, root)) ||
+           wave_finish_boundary(c) || wave_parse_receivers(c, root) ||
+           (survey && sp_finish_survey(c, root)) || wave_check_dt_resolution(c)
                ? -1
                : 0;
 }
 
 /* Dispersion, sources and receivers inside the absorbing layer, gathers SEG-Y cannot hold. */
-void sp_wave_warnings(spec_ctx *c)
+void wave_warnings(spec_ctx *c)
 {
     fdw_spec *s = c->spec;
     double hmax = fmax(s->dx, fmax(s->dy, s->dz));
@@ -105,8 +105,8 @@ void sp_wave_warnings(spec_ctx *c)
     }
 }
 
-uint64_t sp_wave_device_bytes(const fdw_spec *spec, unsigned bytes_per_point,
-                              unsigned exchanged_fields)
+uint64_t wave_device_bytes(const fdw_spec *spec, unsigned bytes_per_point,
+                           unsigned exchanged_fields)
 {
     const uint64_t pts = fdw_spec_points(spec);
     const uint64_t plane = (uint64_t)spec->nx * (uint64_t)spec->ny;

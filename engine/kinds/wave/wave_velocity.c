@@ -1,8 +1,8 @@
-/* spec_velocity.c — the "velocity" section: constant, layered, Gaussian anomaly, a model
+/* wave_velocity.c — the "velocity" section: constant, layered, Gaussian anomaly, a model
  * file (raw-f32, SEG-Y, RSF) or a model uploaded to the daemon and found by name. Fills
  * fdw_spec.velocity and the model's vmin/vmax, which the stability and dispersion checks
  * need; file models are checked and measured by fdw_model_scan (model_io.c). */
-#include "spec/spec_parse.h"
+#include "kinds/wave/wave_spec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -303,7 +303,7 @@ static int parse_model(spec_ctx *c, const json_t *v, json_t *norm)
     return use_recorded(c, &info);
 }
 
-int sp_parse_velocity(spec_ctx *c, const json_t *root)
+int wave_parse_velocity(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
     json_t *v;

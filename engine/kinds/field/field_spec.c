@@ -1,10 +1,10 @@
-/* spec_field.c — what the field kinds (stencil, derivative: iterations of an update of a
+/* field_spec.c — what the field kinds (stencil, derivative: iterations of an update of a
  * field with an initial value, no time, sources, receivers or boundary) share in their
  * spec: the "iterations" member, the settings of the wave sections they leave unused, and
  * the device memory of their two fields. */
-#include "spec/spec_parse.h"
+#include "kinds/field/field_spec.h"
 
-int sp_parse_field(spec_ctx *c, const json_t *root)
+int field_parse(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
     s->dt = 0;
@@ -21,7 +21,7 @@ int sp_parse_field(spec_ctx *c, const json_t *root)
     return 0;
 }
 
-uint64_t sp_field_device_bytes(const fdw_spec *spec)
+uint64_t field_device_bytes(const fdw_spec *spec)
 {
     const uint64_t plane = (uint64_t)spec->nx * (uint64_t)spec->ny;
     const uint64_t radius = (uint64_t)spec->radius;
