@@ -1,6 +1,6 @@
 /* job.js — the job page (#/job/ID): state, reason and live progress from the event stream
  * (EventSource on /v1/jobs/ID/events, which reconnects with Last-Event-ID by itself), the
- * snapshots (snapshots.js) and, once the job has ended, the receiver gather (gather.js)
+ * snapshots (snapshots.js: an imaging job's image stacking up, with axes from its spec) and, once the job has ended, the receiver gather (gather.js)
  * and the output files; a sweep job's convergence and slices (convergence.js); the event
  * log; Cancel while queued or running. When a job goes back from running to queued
  * (fdwaved restarted under it) the page says so, with the progress it had reached, and its
@@ -90,7 +90,7 @@ async function refreshManifest(jobId) {
   try {
     const man = await api('GET', `/v1/jobs/${jobId}/outputs`);
     if (page.id === jobId) {
-      page.snaps.setManifest(man.files, m.finished);
+      page.snaps.setManifest(man.files, m.finished, man.survey);
       await page.snaps.render();
     }
   } catch (e) {
@@ -242,7 +242,9 @@ export async function showJob(id) {
                                  pick: { label: $('gather-pick'), select: $('gather-file') } },
                                prefs.gather, save);
   try {
-    renderJob(await api('GET', `/v1/jobs/${id}`));
+    const job = await api('GET', `/v1/jobs/${id}`);
+    if (page.id === id) page.snaps.setJob(job);
+    renderJob(job);
   } catch (e) {
     showError($('job-error'), e);
     return;

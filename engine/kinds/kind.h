@@ -39,9 +39,10 @@ struct fdw_manifest;       /* output/outputs.h */
  * gradient), summed in shot order by run/survey_stack.c. */
 typedef struct fdw_stack_ops {
     /* The volumes of the grid (raw float32, x fastest) a shot's run of spec leaves in its
-     * directory as <name>.f32, summed over the shots: their names into names (at most
-     * max); returns how many. */
-    int (*volumes)(const struct fdw_spec *spec, const char **names, int max);
+     * directory as <name>.f32, summed over the shots: their names into names and their
+     * units into units (when not NULL), at most max; returns how many. */
+    int (*volumes)(const struct fdw_spec *spec, const char **names, const char **units,
+                   int max);
     /* Members of a shot's manifest "result" that add up (NULL-terminated; may be NULL). */
     const char *const *numbers;
     /* After the last shot: the stacked volumes (in volumes' order) and numbers as the

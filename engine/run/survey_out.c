@@ -329,7 +329,7 @@ static void remove_dir(const char *dir)
  * slices saved, the record written, and the partial slices announced. Under o->mu. */
 static fdw_status add_to_stack(fdw_survey_out *o, int i, fdw_error *err)
 {
-    enum { MAXF = 2 * FDW_STACK_MAX_VOLUMES };
+    enum { MAXF = FDW_VOLUME_SLICE_FILES * FDW_STACK_MAX_VOLUMES };
     const int nshots = o->spec->survey->nshots, first = fdw_survey_stack_count(o->stack);
     o->ran[i] = 1;
     int added = 0;

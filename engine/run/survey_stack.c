@@ -26,6 +26,7 @@ struct fdw_survey_stack {
     size_t n;                  /* points of a volume */
     int nvol, nnum;
     const char *vol_name[FDW_STACK_MAX_VOLUMES];
+    const char *vol_units[FDW_STACK_MAX_VOLUMES];
     const char *num_name[FDW_STACK_MAX_NUMBERS];
     float *vol[FDW_STACK_MAX_VOLUMES];
     double num[FDW_STACK_MAX_NUMBERS];
@@ -64,7 +65,7 @@ fdw_survey_stack *fdw_survey_stack_new(const fdw_spec *spec, const char *out_dir
     s->n = (size_t)fdw_spec_points(spec);
     s->out_dir = strdup(out_dir);
     s->ckpt_dir = ckpt_dir ? strdup(ckpt_dir) : NULL;
-    s->nvol = s->ops->volumes(spec, s->vol_name, FDW_STACK_MAX_VOLUMES);
+    s->nvol = s->ops->volumes(spec, s->vol_name, s->vol_units, FDW_STACK_MAX_VOLUMES);
     for (const char *const *q = s->ops->numbers; q && *q && s->nnum < FDW_STACK_MAX_NUMBERS; q++)
         s->num_name[s->nnum++] = *q;
     int ok = s->out_dir && (!ckpt_dir || s->ckpt_dir);
@@ -211,13 +212,17 @@ fdw_status fdw_survey_stack_slices(fdw_survey_stack *s, fdw_manifest *m,
     *nfiles = 0;
     fdw_status st = FDW_OK;
     for (int v = 0; v < s->nvol && st == FDW_OK; v++) {
-        char stem[FDW_VOLUME_NAME_MAX / 2], what[160], two[2][FDW_VOLUME_NAME_MAX];
+        char stem[FDW_VOLUME_NAME_MAX / 2], what[160];
+        char sl[FDW_VOLUME_SLICE_FILES][FDW_VOLUME_NAME_MAX];
         partial_stem(s, v, s->count, stem, sizeof stem);
         partial_what(s, v, s->count, what, sizeof what);
-        st = fdw_volume_slices(s->spec, s->out_dir, m, stem, s->vol[v], what, "snapshot", two,
-                               err);
-        for (int q = 0; q < 2 && st == FDW_OK && *nfiles < max; q++)
-            memcpy(files[(*nfiles)++], two[q], FDW_VOLUME_NAME_MAX);
+        st = fdw_volume_slices(s->spec, s->out_dir, NULL, stem, s->vol[v], what, "snapshot",
+                               s->vol_units[v], sl, err);
+        if (st == FDW_OK)
+            fdw_volume_slices_list(s->spec, s->out_dir, m, stem, what, "snapshot",
+                                   s->vol_units[v], s->count);
+        for (int q = 0; q < FDW_VOLUME_SLICE_FILES && st == FDW_OK && *nfiles < max; q++)
+            memcpy(files[(*nfiles)++], sl[q], FDW_VOLUME_NAME_MAX);
     }
     return st;
 }
@@ -241,27 +246,14 @@ void fdw_survey_stack_forget_before(fdw_survey_stack *s)
 
 void fdw_survey_stack_list_partials(const fdw_survey_stack *s, fdw_manifest *m)
 {
-    const fdw_spec *sp = s->spec;
     for (int c = 1; c <= s->count; c++)
-        for (int v = 0; v < s->nvol; v++)
-            for (int plane = 0; plane < 2; plane++) {
-                char stem[FDW_VOLUME_NAME_MAX / 2], file[FDW_VOLUME_NAME_MAX], what[160];
-                char path[FDW_PATH_MAX + FDW_VOLUME_NAME_MAX + 2], desc[320];
-                partial_stem(s, v, c, stem, sizeof stem);
-                const int w = plane ? sp->ny : sp->nx, mid = plane ? sp->nx / 2 : sp->ny / 2;
-                snprintf(file, sizeof file, "%s_%s_%c%d.png", stem, plane ? "yz" : "xz",
-                         plane ? 'i' : 'j', mid);
-                snprintf(path, sizeof path, "%s/%s", s->out_dir, file);
-                struct stat stt;
-                if (stat(path, &stt) != 0)
-                    continue;
-                partial_what(s, v, c, what, sizeof what);
-                snprintf(desc, sizeof desc, "%s, the %s plane at %c = %d (depth down); "
-                         "blue-white-red, symmetric about 0", what, plane ? "yz" : "xz",
-                         plane ? 'i' : 'j', mid);
-                const long pd[2] = {w, sp->nz};
-                fdw_manifest_add(m, file, "snapshot", "png", desc, 2, pd, "colour", -1, -1.0);
-            }
+        for (int v = 0; v < s->nvol; v++) {
+            char stem[FDW_VOLUME_NAME_MAX / 2], what[160];
+            partial_stem(s, v, c, stem, sizeof stem);
+            partial_what(s, v, c, what, sizeof what);
+            fdw_volume_slices_list(s->spec, s->out_dir, m, stem, what, "snapshot",
+                                   s->vol_units[v], c);
+        }
 }
 
 fdw_status fdw_survey_stack_write(fdw_survey_stack *s, fdw_manifest *m, char *extra,

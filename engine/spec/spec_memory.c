@@ -100,7 +100,7 @@ static uint64_t survey_host_bytes(const fdw_spec *spec, fdw_backend_kind backend
     }
     if (spec->kind->stack) { /* its sums of the shots and a shot's volume as read */
         const char *names[FDW_STACK_MAX_VOLUMES];
-        const int nvol = spec->kind->stack->volumes(spec, names, FDW_STACK_MAX_VOLUMES);
+        const int nvol = spec->kind->stack->volumes(spec, names, NULL, FDW_STACK_MAX_VOLUMES);
         bytes += 4u * fdw_spec_points(spec) * (uint64_t)(nvol + 1);
     }
     return bytes;

@@ -7,6 +7,9 @@
 // DRAM, bound the high orders); with NB > 1 it updates NB planes per iteration, halving
 // barriers and queue moves. The operations and their order are the CPU reference's, so
 // results are bit-identical; stores are 16-byte vectors where the 4 points lie in the grid.
+// With IMG (acoustic only) the point update is the imaging kinds' sum instead: out (the
+// image) += lap(u) vdt2 (the adjoint field, in vdt2's place) and a.ill += u u where given:
+// the same tiles, the same Laplacian (kernels/imaging).
 #pragma once
 #include "common/fd_point.cuh"
 #include "common/fdwk_fd.h"
@@ -17,7 +20,7 @@ namespace fdwk {
 
 // TXV threads per row (tile width 4 TXV), BY thread rows (tile height), L planes in flight
 // beyond the ring's R + NB, NB planes per iteration.
-template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1>
+template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1, bool IMG = false>
 __global__ void __launch_bounds__(TXV * BY)
 fd25_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
              const __grid_constant__ CUtensorMap mo, const __grid_constant__ CUtensorMap mv)
@@ -169,13 +172,34 @@ fd25_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
                 }
             }
             float r[4];
+            float upv[4], vvv[4]; // the point's tiles: u_prev (IMG: the image), vdt2 (IMG: z)
             if (ACOUSTIC) {
                 const float *tt = s + G::BOX_FLOATS;
                 const int tc = ty * TX + xq;
                 const float4 up4 = *reinterpret_cast<const float4 *>(tt + tc);
                 const float4 vv4 = *reinterpret_cast<const float4 *>(tt + G::TILE_FLOATS + tc);
-                const float upv[4] = {up4.x, up4.y, up4.z, up4.w};
-                const float vvv[4] = {vv4.x, vv4.y, vv4.z, vv4.w};
+                upv[0] = up4.x, upv[1] = up4.y, upv[2] = up4.z, upv[3] = up4.w;
+                vvv[0] = vv4.x, vvv[1] = vv4.y, vvv[2] = vv4.z, vvv[3] = vv4.w;
+            }
+            if (IMG) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) r[e] = upv[e] + lap[e] * vvv[e];
+                if (a.ill) {
+                    float *__restrict__ il = a.ill + (long)kk * plane + col;
+                    if (all4) {
+                        float4 w = *reinterpret_cast<const float4 *>(il);
+                        w.x = w.x + q[0][b + R] * q[0][b + R];
+                        w.y = w.y + q[1][b + R] * q[1][b + R];
+                        w.z = w.z + q[2][b + R] * q[2][b + R];
+                        w.w = w.w + q[3][b + R] * q[3][b + R];
+                        *reinterpret_cast<float4 *>(il) = w;
+                    } else {
+#pragma unroll
+                        for (int e = 0; e < 4; ++e)
+                            if (ok[e]) il[e] = il[e] + q[e][b + R] * q[e][b + R];
+                    }
+                }
+            } else if (ACOUSTIC) {
                 const float qzk = sponge ? a.qz[a.kglob + kk] : 0.f;
                 const bool zero = a.free_surface && a.kglob + kk == 0;
 #pragma unroll

@@ -124,13 +124,13 @@ inline int make_map(CUtensorMap *m, const float *base, long d0, long d1, long d2
 //
 // Tensor maps: mu covers u from (x, y, z) = (-XL, -R, -R) with dims (nx + 2XL, ny + 2R,
 // k1 + 2R), so plane k of tile (i0, j0) is box origin (i0, j0, k + R); mo and mv cover
-// u_prev (out) and (v dt)^2 from the interior origin, dims (nx, ny, k1).
-template <int R, int TXV, int BY, int L, int NB, bool AC>
+// u_prev (a.prev, else out) and (v dt)^2 from the interior origin, dims (nx, ny, k1).
+template <int R, int TXV, int BY, int L, int NB, bool AC, bool IMG = false>
 int launch_fd25(const fdwk_fd_args &a, int zbase, cudaStream_t s)
 {
     constexpr int TX = 4 * TXV, TY = BY;
     using G = tma_geom<R, TX, TY, L + NB - 1, AC>;
-    auto kern = fd25_kernel<R, TXV, BY, L, AC, NB>;
+    auto kern = fd25_kernel<R, TXV, BY, L, AC, NB, IMG>;
     const dim3 block(TXV, BY);
     const int nthreads = TXV * BY;
     const int nk = a.k1 - a.k0;
@@ -182,7 +182,9 @@ int launch_fd25(const fdwk_fd_args &a, int zbase, cudaStream_t s)
                      a.ny + 2 * R, a.k1 + 2 * R, a.pitch, a.plane, G::SW, G::SH);
     if (e) return e;
     if (AC) {
-        if ((e = make_map(&mo, a.out, a.nx, a.ny, a.k1, a.pitch, a.plane, TX, TY))) return e;
+        if ((e = make_map(&mo, a.prev ? a.prev : a.out, a.nx, a.ny, a.k1, a.pitch, a.plane, TX,
+                          TY)))
+            return e;
         if ((e = make_map(&mv, a.vdt2, a.nx, a.ny, a.k1, a.pitch, a.plane, TX, TY))) return e;
     } else {
         mo = mu;
@@ -197,29 +199,31 @@ int launch_fd25(const fdwk_fd_args &a, int zbase, cudaStream_t s)
 template <int R, bool AC>
 constexpr fd_default tuned() { return AC ? DEFAULT_ACOUSTIC[R] : DEFAULT_STENCIL[R]; }
 
-// Radius R: its tuned configuration, the only one compiled for it.
-template <int R, bool AC>
+// Radius R: its tuned configuration, the only one compiled for it (the imaging sum, IMG,
+// runs the acoustic kind's).
+template <int R, bool AC, bool IMG = false>
 int fd_step_r(const fdwk_fd_args &a, cudaStream_t s)
 {
     constexpr fd_default d = tuned<R, AC>();
     constexpr fd_shape c = SHAPES[d.config];
-    return launch_fd25<R, c.txv, c.by, c.l, c.nb, AC>(a, d.zchunk, s);
+    return launch_fd25<R, c.txv, c.by, c.l, c.nb, AC, IMG>(a, d.zchunk, s);
 }
 
-// One update of a.k0..a.k1 (the acoustic kind with AC, the stencil kind without); a CUDA
-// error code, cudaErrorInvalidValue for a radius that does not exist.
-template <bool AC>
+// One update of a.k0..a.k1 (the acoustic kind with AC, the stencil kind without, the
+// imaging sum with AC and IMG); a CUDA error code, cudaErrorInvalidValue for a radius that
+// does not exist.
+template <bool AC, bool IMG = false>
 int fd_step(const fdwk_fd_args &a, cudaStream_t s)
 {
     switch (a.radius) {
-    case 1: return fd_step_r<1, AC>(a, s);
-    case 2: return fd_step_r<2, AC>(a, s);
-    case 3: return fd_step_r<3, AC>(a, s);
-    case 4: return fd_step_r<4, AC>(a, s);
-    case 5: return fd_step_r<5, AC>(a, s);
-    case 6: return fd_step_r<6, AC>(a, s);
-    case 7: return fd_step_r<7, AC>(a, s);
-    case 8: return fd_step_r<8, AC>(a, s);
+    case 1: return fd_step_r<1, AC, IMG>(a, s);
+    case 2: return fd_step_r<2, AC, IMG>(a, s);
+    case 3: return fd_step_r<3, AC, IMG>(a, s);
+    case 4: return fd_step_r<4, AC, IMG>(a, s);
+    case 5: return fd_step_r<5, AC, IMG>(a, s);
+    case 6: return fd_step_r<6, AC, IMG>(a, s);
+    case 7: return fd_step_r<7, AC, IMG>(a, s);
+    case 8: return fd_step_r<8, AC, IMG>(a, s);
     default: return (int)cudaErrorInvalidValue;
     }
 }

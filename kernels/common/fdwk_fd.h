@@ -21,6 +21,8 @@ typedef struct fdwk_fd_args {
     fdwk_mode mode;          /* must match the step called (a guard against mixed-up calls) */
     int radius;              /* 1..8 */
     float *out;              /* acoustic: u(t-dt) on entry, u(t+dt) on exit; stencil: D' */
+    const float *prev;       /* acoustic: u(t-dt) from here instead, out only written (NULL:
+                              * from out, in place) */
     const float *u;          /* u(t) / D, with valid ghosts */
     const float *vdt2;       /* acoustic: (v dt)^2, same layout */
     const float *qx, *qy, *qz; /* sponge damping per axis (qz by global k); NULL: none */
@@ -37,6 +39,8 @@ typedef struct fdwk_fd_args {
      * stream; fdwk_pml_psi must have been called for this step before the update (it does
      * nothing where the zeta call updates psi too, which is the usual case: cpml.cu). */
     const struct fdwk_pml_args *pml[3];
+    /* The imaging sum only (kernels/imaging): the illumination, u u added (NULL: none). */
+    float *ill;
 } fdwk_fd_args;
 
 /* The name of the configuration that runs for this kind and radius ("V1 TMA x4 64x16:

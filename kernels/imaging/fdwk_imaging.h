@@ -22,12 +22,12 @@ typedef struct fdwk_img_lap {
 int fdwk_img_born(float *s, const float *dv, const float *u, const fdwk_layout *L,
                   const fdwk_img_lap *c, int k0, fdwk_stream st);
 
-/* The image's sums at every interior point of planes [k0, nz): img += lap(u) z / V
- * (xcorr: u z), and ill += u u when ill is not NULL; img and ill in double precision,
- * compact (x fastest, nx * ny * nz). */
-int fdwk_img_accumulate(double *img, double *ill, const float *u, const float *z,
-                        const float *v, const fdwk_layout *L, const fdwk_img_lap *c, int k0,
-                        int xcorr, fdwk_stream st);
+/* The image's sums at every interior point of planes [k0, nz): img += lap(u) z (xcorr:
+ * u z), and ill += u u when ill is not NULL; img and ill float32 fields of the layout L
+ * (interior origins, like u and z). */
+int fdwk_img_accumulate(float *img, float *ill, const float *u, const float *z,
+                        const fdwk_layout *L, const fdwk_img_lap *c, int k0, int xcorr,
+                        fdwk_stream st);
 
 #ifdef __cplusplus
 }

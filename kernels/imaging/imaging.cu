@@ -1,8 +1,13 @@
 // imaging.cu — the imaging kinds' kernels (fdwk_imaging.h): born's source and the image's
 // sums over the slab's interior, the Laplacian computed as the CPU engine computes it (no
-// fused multiply-adds: -fmad=false), the sums in double precision.
+// fused multiply-adds: -fmad=false), the sums in float32 as the CPU engine's. The image
+// condition lap(u) z runs the acoustic kind's 2.5D kernel with its imaging point update
+// (common/fd25.cuh: the same tiles and Laplacian, at the step's speed); born's source and
+// the cross-correlation walk columns.
 #include "imaging/fdwk_imaging.h"
+#include "common/fd_launch.cuh"
 #include <cuda_runtime.h>
+#include <cstring>
 
 namespace {
 
@@ -19,10 +24,10 @@ struct Lap {
 // then ((c0 u + lx) + ly) + lz.
 constexpr int ZC = 32; // planes a thread walks
 
-template <int R, int MODE> // MODE 0: born's source; 1: the image's sums; 2: the same, xcorr
-__global__ void column_kernel(float *s, const float *dv, double *img, double *ill,
-                              const float *u, const float *z, const float *v, int nx, int ny,
-                              int nz, long pitch, long plane, int k0, Lap l)
+template <int R, int MODE> // MODE 0: born's source s += dv lap(u); 2: img += u z, ill += u u
+__global__ void column_kernel(float *s, const float *dv, float *img, float *ill,
+                              const float *u, const float *z, int nx, int ny, int nz,
+                              long pitch, long plane, int k0, Lap l)
 {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
     const int j = blockIdx.y * blockDim.y + threadIdx.y;
@@ -36,9 +41,9 @@ __global__ void column_kernel(float *s, const float *dv, double *img, double *il
         const long o = col + (long)k * plane;
         const float *uo = u + o;
         if (MODE == 2) {
-            const double uu = w[R];
-            img[((long)k * ny + j) * nx + i] += uu * (double)z[o];
-            if (ill) ill[((long)k * ny + j) * nx + i] += uu * uu;
+            const float uu = w[R];
+            img[o] += uu * z[o];
+            if (ill) ill[o] += uu * uu;
         } else {
             float lx = 0.f, ly = 0.f, lz = 0.f;
 #pragma unroll
@@ -48,14 +53,7 @@ __global__ void column_kernel(float *s, const float *dv, double *img, double *il
                 lz += l.cz[m] * (w[R + m] + w[R - m]);
             }
             const float lap = ((l.c0 * w[R] + lx) + ly) + lz;
-            if (MODE == 0) {
-                s[o] += dv[o] * lap;
-            } else {
-                const long g = ((long)k * ny + j) * nx + i;
-                const double uu = w[R];
-                img[g] += (double)lap * (double)z[o] / (double)v[o];
-                if (ill) ill[g] += uu * uu;
-            }
+            s[o] += dv[o] * lap;
         }
 #pragma unroll
         for (int q = 0; q < 2 * R; ++q) w[q] = w[q + 1];
@@ -64,15 +62,14 @@ __global__ void column_kernel(float *s, const float *dv, double *img, double *il
 }
 
 template <int MODE>
-int launch(float *s, const float *dv, double *img, double *ill, const float *u, const float *z,
-           const float *v, const fdwk_layout *L, const Lap &l, int k0, cudaStream_t st)
+int launch(float *s, const float *dv, float *img, float *ill, const float *u, const float *z,
+           const fdwk_layout *L, const Lap &l, int k0, cudaStream_t st)
 {
     const dim3 block(32, 8), grid((L->nx + 31) / 32, (L->ny + 7) / 8, (L->nz - k0 + ZC - 1) / ZC);
 #define FDWK_IMG_CASE(R)                                                                   \
     case R:                                                                                \
-        column_kernel<R, MODE><<<grid, block, 0, st>>>(s, dv, img, ill, u, z, v, L->nx,    \
-                                                       L->ny, L->nz, L->pitch, L->plane,   \
-                                                       k0, l);                             \
+        column_kernel<R, MODE><<<grid, block, 0, st>>>(s, dv, img, ill, u, z, L->nx, L->ny, \
+                                                       L->nz, L->pitch, L->plane, k0, l);  \
         break;
     switch (l.r) {
         FDWK_IMG_CASE(1) FDWK_IMG_CASE(2) FDWK_IMG_CASE(3) FDWK_IMG_CASE(4)
@@ -96,6 +93,27 @@ Lap lap_of(const fdwk_img_lap *c)
     return l;
 }
 
+// img += lap(u) z over planes [k0, nz) by the 2.5D kernel's imaging update.
+int image_sum(float *img, float *ill, const float *u, const float *z, const fdwk_layout *L,
+              const fdwk_img_lap *c, int k0, cudaStream_t st)
+{
+    fdwk_fd_args a;
+    memset(&a, 0, sizeof a);
+    a.mode = FDWK_ACOUSTIC;
+    a.radius = c->radius;
+    a.out = img;
+    a.u = u;
+    a.vdt2 = z;
+    a.nx = L->nx, a.ny = L->ny;
+    a.k0 = k0, a.k1 = L->nz, a.kglob = 0;
+    a.pitch = L->pitch, a.plane = L->plane;
+    a.c0 = (c->c[0][0] + c->c[1][0]) + c->c[2][0];
+    for (int m = 0; m <= FDWK_MAX_RADIUS; ++m)
+        a.cx[m] = c->c[0][m], a.cy[m] = c->c[1][m], a.cz[m] = c->c[2][m];
+    a.ill = ill;
+    return fdwk::fd_step<true, true>(a, st);
+}
+
 } // namespace
 
 extern "C" {
@@ -104,19 +122,17 @@ int fdwk_img_born(float *s, const float *dv, const float *u, const fdwk_layout *
                   const fdwk_img_lap *c, int k0, fdwk_stream st)
 {
     if (k0 >= L->nz) return 0;
-    return launch<0>(s, dv, nullptr, nullptr, u, nullptr, nullptr, L, lap_of(c), k0,
-                     (cudaStream_t)st);
+    return launch<0>(s, dv, nullptr, nullptr, u, nullptr, L, lap_of(c), k0, (cudaStream_t)st);
 }
 
-int fdwk_img_accumulate(double *img, double *ill, const float *u, const float *z,
-                        const float *v, const fdwk_layout *L, const fdwk_img_lap *c, int k0,
-                        int xcorr, fdwk_stream st)
+int fdwk_img_accumulate(float *img, float *ill, const float *u, const float *z,
+                        const fdwk_layout *L, const fdwk_img_lap *c, int k0, int xcorr,
+                        fdwk_stream st)
 {
     if (k0 >= L->nz) return 0;
-    return xcorr ? launch<2>(nullptr, nullptr, img, ill, u, z, v, L, lap_of(c), k0,
+    return xcorr ? launch<2>(nullptr, nullptr, img, ill, u, z, L, lap_of(c), k0,
                              (cudaStream_t)st)
-                 : launch<1>(nullptr, nullptr, img, ill, u, z, v, L, lap_of(c), k0,
-                             (cudaStream_t)st);
+                 : image_sum(img, ill, u, z, L, c, k0, (cudaStream_t)st);
 }
 
 } // extern "C"

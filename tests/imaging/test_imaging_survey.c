@@ -131,6 +131,26 @@ static double result_number(const char *out, const char *key)
     return x;
 }
 
+/* The string member key of the manifest's entry for file name in run out ("" when the
+ * entry or the member is missing: the caller's assertion names it). */
+static void file_member(const char *out, const char *name, const char *key, char *val,
+                        size_t len)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s/manifest.json", g_dir, out);
+    json_t *m = json_load_file(path, 0, NULL);
+    ck_assert_ptr_nonnull(m);
+    const json_t *files = json_object_get(m, "files");
+    snprintf(val, len, "%s", "");
+    for (size_t i = 0; i < json_array_size(files); i++) {
+        const json_t *f = json_array_get(files, i);
+        const char *n = json_string_value(json_object_get(f, "name"));
+        if (n && strcmp(n, name) == 0 && json_is_string(json_object_get(f, key)))
+            snprintf(val, len, "%s", json_string_value(json_object_get(f, key)));
+    }
+    json_decref(m);
+}
+
 /* The common members: a 32^3 grid, 2000 m/s, a sponge, nt 200. */
 static const char *common(void)
 {
@@ -227,6 +247,20 @@ START_TEST(test_rtm_survey)
     float *stack = read_out("rtm", "image.f32", n), *stack_ill = read_out("rtm", "illumination.f32", n);
     assert_same(stack, sum, n, "rtm survey image");
     assert_same(stack_ill, ill, n, "rtm survey illumination");
+    /* the partial stack of all the shots: its float32 xz slice is the image's plane j = 16 */
+    float *slice = read_out("rtm", "stack_image_0003_xz_j16.f32", (size_t)N * N);
+    float *plane = malloc((size_t)N * N * sizeof *plane);
+    for (int k = 0; k < N; k++)
+        for (int i = 0; i < N; i++)
+            plane[(size_t)k * N + i] = stack[((size_t)k * N + 16) * N + i];
+    assert_same(slice, plane, (size_t)N * N, "the last partial stack's xz slice");
+    free(slice), free(plane);
+    /* the partial stacks' entries carry their volume's units, as the final image's */
+    char units[64];
+    file_member("rtm", "stack_image_0001_xz_j16.f32", "units", units, sizeof units);
+    ck_assert_str_eq(units, "data units x m/s");
+    file_member("rtm", "stack_illumination_0002_yz_i16.f32", "units", units, sizeof units);
+    ck_assert_str_eq(units, "wavefield amplitude squared");
     double e = 0.0;
     for (size_t p = 0; p < n; p++)
         e += (double)stack[p] * stack[p];

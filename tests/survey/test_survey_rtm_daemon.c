@@ -95,10 +95,22 @@ START_TEST(rtm_survey_through_the_daemon)
         const int index = (int)json_integer_value(json_object_get(j, "index"));
         ck_assert_int_eq(index, last + 1); /* in shot order, one per shot */
         last = index;
-        json_t *f0 = json_array_get(json_object_get(j, "files"), 0);
-        const char *name = json_string_value(json_is_object(f0) ? json_object_get(f0, "name") : f0);
-        ck_assert_ptr_nonnull(name);
-        snprintf(files[snaps], sizeof files[snaps], "%s", name);
+        /* each partial stack (image and illumination): their middle slices as raw float32
+         * and as PNG */
+        json_t *fs = json_object_get(j, "files");
+        int pngs = 0, raws = 0;
+        for (size_t q = 0; q < json_array_size(fs); q++) {
+            json_t *fq = json_array_get(fs, q);
+            const char *name =
+                json_string_value(json_is_object(fq) ? json_object_get(fq, "name") : fq);
+            ck_assert_ptr_nonnull(name);
+            const size_t len = strlen(name);
+            if (len > 4 && !strcmp(name + len - 4, ".png") && pngs++ == 0)
+                snprintf(files[snaps], sizeof files[snaps], "%s", name);
+            raws += len > 4 && !strcmp(name + len - 4, ".f32");
+        }
+        ck_assert_int_eq(pngs, 4);
+        ck_assert_int_eq(raws, 4);
         snaps++;
         json_decref(j);
     }

@@ -77,10 +77,11 @@ def submit(url, spec):
 
 
 class Daemon(fdwaved_proc.Daemon):
-    """fdwaved serving the page's files from web, and data; url is http://127.0.0.1:PORT."""
+    """fdwaved serving the page's files from web, and data; url is http://127.0.0.1:PORT;
+    extra: more command-line arguments (e.g. --allow-dir DIR)."""
 
-    def __init__(self, exe, data, web, port=0):
-        super().__init__(exe, data, port, ["--web", web])
+    def __init__(self, exe, data, web, port=0, extra=()):
+        super().__init__(exe, data, port, ["--web", web] + list(extra))
 
 
 def add_token(exe, data, name):
@@ -100,13 +101,13 @@ class Env:
         self.shot = os.path.abspath(args.out)
         self.daemons = []
 
-    def daemon(self, name="data", token_user=None):
+    def daemon(self, name="data", token_user=None, extra=()):
         """A daemon on a data directory of its own; with token_user, tokens are on and
-        d.token is that user's."""
+        d.token is that user's; extra: more fdwaved arguments."""
         data = os.path.join(self.tmp, name)
         os.makedirs(data, exist_ok=True)
         token = add_token(self.exe, data, token_user) if token_user else None
-        d = Daemon(self.exe, data, self.web)
+        d = Daemon(self.exe, data, self.web, extra=extra)
         d.token = token
         self.daemons.append(d)
         return d

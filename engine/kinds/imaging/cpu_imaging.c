@@ -8,8 +8,9 @@
  *   gradient  recording u), then segment by segment from the last: u stepped again from
  *             its checkpoint into the store, and the adjoint field z stepped backwards in
  *             time through it, fed the traces (rtm: the data; gradient: the residual) at
- *             the receivers weighted by V / (1 + q), the image summing lap u[n] z[n+1] / V
- *             (or u[n] z[n+1]) and the illumination u[n]^2 in double precision.
+ *             the receivers weighted by V / (1 + q), the image summing lap u[n] z[n+1]
+ *             (or u[n] z[n+1]) and the illumination u[n]^2 in float32 (the division by
+ *             V is the outputs' last pass, imaging_finish.c).
  * Every engine step is one time step of one field (the run loop counts them, imaging.h's
  * fdw_img_engine_steps), so progress and cancellation work as for any kind. */
 #include "kinds/imaging/imaging.h"
@@ -37,7 +38,7 @@ typedef struct img_cpu {
     float *u[2], *w[2];        /* background; born's scattered or the adjoint field */
     int cu, cw;                /* which buffer holds the current time */
     float *v, *dv, *lap;       /* V; born's dV / (1 + q); the Laplacian's scratch */
-    double *img, *ill;         /* image (or gradient) and illumination sums, field layout */
+    float *img, *ill;          /* image (or gradient) and illumination sums, field layout */
     int nsrc;                  /* source taps */
     ptrdiff_t *src_off;
     int *src_owner;
@@ -277,10 +278,8 @@ static void adjoint_step(img_cpu *c, const img_unit *u)
         for (int j = 0; j < c->ny; j++) {
             const ptrdiff_t o = c->origin + k * c->plane + (ptrdiff_t)j * c->px;
             for (int i = 0; i < c->nx; i++) {
-                const double u = un[o + i];
-                c->img[o + i] += xcorr ? u * (double)z[o + i]
-                                       : (double)c->lap[o + i] * (double)z[o + i] /
-                                             (double)c->v[o + i];
+                const float u = un[o + i];
+                c->img[o + i] += xcorr ? u * z[o + i] : c->lap[o + i] * z[o + i];
                 if (ill)
                     c->ill[o + i] += u * u;
             }
@@ -326,7 +325,7 @@ static fdw_status cpu_img_step(void *vctx, long it, fdw_error *err)
 static int finish_outputs(img_cpu *c)
 {
     const size_t n = (size_t)c->nx * c->ny * c->nz;
-    double *img = malloc(n * sizeof *img), *ill = malloc(n * sizeof *ill);
+    float *img = malloc(n * sizeof *img), *ill = malloc(n * sizeof *ill);
     int rc = -1;
     if (img && ill) {
         for (int k = 0; k < c->nz; k++)
@@ -514,15 +513,15 @@ static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, 
     const long nck = 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0);
     c->ck = calloc((size_t)(nck + 1), sizeof *c->ck);
     c->store = calloc((size_t)c->sched.L, sizeof *c->store);
-    c->img = malloc(c->nbuf * sizeof(double));
-    c->ill = malloc(c->nbuf * sizeof(double));
+    c->img = malloc(c->nbuf * sizeof(float));
+    c->ill = malloc(c->nbuf * sizeof(float));
     c->res.image = malloc(n * sizeof(float));
     c->res.illum = malloc(n * sizeof(float));
     if (!c->ck || !c->store || !c->img || !c->ill || !c->res.image || !c->res.illum)
         return nomem(c, err);
-    c->bytes += 2 * c->nbuf * sizeof(double) + 2 * n * sizeof(float);
-    memset(c->img, 0, c->nbuf * sizeof(double));
-    memset(c->ill, 0, c->nbuf * sizeof(double));
+    c->bytes += 2 * c->nbuf * sizeof(float) + 2 * n * sizeof(float);
+    memset(c->img, 0, c->nbuf * sizeof(float));
+    memset(c->ill, 0, c->nbuf * sizeof(float));
     for (long i = 0; i < nck; i++)
         if (!(c->ck[i] = alloc_field(c, c->nbuf)))
             return nomem(c, err);

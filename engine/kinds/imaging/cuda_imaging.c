@@ -32,7 +32,7 @@ typedef struct img_gpu {
     float *u[2], *w[2];        /* allocations (interior origin + org) */
     int cu, cw;
     float *v, *dv, *qx, *qy, *qz;
-    double *img, *ill;         /* compact sums */
+    float *img, *ill;          /* the sums, fields of the layout (allocations) */
     float **ck, **store;
     long nck;
     /* the shot's source by grid point (CSR), its wavelets */
@@ -91,7 +91,9 @@ static void note(img_gpu *c, int rc)
         c->status = rc;
 }
 
-static void update(img_gpu *c, float *next, float *cur)
+/* One step of a field: next = u(t+dt) from cur = u(t) and prev = u(t-dt) (NULL: next
+ * holds u(t-dt) and is updated in place). */
+static void step_field(img_gpu *c, float *next, float *cur, float *prev)
 {
     const fdw_img_data *d = c->d;
     if (c->prob.free_surface)
@@ -101,6 +103,7 @@ static void update(img_gpu *c, float *next, float *cur)
     a.mode = FDWK_ACOUSTIC;
     a.radius = c->prob.radius;
     a.out = at(c, next);
+    a.prev = prev ? at(c, prev) : NULL;
     a.u = at(c, cur);
     a.vdt2 = at(c, c->v);
     a.qx = c->qx, a.qy = c->qy, a.qz = c->qz;
@@ -113,6 +116,11 @@ static void update(img_gpu *c, float *next, float *cur)
     for (int m = 0; m <= FDW_MAX_RADIUS; m++)
         a.cx[m] = d->cx[m], a.cy[m] = d->cy[m], a.cz[m] = d->cz[m];
     note(c, fdwk_acoustic_step(&a, c->s));
+}
+
+static void update(img_gpu *c, float *next, float *cur)
+{
+    step_field(c, next, cur, NULL);
 }
 
 static void inject_source(img_gpu *c, float *f, long it)
@@ -177,12 +185,13 @@ static void restore_segment(img_gpu *c, long k)
     copy_field(c, c->store[0], c->u[0]);
 }
 
+/* Store entry j (1..L-1) stepped straight from entries j-1 and j-2 (entry 0 and u[1] are
+ * the segment's start, restore_segment), so the store fills without a copy per step. */
 static void recompute_step(img_gpu *c, const img_unit *u)
 {
-    update(c, c->u[1 - c->cu], c->u[c->cu]);
-    inject_source(c, c->u[1 - c->cu], u->it);
-    c->cu = 1 - c->cu;
-    copy_field(c, c->store[u->store], c->u[c->cu]);
+    const int j = u->store;
+    step_field(c, c->store[j], c->store[j - 1], j >= 2 ? c->store[j - 2] : c->u[1]);
+    inject_source(c, c->store[j], u->it);
 }
 
 static void adjoint_step(img_gpu *c, const img_unit *u)
@@ -198,8 +207,8 @@ static void adjoint_step(img_gpu *c, const img_unit *u)
     const int xcorr = c->d->condition == IMG_COND_XCORR;
     if (!xcorr && p->free_surface)
         note(c, fdwk_free_surface(at(c, un), &c->L, p->radius, c->s));
-    note(c, fdwk_img_accumulate(c->img, c->ill, at(c, un), at(c, c->w[c->cw]), at(c, c->v),
-                                &c->L, &c->lap, c->k0, xcorr, c->s));
+    note(c, fdwk_img_accumulate(at(c, c->img), c->ill ? at(c, c->ill) : NULL, at(c, un),
+                                at(c, c->w[c->cw]), &c->L, &c->lap, c->k0, xcorr, c->s));
 }
 
 /* ---- the adjoint's traces and the outputs (host) ---- */
@@ -254,15 +263,28 @@ static fdw_status start_adjoint(img_gpu *c, fdw_error *err)
     return rc ? gpu_fail(c, err, rc, "the residual") : FDW_OK;
 }
 
+/* A sum field's interior into the compact host array h (nx * ny * nz), plane by plane
+ * (planes have y padding). */
+static int download_sum(img_gpu *c, float *h, float *field)
+{
+    const fdw_problem *p = &c->prob;
+    const size_t row = (size_t)p->nx * sizeof(float), plane = (size_t)p->nx * p->ny;
+    int rc = 0;
+    for (int k = 0; k < p->nz && !rc; k++)
+        rc = fdwk_d2h_2d_async(h + (size_t)k * plane, row, at(c, field) + (long)k * c->L.plane,
+                               (size_t)c->L.pitch * sizeof(float), row, (size_t)p->ny, c->s);
+    return rc ? rc : fdwk_stream_sync(c->s);
+}
+
 static fdw_status finish_outputs(img_gpu *c, fdw_error *err)
 {
     const size_t n = (size_t)c->prob.nx * c->prob.ny * c->prob.nz;
-    double *img = malloc(n * sizeof *img), *ill = calloc(n, sizeof *ill);
+    float *img = malloc(n * sizeof *img), *ill = calloc(n, sizeof *ill);
     int rc = img && ill ? fdwk_stream_sync(c->s) : 2;
     if (!rc)
-        rc = fdwk_d2h(img, c->img, n * sizeof *img);
+        rc = download_sum(c, img, c->img);
     if (!rc && c->ill)
-        rc = fdwk_d2h(ill, c->ill, n * sizeof *ill);
+        rc = download_sum(c, ill, c->ill);
     if (!rc && fdw_img_finish_sums(&c->prob, img, ill, &c->res) != 0)
         rc = 2;
     free(img), free(ill);
@@ -437,7 +459,7 @@ static fdw_status gpu_create(const fdw_problem *prob, const fdw_plan *plan, void
     c->nck = born ? 0 : 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0);
     /* what it will hold, against what the GPU has free */
     const uint64_t need = (uint64_t)fb * (uint64_t)(5 + (born ? 2 : c->nck + c->sched.L)) +
-                          (born ? 0 : (uint64_t)n * 8 * (ill ? 2 : 1));
+                          (born ? 0 : (uint64_t)fb * (ill ? 2 : 1));
     uint64_t fr = 0, tot = 0;
     int rc = fdwk_set_device(c->id);
     if (!rc)
@@ -558,11 +580,11 @@ static fdw_status gpu_create(const fdw_problem *prob, const fdw_plan *plan, void
         if (!rc)
             rc = dalloc(c, (void **)&c->adjw, (size_t)nrec * (size_t)(d->nt + 1) * sizeof(float));
         if (!rc)
-            rc = dalloc(c, (void **)&c->img, n * sizeof(double));
+            rc = dalloc(c, (void **)&c->img, fb);
         if (!rc)
-            rc = fdwk_memset_async(c->img, 0, n * sizeof(double), c->s);
-        if (!rc && ill && !(rc = dalloc(c, (void **)&c->ill, n * sizeof(double))))
-            rc = fdwk_memset_async(c->ill, 0, n * sizeof(double), c->s);
+            rc = fdwk_memset_async(c->img, 0, fb, c->s);
+        if (!rc && ill && !(rc = dalloc(c, (void **)&c->ill, fb)))
+            rc = fdwk_memset_async(c->ill, 0, fb, c->s);
         c->ck = calloc((size_t)c->nck + 1, sizeof *c->ck);
         c->store = calloc((size_t)c->sched.L, sizeof *c->store);
         if (!rc && (!c->ck || !c->store))

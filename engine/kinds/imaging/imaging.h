@@ -91,7 +91,7 @@ typedef struct img_result {
 /* The outputs' arrays from an engine's sums in the grid's order (imaging_finish.c): the
  * image in the spec's parameter, the illumination normalisation and the Laplacian filter
  * as rtm asks; res->image and res->illum already allocated. 0, or -1 out of memory. */
-int fdw_img_finish_sums(const fdw_problem *p, const double *img, const double *ill,
+int fdw_img_finish_sums(const fdw_problem *p, const float *img, const float *ill,
                          img_result *res);
 
 /* ---- spec (imaging_spec.c) ---- */

@@ -1,6 +1,7 @@
 /* imaging_finish.c — from an engine's sums to the outputs' arrays (imaging.h): the image
- * in the spec's parameter (born's transpose in velocity is 2 v dt^2 = 2 sqrt(V) dt times
- * the sum; the gradient in slowness squared -v^3 / 2 times that), divided by the
+ * in the spec's parameter (the engines sum lap u z in float32; born's transpose in velocity
+ * is that sum over V times 2 v dt^2 = 2 sqrt(V) dt; the gradient in slowness squared
+ * -v^3 / 2 times that), divided by the
  * illumination and filtered by minus the Laplacian where rtm asks. Both engines hand it
  * their sums in the grid's order, so the CPU and the GPU give the same bits from the same
  * sums. */
@@ -38,17 +39,18 @@ static void neg_laplacian(const fdw_problem *p, const fdw_img_data *d, const flo
             }
 }
 
-int fdw_img_finish_sums(const fdw_problem *p, const double *img, const double *ill,
+int fdw_img_finish_sums(const fdw_problem *p, const float *img, const float *ill,
                         img_result *res)
 {
     const fdw_img_data *d = p->kdata;
     const size_t n = (size_t)p->nx * p->ny * p->nz;
     double imax = 0.0;
+#pragma omp parallel for reduction(max : imax) schedule(static)
     for (size_t g = 0; g < n; g++) {
         double x = img[g];
         if (d->condition == IMG_COND_ADJOINT || d->mode == IMG_GRADIENT) {
             const double vdt = sqrt((double)d->vdt2[g]); /* v dt */
-            x *= 2.0 * vdt * d->dt;
+            x = x / (double)d->vdt2[g] * (2.0 * vdt * d->dt);
             if (d->mode == IMG_GRADIENT && d->parameter == IMG_PARAM_SLOWNESS2) {
                 const double v = vdt / d->dt;
                 x *= -0.5 * v * v * v;
@@ -59,6 +61,7 @@ int fdw_img_finish_sums(const fdw_problem *p, const double *img, const double *i
         imax = fmax(imax, ill[g]);
     }
     if (d->mode == IMG_RTM && d->illumination)
+#pragma omp parallel for schedule(static)
         for (size_t g = 0; g < n; g++)
             res->image[g] = (float)((double)res->image[g] / ((double)res->illum[g] + 1e-3 * imax));
     if (d->mode == IMG_RTM && d->laplacian) {

@@ -16,6 +16,20 @@
 
 /* The volumes and result members of rtm and the gradient: one shot's (nshots 0) or the
  * sum of a survey's nshots; predicted names the predicted traces' file. */
+/* The units of each output volume, one place for the outputs and the partial stacks. */
+static const char *image_units(const fdw_img_spec *k)
+{
+    return k->condition == IMG_COND_XCORR ? "arbitrary" : "data units x m/s";
+}
+
+static const char *gradient_units(const fdw_img_spec *k)
+{
+    return k->parameter == IMG_PARAM_SLOWNESS2 ? "misfit units / (s^2/m^2)"
+                                               : "misfit units / (m/s)";
+}
+
+#define ILLUMINATION_UNITS "wavefield amplitude squared"
+
 static fdw_status write_outputs(const fdw_spec *s, const char *out_dir, fdw_manifest *m,
                                 const float *image, const float *illum, double misfit,
                                 int nshots, const char *predicted, char *extra, size_t len,
@@ -31,13 +45,11 @@ static fdw_status write_outputs(const fdw_spec *s, const char *out_dir, fdw_mani
                  k->condition == IMG_COND_XCORR
                      ? "the image: sum over time of u[n] z[n+1] (cross-correlation)"
                      : "the image: born's transpose in velocity applied to the data", of);
-        st = fdw_volume_write(s, out_dir, m, "image", image, what,
-                              k->condition == IMG_COND_XCORR ? "arbitrary" : "data units x m/s",
-                              err);
+        st = fdw_volume_write(s, out_dir, m, "image", image, what, image_units(k), err);
         snprintf(what, sizeof what, "the source's illumination, sum over time of u^2%s", of);
         if (st == FDW_OK && k->illumination)
             st = fdw_volume_write(s, out_dir, m, "illumination", illum, what,
-                                  "wavefield amplitude squared", err);
+                                  ILLUMINATION_UNITS, err);
         if (st == FDW_OK)
             snprintf(extra, len, ", \"image\": {\"condition\": \"%s\", \"illumination\": %s, "
                      "\"laplacian\": %s}",
@@ -48,8 +60,7 @@ static fdw_status write_outputs(const fdw_spec *s, const char *out_dir, fdw_mani
     const int s2 = k->parameter == IMG_PARAM_SLOWNESS2;
     snprintf(what, sizeof what, "the gradient of the misfit 1/2 sum (d_mod - d_obs)^2 with "
              "respect to the %s%s", s2 ? "slowness squared" : "velocity", of);
-    st = fdw_volume_write(s, out_dir, m, "gradient", image, what,
-                          s2 ? "misfit units / (s^2/m^2)" : "misfit units / (m/s)", err);
+    st = fdw_volume_write(s, out_dir, m, "gradient", image, what, gradient_units(k), err);
     if (st == FDW_OK)
         snprintf(extra, len, ", \"misfit\": %.17g, \"gradient\": {\"parameter\": \"%s\", "
                  "\"file\": \"gradient.f32\", \"predicted\": \"%s\"}", misfit,
@@ -77,17 +88,25 @@ fdw_status fdw_img_finish(fdw_run_state *r, char *extra, size_t len, fdw_error *
 
 /* ---- a survey's stack (kind.h's fdw_stack_ops) ---- */
 
-static int stack_volumes(const fdw_spec *spec, const char **names, int max)
+static int stack_volumes(const fdw_spec *spec, const char **names, const char **units,
+                         int max)
 {
     const fdw_img_spec *k = spec->kspec;
+    const char *u[2] = {NULL, NULL};
     int n = 0;
     if (k->mode == IMG_RTM) {
+        u[n] = image_units(k);
         names[n++] = "image";
-        if (k->illumination && n < max)
+        if (k->illumination && n < max) {
+            u[n] = ILLUMINATION_UNITS;
             names[n++] = "illumination";
+        }
     } else if (k->mode == IMG_GRADIENT) {
+        u[n] = gradient_units(k);
         names[n++] = "gradient";
     }
+    for (int v = 0; units && v < n; v++)
+        units[v] = u[v];
     return n;
 }
 
