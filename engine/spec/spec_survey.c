@@ -1,7 +1,9 @@
 /* spec_survey.c — the "survey" section of a wave spec: many shots over one model, given
- * as an explicit list ("shots") or generated along a line or a grid ("generate"), each
- * with the survey's wavelet or its own, and a receiver layout that is fixed (the spec's
- * "receivers") or moves with the shot ("spread": offsets from the source). Every count
+ * as an explicit list ("shots", each optionally with its own number and receivers: an
+ * irregular acquisition, or a SEG-Y file's shots) or generated along a line or a grid
+ * ("generate"), each with the survey's wavelet or its own, and a receiver layout that is
+ * fixed (the spec's "receivers"), listed per shot, or moves with the shot ("spread":
+ * offsets from the source). Every count
  * is checked against the limits (spec_limits.c) before anything is expanded; every shot
  * position, and every spread receiver of every shot, is checked against the grid with an
  * error naming the field. The normalised spec keeps the compact form the user wrote. */
@@ -25,6 +27,7 @@ void fdw_survey_free(fdw_survey *sv)
     free(sv->wavelets);
     free(sv->shots);
     free(sv->spread);
+    free(sv->own);
     free(sv);
 }
 
@@ -62,6 +65,14 @@ int fdw_survey_receivers(const fdw_spec *spec, int i, fdw_receiver *out)
             memcpy(out, spec->receivers, (size_t)spec->nreceivers * sizeof *out);
         return spec->nreceivers;
     }
+    if (sv->own) {
+        const fdw_shot *S = &sv->shots[i];
+        for (int j = 0; out && j < S->nreceivers; j++) {
+            memset(&out[j], 0, sizeof out[j]);
+            memcpy(out[j].pos, sv->own[S->own + j], sizeof out[j].pos);
+        }
+        return S->nreceivers;
+    }
     int n = 0;
     for (int j = 0; j < sv->nspread; j++) {
         double p[3];
@@ -98,10 +109,74 @@ static int add_wavelet(spec_ctx *c, fdw_survey *sv, const json_t *w, const char 
     return wave_parse_wavelet(c, w, path, *index, src, norm);
 }
 
-/* "shots": [{"position", "wavelet"?}, ...]; dflt: the index of survey.wavelet or -1. */
+/* Shot i's own "receivers" (points inside the grid) appended to sv->own; *total counts
+ * them over the shots against the traces' limit. */
+static int parse_own(spec_ctx *c, fdw_survey *sv, fdw_shot *S, const json_t *arr,
+                     const char *path, long long *total, json_t *ns)
+{
+    const size_t n = json_array_size(arr);
+    if (n == 0)
+        return sp_fail(c, path, "%s lists no receiver; give at least one", path);
+    if ((long long)n > sp_max_receivers(c))
+        return sp_fail(c, path, "%s lists %zu receivers; at most %ld are allowed per shot", path,
+                       n, sp_max_receivers(c));
+    if (*total + (long long)n > sp_max_traces(c))
+        return sp_fail(c, path, "with %s the shots list %lld receivers or more; a survey may "
+                       "record at most %lld traces", path, *total + (long long)n,
+                       sp_max_traces(c));
+    double(*own)[3] = realloc(sv->own, (size_t)(*total + (long long)n) * sizeof *own);
+    if (!own)
+        return sp_fail(c, path, "out of memory for the receivers of %s", path);
+    sv->own = own;
+    S->own = (long)*total;
+    S->nreceivers = (int)n;
+    json_t *pts = json_array();
+    json_object_set_new(ns, "receivers", pts);
+    for (size_t j = 0; j < n; j++) {
+        char field[SP_PATH], what[64];
+        sp_idx(field, path, j);
+        snprintf(what, sizeof what, "receiver %zu of shot %d", j, S->number);
+        double *p = own[*total + (long long)j];
+        if (sp_value_vec3(c, json_array_get(arr, j), field, p) ||
+            sp_check_inside(c, field, p, what))
+            return -1;
+        json_array_append_new(pts, sp_json_vec3(p));
+    }
+    *total += (long long)n;
+    return 0;
+}
+
+/* Shot i's own "number" (given for every listed shot or for none; increasing, so shot
+ * order is number order). */
+static int parse_number(spec_ctx *c, fdw_survey *sv, size_t i, const json_t *shot,
+                        const char *path, json_t *ns)
+{
+    const int given = json_object_get(shot, "number") != NULL;
+    char field[SP_PATH];
+    sp_key(field, path, "number");
+    if (i > 0 && given != sv->numbered)
+        return sp_fail(c, given ? field : path, "%s: give \"number\" for every listed shot or "
+                       "for none (survey.shots[0] %s one)", given ? field : path,
+                       sv->numbered ? "has" : "has not");
+    sv->numbered = given;
+    if (!given)
+        return 0;
+    long long num;
+    if (sp_int(c, shot, path, "number", 1, 0, INT_MAX, &num))
+        return -1;
+    if (i > 0 && num <= sv->shots[i - 1].number)
+        return sp_fail(c, field, "%s is %lld: the shots' numbers must increase (the shot "
+                       "before has %d)", field, num, sv->shots[i - 1].number);
+    sv->shots[i].number = (int)num;
+    json_object_set_new(ns, "number", json_integer(num));
+    return 0;
+}
+
+/* "shots": [{"position", "wavelet"?, "number"?, "receivers"?}, ...]; dflt: the index of
+ * survey.wavelet or -1. */
 static int parse_list(spec_ctx *c, fdw_survey *sv, const json_t *arr, int dflt, json_t *nsv)
 {
-    static const char *const keys[] = {"position", "wavelet", NULL};
+    static const char *const keys[] = {"position", "wavelet", "number", "receivers", NULL};
     const size_t n = json_array_size(arr);
     if (n == 0)
         return sp_fail(c, "survey.shots", "survey.shots lists no shot; give at least one");
@@ -113,6 +188,7 @@ static int parse_list(spec_ctx *c, fdw_survey *sv, const json_t *arr, int dflt, 
         return sp_fail(c, "survey.shots", "out of memory for %zu shots", n);
     json_t *norm = json_array();
     json_object_set_new(nsv, "shots", norm);
+    long long total = 0;
     for (size_t i = 0; i < n; i++) {
         char path[SP_PATH], field[SP_PATH], what[48];
         const json_t *shot = json_array_get(arr, i);
@@ -128,6 +204,19 @@ static int parse_list(spec_ctx *c, fdw_survey *sv, const json_t *arr, int dflt, 
             return -1;
         json_t *ns = json_pack("{so}", "position", sp_json_vec3(S->pos));
         json_array_append_new(norm, ns);
+        if (parse_number(c, sv, i, shot, path, ns))
+            return -1;
+        const json_t *own = json_object_get(shot, "receivers");
+        sp_key(field, path, "receivers");
+        if (i > 0 && !!own != !!sv->own)
+            return sp_fail(c, own ? field : path, "%s: give \"receivers\" for every listed "
+                           "shot or for none (survey.shots[0] %s them)", own ? field : path,
+                           sv->own ? "has" : "has not");
+        if (own && !json_is_array(own))
+            return sp_fail(c, field, "%s must be an array of [x, y, z] points, not %s", field,
+                           sp_type_name(own));
+        if (own && parse_own(c, sv, S, own, field, &total, ns))
+            return -1;
         const json_t *w = json_object_get(shot, "wavelet");
         sp_key(field, path, "wavelet");
         if (w) {
@@ -145,6 +234,7 @@ static int parse_list(spec_ctx *c, fdw_survey *sv, const json_t *arr, int dflt, 
         }
         sv->nshots = (int)i + 1;
     }
+    sv->moving = sv->own != NULL;
     return 0;
 }
 
@@ -356,11 +446,18 @@ int sp_parse_survey(spec_ctx *c, const json_t *root)
     }
     if (shots ? parse_list(c, sv, shots, dflt, nsv) : parse_generate(c, sv, gen, dflt, nsv))
         return -1;
-    for (int i = 0; i < sv->nshots; i++)
+    if (sv->numbered && json_object_get(o, "first_number"))
+        return sp_fail(c, "survey.first_number", "survey.first_number does not apply when the "
+                       "listed shots give their own \"number\"");
+    for (int i = 0; i < sv->nshots && !sv->numbered; i++)
         sv->shots[i].number = (int)first + i;
-    json_object_set_new(nsv, "first_number", json_integer(first));
+    if (!sv->numbered)
+        json_object_set_new(nsv, "first_number", json_integer(first));
     json_object_set_new(nsv, "outside", json_string(OUTSIDE[drop]));
     const json_t *sp = json_object_get(o, "spread");
+    if (sp && sv->own)
+        return sp_fail(c, "survey.spread", "survey.spread does not apply when the listed shots "
+                       "give their own \"receivers\"");
     if (sp) {
         sv->moving = 1;
         if (parse_spread(c, sv, sp, nsv))
@@ -416,6 +513,10 @@ int sp_finish_survey(spec_ctx *c, const json_t *root)
     fdw_survey *sv = s->survey;
     if (!sv)
         return 0;
+    if (sv->own && s->nreceivers > 0)
+        return sp_fail(c, "receivers",
+                       "the listed shots give their own receivers (survey.shots[].receivers): "
+                       "receivers.interval still applies; points, lines and planes do not");
     if (sv->moving && s->nreceivers > 0)
         return sp_fail(c, "receivers",
                        "with survey.spread the receivers move with each shot: give them as "

@@ -272,6 +272,96 @@ START_TEST(test_multi_shot_gradient)
 }
 END_TEST
 
+/* The members of COMMON but the source. */
+#define MODEL "\"grid\": {\"nx\": 32, \"ny\": 32, \"nz\": 32, \"dx\": 10, \"dy\": 10, " \
+              "\"dz\": 10}, \"velocity\": {\"type\": \"gaussian\", \"background\": 2000, " \
+              "\"center\": [160, 150, 200], \"sigma\": 60, \"dv\": 300}, \"boundary\": " \
+              "{\"type\": \"sponge\", \"width\": 8}"
+#define RICKER "{\"type\": \"ricker\", \"f0\": 15}"
+
+/* The bytes of g_dir/out/name as floats (n of them). */
+static float *floats(const char *out, const char *name, size_t n)
+{
+    long len;
+    char *b = slurp(out, name, &len);
+    ck_assert_int_eq(len, (long)(n * sizeof(float)));
+    return (float *)b;
+}
+
+/* A survey of the three-shot file (FFIDs 7, 8, 9, their traces interleaved): every FFID a
+ * shot in FFID order, each the single-shot job of data.ffid; the image and illumination
+ * the float sums of those jobs' in shot order, bit for bit. */
+START_TEST(test_survey_of_a_file)
+{
+    char segy[160], j[4096];
+    snprintf(segy, sizeof segy, "%s/survey.segy", g_dir);
+    write_three(segy, NULL, 0);
+    snprintf(j, sizeof j, "{\"kind\": \"rtm\", " MODEL ", " TIME ", \"survey\": {\"wavelet\": "
+             RICKER "}, \"data\": {\"format\": \"segy\", \"path\": \"%s\", \"datum\": 50}, "
+             "\"imaging\": {\"illumination\": true}}", segy);
+    run_json("sv_rtm", j);
+    const size_t n = 32 * 32 * 32;
+    float *img = calloc(n, sizeof *img), *ill = calloc(n, sizeof *ill);
+    for (int s = 0; s < 3; s++) {
+        char one[4096], out[32];
+        snprintf(out, sizeof out, "sv_one_%d", s);
+        snprintf(one, sizeof one, "{\"kind\": \"rtm\", " MODEL ", " TIME ", \"sources\": "
+                 "[{\"position\": [%d, 155, 100], \"wavelet\": " RICKER "}], \"data\": "
+                 "{\"format\": \"segy\", \"path\": \"%s\", \"ffid\": %d, \"datum\": 50}, "
+                 "\"imaging\": {\"illumination\": true}}", 125 + 30 * s, segy, 7 + s);
+        run_json(out, one);
+        float *a = floats(out, "image.f32", n), *b = floats(out, "illumination.f32", n);
+        for (size_t p = 0; p < n; p++)
+            img[p] += a[p], ill[p] += b[p];
+        free(a), free(b);
+    }
+    float *got = floats("sv_rtm", "image.f32", n), *gill = floats("sv_rtm", "illumination.f32", n);
+    ck_assert_msg(memcmp(got, img, n * sizeof *img) == 0, "the survey's image is not the shots' "
+                  "sum");
+    ck_assert_msg(memcmp(gill, ill, n * sizeof *ill) == 0, "the survey's illumination is not "
+                  "the shots' sum");
+    free(got), free(gill), free(img), free(ill);
+    /* the manifest: three shots numbered by their FFIDs */
+    long len;
+    char *m = slurp("sv_rtm", "manifest.json", &len);
+    json_t *mj = json_loads(m, 0, NULL);
+    ck_assert_ptr_nonnull(mj);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(mj, "result"),
+                                                        "nshots")), 3);
+    free(m);
+    json_decref(mj);
+    /* the normalised spec keeps the user's form; a trusted re-parse reads the same shots,
+     * and refuses the file once it changed */
+    fdw_spec *spec = NULL, *again = NULL;
+    fdw_error err;
+    ck_assert_msg(parse(j, NULL, &spec, &err) == FDW_OK, "%s: %s", err.field, err.message);
+    ck_assert_int_eq(fdw_spec_shots(spec), 3);
+    char *norm = fdw_spec_to_json(spec);
+    json_t *nj = json_loads(norm, 0, NULL);
+    ck_assert_ptr_null(json_object_get(json_object_get(nj, "survey"), "shots"));
+    ck_assert_ptr_null(json_object_get(nj, "receivers"));
+    json_decref(nj);
+    fdw_parse_opts trusted = {.normalised = 1};
+    ck_assert_msg(parse(norm, &trusted, &again, &err) == FDW_OK, "%s: %s", err.field,
+                  err.message);
+    char *norm2 = fdw_spec_to_json(again);
+    ck_assert_str_eq(norm, norm2);
+    ck_assert_int_eq(fdw_spec_shots(again), 3);
+    fdw_spec_free(again);
+    free(norm2);
+    FILE *f = fopen(segy, "ab");
+    ck_assert_int_eq(fputc(0, f), 0);
+    fclose(f);
+    ck_assert_int_eq(parse(norm, &trusted, &again, &err), FDW_ERR_SPEC);
+    ck_assert_str_eq(err.field, "data.path");
+    ck_assert_msg(strstr(err.message, "changed after the spec was checked"), "%s", err.message);
+    fdw_spec_free(spec);
+    free(norm);
+    printf("rtm survey of a three-shot SEG-Y file: image and illumination the sums of the "
+           "single-shot jobs (data.ffid) bit for bit\n");
+}
+END_TEST
+
 /* Rewrite one 4-byte big-endian header field of a file in place, keeping its mtime. */
 static void poke(const char *path, long offset, int32_t value)
 {
@@ -452,6 +542,31 @@ START_TEST(test_refusals)
     snprintf(j, sizeof j, "{\"kind\": \"rtm\", " COMMON ", " TIME ", %s, \"data\": "
              "{\"format\": \"su\", \"path\": \"%s\"}}", raw_receivers(), path);
     refused(j, "data.format", "segy", NULL);
+    /* surveys of a file */
+    char sv[160];
+    snprintf(sv, sizeof sv, "%s/refuse3.segy", g_dir);
+    write_three(sv, NULL, 0);
+    snprintf(j, sizeof j, "{\"kind\": \"rtm\", " MODEL ", " TIME ", \"survey\": {\"wavelet\": "
+             RICKER "}, \"data\": {\"format\": \"segy\", \"path\": \"%s\", \"ffid\": 8, "
+             "\"datum\": 50}}", sv);
+    refused(j, "data.ffid", "every FFID", NULL);
+    snprintf(j, sizeof j, "{\"kind\": \"rtm\", " MODEL ", " TIME ", \"survey\": {\"wavelet\": "
+             RICKER ", \"generate\": {\"first\": [100, 100, 100], \"step\": [10, 0, 0], "
+             "\"count\": 2}}, \"data\": {\"format\": \"segy\", \"path\": \"%s\", \"datum\": 50}}",
+             sv);
+    refused(j, "survey.generate", "FFIDs of data.path", NULL);
+    snprintf(j, sizeof j, "{\"kind\": \"rtm\", " MODEL ", " TIME ", \"survey\": {}, \"data\": "
+             "{\"format\": \"segy\", \"path\": \"%s\", \"datum\": 50}}", sv);
+    refused(j, "survey.wavelet", "needs survey.wavelet", NULL);
+    /* trace 14 (FFID 8's fifth) puts its source 45 m away from the shot's */
+    const patch moved = {13, SEGY_TR_SOURCE_X, 200000};
+    write_three(sv, &moved, 1);
+    snprintf(j, sizeof j, "{\"kind\": \"rtm\", " MODEL ", " TIME ", \"survey\": {\"wavelet\": "
+             RICKER "}, \"data\": {\"format\": \"segy\", \"path\": \"%s\", \"datum\": 50}}", sv);
+    refused(j, "data.path", "trace 14 of", "FFID 8", "SourceX", "one source", NULL);
+    const patch neg = {5, SEGY_TR_FIELD_RECORD, -3};
+    write_three(sv, &neg, 1);
+    refused(j, "data.path", "trace 6 of", "-3", NULL);
 }
 END_TEST
 
@@ -468,6 +583,7 @@ int main(void)
     tcase_add_test(tc, test_one_shot_rtm);
     tcase_add_test(tc, test_multi_shot_gradient);
     tcase_add_test(tc, test_normalised);
+    tcase_add_test(tc, test_survey_of_a_file);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -374,7 +374,7 @@ START_TEST(test_refusals)
     img_refused(j, "data.path", "the survey's 30 traces");
     snprintf(j, sizeof j, "{\"kind\": \"gradient\", %s, %s, \"data\": {\"format\": \"segy\", "
              "\"path\": \"%s\"}}", common(), SURVEY, d);
-    img_refused(j, "data.format", "survey");
+    img_refused(j, "survey.generate", "FFIDs of data.path"); /* SEG-Y: the file's shots */
     snprintf(j, sizeof j, "{\"kind\": \"born\", %s, %s, %s, \"snapshots\": {\"every\": 10}}",
              common(), SURVEY, PERT);
     img_refused(j, "snapshots", "");

@@ -407,6 +407,69 @@ START_TEST(fixed_layout_runs)
 }
 END_TEST
 
+/* Listed shots with their own numbers and receivers (an irregular acquisition): each
+ * shot's gather is the single-shot job's of that source and those receivers, named by its
+ * number; the refusals name the entry. */
+#define OWN_SHOTS                                                                             \
+    "{\"shots\": [{\"position\": [100, 40, 20], \"number\": 7, \"receivers\": [[20, 40, 10], " \
+    "[60, 50, 10], [300, 30, 20]]}, {\"position\": [250, 60, 20], \"number\": 12, "             \
+    "\"receivers\": [[200, 60, 10], [380, 60, 10]]}], \"wavelet\": {\"type\": \"ricker\", "   \
+    "\"f0\": 14}}"
+START_TEST(own_receivers_and_numbers)
+{
+    char *json = with_survey(OWN_SHOTS, "{\"interval\": 2}");
+    fdw_spec *spec = parse(json);
+    free(json);
+    char *norm = fdw_spec_to_json(spec);
+    ck_assert_ptr_nonnull(strstr(norm, "\"number\":12"));
+    ck_assert_ptr_null(strstr(norm, "first_number"));
+    free(norm);
+    seen sn = {0};
+    fdw_result r;
+    ck_assert_int_eq(run(spec, path_in("own"), 0, NULL, 0, &sn, &r), FDW_OK);
+    ck_assert_int_eq(r.shots_done, 2);
+    fdw_spec_free(spec);
+    fdw_spec *one = parse(HEAD "\"sources\": [{\"position\": [250, 60, 20], \"wavelet\": "
+                          "{\"type\": \"ricker\", \"f0\": 14}}], \"receivers\": {\"points\": "
+                          "[[200, 60, 10], [380, 60, 10]], \"interval\": 2}}");
+    fdw_run_opts ro = {.out_dir = path_in("own_12"), .backend = FDW_BACKEND_CPU, .threads = 2};
+    fdw_error err;
+    ck_assert_int_eq(fdw_run(one, &ro, NULL, &r, &err), FDW_OK);
+    fdw_spec_free(one);
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s/shot_0012.f32", path_in("own"));
+    snprintf(b, sizeof b, "%s/gather.f32", path_in("own_12"));
+    same_file(a, b);
+    size_t n;
+    snprintf(a, sizeof a, "%s/shot_0007.f32", path_in("own"));
+    free(slurp(a, &n));
+    ck_assert_uint_eq(n, 3u * 61u * 4u);
+    refused_survey("{\"shots\": [{\"position\": [100, 40, 20], \"number\": 7}, {\"position\": "
+                   "[200, 40, 20]}], \"wavelet\": {\"type\": \"ricker\", \"f0\": 14}}",
+                   "{\"points\": [[10, 40, 10]]}", NULL, "survey.shots[1]", "for every listed");
+    refused_survey("{\"shots\": [{\"position\": [100, 40, 20], \"number\": 7}, {\"position\": "
+                   "[200, 40, 20], \"number\": 7}], \"wavelet\": {\"type\": \"ricker\", "
+                   "\"f0\": 14}}", "{\"points\": [[10, 40, 10]]}", NULL,
+                   "survey.shots[1].number", "must increase");
+    refused_survey("{\"shots\": [{\"position\": [100, 40, 20], \"number\": 7}], "
+                   "\"first_number\": 3, \"wavelet\": {\"type\": \"ricker\", \"f0\": 14}}",
+                   "{\"points\": [[10, 40, 10]]}", NULL, "survey.first_number",
+                   "does not apply");
+    refused_survey("{\"shots\": [{\"position\": [100, 40, 20], \"receivers\": [[10, 40, 10]]}, "
+                   "{\"position\": [200, 40, 20], \"receivers\": [[10, 40, 10], [900, 40, "
+                   "10]]}], \"wavelet\": {\"type\": \"ricker\", \"f0\": 14}}",
+                   "{\"interval\": 1}", NULL, "survey.shots[1].receivers[1]", "outside");
+    refused_survey(OWN_SHOTS, "{\"points\": [[10, 40, 10]]}", NULL, "receivers",
+                   "their own receivers");
+    refused_survey("{\"shots\": [{\"position\": [100, 40, 20], \"receivers\": [[10, 40, 10]]}], "
+                   "\"spread\": {\"points\": [[10, 0, 0]]}, \"wavelet\": {\"type\": \"ricker\", "
+                   "\"f0\": 14}}", "{\"interval\": 1}", NULL, "survey.spread", "does not apply");
+    refused_survey("{\"shots\": [{\"position\": [100, 40, 20], \"receivers\": []}], "
+                   "\"wavelet\": {\"type\": \"ricker\", \"f0\": 14}}", "{\"interval\": 1}", NULL,
+                   "survey.shots[0].receivers", "no receiver");
+}
+END_TEST
+
 /* The model is read once for all shots: a model file removed while the first shot runs
  * leaves the other shots running, with the outputs of a run that kept it. */
 static int remove_model(void *user, const fdw_progress *p)
@@ -741,6 +804,7 @@ static Suite *survey_suite(void)
     tcase_set_timeout(r, 120);
     tcase_add_test(r, sequential_parallel_single_identical);
     tcase_add_test(r, fixed_layout_runs);
+    tcase_add_test(r, own_receivers_and_numbers);
     tcase_add_test(r, model_read_once);
     tcase_add_test(r, cancel_keeps_finished_shots);
     tcase_add_test(r, resume_at_first_unfinished_shot);

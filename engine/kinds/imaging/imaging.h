@@ -107,15 +107,20 @@ typedef struct img_segy img_segy;
 int fdw_img_segy_wanted(const struct json_t *root);
 /* Before the wave sections: data's members, the shot's traces and geometry from the
  * headers (or, in a trusted normalised spec, from its record) into k->segy, and *wave, a
- * copy of root with the shot's receivers and sample interval for wave_parse. */
+ * copy of root with the shot's receivers and sample interval for wave_parse; with a
+ * survey, every FFID of the file as a listed shot with its own number and receivers
+ * (imaging_segy_survey.c). */
 int fdw_img_segy_scan(struct spec_ctx *c, const struct json_t *root, fdw_img_spec *k,
                       struct json_t **wave);
 /* After them: the spec's one source against the headers', the traces long enough for nt;
  * the normalised "data" (what was read) in place of "receivers". */
 int fdw_img_segy_finish(struct spec_ctx *c, fdw_img_spec *k, struct json_t *norm);
-/* The shot's traces, the first `slots` samples of each, into data [receiver][sample]. */
-fdw_status fdw_img_segy_load(const img_segy *g, float *data, long slots, fdw_error *err);
-/* The file's trace number (1-based) of a receiver, for messages. */
+/* Traces first .. first + count - 1 of the scan (a survey's shot: its trace0 and its
+ * receivers; one shot: 0 and all), the first `slots` samples of each, into data
+ * [receiver][sample]. */
+fdw_status fdw_img_segy_load(const img_segy *g, long first, long count, float *data,
+                             long slots, fdw_error *err);
+/* The file's trace number (1-based) of a receiver (counted over the scan), for messages. */
 int fdw_img_segy_trace(const img_segy *g, long receiver);
 void fdw_img_segy_free(img_segy *g);
 

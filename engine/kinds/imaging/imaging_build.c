@@ -104,7 +104,8 @@ static fdw_status load_data(const fdw_spec *spec, const fdw_img_spec *k, fdw_img
     if (!d->data)
         return FDW_ERR_NOMEM;
     if (k->segy) {
-        const fdw_status st = fdw_img_segy_load(k->segy, d->data, prob->nrec_slots, err);
+        const fdw_status st = fdw_img_segy_load(k->segy, spec->shot_trace0, spec->nreceivers,
+                                                d->data, prob->nrec_slots, err);
         if (st != FDW_OK)
             return st;
     } else {
@@ -124,7 +125,7 @@ static fdw_status load_data(const fdw_spec *spec, const fdw_img_spec *k, fdw_img
             char trace[80] = "";
             if (k->segy)
                 snprintf(trace, sizeof trace, " (trace %d of the SEG-Y file)",
-                         fdw_img_segy_trace(k->segy, r));
+                         fdw_img_segy_trace(k->segy, spec->shot_trace0 + r));
             return fdw_fail(err, FDW_ERR_SPEC, "data.path", "the data's sample %ld of "
                             "receiver %ld%s is not a finite number",
                             (long)(i % prob->nrec_slots), r, trace);

@@ -7,10 +7,9 @@
  * interval a whole number of steps), its source checked against the spec's, and its
  * traces read for the run. The normalised spec records what the headers gave and the
  * file's size and mtime; a trusted re-parse (opts->normalised) uses that record instead
- * of reading the headers again, and the run refuses a file that changed since. */
-#include "kinds/imaging/imaging.h"
-#include "output/segy_reader.h"
-#include "spec/spec_parse.h"
+ * of reading the headers again, and the run refuses a file that changed since. A survey
+ * of the file's every FFID: imaging_segy_survey.c. */
+#include "kinds/imaging/imaging_segy_int.h"
 
 #include <limits.h>
 #include <math.h>
@@ -18,39 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-struct img_segy {
-    char path[FDW_PATH_MAX];
-    long long ffid;
-    double datum;              /* the elevation of depth 0 (m) */
-    int ntr;                   /* traces of the shot: the receivers, in file order */
-    int cap;
-    int *trace;                /* their 0-based numbers in the file */
-    double (*rec)[3];          /* their receivers (m, z depth) */
-    double (*src)[3];          /* each one's source; NULL when taken from the record */
-    double source[3];          /* the first trace's source */
-    int samples, interval_us;  /* per trace; the sample interval */
-    int interval_in_trace;     /* the interval came from trace 1's header, not the binary */
-    long long size, mtime_ns;  /* the file when its headers were read */
-};
-
-/* Header fields as errors name them: segyio's name and the bytes. */
-#define H_FFID "FieldRecord (FFID, bytes 9-12)"
-#define H_GELEV "ReceiverGroupElevation (bytes 41-44)"
-#define H_SELEV "SourceSurfaceElevation (bytes 45-48)"
-#define H_SDEPTH "SourceDepth (bytes 49-52)"
-#define H_ESCAL "ElevationScalar (bytes 69-70)"
-#define H_CSCAL "SourceGroupScalar (bytes 71-72)"
-#define H_UNITS "CoordinateUnits (bytes 89-90)"
-#define H_NS "TRACE_SAMPLE_COUNT (bytes 115-116)"
-#define H_DT "TRACE_SAMPLE_INTERVAL (bytes 117-118)"
-#define B_DT "Interval (binary header bytes 3217-3218)"
-#define B_NS "Samples (binary header bytes 3221-3222)"
-#define B_UNITS "MeasurementSystem (binary header bytes 3255-3256)"
-
-static const char *const SOURCE_FIELD[3] = {
-    "SourceX (bytes 73-76) scaled by " H_CSCAL, "SourceY (bytes 77-80) scaled by " H_CSCAL,
-    "data.datum - (" H_SELEV " - " H_SDEPTH ") scaled by " H_ESCAL};
 
 int fdw_img_segy_wanted(const json_t *root)
 {
@@ -65,6 +31,9 @@ void fdw_img_segy_free(img_segy *g)
     free(g->trace);
     free(g->rec);
     free(g->src);
+    free(g->shot_ffid);
+    free(g->shot_first);
+    free(g->shot_count);
     free(g);
 }
 
@@ -75,7 +44,7 @@ int fdw_img_segy_trace(const img_segy *g, long receiver)
 
 /* A header value under a SEG-Y rev 1 scalar: positive multiplies, negative divides, 0
  * counts as 1. */
-static double scaled(int32_t v, int32_t scalar)
+double fdw_img_segy_scaled(int32_t v, int32_t scalar)
 {
     return scalar > 0 ? (double)v * scalar : scalar < 0 ? (double)v / -scalar : (double)v;
 }
@@ -86,7 +55,7 @@ static int scalar_valid(int32_t s)
     return a == 0 || a == 1 || a == 10 || a == 100 || a == 1000 || a == 10000;
 }
 
-static int file_stamp(const char *path, long long *size, long long *mtime_ns)
+int fdw_img_segy_stamp(const char *path, long long *size, long long *mtime_ns)
 {
     struct stat st;
     if (stat(path, &st) != 0)
@@ -96,13 +65,15 @@ static int file_stamp(const char *path, long long *size, long long *mtime_ns)
     return 0;
 }
 
-/* One more trace of the shot (room grows by doubling, up to the receivers' limit). */
-static int add_trace(spec_ctx *c, img_segy *g, int t)
+int fdw_img_segy_add(spec_ctx *c, img_segy *g, int t, int first)
 {
-    if (g->ntr >= sp_max_receivers(c))
-        return sp_fail(c, "data.path", "data.path: the shot of %.256s has more than %ld "
-                       "traces, the most receivers a job may have", g->path,
+    if (g->ntr - first >= sp_max_receivers(c))
+        return sp_fail(c, "data.path", "data.path: the shot of trace %d of %.256s has more than "
+                       "%ld traces, the most receivers a job may have", t + 1, g->path,
                        sp_max_receivers(c));
+    if (g->ntr >= sp_max_traces(c))
+        return sp_fail(c, "data.path", "data.path: %.256s has more than %lld traces, the most "
+                       "a survey may record", g->path, sp_max_traces(c));
     if (g->ntr == g->cap) {
         const int cap = g->cap ? 2 * g->cap : 64;
         int *tr = realloc(g->trace, (size_t)cap * sizeof *tr);
@@ -121,9 +92,9 @@ static int add_trace(spec_ctx *c, img_segy *g, int t)
     return 0;
 }
 
-/* Trace t's geometry (its header in in->hdr) into the shot's last entry: the checks on
- * its length, interval, units and scalars, its receiver inside the grid. */
-static int trace_geometry(spec_ctx *c, img_segy *g, fdw_segy_in *in, int t)
+/* The checks on the trace's length, interval, units and scalars, its receiver inside the
+ * grid. */
+int fdw_img_segy_geometry(spec_ctx *c, img_segy *g, fdw_segy_in *in, int t)
 {
     const char *p = g->path;
     int32_t ns, dt, units, esc, csc, v[7];
@@ -156,12 +127,12 @@ static int trace_geometry(spec_ctx *c, img_segy *g, fdw_segy_in *in, int t)
     for (int q = 0; q < 7; q++)
         segy_get_field(in->hdr, fields[q], &v[q]);
     double *s = g->src[g->ntr - 1], *r = g->rec[g->ntr - 1];
-    s[0] = scaled(v[0], csc);
-    s[1] = scaled(v[1], csc);
-    s[2] = g->datum - (scaled(v[2], esc) - scaled(v[3], esc));
-    r[0] = scaled(v[4], csc);
-    r[1] = scaled(v[5], csc);
-    r[2] = g->datum - scaled(v[6], esc);
+    s[0] = fdw_img_segy_scaled(v[0], csc);
+    s[1] = fdw_img_segy_scaled(v[1], csc);
+    s[2] = g->datum - (fdw_img_segy_scaled(v[2], esc) - fdw_img_segy_scaled(v[3], esc));
+    r[0] = fdw_img_segy_scaled(v[4], csc);
+    r[1] = fdw_img_segy_scaled(v[5], csc);
+    r[2] = g->datum - fdw_img_segy_scaled(v[6], esc);
     char what[640];
     snprintf(what, sizeof what, "the receiver of trace %d of %.256s (x: GroupX, bytes 81-84, "
              "y: GroupY, bytes 85-88, scaled by " H_CSCAL " %d; z: data.datum - " H_GELEV
@@ -169,42 +140,61 @@ static int trace_geometry(spec_ctx *c, img_segy *g, fdw_segy_in *in, int t)
     return sp_check_inside(c, "data.path", r, what);
 }
 
-/* The shot's traces from the file's headers: those of data.ffid (ffid_given) or of the
- * file's only FFID, each checked (trace_geometry). */
-static int scan(spec_ctx *c, img_segy *g, int ffid_given)
+int fdw_img_segy_open(spec_ctx *c, img_segy *g, fdw_segy_in *in)
 {
-    fdw_segy_in in = {0};
     const char *p = g->path;
-    int rc = -1;
-    if (file_stamp(p, &g->size, &g->mtime_ns) != 0 ||
-        fdw_segy_in_open(&in, p, "data.path", "data", c->err) != FDW_OK)
-        goto done;
-    int32_t units = 0, bdt = 0, lo = 0, hi = 0;
-    segy_get_bfield(in.bin, SEGY_BIN_MEASUREMENT_SYSTEM, &units);
-    segy_get_bfield(in.bin, SEGY_BIN_INTERVAL, &bdt);
+    memset(in, 0, sizeof *in);
+    if (fdw_img_segy_stamp(p, &g->size, &g->mtime_ns) != 0 ||
+        fdw_segy_in_open(in, p, "data.path", "data", c->err) != FDW_OK)
+        goto fail;
+    int32_t units = 0, bdt = 0;
+    segy_get_bfield(in->bin, SEGY_BIN_MEASUREMENT_SYSTEM, &units);
+    segy_get_bfield(in->bin, SEGY_BIN_INTERVAL, &bdt);
     if (units != 0 && units != 1) {
         sp_fail(c, "data.path", "data.path: %.256s has %s %d: only metres (1) are read; "
                 "convert a file in feet (2) to metres", p, B_UNITS, (int)units);
-        goto done;
+        goto fail;
     }
-    g->samples = in.ns;
+    g->samples = in->ns;
     g->interval_us = bdt & 0xffff;
+    if (g->interval_us == 0 && in->ntraces > 0) {
+        int32_t dt;
+        if (segy_traceheader(in->fp, 0, in->hdr, in->trace0, in->trsize) != SEGY_OK) {
+            sp_fail(c, "data.path", "data.path: cannot read the header of trace 1 of %.256s", p);
+            goto fail;
+        }
+        segy_get_field(in->hdr, SEGY_TR_SAMPLE_INTER, &dt);
+        g->interval_us = dt & 0xffff;
+        g->interval_in_trace = 1;
+    }
+    if (g->interval_us == 0) {
+        sp_fail(c, "data.path", "data.path: %.256s records no sample interval: %s and trace 1's "
+                "%s are both 0", p, B_DT, H_DT);
+        goto fail;
+    }
+    return 0;
+fail:
+    if (c->err && c->err->field[0] == '\0')
+        sp_fail(c, "data.path", "data.path: cannot read %.256s", p);
+    fdw_segy_in_close(in);
+    return -1;
+}
+
+/* The shot's traces from the file's headers: those of data.ffid (ffid_given) or of the
+ * file's only FFID, each checked (fdw_img_segy_geometry). */
+static int scan(spec_ctx *c, img_segy *g, int ffid_given)
+{
+    fdw_segy_in in;
+    const char *p = g->path;
+    if (fdw_img_segy_open(c, g, &in))
+        return -1;
+    int rc = -1;
+    int32_t lo = 0, hi = 0;
     for (int t = 0; t < in.ntraces; t++) {
         if (segy_traceheader(in.fp, t, in.hdr, in.trace0, in.trsize) != SEGY_OK) {
             sp_fail(c, "data.path", "data.path: cannot read the header of trace %d of %.256s",
                     t + 1, p);
             goto done;
-        }
-        if (t == 0 && g->interval_us == 0) {
-            int32_t dt;
-            segy_get_field(in.hdr, SEGY_TR_SAMPLE_INTER, &dt);
-            g->interval_us = dt & 0xffff;
-            g->interval_in_trace = 1;
-            if (g->interval_us == 0) {
-                sp_fail(c, "data.path", "data.path: %.256s records no sample interval: %s and "
-                        "trace 1's %s are both 0", p, B_DT, H_DT);
-                goto done;
-            }
         }
         int32_t ffid;
         segy_get_field(in.hdr, SEGY_TR_FIELD_RECORD, &ffid);
@@ -214,13 +204,13 @@ static int scan(spec_ctx *c, img_segy *g, int ffid_given)
             g->ffid = ffid;
         if (!ffid_given && ffid != g->ffid) {
             sp_fail(c, "data.path", "data.path: trace %d of %.256s has %s %d but trace 1 has "
-                    "%lld: the file holds several shots; give data.ffid to choose one", t + 1,
-                    p, H_FFID, (int)ffid, g->ffid);
+                    "%lld: the file holds several shots; give data.ffid to choose one, or a "
+                    "survey to take them all", t + 1, p, H_FFID, (int)ffid, g->ffid);
             goto done;
         }
         if (ffid != g->ffid)
             continue;
-        if (add_trace(c, g, t) || trace_geometry(c, g, &in, t))
+        if (fdw_img_segy_add(c, g, t, 0) || fdw_img_segy_geometry(c, g, &in, t))
             goto done;
     }
     if (g->ntr == 0) {
@@ -260,7 +250,7 @@ static int recorded(spec_ctx *c, const json_t *o, img_segy *g)
         sp_array(c, o, "data", "traces", 1, &runs) ||
         sp_array(c, o, "data", "receivers", 1, &pts))
         return -1;
-    if (file_stamp(g->path, &sz, &mt) != 0 || sz != size || mt != mtime)
+    if (fdw_img_segy_stamp(g->path, &sz, &mt) != 0 || sz != size || mt != mtime)
         return sp_fail(c, "data.path", "data.path: %.256s changed after the spec was checked "
                        "(its size or modification time is not the one recorded): submit the "
                        "job again", g->path);
@@ -276,7 +266,7 @@ static int recorded(spec_ctx *c, const json_t *o, img_segy *g)
             sp_value_int(c, json_array_get(run, 1), f, 1, INT32_MAX - first + 1, &count))
             return -1;
         for (long long t = first - 1; t < first - 1 + count; t++)
-            if (add_trace(c, g, (int)t))
+            if (fdw_img_segy_add(c, g, (int)t, 0))
                 return -1;
     }
     if (json_array_size(pts) != (size_t)g->ntr || g->ntr == 0)
@@ -293,9 +283,7 @@ static int recorded(spec_ctx *c, const json_t *o, img_segy *g)
     return 1;
 }
 
-/* The root the wave sections parse: the user's, with the shot's receivers as points and
- * its sample interval as time.sample_interval (a user's own must be the same). */
-static int wave_root(spec_ctx *c, const json_t *root, const img_segy *g, json_t **wave)
+int fdw_img_segy_interval_root(spec_ctx *c, const json_t *root, const img_segy *g, json_t **w)
 {
     const double S = g->interval_us * 1e-6;
     json_t *t = json_object_get(root, "time");
@@ -308,14 +296,23 @@ static int wave_root(spec_ctx *c, const json_t *root, const img_segy *g, json_t 
     snprintf(c->si_what, sizeof c->si_what, "the sample interval of data.path %.256s (%s)",
              g->path, g->src ? g->interval_in_trace ? "trace 1's " H_DT : B_DT
                              : "data.sample_interval, as recorded");
-    json_t *w = json_deep_copy(root), *pts = json_array();
-    for (int i = 0; i < g->ntr; i++)
-        json_array_append_new(pts, sp_json_vec3(g->rec[i]));
-    json_object_set_new(w, "receivers", json_pack("{so}", "points", pts));
-    t = json_object_get(w, "time");
+    *w = json_deep_copy(root);
+    t = json_object_get(*w, "time");
     if (json_is_object(t))
         json_object_set_new(t, "sample_interval", json_real(S));
-    *wave = w;
+    return 0;
+}
+
+/* The root the wave sections parse: the user's, with the shot's receivers as points and
+ * its sample interval as time.sample_interval. */
+static int wave_root(spec_ctx *c, const json_t *root, const img_segy *g, json_t **wave)
+{
+    if (fdw_img_segy_interval_root(c, root, g, wave))
+        return -1;
+    json_t *pts = json_array();
+    for (int i = 0; i < g->ntr; i++)
+        json_array_append_new(pts, sp_json_vec3(g->rec[i]));
+    json_object_set_new(*wave, "receivers", json_pack("{so}", "points", pts));
     return 0;
 }
 
@@ -338,6 +335,13 @@ int fdw_img_segy_scan(spec_ctx *c, const json_t *root, fdw_img_spec *k, json_t *
         sp_num(c, o, "data", "datum", 0, &g->datum))
         return -1;
     g->ffid = ffid;
+    if (json_object_get(root, "survey")) {
+        if (ffid >= 0)
+            return sp_fail(c, "data.ffid", "data.ffid chooses one shot of the file, but the "
+                           "survey takes every FFID of data.path: leave data.ffid out, or the "
+                           "survey for one shot");
+        return fdw_img_segy_scan_survey(c, root, g, wave);
+    }
     const int rec = recorded(c, o, g);
     if (rec < 0 || (rec == 0 && scan(c, g, ffid >= 0)))
         return -1;
@@ -363,15 +367,9 @@ static int check_source(spec_ctx *c, const img_segy *g)
     return 0;
 }
 
-int fdw_img_segy_finish(spec_ctx *c, fdw_img_spec *k, json_t *norm)
+int fdw_img_segy_check_length(spec_ctx *c, const img_segy *g)
 {
     const fdw_spec *s = c->spec;
-    img_segy *g = k->segy;
-    if (s->nsources != 1)
-        return sp_fail(c, "sources", "data.format \"segy\" gives one shot, its source where "
-                       "the trace headers put it: give one source, not %d", s->nsources);
-    if (check_source(c, g))
-        return -1;
     const long slots = s->nt / s->receiver_interval + 1;
     if (g->samples < slots)
         return sp_fail(c, "data.path", "data.path: the traces of %.256s hold %d samples (%s) "
@@ -381,6 +379,22 @@ int fdw_img_segy_finish(spec_ctx *c, fdw_img_spec *k, json_t *norm)
                        (g->samples - 1) * g->interval_us * 1e-6, slots,
                        (slots - 1) * s->receiver_interval * s->dt, s->nt, s->dt,
                        (long)(g->samples - 1) * s->receiver_interval);
+    return 0;
+}
+
+int fdw_img_segy_finish(spec_ctx *c, fdw_img_spec *k, json_t *norm)
+{
+    const fdw_spec *s = c->spec;
+    img_segy *g = k->segy;
+    if (g->nshots > 0)
+        return fdw_img_segy_finish_survey(c, g, norm);
+    if (s->nsources != 1)
+        return sp_fail(c, "sources", "data.format \"segy\" gives one shot, its source where "
+                       "the trace headers put it: give one source, not %d", s->nsources);
+    if (check_source(c, g))
+        return -1;
+    if (fdw_img_segy_check_length(c, g))
+        return -1;
     json_object_del(c->norm, "receivers"); /* the headers give them: recorded below */
     json_t *runs = json_array(), *pts = json_array();
     for (int i = 0; i < g->ntr;) {
@@ -408,10 +422,11 @@ int fdw_img_segy_finish(spec_ctx *c, fdw_img_spec *k, json_t *norm)
     return 0;
 }
 
-fdw_status fdw_img_segy_load(const img_segy *g, float *data, long slots, fdw_error *err)
+fdw_status fdw_img_segy_load(const img_segy *g, long first, long count, float *data,
+                             long slots, fdw_error *err)
 {
     long long size, mtime;
-    if (file_stamp(g->path, &size, &mtime) != 0 || size != g->size || mtime != g->mtime_ns)
+    if (fdw_img_segy_stamp(g->path, &size, &mtime) != 0 || size != g->size || mtime != g->mtime_ns)
         return fdw_fail(err, FDW_ERR_IO, "data.path", "data.path: %.256s changed after the "
                         "spec was checked (its size or modification time): submit the job "
                         "again", g->path);
@@ -424,10 +439,14 @@ fdw_status fdw_img_segy_load(const img_segy *g, float *data, long slots, fdw_err
                       g->samples);
     else if (st == FDW_OK && !buf)
         st = fdw_fail(err, FDW_ERR_NOMEM, "data.path", "out of memory for a trace");
-    for (int r = 0; st == FDW_OK && r < g->ntr; r++) {
-        if (segy_readtrace(in.fp, g->trace[r], buf, in.trace0, in.trsize) != SEGY_OK) {
+    if (st == FDW_OK && (first < 0 || count < 0 || first + count > g->ntr))
+        st = fdw_fail(err, FDW_ERR_INTERNAL, "data.path", "data.path: traces %ld..%ld of a "
+                      "scan of %d", first, first + count, g->ntr);
+    for (long r = 0; st == FDW_OK && r < count; r++) {
+        const int t = g->trace[first + r];
+        if (segy_readtrace(in.fp, t, buf, in.trace0, in.trsize) != SEGY_OK) {
             st = fdw_fail(err, FDW_ERR_IO, "data.path", "data.path: cannot read trace %d of "
-                          "%.256s", g->trace[r] + 1, g->path);
+                          "%.256s", t + 1, g->path);
             break;
         }
         segy_to_native(in.format, in.ns, buf);

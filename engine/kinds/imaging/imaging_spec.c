@@ -8,7 +8,8 @@
  * "imaging" (condition, illumination, Laplacian) and gradient's "gradient" (parameter).
  * A survey (spec_survey.c) runs its shots as such specs, the data then every shot's traces
  * in shot order (a forward survey's all_shots.f32). What these kinds do not take (a CPML,
- * snapshots, a survey of SEG-Y data) is refused naming it. */
+ * snapshots) is refused naming it. A survey of SEG-Y data takes the file's every FFID as a
+ * shot (imaging_segy_survey.c). */
 #include "kinds/imaging/imaging.h"
 #include "kinds/wave/wave_spec.h"
 #include "spec/spec_survey.h"
@@ -38,11 +39,6 @@ static int refuse(spec_ctx *c, const json_t *root, img_mode mode)
         return sp_fail(c, "snapshots", "kind \"%s\" takes no snapshots: its outputs are "
                        "written when the shot ends", kind);
     const int segy = mode != IMG_BORN && fdw_img_segy_wanted(root);
-    if (segy && survey)
-        return sp_fail(c, "data.format", "kind \"%s\" with a survey takes its data as "
-                       "\"raw-f32\" (every shot's traces in shot order, as a survey's "
-                       "all_shots.f32): a survey of a SEG-Y file's shots is not yet taken; run "
-                       "each shot of it as its own job", kind);
     if (segy && json_object_get(root, "receivers"))
         return sp_fail(c, "receivers", "kind \"%s\" with data.format \"segy\" takes its "
                        "receivers from the data's trace headers: leave \"receivers\" out", kind);

@@ -1,0 +1,75 @@
+/* imaging_segy_int.h — what the SEG-Y data readers of the imaging kinds share
+ * (imaging_segy.c: one shot, the record, loading; imaging_segy_survey.c: a survey of every
+ * FFID of a file): the scanned file, its header fields' names for messages, and the
+ * trace-by-trace checks. Internal to engine/kinds/imaging. */
+#ifndef FDW_IMAGING_SEGY_INT_H
+#define FDW_IMAGING_SEGY_INT_H
+
+#include "kinds/imaging/imaging.h"
+#include "output/segy_reader.h"
+#include "spec/spec_parse.h"
+
+struct img_segy {
+    char path[FDW_PATH_MAX];
+    long long ffid;
+    double datum;              /* the elevation of depth 0 (m) */
+    int ntr;                   /* traces of the shot: the receivers, in file order */
+    int cap;
+    int *trace;                /* their 0-based numbers in the file */
+    double (*rec)[3];          /* their receivers (m, z depth) */
+    double (*src)[3];          /* each one's source; NULL when taken from the record */
+    double source[3];          /* the first trace's source */
+    int samples, interval_us;  /* per trace; the sample interval */
+    int interval_in_trace;     /* the interval came from trace 1's header, not the binary */
+    long long size, mtime_ns;  /* the file when its headers were read */
+    /* a survey (imaging_segy_survey.c): the FFIDs in ascending order, each one's traces
+     * consecutive in trace[] (file order within a shot) */
+    int nshots;
+    long long *shot_ffid;
+    int *shot_first, *shot_count;
+};
+
+/* Header fields as errors name them: segyio's name and the bytes. */
+#define H_FFID "FieldRecord (FFID, bytes 9-12)"
+#define H_GELEV "ReceiverGroupElevation (bytes 41-44)"
+#define H_SELEV "SourceSurfaceElevation (bytes 45-48)"
+#define H_SDEPTH "SourceDepth (bytes 49-52)"
+#define H_ESCAL "ElevationScalar (bytes 69-70)"
+#define H_CSCAL "SourceGroupScalar (bytes 71-72)"
+#define H_UNITS "CoordinateUnits (bytes 89-90)"
+#define H_NS "TRACE_SAMPLE_COUNT (bytes 115-116)"
+#define H_DT "TRACE_SAMPLE_INTERVAL (bytes 117-118)"
+#define B_DT "Interval (binary header bytes 3217-3218)"
+#define B_NS "Samples (binary header bytes 3221-3222)"
+#define B_UNITS "MeasurementSystem (binary header bytes 3255-3256)"
+
+static const char *const SOURCE_FIELD[3] = {
+    "SourceX (bytes 73-76) scaled by " H_CSCAL, "SourceY (bytes 77-80) scaled by " H_CSCAL,
+    "data.datum - (" H_SELEV " - " H_SDEPTH ") scaled by " H_ESCAL};
+
+/* A header value under a SEG-Y rev 1 scalar: positive multiplies, negative divides, 0
+ * counts as 1. */
+double fdw_img_segy_scaled(int32_t v, int32_t scalar);
+/* The file's size and mtime (ns); 0, or -1 when it cannot be read. */
+int fdw_img_segy_stamp(const char *path, long long *size, long long *mtime_ns);
+/* Open g->path and read what every trace shares: the units, samples and sample interval
+ * (the binary header's, else trace 1's). 0, or -1 with the error set (in closed). */
+int fdw_img_segy_open(spec_ctx *c, img_segy *g, fdw_segy_in *in);
+/* One more trace t in g (room grows by doubling); first: where the current shot's traces
+ * start in g, for the per-shot limit. */
+int fdw_img_segy_add(spec_ctx *c, img_segy *g, int t, int first);
+/* Trace t's geometry (its header in in->hdr) into g's last entry, with its checks. */
+int fdw_img_segy_geometry(spec_ctx *c, img_segy *g, fdw_segy_in *in, int t);
+/* The root the wave sections parse, with g's sample interval as time.sample_interval (a
+ * user's own must be the same); *w a new copy of root. */
+int fdw_img_segy_interval_root(spec_ctx *c, const json_t *root, const img_segy *g,
+                               json_t **w);
+
+/* The traces long enough for the run's nt (error on data.path naming the sizes). */
+int fdw_img_segy_check_length(spec_ctx *c, const img_segy *g);
+
+/* a survey of the file's every FFID (imaging_segy_survey.c) */
+int fdw_img_segy_scan_survey(spec_ctx *c, const json_t *root, img_segy *g, json_t **wave);
+int fdw_img_segy_finish_survey(spec_ctx *c, img_segy *g, json_t *norm);
+
+#endif
