@@ -334,6 +334,32 @@ def build(recs, others, configs):
                    "events; CPU backend, POSTed jobs queue behind a waiting one.",
                    "| endpoint | connections | watchers | req/s | p50 | p99 | note |", rows)
 
+    # Imaging (tests/gpu/run.sh imaging: test_gpu_imaging --bench; server: the daemon survey):
+    # every record of a benchmark in date order, a row each.
+    def dated(benchmark, row, title, what, head):
+        got = sorted((r for r in recs if r.get("benchmark") == benchmark),
+                     key=lambda r: r.get("date", ""))
+        used.update(r["_file"] for r in got)
+        return section(title, what, head, [row(r) + row_tail(r) for r in got])
+
+    out += dated("imaging",
+                 lambda r: f"| {r['grid']}^3 | {r['nt']} | {r['forward_s']:.3f} s | "
+                           f"{r['rtm_s']:.3f} s | {r['gradient_s']:.3f} s | "
+                           f"{r['rtm_over_forward']:.2f}x | {r['gradient_over_forward']:.2f}x ",
+                 "Imaging: one shot's rtm and gradient against its forward run",
+                 "One 512^3 shot, 3000 steps, order 8, sponge 20, 451 receivers, on one GPU; "
+                 "every record in date order (the speed work of issue 27, docs/imaging.md).",
+                 "| grid | steps | forward | rtm | gradient | rtm / forward | gradient / forward |")
+    out += dated("rtm_survey_daemon",
+                 lambda r: f"| {'x'.join(str(n) for n in r['grid'])} | {r['nt']} | {r['shots']} | "
+                           f"{r['receivers']} | {r['gpus']} | {r['forward_survey_s']:.2f} s | "
+                           f"{r['rtm_survey_s']:.2f} s | {r['rtm_s_per_shot']:.3f} s ",
+                 "Imaging: a survey through fdwaved",
+                 "tests/gpu/test_daemon_rtm_survey: an acoustic survey, then an rtm survey of its "
+                 "traces, submitted to fdwaved on GPU 0; wall times as a client sees them, "
+                 "submission to the end.",
+                 "| grid | steps | shots | receivers | GPUs | forward survey | rtm survey | rtm per shot |")
+
     # What is not in a table
     rest = sorted({r["_file"] for r in recs} - used)
     out += ["## Records not in a current table", "",
