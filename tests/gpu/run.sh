@@ -2,7 +2,9 @@
 # tests/gpu/run.sh — everything the GPU machine does in one call: report the environment,
 # unpack the carried .deb libraries (.carry/debs: jansson, libpng, segyio, check, pkgconf, and
 # GLPK with the libraries it links: `apt-get download libglpk40 libglpk-dev libamd2
-# libcolamd2 libsuitesparseconfig5 libltdl7` on Debian 12) when the machine lacks them, build
+# libcolamd2 libsuitesparseconfig5 libltdl7` on Debian 12; for the server stage
+# libmicrohttpd12 libmicrohttpd-dev libsqlite3-dev nettle-dev, but not libnettle8 or
+# libhogweed6: the machine's gnutls needs its own newer nettle) when the machine lacks them, build
 # the engine with the CUDA backend for sm_90, dump the SASS of the main kernels, run the GPU
 # tests, compute-sanitizer memcheck and racecheck on a small job, and the benchmark. Logs
 # and the JSON records go to $OUT (or ./gpu-out).
