@@ -567,6 +567,14 @@ START_TEST(test_refusals)
     const patch neg = {5, SEGY_TR_FIELD_RECORD, -3};
     write_three(sv, &neg, 1);
     refused(j, "data.path", "trace 6 of", "-3", NULL);
+    /* more traces than the survey may record: refused before the headers are read */
+    write_three(sv, NULL, 0);
+    fdw_parse_opts few = {.max_traces = 10};
+    fdw_spec *none = NULL;
+    ck_assert_int_eq(parse(j, &few, &none, &err), FDW_ERR_SPEC);
+    ck_assert_str_eq(err.field, "data.path");
+    ck_assert_msg(strstr(err.message, "holds 36 traces") && strstr(err.message, "at most 10"),
+                  "%s", err.message);
 }
 END_TEST
 

@@ -227,6 +227,25 @@ done:
     return rc;
 }
 
+int fdw_img_segy_unchanged(spec_ctx *c, const img_segy *g, long long size, long long mtime)
+{
+    long long sz, mt;
+    if (fdw_img_segy_stamp(g->path, &sz, &mt) != 0 || sz != size || mt != mtime)
+        return sp_fail(c, "data.path", "data.path: %.256s changed after the spec was checked "
+                       "(its size or modification time is not the one recorded): submit the "
+                       "job again", g->path);
+    return 0;
+}
+
+int fdw_img_segy_far_axis(const fdw_spec *s, const double *a, const double *b)
+{
+    const double h[3] = {s->dx, s->dy, s->dz};
+    for (int ax = 0; ax < 3; ax++)
+        if (!(fabs(a[ax] - b[ax]) <= 0.5 * h[ax] * (1.0 + 1e-9)))
+            return ax;
+    return -1;
+}
+
 /* What a normalised spec recorded of the file (opts->normalised, every record member
  * present): used instead of the headers when the file's size and mtime are the same.
  * 1 when used, 0 when not, -1 on error. */
@@ -239,7 +258,7 @@ static int recorded(spec_ctx *c, const json_t *o, img_segy *g)
     for (int q = 0; rec[q]; q++)
         if (!json_object_get(o, rec[q]))
             return 0;
-    long long size, mtime, ns, first, count, sz, mt;
+    long long size, mtime, ns, first, count;
     double si;
     json_t *runs, *pts;
     if (sp_int(c, o, "data", "size", 1, 0, LLONG_MAX, &size) ||
@@ -250,10 +269,8 @@ static int recorded(spec_ctx *c, const json_t *o, img_segy *g)
         sp_array(c, o, "data", "traces", 1, &runs) ||
         sp_array(c, o, "data", "receivers", 1, &pts))
         return -1;
-    if (fdw_img_segy_stamp(g->path, &sz, &mt) != 0 || sz != size || mt != mtime)
-        return sp_fail(c, "data.path", "data.path: %.256s changed after the spec was checked "
-                       "(its size or modification time is not the one recorded): submit the "
-                       "job again", g->path);
+    if (fdw_img_segy_unchanged(c, g, size, mtime))
+        return -1;
     g->size = size, g->mtime_ns = mtime, g->samples = (int)ns;
     g->interval_us = (int)nearbyint(si * 1e6);
     for (size_t i = 0; i < json_array_size(runs); i++) {
@@ -353,17 +370,16 @@ static int check_source(spec_ctx *c, const img_segy *g)
 {
     const fdw_spec *s = c->spec;
     const double h[3] = {s->dx, s->dy, s->dz}, *at = s->sources[0].pos;
-    static const char axis[3] = {'x', 'y', 'z'};
-    for (int i = 0; i < (g->src ? g->ntr : 1); i++)
-        for (int a = 0; a < 3; a++) {
-            const double v = g->src ? g->src[i][a] : g->source[a];
-            if (!(fabs(v - at[a]) <= 0.5 * h[a] * (1.0 + 1e-9)))
-                return sp_fail(c, "data.path", "data.path: trace %d of %.256s puts the source "
-                               "at %c = %g m (%s), more than half a grid spacing (%g m) from "
-                               "the spec's sources[0] at %c = %g m", g->trace[i] + 1, g->path,
-                               axis[a], v, g->src ? SOURCE_FIELD[a] : "data.source, as recorded",
-                               0.5 * h[a], axis[a], at[a]);
-        }
+    for (int i = 0; i < (g->src ? g->ntr : 1); i++) {
+        const double *v = g->src ? g->src[i] : g->source;
+        const int a = fdw_img_segy_far_axis(s, v, at);
+        if (a >= 0)
+            return sp_fail(c, "data.path", "data.path: trace %d of %.256s puts the source at "
+                           "%c = %g m (%s), more than half a grid spacing (%g m) from the "
+                           "spec's sources[0] at %c = %g m", g->trace[i] + 1, g->path, "xyz"[a],
+                           v[a], g->src ? SOURCE_FIELD[a] : "data.source, as recorded",
+                           0.5 * h[a], "xyz"[a], at[a]);
+    }
     return 0;
 }
 

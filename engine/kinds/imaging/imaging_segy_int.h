@@ -65,6 +65,10 @@ int fdw_img_segy_geometry(spec_ctx *c, img_segy *g, fdw_segy_in *in, int t);
 int fdw_img_segy_interval_root(spec_ctx *c, const json_t *root, const img_segy *g,
                                json_t **w);
 
+/* The file at g->path still of the recorded size and mtime (error on data.path). */
+int fdw_img_segy_unchanged(spec_ctx *c, const img_segy *g, long long size, long long mtime);
+/* The first axis along which a and b lie more than half a grid spacing apart, or -1. */
+int fdw_img_segy_far_axis(const fdw_spec *s, const double *a, const double *b);
 /* The traces long enough for the run's nt (error on data.path naming the sizes). */
 int fdw_img_segy_check_length(spec_ctx *c, const img_segy *g);
 

@@ -9,7 +9,6 @@
  * size and mtime, which a trusted re-parse checks before it reads the headers again. */
 #include "kinds/imaging/imaging_segy_int.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,13 +55,7 @@ static int check_record(spec_ctx *c, const json_t *root, const img_segy *g)
     const json_t *sz = json_object_get(d, "size"), *mt = json_object_get(d, "mtime");
     if (!c->opts || !c->opts->normalised || !json_is_integer(sz) || !json_is_integer(mt))
         return 0;
-    long long size, mtime;
-    if (fdw_img_segy_stamp(g->path, &size, &mtime) != 0 || size != json_integer_value(sz) ||
-        mtime != json_integer_value(mt))
-        return sp_fail(c, "data.path", "data.path: %.256s changed after the spec was checked "
-                       "(its size or modification time is not the one recorded): submit the "
-                       "job again", g->path);
-    return 0;
+    return fdw_img_segy_unchanged(c, g, json_integer_value(sz), json_integer_value(mt));
 }
 
 /* Every trace's FFID, sorted by FFID then trace; *nshots the distinct FFIDs. */
@@ -70,6 +63,11 @@ static ffid_ref *read_ffids(spec_ctx *c, const img_segy *g, fdw_segy_in *in, int
 {
     if (in->ntraces <= 0) {
         sp_fail(c, "data.path", "data.path: %.256s holds no trace", g->path);
+        return NULL;
+    }
+    if (in->ntraces > sp_max_traces(c)) { /* before reading any header of it */
+        sp_fail(c, "data.path", "data.path: %.256s holds %d traces; a survey may record at "
+                "most %lld", g->path, in->ntraces, sp_max_traces(c));
         return NULL;
     }
     ffid_ref *r = malloc((size_t)in->ntraces * sizeof *r);
@@ -116,13 +114,13 @@ static int same_source(spec_ctx *c, const img_segy *g, int k, int t)
     const double h[3] = {s->dx, s->dy, s->dz};
     const int f = g->shot_first[k];
     const double *a = g->src[f], *b = g->src[g->ntr - 1];
-    for (int ax = 0; ax < 3; ax++)
-        if (!(fabs(b[ax] - a[ax]) <= 0.5 * h[ax] * (1.0 + 1e-9)))
-            return sp_fail(c, "data.path", "data.path: trace %d of %.256s puts the source of "
-                           "FFID %lld at %c = %g m (%s), more than half a grid spacing (%g m) "
-                           "from where the shot's first trace %d puts it (%g m): a shot has "
-                           "one source", t + 1, g->path, g->shot_ffid[k], "xyz"[ax], b[ax],
-                           SOURCE_FIELD[ax], 0.5 * h[ax], g->trace[f] + 1, a[ax]);
+    const int ax = fdw_img_segy_far_axis(s, b, a);
+    if (ax >= 0)
+        return sp_fail(c, "data.path", "data.path: trace %d of %.256s puts the source of FFID "
+                       "%lld at %c = %g m (%s), more than half a grid spacing (%g m) from where "
+                       "the shot's first trace %d puts it (%g m): a shot has one source", t + 1,
+                       g->path, g->shot_ffid[k], "xyz"[ax], b[ax], SOURCE_FIELD[ax],
+                       0.5 * h[ax], g->trace[f] + 1, a[ax]);
     return 0;
 }
 
