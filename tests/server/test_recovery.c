@@ -183,7 +183,7 @@ START_TEST(sigterm_requeues)
     ck_assert_int_eq(harness_stop(&D), 0);
     ck_assert_int_eq(harness_start(&D, NULL), 0);
     /* It did not count as an attempt: the next run is attempt 1. */
-    ck_assert_str_eq(wait_done(&D, id, 60, NULL), "succeeded");
+    ck_assert_str_eq(wait_done(&D, id, 600, NULL), "succeeded"); /* a bound */
     json_t *j = get_job(id);
     ck_assert_int_eq(json_integer_value(json_object_get(j, "attempts")), 1);
     json_decref(j);
@@ -208,7 +208,7 @@ START_TEST(ten_crashes_fail)
     small_spec(spec, sizeof spec, 16, 5, 5, 1);
     long st;
     long id = submit(&D, spec, NULL, &st);
-    ck_assert_str_eq(wait_done(&D, id, 30, NULL), "succeeded");
+    ck_assert_str_eq(wait_done(&D, id, 600, NULL), "succeeded"); /* a bound */
     ck_assert_int_eq(harness_stop(&D), 0);
     /* Pretend the daemon died during a run for the tenth time. */
     char path[700];

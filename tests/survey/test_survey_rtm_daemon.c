@@ -20,6 +20,7 @@ static char g_allow[512];
 static void setup(void)
 {
     memset(&D, 0, sizeof D);
+    http_timeout_ms = 600000; /* the event stream lasts the whole job: a bound under load */
     harness_tmpdir(D.data, sizeof D.data);
     harness_tmpdir(g_allow, sizeof g_allow);
     const char *const extra[] = {"--allow-dir", g_allow, NULL};
