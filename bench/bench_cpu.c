@@ -339,7 +339,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "fdwave-bench-cpu: %s\n", err.message);
                 return 1;
             }
-        be->wait(ctx, &err);
+        fdw_backend_wait(be, ctx, &err);
         double t = now_s() - t0;
         mpts[r] = npts * o.steps / t / 1e6;
         /* rate per CPU-second times threads: what the run would reach with its cores to

@@ -566,14 +566,14 @@ static double backend_rate(fdw_problem *p, int ndev, long nsteps, double *step_s
     }
     for (long it = 0; it < 5; it++)
         be->step(ctx, it, &err);
-    be->wait(ctx, &err);
+    fdw_backend_wait(be, ctx, &err);
     double t0 = now_s();
     for (long it = 0; it < nsteps; it++)
         if (be->step(ctx, it, &err) != FDW_OK) {
             fprintf(stderr, "step: %s\n", err.message);
             exit(1);
         }
-    if (be->wait(ctx, &err) != FDW_OK) {
+    if (fdw_backend_wait(be, ctx, &err) != FDW_OK) {
         fprintf(stderr, "wait: %s\n", err.message);
         exit(1);
     }

@@ -24,7 +24,8 @@ PKGS="build-essential cmake pkg-config libjansson-dev libmicrohttpd-dev libsqlit
 # npm: tests/docs installs the pinned OpenAPI linter with it (docs_openapi_lint).
 # npm comes with Node.js where that is installed from elsewhere (nodesource's nodejs holds
 # npm and conflicts with Debian's package): only a machine with no npm at all asks for it.
-[ "$mode" = test ] && PKGS="$PKGS chromium strace"
+# slurm*, munge: tests/slurm starts a one-node Slurm cluster (tests/slurm/slurm_cluster.py).
+[ "$mode" = test ] && PKGS="$PKGS chromium strace slurmctld slurmd slurm-client munge"
 [ "$mode" = test ] && ! command -v npm >/dev/null 2>&1 && PKGS="$PKGS npm"
 # clang, its libFuzzer and sanitizer runtimes and LLVM's OpenMP: the fuzz build only.
 [ "$mode" = fuzz ] && PKGS="$PKGS clang libclang-rt-dev libomp-dev"

@@ -37,6 +37,7 @@ int fdc_cmd_devices(const fdc_client *c, const fdc_args *a);
 int fdc_cmd_health(const fdc_client *c, const fdc_args *a);
 int fdc_cmd_usage(const fdc_client *c, const fdc_args *a);
 int fdc_cmd_rm(const fdc_client *c, const fdc_args *a);
+int fdc_cmd_data(const fdc_client *c, const fdc_args *a);
 
 /* Follows job id's event stream to its "end" event, reconnecting with Last-Event-ID when
  * the connection drops. Events go to out: a redrawn progress bar when bar is set, one
@@ -50,6 +51,12 @@ int fdc_watch_job(const fdc_client *c, long id, FILE *out, int bar, int json, co
  * on stderr and nothing with --json (submit --upload-models). Returns an exit code. */
 int fdc_upload_model(const fdc_client *c, const char *file, const char *name, int replace,
                      int to_stderr);
+
+/* PUT the open file f (size bytes; closed here) to base + name (URL-escaped; replace:
+ * ?replace=true) and parse the answer: FDC_EXIT_OK with *answer the server's JSON object
+ * (the caller frees it), or an exit code with the error reported and *answer NULL. */
+int fdc_put_file(const fdc_client *c, FILE *f, long long size, const char *base,
+                 const char *name, int replace, json_t **answer);
 
 /* Parses a job id argument (positive integer). Prints a usage error and returns 0 if bad. */
 long fdc_parse_job_id(const char *s);

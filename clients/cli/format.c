@@ -109,3 +109,13 @@ void fdc_table_free(fdc_table *t)
     free(t->cells);
     *t = (fdc_table){0};
 }
+
+void fdc_fmt_upload(fdc_upload_cols *u, const json_t *d)
+{
+    fdc_fmt_value(u->name, sizeof u->name, json_object_get(d, "name"));
+    fdc_fmt_value(u->fmt, sizeof u->fmt, json_object_get(d, "format"));
+    fdc_fmt_bytes(u->size, sizeof u->size, json_number_value(json_object_get(d, "bytes")));
+    fdc_fmt_value(u->owner, sizeof u->owner, json_object_get(d, "owner"));
+    fdc_fmt_value(u->created, sizeof u->created, json_object_get(d, "created_at"));
+    fdc_fmt_value(u->sha, sizeof u->sha, json_object_get(d, "sha256"));
+}

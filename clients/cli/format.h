@@ -31,4 +31,11 @@ void fdc_table_add(fdc_table *t, const char *const *row);
 void fdc_table_print(const fdc_table *t, const char *align);
 void fdc_table_free(fdc_table *t);
 
+/* The columns every upload shows (models list, data ls): name, format, size, owner,
+ * created, SHA-256, from an upload's JSON d. */
+typedef struct fdc_upload_cols {
+    char name[160], fmt[32], size[32], owner[64], created[40], sha[80];
+} fdc_upload_cols;
+void fdc_fmt_upload(fdc_upload_cols *u, const json_t *d);
+
 #endif

@@ -321,6 +321,12 @@ int fdc_cmd_status(const fdc_client *c, const fdc_args *a)
         const char *ms = json_string_value(json_object_get(model, "sha256"));
         printf("  %-13s %s (sha256 %s)\n", "model:", mn ? mn : "?", ms ? ms : "not recorded");
     }
+    size_t di;
+    json_t *d;
+    json_array_foreach(json_object_get(j, "data"), di, d) /* uploads it reads (imaging) */
+        printf("  %-13s %s (sha256 %s)\n", "data:",
+               json_string_value(json_object_get(d, "name")),
+               json_string_value(json_object_get(d, "sha256")));
     row("reason:", json_object_get(j, "reason"));
     row("priority:", json_object_get(j, "priority"));
     row("attempts:", json_object_get(j, "attempts"));

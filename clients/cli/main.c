@@ -42,6 +42,13 @@ static const char usage_text[] =
     "                          upload a velocity model (NAME .f32/.bin/.raw, .segy/.sgy or\n"
     "                          .rsf: the server checks it and refuses a bad one)\n"
     "  models list             uploaded models\n"
+    "  data put [--replace] NAME FILE\n"
+    "                          upload observed shot gathers for rtm and gradient jobs (NAME\n"
+    "                          .segy/.sgy or .f32/.bin/.raw; the server checks a SEG-Y's\n"
+    "                          headers and refuses a bad one); a job uses it as \"data\":\n"
+    "                          {\"name\": NAME}; fetch a job's image with fetch ID image.f32\n"
+    "  data ls                 uploaded data (traces, samples, interval, shots, SHA-256)\n"
+    "  data rm NAME            remove uploaded data\n"
     "  devices                 the server's devices and the job each one runs\n"
     "  health                  server status\n"
     "  usage [USER] [--since WHEN]\n"
@@ -66,7 +73,7 @@ static const char usage_text[] =
     "  4  bad request (HTTP 4xx, e.g. an invalid spec: the field path is printed)\n"
     "  5  the server cannot be reached\n"
     "  6  unauthorized (missing or wrong token)\n"
-    "  7  not found (no such job, output or model)\n"
+    "  7  not found (no such job, output, model or data)\n"
     "  8  server error (HTTP 5xx or an answer that is not the API's)\n"
     "  9  a local file could not be read or written\n";
 
@@ -211,6 +218,7 @@ int main(int argc, char **argv)
         {"watch", fdc_cmd_watch},     {"cancel", fdc_cmd_cancel},   {"outputs", fdc_cmd_outputs},
         {"fetch", fdc_cmd_fetch},     {"models", fdc_cmd_models},   {"devices", fdc_cmd_devices},
         {"health", fdc_cmd_health},   {"usage", fdc_cmd_usage},     {"rm", fdc_cmd_rm},
+        {"data", fdc_cmd_data},
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(cmd, table[i].name) == 0) {

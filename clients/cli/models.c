@@ -58,6 +58,32 @@ static size_t to_buf(void *user, const char *d, size_t n)
     return n;
 }
 
+int fdc_put_file(const fdc_client *c, FILE *f, long long size, const char *base,
+                 const char *name, int replace, json_t **answer)
+{
+    char *esc = curl_easy_escape(NULL, name, 0);
+    char path[1024];
+    snprintf(path, sizeof path, "%s%s%s", base, esc ? esc : "", replace ? "?replace=true" : "");
+    curl_free(esc);
+    const char *hdrs[] = {"Content-Type: application/octet-stream", NULL};
+    buf_sink b = {0};
+    fdc_stream_opts o = {.method = "PUT", .extra_headers = hdrs, .sink = to_buf,
+                         .sink_user = &b, .upload = f, .upload_size = size};
+    int rc = fdc_stream(c, path, &o);
+    fclose(f);
+    *answer = NULL;
+    if (rc == FDC_EXIT_OK) {
+        *answer = b.p ? json_loadb(b.p, b.len, 0, NULL) : NULL;
+        if (!json_is_object(*answer)) {
+            json_decref(*answer);
+            *answer = NULL;
+            rc = fdc_fail_answer("unexpected answer from the server: %.200s", b.p ? b.p : "");
+        }
+    }
+    free(b.p);
+    return rc;
+}
+
 int fdc_upload_model(const fdc_client *c, const char *file, const char *name, int replace,
                      int to_stderr)
 {
@@ -66,36 +92,22 @@ int fdc_upload_model(const fdc_client *c, const char *file, const char *name, in
     FILE *f = fdc_model_open(file, name, &size, why, sizeof why); /* RSF: one file */
     if (!f)
         return fdc_fail_local("%s", why);
-    char *esc = curl_easy_escape(NULL, name, 0);
-    char path[1024];
-    snprintf(path, sizeof path, "/v1/models/%s%s", esc ? esc : "", replace ? "?replace=true" : "");
-    curl_free(esc);
-    const char *hdrs[] = {"Content-Type: application/octet-stream", NULL};
-    buf_sink b = {0};
-    fdc_stream_opts o = {.method = "PUT", .extra_headers = hdrs, .sink = to_buf,
-                         .sink_user = &b, .upload = f, .upload_size = size};
-    int rc = fdc_stream(c, path, &o);
-    fclose(f);
-    if (rc == FDC_EXIT_OK) {
-        json_t *j = b.p ? json_loadb(b.p, b.len, 0, NULL) : NULL;
-        if (c->json && j) {
-            if (!to_stderr)
-                fdc_print_json(j);
-        } else if (j) {
-            char bytes[32], dims[64], range[64];
-            fdc_fmt_bytes(bytes, sizeof bytes, json_number_value(json_object_get(j, "bytes")));
-            fmt_dims(dims, sizeof dims, j);
-            fmt_range(range, sizeof range, j);
-            const char *sha = json_string_value(json_object_get(j, "sha256"));
-            const char *fmt = json_string_value(json_object_get(j, "format"));
-            fprintf(to_stderr ? stderr : stdout, "model %s uploaded (%s, %s, %s, %s, sha256 %s)\n",
-                    name, bytes, fmt ? fmt : "?", dims, range, sha ? sha : "?");
-        } else {
-            rc = fdc_fail_answer("unexpected answer from the server: %.200s", b.p ? b.p : "");
-        }
-        json_decref(j);
+    json_t *j;
+    int rc = fdc_put_file(c, f, size, "/v1/models/", name, replace, &j);
+    if (rc == FDC_EXIT_OK && c->json) {
+        if (!to_stderr)
+            fdc_print_json(j);
+    } else if (rc == FDC_EXIT_OK) {
+        char bytes[32], dims[64], range[64];
+        fdc_fmt_bytes(bytes, sizeof bytes, json_number_value(json_object_get(j, "bytes")));
+        fmt_dims(dims, sizeof dims, j);
+        fmt_range(range, sizeof range, j);
+        const char *sha = json_string_value(json_object_get(j, "sha256"));
+        const char *fmt = json_string_value(json_object_get(j, "format"));
+        fprintf(to_stderr ? stderr : stdout, "model %s uploaded (%s, %s, %s, %s, sha256 %s)\n",
+                name, bytes, fmt ? fmt : "?", dims, range, sha ? sha : "?");
     }
-    free(b.p);
+    json_decref(j);
     return rc;
 }
 
@@ -116,17 +128,13 @@ static int list(const fdc_client *c)
     json_t *m;
     json_array_foreach(json_object_get(r.json, "models"), i, m)
     {
-        char name[160], fmt[32], size[32], dims[64], range[64], owner[64], created[40], sha[80];
-        fdc_fmt_value(name, sizeof name, json_object_get(m, "name"));
-        fdc_fmt_value(fmt, sizeof fmt, json_object_get(m, "format"));
-        fdc_fmt_bytes(size, sizeof size, json_number_value(json_object_get(m, "bytes")));
-        fdc_fmt_value(owner, sizeof owner, json_object_get(m, "owner"));
-        fdc_fmt_value(created, sizeof created, json_object_get(m, "created_at"));
-        fdc_fmt_value(sha, sizeof sha, json_object_get(m, "sha256"));
+        char dims[64], range[64];
+        fdc_upload_cols u;
+        fdc_fmt_upload(&u, m);
         fmt_dims(dims, sizeof dims, m);
         fmt_range(range, sizeof range, m);
-        printf("%-32s %-8s %10s  %-16s %-18s %-12s %-24s  %s\n", name, fmt, size, dims, range,
-               owner, created, sha);
+        printf("%-32s %-8s %10s  %-16s %-18s %-12s %-24s  %s\n", u.name, u.fmt, u.size, dims,
+               range, u.owner, u.created, u.sha);
     }
     fdc_response_free(&r);
     return FDC_EXIT_OK;

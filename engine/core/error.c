@@ -30,15 +30,22 @@ void fdw_error_clear(fdw_error *err)
     err->message[0] = '\0';
 }
 
-fdw_status fdw_fail(fdw_error *err, fdw_status code, const char *field, const char *fmt, ...)
+fdw_status fdw_failv(fdw_error *err, fdw_status code, const char *field, const char *fmt,
+                     va_list ap)
 {
     if (!err)
         return code;
     err->code = code;
     snprintf(err->field, sizeof err->field, "%s", field ? field : "");
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    return code;
+}
+
+fdw_status fdw_fail(fdw_error *err, fdw_status code, const char *field, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    fdw_failv(err, code, field, fmt, ap);
     va_end(ap);
     return code;
 }

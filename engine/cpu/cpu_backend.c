@@ -45,6 +45,7 @@ static void cpu_destroy(void *vctx)
     free(c->qz);
     free(c->rec);
     free(c->traces);
+    free(c->ckpt_block);
     free(c);
 }
 
@@ -63,6 +64,20 @@ void cpu_first_touch(const cpu_ctx *c, float *buf, int nplanes)
             int j1 = b == nb - 1 ? c->py : (b + 1) * yb + c->r;
             memset(buf + (ptrdiff_t)k * c->plane + (ptrdiff_t)j0 * c->px, 0,
                    (size_t)(j1 - j0) * (size_t)c->px * sizeof(float));
+        }
+}
+
+void cpu_walk_planes(const cpu_ctx *c, int ka, int kb, cpu_rows_fn fn, const void *arg)
+{
+    if (kb <= ka)
+        return;
+    const int ny = c->ny, yb = c->yblock, nb = (ny + yb - 1) / yb;
+    const int chunk = cpu_chunk(nb, kb - ka);
+#pragma omp parallel for collapse(2) schedule(dynamic, chunk)
+    for (int b = 0; b < nb; b++)
+        for (int k = ka; k < kb; k++) {
+            int j0 = b * yb, j1 = j0 + yb < ny ? j0 + yb : ny;
+            fn(arg, k, j0, j1);
         }
 }
 
@@ -511,22 +526,6 @@ static fdw_status cpu_extract(void *vctx, int nregions, const fdw_slice *regions
     return FDW_OK;
 }
 
-/* extract copies at once: nothing is ever in flight. */
-static fdw_status cpu_extract_done(void *vctx, int *done, fdw_error *err)
-{
-    (void)vctx;
-    (void)err;
-    *done = 1;
-    return FDW_OK;
-}
-
-static fdw_status cpu_wait(void *vctx, fdw_error *err)
-{
-    (void)vctx;
-    (void)err;
-    return FDW_OK;
-}
-
 static fdw_status cpu_fetch_receivers(void *vctx, long first, long count, float *host,
                                       fdw_error *err)
 {
@@ -556,6 +555,28 @@ static uint64_t cpu_device_bytes(void *vctx, int dev)
 
 /* The watch's peak (backend.h): the magnitude bits' largest over every slab's current
  * buffer, ghost planes and padding included. */
+void cpu_peak_fold(const float *f, size_t n, float *peak, int *bad)
+{
+    float best = *peak;
+    int nan = *bad;
+#pragma omp parallel for reduction(max : best) reduction(| : nan) schedule(static)
+    for (size_t i = 0; i < n; i++) {
+        const float m = fabsf(f[i]);
+        nan |= !(m <= FLT_MAX);
+        best = m > best ? m : best;
+    }
+    *peak = best;
+    *bad = nan;
+}
+
+uint32_t cpu_peak_bits(float peak, int bad)
+{
+    const float v = bad ? NAN : peak;
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return bits & 0x7fffffffu;
+}
+
 static fdw_status cpu_field_peak(void *vctx, uint32_t *bits, fdw_error *err)
 {
     (void)err;
@@ -564,19 +585,10 @@ static fdw_status cpu_field_peak(void *vctx, uint32_t *bits, fdw_error *err)
     int bad = 0;
     for (int d = 0; d < c->ndev; d++) {
         const cpu_slab *s = &c->slab[d];
-        const size_t n = (size_t)(s->nz + 2 * c->r) * (size_t)c->plane;
-        const float *u = s->buf[c->cur];
-#pragma omp parallel for reduction(max : best) reduction(| : bad) schedule(static)
-        for (size_t i = 0; i < n; i++) {
-            const float m = fabsf(u[i]);
-            bad |= !(m <= FLT_MAX);
-            best = m > best ? m : best;
-        }
+        cpu_peak_fold(s->buf[c->cur], (size_t)(s->nz + 2 * c->r) * (size_t)c->plane, &best,
+                      &bad);
     }
-    if (bad)
-        best = NAN;
-    memcpy(bits, &best, sizeof *bits);
-    *bits &= 0x7fffffffu;
+    *bits = cpu_peak_bits(best, bad);
     return FDW_OK;
 }
 
@@ -586,12 +598,11 @@ static const fdw_backend cpu_backend = {
     .destroy = cpu_destroy,
     .step = cpu_step,
     .extract = cpu_extract,
-    .extract_done = cpu_extract_done,
-    .wait = cpu_wait,
     .fetch_receivers = cpu_fetch_receivers,
     .device_bytes = cpu_device_bytes,
     .field_peak = cpu_field_peak,
-    .save = fdw_cpu_save,
+    .prepare = fdw_cpu_prepare,
+    .capture = fdw_cpu_capture,
     .load = fdw_cpu_load,
 };
 

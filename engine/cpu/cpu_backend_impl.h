@@ -72,6 +72,8 @@ typedef struct cpu_ctx {
     int gslab, nslabs;
     fdw_plan plan;             /* copy of the plan (memory of every slab, for progress) */
     int ghosts_stale;          /* field kinds: the initial field's ghosts not filled */
+    void *ckpt_block;          /* checkpoints' host image (cpu_checkpoint.c); NULL: none yet */
+    size_t ckpt_size;
 } cpu_ctx;
 
 /* The kernels are compiled for AVX-512, AVX2 and baseline x86-64 and the best one is
@@ -97,6 +99,35 @@ static inline int cpu_chunk(int nb, int nk)
     long chunk = (total + parts - 1) / parts;
     return chunk < 1 ? 1 : (int)chunk;
 }
+
+/* The field watch's peak (backend.h field_peak): the largest |value| of n floats at f
+ * folded into *peak, *bad set where one is a NaN or an infinity; then the magnitude's
+ * bits of what was folded (NaN where bad). */
+void cpu_peak_fold(const float *f, size_t n, float *peak, int *bad);
+uint32_t cpu_peak_bits(float peak, int bad);
+
+/* What an out-of-place plane kernel (stencil, derivative) reads and writes on slab s:
+ * point (0,0) of local plane 0 in the other buffer (out) and the current one (in), the
+ * row and plane strides, the row length. */
+typedef struct cpu_planes {
+    float *out;
+    const float *in;
+    ptrdiff_t sy, sz;
+    int nx;
+} cpu_planes;
+
+static inline cpu_planes cpu_planes_of(const cpu_ctx *c, const cpu_slab *s)
+{
+    const cpu_planes p = {s->buf[1 - c->cur] + c->origin, s->buf[c->cur] + c->origin, c->px,
+                          c->plane, c->nx};
+    return p;
+}
+
+/* A kernel's work on rows [j0, j1) of local plane k, its arguments at arg. */
+typedef void (*cpu_rows_fn)(const void *arg, int k, int j0, int j1);
+/* Local planes [ka, kb) of a slab walked in parallel as (y block of c->yblock rows, plane)
+ * pairs with cpu_chunk's schedule: the plane-by-plane kinds' one loop. */
+void cpu_walk_planes(const cpu_ctx *c, int ka, int kb, cpu_rows_fn fn, const void *arg);
 
 /* Copy a grid array (nx*ny*nz, x fastest) into the owned planes of slab s's buffer whose
  * point (0,0) of local plane 0 is at dst. */
@@ -134,8 +165,10 @@ void cpu_mirror_free_surface(const cpu_ctx *c, int b);
 void cpu_fill_periodic_pad(const cpu_ctx *c, int b, fdw_axis axis);
 
 struct fdw_ckpt_io;
-/* cpu_checkpoint.c: the backend table's save and load (backend.h). */
-fdw_status fdw_cpu_save(void *ctx, struct fdw_ckpt_io *io, fdw_error *err);
+struct fdw_ckpt_image;
+/* cpu_checkpoint.c: the backend table's prepare, capture and load (backend.h). */
+fdw_status fdw_cpu_prepare(void *ctx, fdw_error *err);
+fdw_status fdw_cpu_capture(void *ctx, struct fdw_ckpt_image *img, fdw_error *err);
 fdw_status fdw_cpu_load(void *ctx, struct fdw_ckpt_io *io, fdw_error *err);
 
 #endif

@@ -306,7 +306,8 @@ static const fdw_backend cuda_backend = {
     .device_bytes = cuda_device_bytes,
     .field_peak = cuda_field_peak,
     .precheck = cuda_precheck,
-    .save = fdw_cuda_save,
+    .prepare = fdw_cuda_prepare,
+    .capture = fdw_cuda_capture,
     .load = fdw_cuda_load,
 };
 

@@ -1,21 +1,45 @@
-/* cuda_checkpoint.c — the CUDA backend's part of a checkpoint (backend.h save / load), in
- * the same order as the CPU backend's: which field is current, then per slab both field
- * allocations whole (ghost planes and padding included), the device arrays of the kind's
- * state that change (cuda_kind.h state), and the slab's receiver slots (a receiver whose
- * taps straddle two slabs keeps one partial sum on each). Arrays travel through one pinned
- * staging buffer in pieces, so a checkpoint needs no host copy of a whole field. Called
- * with no work in flight, from the loop's thread. */
+/* cuda_checkpoint.c — the CUDA backend's part of a checkpoint (backend.h prepare, capture,
+ * load), in the same order as the CPU backend's: which field is current, then per slab
+ * both field allocations whole (ghost planes and padding included), the device arrays of
+ * the kind's state that change (cuda_kind.h state), and the slab's receiver slots (a
+ * receiver whose taps straddle two slabs keeps one partial sum on each). A capture copies
+ * them on each slab's stream into one pinned host block (the image, allocated once per
+ * run: cudaMallocHost; pageable memory when it cannot be had) and returns once the copies
+ * have landed; the checkpoint writer's thread writes the image while the GPUs step on.
+ * Loading reads through a 64 MiB pinned staging buffer in pieces. Captures and loads run
+ * with no work in flight, from the loop's thread; prepare may run on the writer's. */
 #include "cuda/cuda_kind.h"
 #include "core/error.h"
 #include "fdwave/comm.h"
+#include "run/ckpt_image.h"
 #include "run/ckpt_io.h"
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define STAGE_BYTES ((size_t)64 << 20)
 
-/* A pinned staging buffer (pageable when pinned memory cannot be had). */
+/* size bytes of pinned host memory, or of pageable memory (touched, so that a copy into it
+ * does not fault its pages in) when pinned memory cannot be had; NULL when neither can. */
+static void *host_get(size_t size, int *pinned)
+{
+    void *p = NULL;
+    *pinned = fdwk_host_alloc(&p, size) == 0;
+    if (!*pinned && (p = malloc(size)) != NULL)
+        memset(p, 0, size);
+    return p;
+}
+
+static void host_put(void *p, int pinned)
+{
+    if (pinned)
+        fdwk_host_free(p);
+    else
+        free(p);
+}
+
+/* The staging buffer of a load. */
 typedef struct stage {
     void *p;
     int pinned;
@@ -23,9 +47,7 @@ typedef struct stage {
 
 static fdw_status stage_get(stage *s, fdw_error *err)
 {
-    s->pinned = fdwk_host_alloc(&s->p, STAGE_BYTES) == 0;
-    if (!s->pinned)
-        s->p = malloc(STAGE_BYTES);
+    s->p = host_get(STAGE_BYTES, &s->pinned);
     return s->p ? FDW_OK
                 : fdw_fail(err, FDW_ERR_NOMEM, NULL,
                            "out of host memory for the checkpoint's staging buffer (64 MiB)");
@@ -33,28 +55,10 @@ static fdw_status stage_get(stage *s, fdw_error *err)
 
 static void stage_put(stage *s)
 {
-    if (s->pinned)
-        fdwk_host_free(s->p);
-    else
-        free(s->p);
+    host_put(s->p, s->pinned);
 }
 
-/* bytes of device memory at src into the checkpoint, length-prefixed. */
-static fdw_status put_device(fdw_ckpt_io *io, gpu_slab *g, const void *src, size_t bytes,
-                             stage *s, fdw_error *err)
-{
-    fdw_status st = fdw_ckpt_put_len(io, bytes, err);
-    for (size_t off = 0; off < bytes && st == FDW_OK; off += STAGE_BYTES) {
-        const size_t n = bytes - off < STAGE_BYTES ? bytes - off : STAGE_BYTES;
-        int rc = fdwk_d2h(s->p, (const char *)src + off, n);
-        if (rc)
-            return cuda_device_fail(err, g, rc, "copying a checkpoint to the host");
-        st = fdw_ckpt_put(io, s->p, n, err);
-    }
-    return st;
-}
-
-/* The inverse: bytes from the checkpoint into device memory at dst. */
+/* bytes from the checkpoint into device memory at dst (through the staging buffer). */
 static fdw_status get_device(fdw_ckpt_io *io, gpu_slab *g, void *dst, size_t bytes,
                              const char *what, stage *s, fdw_error *err)
 {
@@ -77,76 +81,134 @@ static size_t rec_bytes(const cuda_ctx *c, const gpu_slab *g)
                   : 0;
 }
 
+static fdw_status select_gpu(gpu_slab *g, fdw_error *err)
+{
+    const int rc = fdwk_set_device(g->id);
+    return rc ? cuda_device_fail(err, g, rc, "selecting the GPU for a checkpoint") : FDW_OK;
+}
+
 static int32_t first_slab(const cuda_ctx *c)
 {
     return c->prob.comm ? c->prob.comm->rank : 0;
 }
 
-fdw_status fdw_cuda_save(void *vctx, fdw_ckpt_io *io, fdw_error *err)
+/* The arrays of slab g a checkpoint holds, in file order after the fields (the kind's
+ * changing state): into parts, their count returned. */
+static int state_parts(const cuda_ctx *c, gpu_slab *g, fdw_state_part *parts)
+{
+    return c->ops->state ? c->ops->state(g, parts) : 0;
+}
+
+/* The block of the host image: every array a capture takes, each at its aligned span. */
+static size_t image_size(cuda_ctx *c)
+{
+    size_t n = 0;
+    for (int d = 0; d < c->ndev; d++) {
+        gpu_slab *g = &c->dev[d];
+        fdw_state_part parts[FDW_MAX_STATE_PARTS];
+        const int k = state_parts(c, g, parts);
+        n += fdw_ckpt_image_slab_span(g->L.total * sizeof(float), parts, k) +
+             fdw_ckpt_image_span(rec_bytes(c, g));
+    }
+    return n;
+}
+
+fdw_status fdw_cuda_prepare(void *vctx, fdw_error *err)
 {
     cuda_ctx *c = vctx;
-    const int32_t head[3] = {c->cur, c->ndev, first_slab(c)};
-    stage s;
-    fdw_status st = stage_get(&s, err);
+    if (c->ckpt_block)
+        return FDW_OK;
+    const size_t size = image_size(c);
+    /* this thread's device first: an allocation on a thread without one would make a
+     * context on GPU 0, which this run may not use */
+    int rc = fdwk_set_device(c->dev[0].id);
+    if (rc)
+        return cuda_device_fail(err, &c->dev[0], rc, "selecting the GPU for the checkpoints' "
+                                "image");
+    c->ckpt_block = host_get(size, &c->ckpt_pinned);
+    if (!c->ckpt_block)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL,
+                        "out of host memory for the checkpoints' image (%.1f MiB)",
+                        (double)size / (1024.0 * 1024.0));
+    c->ckpt_size = size;
+    return FDW_OK;
+}
+
+void fdw_cuda_image_free(cuda_ctx *c)
+{
+    host_put(c->ckpt_block, c->ckpt_pinned);
+    c->ckpt_block = NULL;
+}
+
+/* Start copying bytes of device memory at src into the image, on slab g's stream. */
+static fdw_status take(fdw_ckpt_image *img, gpu_slab *g, const void *src, size_t bytes,
+                       fdw_error *err)
+{
+    void *dst = fdw_ckpt_image_array(img, bytes, err);
+    if (!dst)
+        return err ? err->code : FDW_ERR_INTERNAL;
+    const int rc = bytes ? fdwk_d2h_async(dst, src, bytes, g->si) : 0;
+    return rc ? cuda_device_fail(err, g, rc, "copying a checkpoint to host memory") : FDW_OK;
+}
+
+/* Every slab's copies are issued first (the GPUs copy at once), then awaited. */
+fdw_status fdw_cuda_capture(void *vctx, fdw_ckpt_image *img, fdw_error *err)
+{
+    cuda_ctx *c = vctx;
+    fdw_status st = fdw_cuda_prepare(c, err);
     if (st != FDW_OK)
         return st;
-    st = fdw_ckpt_put(io, head, sizeof head, err);
+    fdw_ckpt_image_begin(img, c->ckpt_block, c->ckpt_size);
+    st = fdw_ckpt_image_head(img, c->cur, c->ndev, first_slab(c), err);
+    int issued = 0;
     for (int d = 0; d < c->ndev && st == FDW_OK; d++) {
         gpu_slab *g = &c->dev[d];
-        int rc = fdwk_set_device(g->id);
-        if (rc) {
-            st = cuda_device_fail(err, g, rc, "selecting the GPU for a checkpoint");
+        if ((st = select_gpu(g, err)) != FDW_OK)
             break;
-        }
+        issued = d + 1;
         for (int b = 0; b < 2 && st == FDW_OK; b++)
-            st = put_device(io, g, g->raw[b], g->L.total * sizeof(float), &s, err);
+            st = take(img, g, g->raw[b], g->L.total * sizeof(float), err);
         fdw_state_part parts[FDW_MAX_STATE_PARTS];
-        const int n = c->ops->state ? c->ops->state(g, parts) : 0;
-        const int32_t count = n;
+        const int n = state_parts(c, g, parts);
         if (st == FDW_OK)
-            st = fdw_ckpt_put(io, &count, sizeof count, err);
+            st = fdw_ckpt_image_count(img, n, err);
         for (int q = 0; q < n && st == FDW_OK; q++)
-            st = put_device(io, g, parts[q].data, parts[q].bytes, &s, err);
+            st = take(img, g, parts[q].data, parts[q].bytes, err);
         if (st == FDW_OK)
-            st = put_device(io, g, g->rec, rec_bytes(c, g), &s, err);
+            st = take(img, g, g->rec, rec_bytes(c, g), err);
     }
-    stage_put(&s);
+    for (int d = 0; d < issued; d++) { /* what was issued lands before the image is used */
+        gpu_slab *g = &c->dev[d];
+        int rc = fdwk_set_device(g->id);
+        if (!rc)
+            rc = fdwk_stream_sync(g->si);
+        if (rc && st == FDW_OK)
+            st = cuda_device_fail(err, g, rc, "copying a checkpoint to host memory");
+    }
     return st;
 }
 
 fdw_status fdw_cuda_load(void *vctx, fdw_ckpt_io *io, fdw_error *err)
 {
     cuda_ctx *c = vctx;
-    int32_t head[3];
-    fdw_status st = fdw_ckpt_get(io, head, sizeof head, err);
+    int cur = 0;
+    fdw_status st = fdw_ckpt_get_head(io, c->ndev, first_slab(c), &cur, err);
     if (st != FDW_OK)
         return st;
-    if ((head[0] != 0 && head[0] != 1) || head[1] != c->ndev || head[2] != first_slab(c))
-        return fdw_fail(err, FDW_ERR_IO, NULL,
-                        "the checkpoint holds %d slab(s) from slab %d; this run has %d from "
-                        "slab %d", head[1], head[2], c->ndev, first_slab(c));
     stage s;
     st = stage_get(&s, err);
     if (st != FDW_OK)
         return st;
     for (int d = 0; d < c->ndev && st == FDW_OK; d++) {
         gpu_slab *g = &c->dev[d];
-        int rc = fdwk_set_device(g->id);
-        if (rc) {
-            st = cuda_device_fail(err, g, rc, "selecting the GPU for a checkpoint");
+        if ((st = select_gpu(g, err)) != FDW_OK)
             break;
-        }
         for (int b = 0; b < 2 && st == FDW_OK; b++)
             st = get_device(io, g, g->raw[b], g->L.total * sizeof(float), "a field", &s, err);
         fdw_state_part parts[FDW_MAX_STATE_PARTS];
         const int n = c->ops->state ? c->ops->state(g, parts) : 0;
-        int32_t count = -1;
         if (st == FDW_OK)
-            st = fdw_ckpt_get(io, &count, sizeof count, err);
-        if (st == FDW_OK && count != n)
-            st = fdw_fail(err, FDW_ERR_IO, NULL,
-                          "the checkpoint holds %d state arrays for slab %d; this run has %d",
-                          count, d, n);
+            st = fdw_ckpt_get_count(io, n, d, err);
         for (int q = 0; q < n && st == FDW_OK; q++)
             st = get_device(io, g, parts[q].data, parts[q].bytes, "the kind's state", &s, err);
         if (st == FDW_OK)
@@ -154,6 +216,6 @@ fdw_status fdw_cuda_load(void *vctx, fdw_ckpt_io *io, fdw_error *err)
     }
     stage_put(&s);
     if (st == FDW_OK)
-        c->cur = head[0];
+        c->cur = cur;
     return st;
 }

@@ -79,6 +79,9 @@ typedef struct cuda_ctx {
     int ndone, quit, threads_started;
     long cmd_it;
     struct cuda_mpi *mpi;      /* distributed run: the exchange with the other ranks */
+    void *ckpt_block;          /* checkpoints' host image (cuda_checkpoint.c); NULL: none yet */
+    size_t ckpt_size;
+    int ckpt_pinned;           /* ckpt_block came from fdwk_host_alloc (else malloc) */
 } cuda_ctx;
 
 /* Record the first CUDA error rc of slab g's work with where it happened; returns rc. */
@@ -128,8 +131,12 @@ fdw_status cuda_fetch_receivers(void *vctx, long first, long count, float *host,
                                 fdw_error *err);
 
 struct fdw_ckpt_io;
-/* cuda_checkpoint.c: the backend table's save and load (backend.h). */
-fdw_status fdw_cuda_save(void *ctx, struct fdw_ckpt_io *io, fdw_error *err);
+struct fdw_ckpt_image;
+/* cuda_checkpoint.c: the backend table's prepare, capture and load (backend.h), and the
+ * image's release (cuda_release). */
+fdw_status fdw_cuda_prepare(void *ctx, fdw_error *err);
+fdw_status fdw_cuda_capture(void *ctx, struct fdw_ckpt_image *img, fdw_error *err);
 fdw_status fdw_cuda_load(void *ctx, struct fdw_ckpt_io *io, fdw_error *err);
+void fdw_cuda_image_free(cuda_ctx *c);
 
 #endif

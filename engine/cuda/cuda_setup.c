@@ -8,6 +8,7 @@
 #include "cuda/cuda_mpi.h"
 #include "core/error.h"
 #include "kinds/kind.h"
+#include "run/positioning.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,37 +267,35 @@ void cuda_release(cuda_ctx *c)
         free(c->pend[i].n);
     }
     free(c->pend);
+    fdw_cuda_image_free(c);
     cuda_mpi_destroy(c->mpi);
     free(c);
 }
 
-fdw_status cuda_setup_slab(cuda_ctx *c, int d, fdw_error *err)
+/* Whether the slab's bytes fit what GPU g has free (*fr, and its name, for later
+ * messages). */
+static fdw_status slab_fits(gpu_slab *g, uint64_t *fr, char *name, size_t cap, fdw_error *err)
 {
-    const fdw_problem *p = &c->prob;
-    gpu_slab *g = &c->dev[d];
-    const int r = c->ops->single_slab ? 0 : p->radius;
-    int rc = fdwk_set_device(g->id);
-    if (rc)
-        return cuda_device_fail(err, g, rc, "cudaSetDevice");
-    fdwk_layout_init(&g->L, p->nx, p->ny, g->nz, r);
-    g->bytes = cuda_slab_bytes(c, g);
-
-    uint64_t fr = 0, tot = 0;
-    rc = fdwk_mem_info(&fr, &tot);
+    uint64_t tot = 0;
+    const int rc = fdwk_mem_info(fr, &tot);
     if (rc)
         return cuda_device_fail(err, g, rc, "cudaMemGetInfo");
-    char name[128] = "";
-    fdwk_device_name(g->id, name, sizeof name);
-    if (g->bytes > fr)
+    fdwk_device_name(g->id, name, cap);
+    if (g->bytes > *fr)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL,
                         "cuda backend: the job needs %.2f GiB on GPU %d (%s) for planes "
                         "%d..%d but only %.2f GiB of its %.2f GiB is free (%llu bytes "
                         "needed, %llu free)",
                         g->bytes / 1073741824.0, g->id, name, g->z0, g->z0 + g->nz - 1,
-                        fr / 1073741824.0, tot / 1073741824.0,
-                        (unsigned long long)g->bytes, (unsigned long long)fr);
+                        *fr / 1073741824.0, tot / 1073741824.0,
+                        (unsigned long long)g->bytes, (unsigned long long)*fr);
+    return FDW_OK;
+}
 
-    rc = fdwk_stream_create(&g->se, g->split);
+/* The slab's streams (an interior one apart when split) and its events. */
+static fdw_status slab_streams(gpu_slab *g, fdw_error *err)
+{
+    int rc = fdwk_stream_create(&g->se, g->split);
     if (!rc && g->split)
         rc = fdwk_stream_create(&g->si, 0);
     else
@@ -308,11 +307,14 @@ fdw_status cuda_setup_slab(cuda_ctx *c, int d, fdw_error *err)
         if (!rc)
             rc = fdwk_event_create(&g->ev_int[b], 0);
     }
-    if (rc)
-        return cuda_device_fail(err, g, rc, "stream/event creation");
+    return rc ? cuda_device_fail(err, g, rc, "stream/event creation") : FDW_OK;
+}
 
+/* The two field buffers, zeroed, and the field watch's word (name, fr: the messages'). */
+static fdw_status slab_fields(gpu_slab *g, const char *name, uint64_t fr, fdw_error *err)
+{
     const size_t fbytes = g->L.total * sizeof(float);
-    const long org = fdwk_origin(&g->L);
+    int rc;
     for (int b = 0; b < 2; b++) {
         rc = fdwk_malloc((void **)&g->raw[b], fbytes);
         if (rc)
@@ -331,9 +333,54 @@ fdw_status cuda_setup_slab(cuda_ctx *c, int d, fdw_error *err)
     rc = fdwk_stream_sync(g->se);
     if (rc)
         return cuda_device_fail(err, g, rc, "zeroing the fields");
+    const long org = fdwk_origin(&g->L);
     g->f[0] = g->raw[0] + org;
     g->f[1] = g->raw[1] + org;
+    return FDW_OK;
+}
 
+/* Wave kinds: the sponge (its axes zero where none) and the source wavelets. */
+static fdw_status slab_wave(gpu_slab *g, const fdw_problem *p, fdw_error *err)
+{
+    int rc = 0;
+    if (p->qx || p->qy || p->qz) {
+        const int n[3] = {p->nx, p->ny, p->nz};
+        const float *q[3] = {p->qx, p->qy, p->qz};
+        float **dst[3] = {&g->qx, &g->qy, &g->qz};
+        float *z = calloc((size_t)(p->nx + p->ny + p->nz), sizeof(float));
+        if (!z)
+            return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cuda backend: out of host memory");
+        for (int a = 0; a < 3 && !rc; a++)
+            rc = cuda_upload_array(g, (void **)dst[a], q[a] ? q[a] : z, (size_t)n[a] * 4);
+        free(z);
+    }
+    if (!rc && p->nsrc_taps > 0)
+        rc = cuda_upload_array(g, (void **)&g->wavelets, p->wavelets,
+                               sizeof(float) * (size_t)p->nt * (size_t)fdw_problem_sources(p));
+    if (!rc)
+        rc = fdwk_stream_sync(g->se);
+    return rc ? cuda_device_fail(err, g, rc, "uploading the sponge and sources") : FDW_OK;
+}
+
+fdw_status cuda_setup_slab(cuda_ctx *c, int d, fdw_error *err)
+{
+    const fdw_problem *p = &c->prob;
+    gpu_slab *g = &c->dev[d];
+    const int r = c->ops->single_slab ? 0 : p->radius;
+    int rc = fdwk_set_device(g->id);
+    if (rc)
+        return cuda_device_fail(err, g, rc, "cudaSetDevice");
+    fdwk_layout_init(&g->L, p->nx, p->ny, g->nz, r);
+    g->bytes = cuda_slab_bytes(c, g);
+    uint64_t fr = 0;
+    char name[128] = "";
+    fdw_status st = slab_fits(g, &fr, name, sizeof name, err);
+    if (st == FDW_OK)
+        st = slab_streams(g, err);
+    if (st == FDW_OK)
+        st = slab_fields(g, name, fr, err);
+    if (st != FDW_OK)
+        return st;
     /* Field kinds: the initial field, plane by plane, its ghost planes too. */
     if (!p->kind->wave) {
         const int kfirst = g->z0 - r < 0 ? -g->z0 : -r;
@@ -342,36 +389,7 @@ fdw_status cuda_setup_slab(cuda_ctx *c, int d, fdw_error *err)
         if (rc)
             return cuda_device_fail(err, g, rc, "uploading the initial field");
     }
-    if (c->ops->slab_create) {
-        fdw_status st = c->ops->slab_create(c, g, err);
-        if (st != FDW_OK)
-            return st;
-    }
-    if (!p->kind->wave)
-        return FDW_OK;
-    /* Wave kinds: the sponge and the source wavelets. */
-    if (p->qx || p->qy || p->qz) {
-        float *z = calloc((size_t)(p->nx + p->ny + p->nz), sizeof(float));
-        if (!z)
-            return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cuda backend: out of host memory");
-        rc = cuda_upload_array(g, (void **)&g->qx, p->qx ? p->qx : z, (size_t)p->nx * 4);
-        if (!rc)
-            rc = cuda_upload_array(g, (void **)&g->qy, p->qy ? p->qy : z, (size_t)p->ny * 4);
-        if (!rc)
-            rc = cuda_upload_array(g, (void **)&g->qz, p->qz ? p->qz : z, (size_t)p->nz * 4);
-        free(z);
-    }
-    if (!rc && p->nsrc_taps > 0) {
-        int nsrc = 0; /* wavelets hold one row of nt samples per source */
-        for (int t = 0; t < p->nsrc_taps; t++)
-            if (p->src_taps[t].owner + 1 > nsrc)
-                nsrc = p->src_taps[t].owner + 1;
-        rc = cuda_upload_array(g, (void **)&g->wavelets, p->wavelets,
-                               sizeof(float) * (size_t)p->nt * (size_t)nsrc);
-    }
-    if (!rc)
-        rc = fdwk_stream_sync(g->se);
-    if (rc)
-        return cuda_device_fail(err, g, rc, "uploading the sponge and sources");
-    return FDW_OK;
+    if (c->ops->slab_create && (st = c->ops->slab_create(c, g, err)) != FDW_OK)
+        return st;
+    return p->kind->wave ? slab_wave(g, p, err) : FDW_OK;
 }

@@ -68,6 +68,10 @@ typedef struct fdw_kind_section {
     /* Bytes of device memory the whole run needs on all devices together (admission
      * estimate, fdw_spec_device_bytes; the backends make the exact check at create). */
     uint64_t (*device_bytes)(const struct fdw_spec *spec);
+    /* Bytes of the kind's state that changes from step to step, all slabs together, which
+     * a checkpoint holds besides the two fields and the recordings (the acoustic CPML's
+     * psi and zeta); NULL: none. Part of the host estimate (fdw_spec_host_bytes). */
+    uint64_t (*state_bytes)(const struct fdw_spec *spec);
 } fdw_kind_section;
 
 /* problem: the kind's part of the fdw_problem a backend runs. */

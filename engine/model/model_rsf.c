@@ -137,48 +137,31 @@ static fdw_status rsf_get_double(const rsf_header *h, const char *key, int *pres
     return FDW_OK;
 }
 
-fdw_status fdw_rsf_read(const char *path, fdw_model_sink *s, const fdw_model_grid_h *hg,
-                        fdw_model_info *info, fdw_error *err)
+/* The geometry: n1 n2 n3 (x, y, z; n1 required, any n4..n9 must be 1) and d1 d2 d3 (0
+ * where absent) into info. */
+static fdw_status rsf_geometry(const rsf_header *h, const char *path, const char *field,
+                               fdw_model_info *info, fdw_error *err)
 {
-    const char *field = s->field;
-    memset(info, 0, sizeof *info);
-    snprintf(info->format, sizeof info->format, "rsf");
-    rsf_header h;
-    fdw_status st = read_header_text(path, field, &h, err);
-    if (st != FDW_OK)
-        return st;
-    FILE *f = NULL;
-    float *buf = NULL;
-    char datapath[FDW_PATH_MAX + 16];
-
-    /* Geometry: n1 n2 n3 against nx ny nz; any n4..n9 must be 1. */
     long n[10];
     for (int a = 1; a <= 9; a++) {
         char key[8];
         snprintf(key, sizeof key, "n%d", a);
-        if ((st = rsf_get_long(&h, key, 1, &n[a], path, field, err)) != FDW_OK)
-            goto done;
+        const fdw_status st = rsf_get_long(h, key, 1, &n[a], path, field, err);
+        if (st != FDW_OK)
+            return st;
     }
     char n1text[32];
-    if (!rsf_header_get(h.text, "n1", n1text, sizeof n1text)) {
-        st = fdw_fail(err, FDW_ERR_SPEC, field, "RSF header %s has no n1: not an RSF header",
-                      path);
-        goto done;
-    }
-    for (int a = 4; a <= 9; a++) {
-        if (n[a] != 1) {
-            st = fdw_fail(err, FDW_ERR_SPEC, field,
-                          "RSF %s has n%d=%ld: a velocity model has 3 axes", path, a, n[a]);
-            goto done;
-        }
-    }
-    for (int a = 1; a <= 3; a++) {
-        if (n[a] < 1 || n[a] > INT_MAX) {
-            st = fdw_fail(err, FDW_ERR_SPEC, field, "RSF %s has n%d=%ld: not an axis length",
-                          path, a, n[a]);
-            goto done;
-        }
-    }
+    if (!rsf_header_get(h->text, "n1", n1text, sizeof n1text))
+        return fdw_fail(err, FDW_ERR_SPEC, field, "RSF header %s has no n1: not an RSF header",
+                        path);
+    for (int a = 4; a <= 9; a++)
+        if (n[a] != 1)
+            return fdw_fail(err, FDW_ERR_SPEC, field,
+                            "RSF %s has n%d=%ld: a velocity model has 3 axes", path, a, n[a]);
+    for (int a = 1; a <= 3; a++)
+        if (n[a] < 1 || n[a] > INT_MAX)
+            return fdw_fail(err, FDW_ERR_SPEC, field, "RSF %s has n%d=%ld: not an axis length",
+                            path, a, n[a]);
     info->nx = (int)n[1];
     info->ny = (int)n[2];
     info->nz = (int)n[3];
@@ -188,98 +171,121 @@ fdw_status fdw_rsf_read(const char *path, fdw_model_sink *s, const fdw_model_gri
         char key[8];
         int present;
         snprintf(key, sizeof key, "d%d", a + 1);
-        if ((st = rsf_get_double(&h, key, &present, dd[a], path, field, err)) != FDW_OK)
-            goto done;
+        const fdw_status st = rsf_get_double(h, key, &present, dd[a], path, field, err);
+        if (st != FDW_OK)
+            return st;
         if (!present)
             *dd[a] = 0.0;
     }
-    if ((st = fdw_model_fit(info, s, hg, err)) != FDW_OK)
-        goto done;
+    return FDW_OK;
+}
 
-    /* Sample encoding. */
+/* The samples' encoding: float32 (esize=4), native or big-endian (*swap on this host). */
+static fdw_status rsf_encoding(const rsf_header *h, const char *path, const char *field,
+                               int *swap, fdw_error *err)
+{
     char fmt[64] = "native_float";
-    rsf_header_get(h.text, "data_format", fmt, sizeof fmt);
-    int swap;
+    rsf_header_get(h->text, "data_format", fmt, sizeof fmt);
     if (strcmp(fmt, "native_float") == 0)
-        swap = 0;
+        *swap = 0;
     else if (strcmp(fmt, "xdr_float") == 0)
-        swap = fdw_host_is_little_endian();
-    else {
-        st = fdw_fail(err, FDW_ERR_SPEC, field,
-                      "RSF %s has data_format=\"%s\"; supported are \"native_float\" and "
-                      "\"xdr_float\"",
-                      path, fmt);
-        goto done;
-    }
+        *swap = fdw_host_is_little_endian();
+    else
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "RSF %s has data_format=\"%s\"; supported are \"native_float\" and "
+                        "\"xdr_float\"",
+                        path, fmt);
     long esize = 0;
-    if ((st = rsf_get_long(&h, "esize", 4, &esize, path, field, err)) != FDW_OK)
-        goto done;
-    if (esize != 4) {
-        st = fdw_fail(err, FDW_ERR_SPEC, field, "RSF %s has esize=%ld; float samples need 4",
-                      path, esize);
-        goto done;
-    }
+    const fdw_status st = rsf_get_long(h, "esize", 4, &esize, path, field, err);
+    if (st == FDW_OK && esize != 4)
+        return fdw_fail(err, FDW_ERR_SPEC, field, "RSF %s has esize=%ld; float samples need 4",
+                        path, esize);
+    return st;
+}
 
-    /* The binary: in= relative to the header's directory, or "stdin" inside the header. */
+/* The binary opened at its first sample (*f): in= relative to the header's directory (the
+ * very file the spec checked, where it did), or "stdin" inside the header; a regular file
+ * of exactly nsamp float32 samples. */
+static fdw_status rsf_open_binary(const rsf_header *h, const char *path,
+                                  const fdw_model_sink *s, uint64_t nsamp, char *datapath,
+                                  size_t cap, FILE **f, fdw_error *err)
+{
+    const char *field = s->field;
     long offset = 0;
-    if ((st = rsf_data_path(&h, path, field, datapath, sizeof datapath, &offset, err)) !=
-        FDW_OK)
-        goto done;
+    fdw_status st = rsf_data_path(h, path, field, datapath, cap, &offset, err);
+    if (st != FDW_OK)
+        return st;
     if (offset == 0 && s->data_path && s->data_path[0]) {
-        /* The spec checked one binary; the header must still name that very file. */
         char real[PATH_MAX];
-        if (!realpath(datapath, real) || strcmp(real, s->data_path) != 0) {
-            st = fdw_fail(err, FDW_ERR_SPEC, field,
-                          "RSF header %s no longer names the binary that was checked when the "
-                          "job was accepted",
-                          path);
-            goto done;
-        }
+        if (!realpath(datapath, real) || strcmp(real, s->data_path) != 0)
+            return fdw_fail(err, FDW_ERR_SPEC, field,
+                            "RSF header %s no longer names the binary that was checked when "
+                            "the job was accepted",
+                            path);
     }
-    f = fopen(datapath, "rb");
-    if (!f) {
-        st = fdw_fail(err, FDW_ERR_SPEC, field, "cannot open RSF binary %s (in= of %s): %s",
-                      datapath, path, strerror(errno));
-        goto done;
-    }
+    if (!(*f = fopen(datapath, "rb")))
+        return fdw_fail(err, FDW_ERR_SPEC, field, "cannot open RSF binary %s (in= of %s): %s",
+                        datapath, path, strerror(errno));
     struct stat sb;
-    const uint64_t nsamp = info->nvalues;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        st = fdw_fail(err, FDW_ERR_SPEC, field, "RSF binary %s is not a regular file",
-                      datapath);
-        goto done;
-    }
-    uint64_t have = (uint64_t)sb.st_size - (uint64_t)offset;
-    if (have != nsamp * 4u) {
-        st = fdw_fail(err, FDW_ERR_SPEC, field,
-                      "RSF binary %s holds %llu bytes of samples; n1*n2*n3*4 = %llu%s", datapath,
-                      (unsigned long long)have, (unsigned long long)(nsamp * 4u),
-                      have < nsamp * 4u ? ": the file is truncated" : "");
-        goto done;
-    }
-    if (offset && fseek(f, offset, SEEK_SET) != 0) {
-        st = fdw_fail(err, FDW_ERR_IO, field, "cannot seek in %s", datapath);
-        goto done;
-    }
-    size_t cap = nsamp < FDW_MODEL_CHUNK ? (size_t)nsamp : FDW_MODEL_CHUNK;
-    if (!(buf = malloc(cap * sizeof *buf))) {
-        st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "cannot allocate a read buffer");
-        goto done;
-    }
-    for (uint64_t d = 0; d < nsamp;) {
-        size_t m = nsamp - d < cap ? (size_t)(nsamp - d) : cap;
+    if (fstat(fileno(*f), &sb) != 0 || !S_ISREG(sb.st_mode))
+        return fdw_fail(err, FDW_ERR_SPEC, field, "RSF binary %s is not a regular file",
+                        datapath);
+    const uint64_t have = (uint64_t)sb.st_size - (uint64_t)offset;
+    if (have != nsamp * 4u)
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "RSF binary %s holds %llu bytes of samples; n1*n2*n3*4 = %llu%s",
+                        datapath, (unsigned long long)have, (unsigned long long)(nsamp * 4u),
+                        have < nsamp * 4u ? ": the file is truncated" : "");
+    if (offset && fseek(*f, offset, SEEK_SET) != 0)
+        return fdw_fail(err, FDW_ERR_IO, field, "cannot seek in %s", datapath);
+    return FDW_OK;
+}
+
+/* nsamp samples from f into the sink, chunk by chunk (swapped where asked). */
+static fdw_status rsf_stream(FILE *f, const char *datapath, uint64_t nsamp, int swap,
+                             fdw_model_sink *s, fdw_error *err)
+{
+    const size_t cap = nsamp < FDW_MODEL_CHUNK ? (size_t)nsamp : FDW_MODEL_CHUNK;
+    float *buf = malloc(cap * sizeof *buf);
+    if (!buf)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "cannot allocate a read buffer");
+    fdw_status st = FDW_OK;
+    for (uint64_t d = 0; d < nsamp && st == FDW_OK;) {
+        const size_t m = nsamp - d < cap ? (size_t)(nsamp - d) : cap;
         if (fread(buf, sizeof *buf, m, f) != m) {
-            st = fdw_fail(err, FDW_ERR_IO, field, "read error in %s", datapath);
-            goto done;
+            st = fdw_fail(err, FDW_ERR_IO, s->field, "read error in %s", datapath);
+            break;
         }
         if (swap)
             fdw_swap32(buf, m);
-        if ((st = fdw_sink_put(s, buf, m, d, 1, err)) != FDW_OK)
-            goto done;
+        st = fdw_sink_put(s, buf, m, d, 1, err);
         d += m;
     }
-done:
     free(buf);
+    return st;
+}
+
+fdw_status fdw_rsf_read(const char *path, fdw_model_sink *s, const fdw_model_grid_h *hg,
+                        fdw_model_info *info, fdw_error *err)
+{
+    memset(info, 0, sizeof *info);
+    snprintf(info->format, sizeof info->format, "rsf");
+    rsf_header h;
+    fdw_status st = read_header_text(path, s->field, &h, err);
+    if (st != FDW_OK)
+        return st;
+    FILE *f = NULL;
+    char datapath[FDW_PATH_MAX + 16];
+    int swap = 0;
+    st = rsf_geometry(&h, path, s->field, info, err);
+    if (st == FDW_OK)
+        st = fdw_model_fit(info, s, hg, err);
+    if (st == FDW_OK)
+        st = rsf_encoding(&h, path, s->field, &swap, err);
+    if (st == FDW_OK)
+        st = rsf_open_binary(&h, path, s, info->nvalues, datapath, sizeof datapath, &f, err);
+    if (st == FDW_OK)
+        st = rsf_stream(f, datapath, info->nvalues, swap, s, err);
     if (f)
         fclose(f);
     free(h.text);

@@ -49,124 +49,152 @@ static fdw_status recorded_dz(fdw_segy_in *in, double *dz, fdw_error *err)
     return FDW_OK;
 }
 
+/* The file's trace geometry: its order, the traces of a line (run), the lines, and as the
+ * traces are read the first line's numbers along it and the current line's number. */
+typedef struct geometry {
+    trace_order order;
+    int run, nil, nxl;
+    int32_t il0, xl0;
+    int32_t *first_line;       /* run numbers */
+    int32_t line_no, prev_line_no;
+} geometry;
+
+/* The order from the first two traces' line numbers: sorted by inline with crossline
+ * fastest, the reverse, or no numbers at all. */
+static fdw_status infer_order(fdw_segy_in *in, geometry *g, const char *field, fdw_error *err)
+{
+    int32_t il1 = 0, xl1 = 0;
+    fdw_status st = read_header(in, 0, &g->il0, &g->xl0, err);
+    if (st == FDW_OK && in->ntraces > 1)
+        st = read_header(in, 1, &il1, &xl1, err);
+    if (st != FDW_OK)
+        return st;
+    const int32_t il0 = g->il0, xl0 = g->xl0;
+    if (in->ntraces == 1)
+        g->order = SORT_INLINE;
+    else if (il0 == 0 && xl0 == 0 && il1 == 0 && xl1 == 0)
+        g->order = SORT_NONE;
+    else if (il1 == il0 && xl1 != xl0)
+        g->order = SORT_INLINE;
+    else if (xl1 == xl0 && il1 != il0)
+        g->order = SORT_CROSSLINE;
+    else
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "cannot infer the inline/crossline geometry of SEG-Y %s: traces 1 and "
+                        "2 have (inline, crossline) = (%d, %d) and (%d, %d); a model needs "
+                        "traces sorted by inline then crossline (or the reverse), numbers at "
+                        "bytes 189 and 193",
+                        in->path, (int)il0, (int)xl0, (int)il1, (int)xl1);
+    return FDW_OK;
+}
+
+/* run = the traces of the first line (crosslines per inline for inline sorting), which
+ * must divide the file's; the grid's nx (crosslines) and ny (inlines) into info. */
+static fdw_status line_length(fdw_segy_in *in, geometry *g, fdw_model_info *info,
+                              const char *field, fdw_error *err)
+{
+    g->run = in->ntraces;
+    if (g->order == SORT_NONE)
+        return FDW_OK;
+    for (int t = 1; t < in->ntraces; t++) {
+        int32_t il, xl;
+        const fdw_status st = read_header(in, t, &il, &xl, err);
+        if (st != FDW_OK)
+            return st;
+        if ((g->order == SORT_INLINE && il != g->il0) ||
+            (g->order == SORT_CROSSLINE && xl != g->xl0)) {
+            g->run = t;
+            break;
+        }
+    }
+    if (in->ntraces % g->run != 0)
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "SEG-Y %s has %d traces, not a whole number of lines of %d traces: "
+                        "the geometry is irregular",
+                        in->path, in->ntraces, g->run);
+    info->nx = g->order == SORT_INLINE ? g->run : in->ntraces / g->run;
+    info->ny = g->order == SORT_INLINE ? in->ntraces / g->run : g->run;
+    return FDW_OK;
+}
+
+/* Trace t's grid column (i, j), its line numbers checked against the regular geometry of
+ * the first traces. */
+static fdw_status trace_column(fdw_segy_in *in, geometry *g, int t, int nx, int *i, int *j,
+                               const char *field, fdw_error *err)
+{
+    const int pos = t % g->run, line = t / g->run;
+    if (g->order == SORT_NONE) {
+        *i = t % nx;
+        *j = t / nx;
+        return FDW_OK;
+    }
+    *i = g->order == SORT_CROSSLINE ? line : pos;
+    *j = g->order == SORT_CROSSLINE ? pos : line;
+    int32_t il, xl;
+    const fdw_status st = read_header(in, t, &il, &xl, err);
+    if (st != FDW_OK)
+        return st;
+    const int32_t along = g->order == SORT_INLINE ? xl : il;  /* varies within a line */
+    const int32_t across = g->order == SORT_INLINE ? il : xl; /* constant within a line */
+    if (line == 0)
+        g->first_line[pos] = along;
+    if (pos == 0) {
+        g->prev_line_no = g->line_no;
+        g->line_no = across;
+    }
+    if (along != g->first_line[pos] || across != g->line_no ||
+        (line > 0 && pos == 0 && across == g->prev_line_no))
+        return fdw_fail(err, FDW_ERR_SPEC, field,
+                        "SEG-Y %s: trace %d has (inline, crossline) = (%d, %d), which breaks "
+                        "the regular %d x %d geometry of the first traces",
+                        in->path, t + 1, (int)il, (int)xl, g->nil, g->nxl);
+    return FDW_OK;
+}
+
 fdw_status fdw_segy_read(const char *path, fdw_model_sink *s, const fdw_model_grid_h *h,
                          fdw_model_info *info, fdw_error *err)
 {
     fdw_segy_in in;
     fdw_status st = fdw_segy_in_open(&in, path, s->field, "model", err);
     float *buf = NULL;
-    int32_t *first_line = NULL;
+    geometry g = {0};
     memset(info, 0, sizeof *info);
     snprintf(info->format, sizeof info->format, "segy");
+    if (st == FDW_OK)
+        st = recorded_dz(&in, &info->dz, err);
+    if (st == FDW_OK)
+        st = infer_order(&in, &g, s->field, err);
+    if (st == FDW_OK)
+        st = line_length(&in, &g, info, s->field, err);
     if (st != FDW_OK)
         goto done;
-    if ((st = recorded_dz(&in, &info->dz, err)) != FDW_OK)
-        goto done;
-
-    /* Geometry from the first traces' line numbers. */
-    int32_t il0 = 0, xl0 = 0, il1 = 0, xl1 = 0;
-    if ((st = read_header(&in, 0, &il0, &xl0, err)) != FDW_OK)
-        goto done;
-    if (in.ntraces > 1 && (st = read_header(&in, 1, &il1, &xl1, err)) != FDW_OK)
-        goto done;
-    trace_order order;
-    if (in.ntraces == 1)
-        order = SORT_INLINE;
-    else if (il0 == 0 && xl0 == 0 && il1 == 0 && xl1 == 0)
-        order = SORT_NONE;
-    else if (il1 == il0 && xl1 != xl0)
-        order = SORT_INLINE;
-    else if (xl1 == xl0 && il1 != il0)
-        order = SORT_CROSSLINE;
-    else {
-        st = fdw_fail(err, FDW_ERR_SPEC, s->field,
-                      "cannot infer the inline/crossline geometry of SEG-Y %s: traces 1 and 2 "
-                      "have (inline, crossline) = (%d, %d) and (%d, %d); a model needs traces "
-                      "sorted by inline then crossline (or the reverse), numbers at bytes 189 "
-                      "and 193",
-                      path, (int)il0, (int)xl0, (int)il1, (int)xl1);
-        goto done;
-    }
-
-    /* run = traces in the first line (crosslines per inline for inline sorting). */
-    int run = in.ntraces, nil, nxl;
-    if (order != SORT_NONE) {
-        for (int t = 1; t < in.ntraces; t++) {
-            int32_t il, xl;
-            if ((st = read_header(&in, t, &il, &xl, err)) != FDW_OK)
-                goto done;
-            if ((order == SORT_INLINE && il != il0) || (order == SORT_CROSSLINE && xl != xl0)) {
-                run = t;
-                break;
-            }
-        }
-        if (in.ntraces % run != 0) {
-            st = fdw_fail(err, FDW_ERR_SPEC, s->field,
-                          "SEG-Y %s has %d traces, not a whole number of lines of %d traces: "
-                          "the geometry is irregular",
-                          path, in.ntraces, run);
-            goto done;
-        }
-        nxl = order == SORT_INLINE ? run : in.ntraces / run;
-        nil = order == SORT_INLINE ? in.ntraces / run : run;
-        info->nx = nxl;
-        info->ny = nil;
-    }
     info->nz = in.ns;
     info->nvalues = (uint64_t)in.ntraces * (uint64_t)in.ns;
     if ((st = fdw_model_fit(info, s, h, err)) != FDW_OK)
         goto done;
-    nxl = s->nx;
-    nil = s->ny;
-
+    g.nxl = s->nx;
+    g.nil = s->ny;
     buf = malloc((size_t)in.ns * sizeof *buf);
-    first_line = malloc((size_t)run * sizeof *first_line);
-    if (!buf || !first_line) {
+    g.first_line = malloc((size_t)g.run * sizeof *g.first_line);
+    if (!buf || !g.first_line) {
         st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "cannot allocate SEG-Y trace buffers");
         goto done;
     }
     const uint64_t nxy = (uint64_t)s->nx * (uint64_t)s->ny;
-    int32_t line_no = 0, prev_line_no = 0;
-    for (int t = 0; t < in.ntraces; t++) {
-        int pos = t % run, line = t / run;
-        int i = order == SORT_CROSSLINE ? line : pos;
-        int j = order == SORT_CROSSLINE ? pos : line;
-        if (order == SORT_NONE) {
-            i = t % s->nx;
-            j = t / s->nx;
-        } else {
-            int32_t il, xl;
-            if ((st = read_header(&in, t, &il, &xl, err)) != FDW_OK)
-                goto done;
-            int32_t along = order == SORT_INLINE ? xl : il;  /* varies within a line */
-            int32_t across = order == SORT_INLINE ? il : xl; /* constant within a line */
-            if (line == 0)
-                first_line[pos] = along;
-            if (pos == 0) {
-                prev_line_no = line_no;
-                line_no = across;
-            }
-            if (along != first_line[pos] || across != line_no ||
-                (line > 0 && pos == 0 && across == prev_line_no)) {
-                st = fdw_fail(err, FDW_ERR_SPEC, s->field,
-                              "SEG-Y %s: trace %d has (inline, crossline) = (%d, %d), which "
-                              "breaks the regular %d x %d geometry of the first traces",
-                              path, t + 1, (int)il, (int)xl, nil, nxl);
-                goto done;
-            }
-        }
+    for (int t = 0; t < in.ntraces && st == FDW_OK; t++) {
+        int i, j;
+        if ((st = trace_column(&in, &g, t, s->nx, &i, &j, s->field, err)) != FDW_OK)
+            break;
         if (segy_readtrace(in.fp, t, buf, in.trace0, in.trsize) != SEGY_OK) {
             st = fdw_fail(err, FDW_ERR_IO, s->field, "cannot read trace %d of %s", t + 1, path);
-            goto done;
+            break;
         }
         segy_to_native(in.format, in.ns, buf);
         st = fdw_sink_put(s, buf, (size_t)in.ns, (uint64_t)i + (uint64_t)s->nx * j, nxy, err);
-        if (st != FDW_OK)
-            goto done;
     }
 done:
     free(buf);
-    free(first_line);
+    free(g.first_line);
     fdw_segy_in_close(&in);
     return st;
 }
@@ -202,27 +230,12 @@ fdw_status fdw_model_write_segy(const char *path, const float *v, int nx, int ny
     snprintf(lines[4], sizeof lines[4], "CDP X/Y (BYTES 181/185) = I*DX, J*DY, SCALED BY BYTE 71");
     snprintf(lines[5], sizeof lines[5], "FORMAT 5: IEEE FLOAT, BIG-ENDIAN");
     const char *lp[6] = {lines[0], lines[1], lines[2], lines[3], lines[4], lines[5]};
-    char text[3201];
-    fdw_segy_text_header(text, lp, 6);
-
     char bin[SEGY_BINARY_HEADER_SIZE];
-    memset(bin, 0, sizeof bin);
-    segy_set_bfield(bin, SEGY_BIN_TRACES, nx < 65535 ? nx : 0);
-    segy_set_bfield(bin, SEGY_BIN_INTERVAL, dt_field);
-    segy_set_bfield(bin, SEGY_BIN_SAMPLES, nz);
-    segy_set_bfield(bin, SEGY_BIN_FORMAT, SEGY_IEEE_FLOAT_4_BYTE);
-    segy_set_bfield(bin, SEGY_BIN_SORTING_CODE, 4); /* horizontally stacked */
-    segy_set_bfield(bin, SEGY_BIN_MEASUREMENT_SYSTEM, 1); /* metres */
-    segy_set_bfield(bin, SEGY_BIN_SEGY_REVISION, 0x0100);
-    segy_set_bfield(bin, SEGY_BIN_TRACE_FLAG, 1);
-
-    const long trace0 = SEGY_TEXT_HEADER_SIZE + SEGY_BINARY_HEADER_SIZE;
-    const int trsize = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, nz);
+    fdw_segy_binary_header(bin, nx, dt_field, nz, 4); /* 4: horizontally stacked */
     double mult;
     double maxabs = fmax(fabs((nx - 1) * dx), fabs((ny - 1) * dy));
     int scalar = fdw_segy_coord_scalar(maxabs, &mult);
-    int bad = segy_write_textheader(fp, 0, text) != SEGY_OK ||
-              segy_write_binheader(fp, bin) != SEGY_OK;
+    int bad = fdw_segy_write_headers(fp, lp, 6, bin);
     const size_t nxy = (size_t)nx * (size_t)ny;
     char hdr[SEGY_TRACE_HEADER_SIZE];
     for (int j = 0; j < ny && !bad; j++) {
@@ -243,9 +256,7 @@ fdw_status fdw_model_write_segy(const char *path, const float *v, int nx, int ny
             segy_set_field(hdr, SEGY_TR_CROSSLINE, i + 1);
             for (int k = 0; k < nz; k++)
                 buf[k] = v[(size_t)i + (size_t)nx * j + nxy * (size_t)k];
-            segy_from_native(SEGY_IEEE_FLOAT_4_BYTE, nz, buf);
-            bad = segy_write_traceheader(fp, t, hdr, trace0, trsize) != SEGY_OK ||
-                  segy_writetrace(fp, t, buf, trace0, trsize) != SEGY_OK;
+            bad = fdw_segy_write_trace(fp, t, hdr, buf, nz);
         }
     }
     return fdw_segy_writer_close(&af, path, fp, buf, bad, err);

@@ -21,6 +21,7 @@ typedef struct fdw_tap {
 
 struct fdw_kind_ops; /* kinds/kind.h */
 struct fdw_ckpt_io;  /* run/ckpt_io.h */
+struct fdw_ckpt_image; /* run/ckpt_image.h */
 
 /* One array of a kind's slab state that changes as the run goes (the acoustic CPML's psi
  * and zeta), as the kind's state hooks list it for checkpoints: host memory on the CPU
@@ -128,17 +129,21 @@ struct fdw_backend {
     /* Start copying the current wavefield on regions to host buffers (each sized for its
      * region: nx*ny, nx*nz, ny*nz or nx*ny*nz floats). The copy reflects the state after
      * all steps issued so far, even when later steps are issued before it completes. The
-     * host buffers hold it once extract_done() says so, or after wait(). */
+     * host buffers hold it once extract_done() says so, or after wait(). NULL: the table
+     * takes no snapshots (FDW_ERR_UNSUPPORTED where one is asked for). */
     fdw_status (*extract)(void *ctx, int nregions, const fdw_slice *regions, float **host,
                           fdw_error *err);
     /* Without blocking: finish every extract whose copies have completed (their host
      * buffers now hold the data) and set *done to 1 when none is still in flight. Lets the
-     * loop go on issuing steps while a snapshot travels to the host. */
+     * loop go on issuing steps while a snapshot travels to the host. NULL: an extract is
+     * complete when it returns. */
     fdw_status (*extract_done)(void *ctx, int *done, fdw_error *err);
-    /* Block until all issued work and extracts are complete. */
+    /* Block until all issued work and extracts are complete. NULL: nothing runs after a
+     * call returns (fdw_backend_wait). */
     fdw_status (*wait)(void *ctx, fdw_error *err);
 
-    /* Copy receiver slots [first, first+count) to host, nreceivers floats per slot. */
+    /* Copy receiver slots [first, first+count) to host, nreceivers floats per slot. NULL:
+     * the table records none (a kind without receivers). */
     fdw_status (*fetch_receivers)(void *ctx, long first, long count, float *host,
                                   fdw_error *err);
 
@@ -160,14 +165,29 @@ struct fdw_backend {
     fdw_status (*precheck)(const struct fdw_kind_ops *kind, int nx, int ny, int radius,
                            const fdw_plan *plan, fdw_error *err);
 
-    /* Checkpoints (run/checkpoint.h): save puts every value a later step reads that create
-     * does not make again (the fields with their ghost planes, the kind's changing state,
-     * the receiver slots recorded so far, which buffer is current); load reads them back
-     * into a context create has just made from the same problem and plan. Called with no
-     * work in flight (after wait). NULL: this table (a kind's own engine) has none. */
-    fdw_status (*save)(void *ctx, struct fdw_ckpt_io *io, fdw_error *err);
+    /* Checkpoints (run/checkpoint.h). capture copies every value a later step reads that
+     * create does not make again (the fields with their ghost planes, the kind's changing
+     * state, the receiver slots recorded so far, which buffer is current) into the
+     * context's host image (one block, pinned on CUDA, allocated once and kept until
+     * destroy) and lists it in img (run/ckpt_image.h), in the order load reads it back.
+     * It is called on the loop's thread with no work in flight (after wait) and returns
+     * once the image holds the state; the image is then left alone (steps do not touch
+     * it) until the next capture, so the checkpoint writer's thread can put it into the
+     * file while the loop goes on. prepare allocates the image ahead of the first capture
+     * (capture does when it has not been); it may run on another thread while steps run,
+     * never at the same time as a capture, a load or destroy. load reads a file's
+     * part back into a context create has just made from the same problem and plan
+     * (after wait). NULL capture: this table (a kind's own engine) keeps no checkpoints. */
+    fdw_status (*prepare)(void *ctx, fdw_error *err);
+    fdw_status (*capture)(void *ctx, struct fdw_ckpt_image *img, fdw_error *err);
     fdw_status (*load)(void *ctx, struct fdw_ckpt_io *io, fdw_error *err);
 };
+
+/* be's wait, where it has one. */
+static inline fdw_status fdw_backend_wait(const fdw_backend *be, void *ctx, fdw_error *err)
+{
+    return be->wait ? be->wait(ctx, err) : FDW_OK;
+}
 
 /* The CPU backend; always present. */
 const fdw_backend *fdw_cpu_backend(void);

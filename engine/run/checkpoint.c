@@ -1,21 +1,18 @@
-/* checkpoint.c — a run's checkpoints (see checkpoint.h for the files and their order).
- * The header pins what a checkpoint may be resumed by: the normalised spec's hash, the
- * kind, the backend, the engine's version, the plan's slabs and the number of processes;
- * anything else (a changed spec, another device count) starts the run anew with the
- * reason logged. The loop's own state is small: the step, the derivative kind's error of
- * iteration 1, the snapshots delivered and (rank 0) the manifest's files; the backend
- * writes the rest (backend.h save). A run with a checkpoint directory continues an earlier
- * one: the temporaries of outputs that one was killed while writing are removed first. */
+/* checkpoint.c — a run's checkpoints (see checkpoint.h for the files and their order):
+ * the directory made ready, resuming from the checkpoint "current" names when it fits the
+ * run (ckpt_format.c says what fits), and the removal after a completed run. Taking them
+ * is ckpt_save.c's. A run with a checkpoint directory continues an earlier one: the
+ * temporaries of outputs that one was killed while writing are removed first. */
 #include "run/checkpoint.h"
 #include "core/error.h"
 #include "core/limits.h"
 #include "kinds/kind.h"
+#include "run/ckpt_format.h"
 #include "run/ckpt_io.h"
 #include "run/run_state.h"
 
 #include <dirent.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,144 +21,9 @@
 
 typedef fdw_run_state run;
 
-#define CKPT_MAGIC "FDWCKPT1"
-#define CKPT_VERSION 1u
-
-/* The header at the start of every checkpoint file (written as these bytes, zeroed
- * first, so padding is deterministic). */
-typedef struct ckpt_header {
-    char magic[8];
-    uint32_t version, rank, size, ndev;
-    uint64_t spec_hash;
-    int64_t step, nt;
-    char kind[16], backend[16], engine[16];
-    int32_t z0[FDW_MAX_DEVICES], nz[FDW_MAX_DEVICES];
-} ckpt_header;
-
 static const fdw_checkpoint_opts *opts_of(const run *r)
 {
     return r->opts ? r->opts->checkpoint : NULL;
-}
-
-static int rank_of(const run *r) { return r->comm ? r->comm->rank : 0; }
-static int size_of(const run *r) { return r->comm ? r->comm->size : 1; }
-
-/* FNV-1a of the normalised spec: a checkpoint belongs to exactly this job. */
-static uint64_t spec_hash(const fdw_spec *spec)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    const char *text = spec->json ? spec->json : "";
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        h ^= *p;
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-static void file_path(const run *r, long step, int rank, char *out, size_t len)
-{
-    snprintf(out, len, "%s/ckpt-%ld.r%d", opts_of(r)->dir, step, rank);
-}
-
-static void current_path(const run *r, char *out, size_t len)
-{
-    snprintf(out, len, "%s/current", opts_of(r)->dir);
-}
-
-static void header_fill(const run *r, long step, ckpt_header *h)
-{
-    memset(h, 0, sizeof *h);
-    memcpy(h->magic, CKPT_MAGIC, 8);
-    h->version = CKPT_VERSION;
-    h->rank = (uint32_t)rank_of(r);
-    h->size = (uint32_t)size_of(r);
-    h->ndev = (uint32_t)r->plan.ndev;
-    h->spec_hash = spec_hash(r->spec);
-    h->step = step;
-    h->nt = r->prob.nsteps;
-    snprintf(h->kind, sizeof h->kind, "%s", r->spec->kind->name);
-    snprintf(h->backend, sizeof h->backend, "%s", r->be->name);
-    snprintf(h->engine, sizeof h->engine, "%s", FDW_VERSION);
-    for (int d = 0; d < r->plan.ndev && d < FDW_MAX_DEVICES; d++) {
-        h->z0[d] = r->plan.z0[d];
-        h->nz[d] = r->plan.nz[d];
-    }
-}
-
-/* Why header h cannot resume this run at step `step` ("" when it can). */
-static void header_check(const run *r, const ckpt_header *h, long step, char *why, size_t len)
-{
-    ckpt_header mine;
-    header_fill(r, step, &mine);
-    why[0] = '\0';
-    if (memcmp(h->magic, CKPT_MAGIC, 8) != 0 || h->version != CKPT_VERSION)
-        snprintf(why, len, "it is not a checkpoint of this format (version %u)", CKPT_VERSION);
-    else if (strncmp(h->engine, mine.engine, sizeof h->engine) != 0)
-        snprintf(why, len, "it was written by fdwave %.16s; this is %s", h->engine,
-                 FDW_VERSION);
-    else if (h->spec_hash != mine.spec_hash)
-        snprintf(why, len, "it was written for another job spec");
-    else if (strncmp(h->kind, mine.kind, sizeof h->kind) != 0 ||
-             strncmp(h->backend, mine.backend, sizeof h->backend) != 0)
-        snprintf(why, len, "it was written by the %.16s backend; this run uses %s", h->backend,
-                 mine.backend);
-    else if (h->rank != mine.rank || h->size != mine.size)
-        snprintf(why, len, "it was written by rank %u of %u; this is rank %u of %u", h->rank,
-                 h->size, mine.rank, mine.size);
-    else if (h->ndev != mine.ndev || memcmp(h->z0, mine.z0, sizeof h->z0) != 0 ||
-             memcmp(h->nz, mine.nz, sizeof h->nz) != 0)
-        snprintf(why, len, "it was written for %u slab(s) of another plan; this run has %u",
-                 h->ndev, mine.ndev);
-    else if (h->step != step || h->nt != mine.nt || step < 0 || step > r->prob.nsteps)
-        snprintf(why, len, "it holds step %" PRId64 " of %" PRId64 "; expected step %ld of %ld",
-                 h->step, h->nt, step, r->prob.nsteps);
-}
-
-/* The loop's part: the derivative kind's error of iteration 1, the snapshots delivered,
- * and on rank 0 the manifest's files. */
-static fdw_status put_loop_state(run *r, fdw_ckpt_io *io, fdw_error *err)
-{
-    const double e = r->max_abs_error;
-    const int32_t delivered = fdw_snapshots_delivered(r->snaps);
-    fdw_status st = fdw_ckpt_put(io, &e, sizeof e, err);
-    if (st == FDW_OK)
-        st = fdw_ckpt_put(io, &delivered, sizeof delivered, err);
-    char *files = r->root ? fdw_manifest_files_text(r->manifest) : NULL;
-    if (r->root && !files)
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of memory writing a checkpoint");
-    if (st == FDW_OK)
-        st = fdw_ckpt_put_array(io, files ? files : "", files ? strlen(files) : 0, err);
-    free(files);
-    return st;
-}
-
-static fdw_status get_loop_state(run *r, fdw_ckpt_io *io, fdw_error *err)
-{
-    double e = 0;
-    int32_t delivered = 0;
-    uint64_t n = 0;
-    fdw_status st = fdw_ckpt_get(io, &e, sizeof e, err);
-    if (st == FDW_OK)
-        st = fdw_ckpt_get(io, &delivered, sizeof delivered, err);
-    if (st == FDW_OK)
-        st = fdw_ckpt_get(io, &n, sizeof n, err);
-    if (st != FDW_OK)
-        return st;
-    if (n > ((uint64_t)1 << 30) || (r->root && n == 0) || delivered < 0)
-        return fdw_fail(err, FDW_ERR_IO, NULL, "the checkpoint's loop state is malformed");
-    char *files = malloc((size_t)n + 1);
-    if (!files)
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of memory reading a checkpoint");
-    st = fdw_ckpt_get(io, files, (size_t)n, err);
-    files[n] = '\0';
-    if (st == FDW_OK && r->root && fdw_manifest_restore_files(r->manifest, files) != 0)
-        st = fdw_fail(err, FDW_ERR_IO, NULL, "the checkpoint's list of output files is not JSON");
-    free(files);
-    if (st == FDW_OK) {
-        r->max_abs_error = e;
-        fdw_snapshots_resume(r->snaps, delivered);
-    }
-    return st;
 }
 
 /* Make the directory and its missing parents. */
@@ -185,106 +47,12 @@ static fdw_status make_dir(const char *dir, fdw_error *err)
     return FDW_OK;
 }
 
-/* Remove this process's checkpoint files other than step keep (-1: all of them), and its
- * temporary files. */
-static void remove_files(const run *r, long keep)
-{
-    DIR *d = opendir(opts_of(r)->dir);
-    if (!d)
-        return;
-    const int rank = rank_of(r);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        long step;
-        int q, n = 0;
-        if (sscanf(e->d_name, "ckpt-%ld.r%d%n", &step, &q, &n) != 2 || q != rank)
-            continue;
-        const char *rest = e->d_name + n;
-        if ((rest[0] == '\0' && step != keep) || strcmp(rest, ".tmp") == 0) {
-            char path[FDW_PATH_MAX + 300];
-            snprintf(path, sizeof path, "%s/%s", opts_of(r)->dir, e->d_name);
-            unlink(path);
-        }
-    }
-    closedir(d);
-}
-
-/* Bytes of every process's file of step (all in one directory; a rank on another host
- * with its own directory is not counted). */
-static uint64_t files_bytes(const run *r, long step)
-{
-    uint64_t total = 0;
-    for (int q = 0; q < size_of(r); q++) {
-        char path[FDW_PATH_MAX + 64];
-        struct stat sb;
-        file_path(r, step, q, path, sizeof path);
-        if (stat(path, &sb) == 0)
-            total += (uint64_t)sb.st_size;
-    }
-    return total;
-}
-
-static void report(const run *r, int resumed, long step, double seconds)
-{
-    if (!r->root || !r->cb || !r->cb->checkpoint)
-        return;
-    fdw_checkpoint_info ci = {.resumed = resumed,
-                              .step = step,
-                              .nsteps = r->prob.nsteps,
-                              .bytes = files_bytes(r, step),
-                              .seconds = seconds};
-    r->cb->checkpoint(r->cb->user, &ci);
-}
-
-fdw_status fdw_checkpoint_write(run *r, fdw_error *err)
-{
-    const long step = r->steps_done;
-    if (!r->ckpt.enabled || step == r->ckpt.written)
-        return FDW_OK; /* nothing new since the last one */
-    const double t0 = fdw_now();
-    char path[FDW_PATH_MAX + 64];
-    file_path(r, step, rank_of(r), path, sizeof path);
-    fdw_ckpt_io *io = NULL;
-    fdw_status st = fdw_ckpt_create(&io, path, err);
-    if (st == FDW_OK) {
-        ckpt_header h;
-        header_fill(r, step, &h);
-        st = fdw_ckpt_put(io, &h, sizeof h, err);
-        if (st == FDW_OK)
-            st = put_loop_state(r, io, err);
-        if (st == FDW_OK)
-            st = r->be->save(r->ctx, io, err);
-        if (st == FDW_OK)
-            st = fdw_ckpt_finish(io, err); /* closes io */
-        else
-            fdw_ckpt_abandon(io);
-    }
-    st = fdw_comm_agree(r->comm, st, err);
-    if (st == FDW_OK && r->root) {
-        char cur[FDW_PATH_MAX + 16], text[96];
-        current_path(r, cur, sizeof cur);
-        snprintf(text, sizeof text, "fdwave checkpoint\nstep %ld\nranks %d\n", step,
-                 size_of(r));
-        st = fdw_ckpt_write_text(cur, text, err);
-    }
-    st = fdw_comm_agree(r->comm, st, err); /* "current" names the new set everywhere */
-    if (st != FDW_OK) {
-        unlink(path); /* the previous checkpoint stays current */
-        return st;
-    }
-    remove_files(r, step);
-    r->ckpt.written = step;
-    r->ckpt.t_last = fdw_now();
-    report(r, 0, step, r->ckpt.t_last - t0);
-    return FDW_OK;
-}
-
 /* What "current" names: the step and the number of processes; 0, or -1 when there is
  * none (or it is unreadable: why says so). */
 static int read_current(const run *r, long *step, int *ranks, char *why, size_t len)
 {
     char path[FDW_PATH_MAX + 16];
-    current_path(r, path, sizeof path);
+    fdw_ckpt_current_path(r, path, sizeof path);
     FILE *f = fopen(path, "r");
     if (!f) {
         if (errno != ENOENT)
@@ -308,7 +76,7 @@ static int read_current(const run *r, long *step, int *ranks, char *why, size_t 
 static void check_file(const run *r, long step, char *why, size_t len)
 {
     char path[FDW_PATH_MAX + 64];
-    file_path(r, step, rank_of(r), path, sizeof path);
+    fdw_ckpt_file_path(r, step, fdw_ckpt_rank(r), path, sizeof path);
     fdw_error e;
     fdw_error_clear(&e);
     if (fdw_ckpt_verify(path, &e) != FDW_OK) {
@@ -316,11 +84,11 @@ static void check_file(const run *r, long step, char *why, size_t len)
         return;
     }
     fdw_ckpt_io *io = NULL;
-    ckpt_header h;
+    fdw_ckpt_header h;
     if (fdw_ckpt_open(&io, path, &e) != FDW_OK || fdw_ckpt_get(io, &h, sizeof h, &e) != FDW_OK)
         snprintf(why, len, "%s", e.message);
     else
-        header_check(r, &h, step, why, len);
+        fdw_ckpt_header_check(r, &h, step, why, len);
     fdw_ckpt_abandon(io);
 }
 
@@ -328,15 +96,15 @@ static void check_file(const run *r, long step, char *why, size_t len)
 static fdw_status load_file(run *r, long step, fdw_error *err)
 {
     char path[FDW_PATH_MAX + 64];
-    file_path(r, step, rank_of(r), path, sizeof path);
+    fdw_ckpt_file_path(r, step, fdw_ckpt_rank(r), path, sizeof path);
     fdw_ckpt_io *io = NULL;
-    ckpt_header h;
+    fdw_ckpt_header h;
     fdw_status st = fdw_ckpt_open(&io, path, err);
     if (st != FDW_OK)
         return st;
     st = fdw_ckpt_get(io, &h, sizeof h, err);
     if (st == FDW_OK)
-        st = get_loop_state(r, io, err);
+        st = fdw_ckpt_loop_get(r, io, err);
     if (st == FDW_OK)
         st = r->be->load(r->ctx, io, err);
     if (st == FDW_OK)
@@ -395,26 +163,27 @@ fdw_status fdw_checkpoint_start(run *r, fdw_error *err)
     if (!o || !o->dir || !o->dir[0])
         return FDW_OK;
     remove_stale_outputs(r);
-    if (!r->be->save || !r->be->load) {
+    if (!r->be->capture || !r->be->load) {
         fdw_run_log(r, FDW_LOG_INFO,
                     "checkpoints: the %s kind runs on an engine of its own that keeps none; "
                     "a run stopped early starts again from the beginning",
                     r->spec->kind->name);
         return FDW_OK;
     }
-    fdw_error e;
-    fdw_error_clear(&e);
-    if (fdw_comm_agree(r->comm, make_dir(o->dir, &e), &e) != FDW_OK) {
-        fdw_run_log(r, FDW_LOG_WARN, "checkpoints off: %s", e.message);
-        return FDW_OK;
-    }
+    /* a checkpoint that cannot be written would fail the run later: better now */
+    fdw_status st = make_dir(o->dir, err);
+    if (st == FDW_OK && access(o->dir, W_OK | X_OK) != 0)
+        st = fdw_fail(err, FDW_ERR_IO, NULL, "checkpoint directory %s is not writable: %s",
+                      o->dir, strerror(errno));
+    if ((st = fdw_comm_agree(r->comm, st, err)) != FDW_OK)
+        return st;
     r->ckpt.enabled = 1;
     if (!o->resume)
         return FDW_OK;
 
     /* Which checkpoint: rank 0 reads "current" and tells the others. */
     char why[900] = "";
-    fdw_status st;
+    fdw_error e;
     long long named[2] = {-1, 0}; /* step, ranks */
     if (r->root) {
         long step;
@@ -426,16 +195,16 @@ fdw_status fdw_checkpoint_start(run *r, fdw_error *err)
     }
     if (r->comm && r->comm->broadcast(r->comm, named, sizeof named, 0) != 0)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL,
-                        "rank %d: sharing the checkpoint to resume from failed", rank_of(r));
+                        "rank %d: sharing the checkpoint to resume from failed", fdw_ckpt_rank(r));
     if (named[0] < 0) {
         if (why[0])
             fdw_run_log(r, FDW_LOG_WARN, "checkpoint not used: %s; starting from step 0", why);
         return FDW_OK;
     }
     const long step = (long)named[0];
-    if (named[1] != size_of(r))
+    if (named[1] != fdw_ckpt_ranks(r))
         snprintf(why, sizeof why, "it was written by %lld process(es); this run has %d",
-                 named[1], size_of(r));
+                 named[1], fdw_ckpt_ranks(r));
     else
         check_file(r, step, why, sizeof why);
     fdw_error_clear(&e);
@@ -452,7 +221,7 @@ fdw_status fdw_checkpoint_start(run *r, fdw_error *err)
     if (st != FDW_OK) {
         if (r->root) {
             char cur[FDW_PATH_MAX + 16], bad[FDW_PATH_MAX + 32];
-            current_path(r, cur, sizeof cur);
+            fdw_ckpt_current_path(r, cur, sizeof cur);
             snprintf(bad, sizeof bad, "%s.unusable", cur);
             rename(cur, bad);
         }
@@ -469,26 +238,8 @@ fdw_status fdw_checkpoint_start(run *r, fdw_error *err)
     r->ckpt.t_last = fdw_now();
     fdw_run_log(r, FDW_LOG_INFO, "resumed at step %ld of %ld from its checkpoint (%.1f s)", step,
                 r->prob.nsteps, r->ckpt.t_last - t0);
-    report(r, 1, step, r->ckpt.t_last - t0);
+    fdw_ckpt_report(r, 1, step, r->ckpt.t_last - t0, 0.0);
     return FDW_OK;
-}
-
-int fdw_checkpoint_due(run *r, long done)
-{
-    const fdw_checkpoint_opts *o = opts_of(r);
-    const int can_suspend = r->cb && r->cb->suspend;
-    if ((!r->ckpt.enabled && !can_suspend) || done >= r->prob.nsteps)
-        return 0;
-    int flag = 0;
-    if (r->ckpt.enabled &&
-        ((o->every_steps > 0 && done % o->every_steps == 0) ||
-         (o->interval_s > 0 && fdw_now() - r->ckpt.t_last >= o->interval_s)))
-        flag = 1;
-    if (r->root && can_suspend && r->cb->suspend(r->cb->user))
-        flag = 2;
-    if (r->comm && r->comm->allreduce_max(r->comm, &flag) != 0)
-        flag = 0; /* a failed reduction shows at the next agreement */
-    return flag;
 }
 
 void fdw_checkpoint_done(run *r)
@@ -498,12 +249,12 @@ void fdw_checkpoint_done(run *r)
         return;
     if (r->root) {
         char cur[FDW_PATH_MAX + 16];
-        current_path(r, cur, sizeof cur);
+        fdw_ckpt_current_path(r, cur, sizeof cur);
         unlink(cur);
     }
     fdw_error ignored;
     fdw_comm_agree(r->comm, FDW_OK, &ignored); /* no resume can name them now */
-    remove_files(r, -1);
+    fdw_ckpt_remove_files(r, -1);
     fdw_comm_agree(r->comm, FDW_OK, &ignored);
     if (r->root)
         rmdir(o->dir); /* only when nothing else is left in it */

@@ -260,11 +260,6 @@ fdw_status fdw_ckpt_get_array(fdw_ckpt_io *io, void *data, size_t n, const char 
     return st == FDW_OK ? fdw_ckpt_get(io, data, n, err) : st;
 }
 
-uint64_t fdw_ckpt_bytes(const fdw_ckpt_io *io)
-{
-    return io ? io->total : 0;
-}
-
 /* fsync the directory holding path, so a rename into it is durable. */
 static int sync_dir_of(const char *path)
 {
@@ -293,6 +288,62 @@ static void io_free(fdw_ckpt_io *io)
     free(io);
 }
 
+fdw_status fdw_ckpt_put_head(fdw_ckpt_io *io, int cur, int nslabs, int first, fdw_error *err)
+{
+    const int32_t head[3] = {cur, nslabs, first};
+    return fdw_ckpt_put(io, head, sizeof head, err);
+}
+
+fdw_status fdw_ckpt_get_head(fdw_ckpt_io *io, int nslabs, int first, int *cur,
+                             fdw_error *err)
+{
+    int32_t head[3];
+    fdw_status st = fdw_ckpt_get(io, head, sizeof head, err);
+    if (st != FDW_OK)
+        return st;
+    if ((head[0] != 0 && head[0] != 1) || head[1] != nslabs || head[2] != first)
+        return fdw_fail(err, FDW_ERR_IO, NULL,
+                        "the checkpoint holds %d slab(s) from slab %d; this run has %d from "
+                        "slab %d", head[1], head[2], nslabs, first);
+    *cur = head[0];
+    return FDW_OK;
+}
+
+fdw_status fdw_ckpt_put_count(fdw_ckpt_io *io, int n, fdw_error *err)
+{
+    const int32_t count = n;
+    return fdw_ckpt_put(io, &count, sizeof count, err);
+}
+
+fdw_status fdw_ckpt_get_count(fdw_ckpt_io *io, int n, int slab, fdw_error *err)
+{
+    int32_t count = -1;
+    fdw_status st = fdw_ckpt_get(io, &count, sizeof count, err);
+    if (st == FDW_OK && count != n)
+        st = fdw_fail(err, FDW_ERR_IO, NULL,
+                      "the checkpoint holds %d state arrays for slab %d; this run has %d",
+                      count, slab, n);
+    return st;
+}
+
+/* A writer's last steps once every byte is written: fsync, close, rename the temporary
+ * file over path, fsync the directory. Closes the file descriptor either way. */
+static fdw_status commit_file(fdw_ckpt_io *io, const char *path, fdw_error *err)
+{
+    fdw_status st = FDW_OK;
+    if (fsync(io->fd) != 0)
+        st = io_fail(err, "flush", io->tmp, errno);
+    const int rc = close(io->fd);
+    io->fd = -1;
+    if (st == FDW_OK && rc != 0)
+        st = io_fail(err, "close", io->tmp, errno);
+    if (st == FDW_OK && rename(io->tmp, path) != 0)
+        st = io_fail(err, "rename", path, errno);
+    if (st == FDW_OK && sync_dir_of(path) != 0)
+        st = io_fail(err, "flush the directory of", path, errno);
+    return st;
+}
+
 fdw_status fdw_ckpt_finish(fdw_ckpt_io *io, fdw_error *err)
 {
     const uint64_t h = hash_final(io);
@@ -301,18 +352,8 @@ fdw_status fdw_ckpt_finish(fdw_ckpt_io *io, fdw_error *err)
         st = flush(io, err);
         if (st == FDW_OK)
             st = write_all(io, &h, sizeof h, err);
-        if (st == FDW_OK && fsync(io->fd) != 0)
-            st = io_fail(err, "flush", io->tmp, errno);
-        if (st == FDW_OK) {
-            int rc = close(io->fd);
-            io->fd = -1;
-            if (rc != 0)
-                st = io_fail(err, "close", io->tmp, errno);
-        }
-        if (st == FDW_OK && rename(io->tmp, io->path) != 0)
-            st = io_fail(err, "rename", io->path, errno);
-        if (st == FDW_OK && sync_dir_of(io->path) != 0)
-            st = io_fail(err, "flush the directory of", io->path, errno);
+        if (st == FDW_OK)
+            st = commit_file(io, io->path, err);
         if (st != FDW_OK)
             unlink(io->tmp);
         io_free(io);
@@ -384,18 +425,8 @@ fdw_status fdw_ckpt_write_text(const char *path, const char *text, fdw_error *er
     if (st != FDW_OK)
         return st;
     st = write_all(io, text, strlen(text), err);
-    if (st == FDW_OK && fsync(io->fd) != 0)
-        st = io_fail(err, "flush", io->tmp, errno);
-    if (st == FDW_OK) {
-        int rc = close(io->fd);
-        io->fd = -1;
-        if (rc != 0)
-            st = io_fail(err, "close", io->tmp, errno);
-    }
-    if (st == FDW_OK && rename(io->tmp, path) != 0)
-        st = io_fail(err, "rename", path, errno);
-    if (st == FDW_OK && sync_dir_of(path) != 0)
-        st = io_fail(err, "flush the directory of", path, errno);
+    if (st == FDW_OK)
+        st = commit_file(io, path, err);
     if (st != FDW_OK)
         fdw_ckpt_abandon(io);
     else

@@ -32,6 +32,16 @@ fdw_status fdw_ckpt_get_array(fdw_ckpt_io *io, void *data, size_t n, const char 
 fdw_status fdw_ckpt_put_len(fdw_ckpt_io *io, uint64_t n, fdw_error *err);
 fdw_status fdw_ckpt_get_len(fdw_ckpt_io *io, uint64_t n, const char *what, fdw_error *err);
 
+/* The backends' frame (their save and load, backend.h): a head of which field buffer is
+ * current (0 or 1), how many slabs follow and the first one's number; get refuses a head
+ * that is not this run's and gives back the current buffer. Then per slab, after its
+ * fields, the count of the kind's state arrays; get refuses another count than n. */
+fdw_status fdw_ckpt_put_head(fdw_ckpt_io *io, int cur, int nslabs, int first, fdw_error *err);
+fdw_status fdw_ckpt_get_head(fdw_ckpt_io *io, int nslabs, int first, int *cur,
+                             fdw_error *err);
+fdw_status fdw_ckpt_put_count(fdw_ckpt_io *io, int n, fdw_error *err);
+fdw_status fdw_ckpt_get_count(fdw_ckpt_io *io, int n, int slab, fdw_error *err);
+
 /* Writing: append the hash, flush, fsync, rename over path, fsync the directory. Reading:
  * read the stored hash and compare (and that nothing follows). Closes io either way. */
 fdw_status fdw_ckpt_finish(fdw_ckpt_io *io, fdw_error *err);
@@ -41,9 +51,6 @@ void fdw_ckpt_abandon(fdw_ckpt_io *io);
 /* Read the whole file at path and check its stored hash, without interpreting it: a
  * checkpoint damaged or cut short anywhere is found before any of it is used. */
 fdw_status fdw_ckpt_verify(const char *path, fdw_error *err);
-
-/* Bytes put or got so far. */
-uint64_t fdw_ckpt_bytes(const fdw_ckpt_io *io);
 
 /* Write text to path atomically and durably (temporary file, fsync, rename, fsync of the
  * directory). */

@@ -59,12 +59,12 @@ static int axis_weights(double x, int n, fdw_interp interp, int mirror, int *i0,
     const double c = floor(x);
     if (x == c) { /* on a node: a delta, whatever the interpolation */
         *i0 = (int)c;
-        w[0] = 1.0;
+        w[0] = mirror && c == 0.0 ? 0.0 : 1.0; /* the surface node is held at zero */
         return 1;
     }
     if (interp == FDW_INTERP_LINEAR) {
         *i0 = (int)c;
-        w[0] = 1.0 - (x - c);
+        w[0] = mirror && c == 0.0 ? 0.0 : 1.0 - (x - c);
         w[1] = x - c;
         return 2;
     }
@@ -128,6 +128,12 @@ int fdw_position_taps(const fdw_spec *spec, const double pos[3], fdw_interp inte
                 count++;
             }
     return count;
+}
+
+int fdw_position_on_free_surface(const fdw_spec *spec, const double pos[3])
+{
+    return spec->boundary.free_surface &&
+           grid_coord(pos[2], spec->origin[2], spec->dz, spec->nz) == 0.0;
 }
 
 int fdw_position_extent(const fdw_spec *spec, const double pos[3], fdw_interp interp,
@@ -228,6 +234,14 @@ fdw_status fdw_position_build(const fdw_spec *spec, fdw_problem *prob, fdw_error
 int fdw_problem_receivers(const fdw_problem *p)
 {
     return p->rec_rows ? p->nrec_out : p->nreceivers;
+}
+
+int fdw_problem_sources(const fdw_problem *p)
+{
+    int n = 0;
+    for (int t = 0; t < p->nsrc_taps; t++)
+        n = p->src_taps[t].owner + 1 > n ? p->src_taps[t].owner + 1 : n;
+    return n;
 }
 
 void fdw_receivers_combine(const fdw_problem *p, const float *rows, long ns, float *traces)

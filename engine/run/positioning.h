@@ -34,6 +34,12 @@
 int fdw_position_taps(const fdw_spec *spec, const double pos[3], fdw_interp interp, int owner,
                       fdw_tap *taps);
 
+/* 1 when pos lies on a free surface (spec's top plane, k = 0, with a free surface): the
+ * pressure there is held at zero, so a source there radiates nothing and a receiver there
+ * records nothing (every tap's weight vanishes); the wave kinds' specs refuse such a
+ * source, warn of such receivers, and refuse them where their data are to be migrated. */
+int fdw_position_on_free_surface(const fdw_spec *spec, const double pos[3]);
+
 /* The taps pos gets at most (the product of the three axes' node counts) and, in
  * *planes, the z planes they read (1 on a node in z; 2 linear; up to 2R sinc): the rows a
  * receiver there records. */
@@ -51,6 +57,10 @@ fdw_status fdw_position_build(const fdw_spec *spec, fdw_problem *prob, fdw_error
 /* The receivers a problem records: nrec_out, or nreceivers when it has no rows (a
  * problem built by hand, one row per receiver). */
 int fdw_problem_receivers(const fdw_problem *p);
+
+/* The sources the wavelets hold a row of nt samples for: the largest source tap owner
+ * plus one (0 without taps). */
+int fdw_problem_sources(const fdw_problem *p);
 
 /* traces[r * ns + s] = the sum over receiver r's rows, in order, of rows[row * ns + s]
  * (trace-major, as the gather holds them). traces and rows may not overlap. */

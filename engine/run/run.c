@@ -12,7 +12,9 @@
  * Snapshots (run_snapshots.h): at a snapshot step the loop copies the slices into a free
  * host buffer set, waits for the copy only, hands the set to the writer thread and goes on
  * issuing steps; each step it checks (one atomic read) for snapshots the writer finished
- * and delivers them (manifest, snapshot callback) on this thread, in order. */
+ * and delivers them (manifest, snapshot callback) on this thread, in order. Checkpoints
+ * (run/checkpoint.h) go the same way: the state copied to host memory at the step, the
+ * file written by a thread of their own while the loop goes on. */
 #include "run/run_state.h"
 #include "core/error.h"
 #include "kinds/kind.h"
@@ -34,16 +36,23 @@
 
 typedef fdw_run_state run;
 
-void fdw_run_log(const run *r, int level, const char *fmt, ...)
+void fdw_log_via(const fdw_callbacks *cb, int level, const char *fmt, va_list ap)
 {
-    if (!r->cb || !r->cb->log || !r->root)
+    if (!cb || !cb->log)
         return;
     char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    cb->log(cb->user, level, msg);
+}
+
+void fdw_run_log(const run *r, int level, const char *fmt, ...)
+{
+    if (!r->root)
+        return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    fdw_log_via(r->cb, level, fmt, ap);
     va_end(ap);
-    r->cb->log(r->cb->user, level, msg);
 }
 
 fdw_status fdw_run_make_dirs(const char *dir, fdw_error *err)
@@ -311,8 +320,12 @@ static fdw_status settle_snapshot(run *r, int block, fdw_error *err)
 {
     if (!r->snap_inflight)
         return FDW_OK;
-    int done = 1;
-    fdw_status st = block ? r->be->wait(r->ctx, err) : r->be->extract_done(r->ctx, &done, err);
+    int done = 1; /* (extract_done NULL: an extract is complete when it returns) */
+    fdw_status st = FDW_OK;
+    if (block)
+        st = fdw_backend_wait(r->be, r->ctx, err);
+    else if (r->be->extract_done)
+        st = r->be->extract_done(r->ctx, &done, err);
     if (st != FDW_OK || !done)
         return st;
     r->snap_inflight = 0;
@@ -324,7 +337,7 @@ static fdw_status settle_snapshot(run *r, int block, fdw_error *err)
  * FDW_ERR_CANCELLED when the progress callback asks to stop (unless final). */
 static fdw_status report(run *r, long done, int final, fdw_error *err)
 {
-    fdw_status st = r->be->wait(r->ctx, err);
+    fdw_status st = fdw_backend_wait(r->be, r->ctx, err);
     if (st == FDW_OK) /* the wait landed any snapshot copy under way */
         st = settle_snapshot(r, 0, err);
     if (st != FDW_OK || !r->root) /* other ranks of a distributed run report nothing */
@@ -361,13 +374,23 @@ static fdw_status gather_region(run *r, const fdw_slice *rg, float *buf, fdw_err
     return FDW_OK;
 }
 
+/* The backend's extract, refused where its table takes no snapshots. */
+static fdw_status extract(run *r, int n, const fdw_slice *regions, float **bufs,
+                          fdw_error *err)
+{
+    if (!r->be->extract)
+        return fdw_fail(err, FDW_ERR_UNSUPPORTED, "snapshots", "kind \"%s\" takes no "
+                        "snapshots", r->spec->kind->name);
+    return r->be->extract(r->ctx, n, regions, bufs, err);
+}
+
 fdw_status fdw_run_fetch_volume(run *r, fdw_error *err)
 {
     fdw_slice vol = {.plane = FDW_PLANE_VOLUME, .index = 0};
     float *bufs[1] = {r->volume};
-    fdw_status st = r->be->extract(r->ctx, 1, &vol, bufs, err);
+    fdw_status st = extract(r, 1, &vol, bufs, err);
     if (st == FDW_OK)
-        st = r->be->wait(r->ctx, err);
+        st = fdw_backend_wait(r->be, r->ctx, err);
     if (st == FDW_OK && r->comm)
         st = gather_region(r, &vol, r->volume, err);
     return st;
@@ -390,14 +413,14 @@ static fdw_status take_snapshot(run *r, long done, fdw_error *err)
         st = fdw_comm_agree(r->comm, st, err);
     if (st != FDW_OK)
         return st;
-    st = r->be->extract(r->ctx, spec->nslices, spec->slices, bufs, err);
+    st = extract(r, spec->nslices, spec->slices, bufs, err);
     if (st != FDW_OK)
         return st;
     if (!r->comm) {
         r->snap_inflight = 1;
         return settle_snapshot(r, 0, err); /* a copy that has landed goes at once */
     }
-    st = r->be->wait(r->ctx, err);
+    st = fdw_backend_wait(r->be, r->ctx, err);
     for (int q = 0; q < spec->nslices && st == FDW_OK; q++)
         st = gather_region(r, &spec->slices[q], bufs[q], err);
     if (st == FDW_OK)
@@ -440,29 +463,28 @@ static fdw_status step_once(run *r, long it, fdw_error *err)
 }
 
 /* A checkpoint when one is due (run/checkpoint.h), after the snapshots up to this step
- * are delivered, so that its list of outputs is complete. One that cannot be written is
- * logged and the run goes on (the previous one stays current); a suspension stops the
- * run all the same. */
+ * are delivered, so that its list of outputs is complete: its state copied to host memory
+ * here, its file written while the loop goes on. One that cannot be written fails the run.
+ * A suspension waits for its checkpoint to be complete on disk and stops the run. */
 static fdw_status checkpoint_step(run *r, fdw_error *err)
 {
-    const int due = fdw_checkpoint_due(r, r->steps_done);
-    if (!due)
-        return FDW_OK;
-    fdw_status st = FDW_OK;
+    int due = 0;
+    fdw_status st = fdw_checkpoint_poll(r, r->steps_done, &due, err);
+    if (st != FDW_OK || !due)
+        return st;
     if (r->ckpt.enabled) {
-        st = r->be->wait(r->ctx, err);
+        st = fdw_backend_wait(r->be, r->ctx, err);
         if (st == FDW_OK)
             st = settle_snapshot(r, 1, err);
         if (st == FDW_OK && r->root)
             st = fdw_snapshots_drain(r->snaps, r->cb, err);
         st = fdw_comm_agree(r->comm, st, err);
+        if (st == FDW_OK)
+            st = fdw_checkpoint_write(r, err);
+        if (st == FDW_OK && due == 2)
+            st = fdw_checkpoint_settle(r, st, err);
         if (st != FDW_OK)
             return st;
-        fdw_error cerr;
-        fdw_error_clear(&cerr);
-        if (fdw_checkpoint_write(r, &cerr) != FDW_OK)
-            fdw_run_log(r, FDW_LOG_WARN, "checkpoint at step %ld not written: %s (the run "
-                        "goes on)", r->steps_done, cerr.message);
     }
     if (due < 2)
         return FDW_OK;
@@ -544,6 +566,7 @@ static void log_snapshot_stats(const run *r)
 
 static void run_release(run *r)
 {
+    fdw_checkpoint_release(r); /* joins its writer thread: it reads the backend's image */
     fdw_snapshots_free(r->snaps); /* joins the writer thread */
     if (r->ctx)
         r->be->destroy(r->ctx);
@@ -558,6 +581,7 @@ static void run_release(run *r)
 static fdw_status run_setup(run *r, fdw_error *err)
 {
     const fdw_spec *spec = r->spec;
+    const double t_start = fdw_now();
     fdw_status st = choose_backend(r, err);
     if (st != FDW_OK)
         return st;
@@ -578,10 +602,12 @@ static fdw_status run_setup(run *r, fdw_error *err)
         if (st != FDW_OK)
             return st;
     }
+    const double t_problem = fdw_now();
     st = fdw_problem_build(spec, r->opts->tuning, &r->prob, err);
     if (st != FDW_OK)
         return st;
     r->have_prob = 1;
+    const double t_built = fdw_now();
     r->prob.comm = r->comm;
     r->manifest = fdw_manifest_new(spec, r->opts->out_dir);
     if (!r->manifest)
@@ -597,11 +623,18 @@ static fdw_status run_setup(run *r, fdw_error *err)
     st = fdw_snapshots_create(&r->snaps, spec, r->opts->out_dir, r->manifest, r->root, err);
     if (st != FDW_OK)
         return st;
+    const double t_create = fdw_now();
     st = r->be->create(&r->prob, &r->plan, &r->ctx, err);
     if (st != FDW_OK) {
         r->ctx = NULL;
         return st;
     }
+    /* Where a job's start goes (issue 26: the time from submission to the first step), in
+     * the job's log beside the memory line. */
+    fdw_run_log(r, FDW_LOG_INFO, "set-up: devices found and checked %.3f s, problem (model, "
+                "sources, receivers) %.3f s, outputs %.3f s, backend %s (contexts, buffers, "
+                "uploads) %.3f s", t_problem - t_start, t_built - t_problem, t_create - t_built,
+                r->be->name, fdw_now() - t_create);
     if (r->comm) {
         /* The backend has copied this rank's planes of the whole-grid model (or initial
          * field) and never reads them again: for the rest of the run a rank holds only
@@ -654,6 +687,8 @@ fdw_status fdw_run_single(const fdw_spec *spec, const fdw_run_opts *opts,
         st = fdw_checkpoint_start(&r, err); /* resumes from a checkpoint when asked */
     if (st == FDW_OK)
         st = time_loop(&r, err);
+    /* what is on disk is a complete checkpoint, whatever ended the loop */
+    st = fdw_checkpoint_settle(&r, st, err);
 
     if (st == FDW_OK) {
         char extra[512] = "";
@@ -667,7 +702,7 @@ fdw_status fdw_run_single(const fdw_spec *spec, const fdw_run_opts *opts,
         /* Keep what was made: the snapshots taken (the writer finishes them), and a
          * manifest saying where it stopped. */
         fdw_error ignored;
-        if (r.be->wait(r.ctx, &ignored) == FDW_OK &&
+        if (fdw_backend_wait(r.be, r.ctx, &ignored) == FDW_OK &&
             settle_snapshot(&r, 0, &ignored) == FDW_OK &&
             fdw_snapshots_drain(r.snaps, r.cb, &ignored) == FDW_OK)
             write_result(&r, 0, NULL, &ignored);

@@ -7,6 +7,7 @@
 #include "core/error.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,25 @@ static fdw_status gather_traces(fdw_run_state *r, float *traces, fdw_status st, 
     return st;
 }
 
+/* A gather file into the manifest: [receiver][sample] with its sample interval and the
+ * printf-style description. */
+static void list_gather(fdw_run_state *r, const char *name, const char *format,
+                        const long dims[2], double sdt, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+static void list_gather(fdw_run_state *r, const char *name, const char *format,
+                        const long dims[2], double sdt, const char *fmt, ...)
+{
+    char desc[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(desc, sizeof desc, fmt, ap);
+    va_end(ap);
+    fdw_manifest_add(r->manifest, name, "gather", format, desc, 2, dims,
+                     "wavefield amplitude (arbitrary)", -1, -1.0);
+    fdw_manifest_set_number(r->manifest, name, "sample_interval", sdt);
+}
+
 fdw_status fdw_run_write_gathers(fdw_run_state *r, char *extra, size_t len, fdw_error *err)
 {
     (void)extra;
@@ -73,7 +93,7 @@ fdw_status fdw_run_write_gathers(fdw_run_state *r, char *extra, size_t len, fdw_
     const fdw_spec *spec = r->spec;
     const int nrows = r->prob.nreceivers, nrec = fdw_problem_receivers(&r->prob);
     const long ns = r->prob.nrec_slots;
-    if (nrec <= 0 || nrows <= 0 || ns <= 0)
+    if (nrec <= 0 || nrows <= 0 || ns <= 0 || !r->be->fetch_receivers)
         return FDW_OK;
     const size_t total = (size_t)nrec * (size_t)ns, rtotal = (size_t)nrows * (size_t)ns;
     float *rows = malloc(rtotal * sizeof(float));
@@ -102,18 +122,13 @@ fdw_status fdw_run_write_gathers(fdw_run_state *r, char *extra, size_t len, fdw_
                                                  : spec->dt * r->prob.rec_interval;
     char path[FDW_PATH_MAX + 32];
     const long dims[2] = {ns, nrec};
-    char desc[256];
     snprintf(path, sizeof path, "%s/gather.f32", r->opts->out_dir);
     st = fdw_write_raw_f32(path, traces, total, err);
     if (st != FDW_OK)
         goto out;
-    snprintf(desc, sizeof desc,
-             "receiver gather, float32 little-endian [receiver][sample], %d x %ld, sample "
-             "interval %g s (sample 0 is t = 0)",
-             nrec, ns, sdt);
-    fdw_manifest_add(r->manifest, "gather.f32", "gather", "raw-f32", desc, 2, dims,
-                     "wavefield amplitude (arbitrary)", -1, -1.0);
-    fdw_manifest_set_number(r->manifest, "gather.f32", "sample_interval", sdt);
+    list_gather(r, "gather.f32", "raw-f32", dims, sdt,
+                "receiver gather, float32 little-endian [receiver][sample], %d x %ld, sample "
+                "interval %g s (sample 0 is t = 0)", nrec, ns, sdt);
     snprintf(path, sizeof path, "%s/gather.segy", r->opts->out_dir);
     /* a survey's shot (run/survey.c) carries its number; a single-shot run is shot 1 */
     fdw_gather_shot shot = {spec->shot_number > 0 ? spec->shot_number : 1, 0, 0, 0};
@@ -134,13 +149,9 @@ fdw_status fdw_run_write_gathers(fdw_run_state *r, char *extra, size_t len, fdw_
     }
     if (st != FDW_OK)
         goto out;
-    snprintf(desc, sizeof desc,
-             "receiver gather, %d traces of %ld samples every %g s (sample 0 is t = 0); "
-             "SEG-Y rev1, IEEE float",
-             nrec, ns, sdt);
-    fdw_manifest_add(r->manifest, "gather.segy", "gather", "segy", desc, 2, dims,
-                     "wavefield amplitude (arbitrary)", -1, -1.0);
-    fdw_manifest_set_number(r->manifest, "gather.segy", "sample_interval", sdt);
+    list_gather(r, "gather.segy", "segy", dims, sdt,
+                "receiver gather, %d traces of %ld samples every %g s (sample 0 is t = 0); "
+                "SEG-Y rev1, IEEE float", nrec, ns, sdt);
 out:
     free(rows);
     free(traces);

@@ -8,12 +8,12 @@
 #include "run/run_snapshots.h"
 
 #include "core/error.h"
+#include "core/quiet_thread.h"
 #include "run/progress.h"
 
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -325,15 +325,8 @@ fdw_status fdw_snapshots_create(fdw_snapshots **out, const fdw_spec *spec, const
             free_set(spec, &s->sets[1]);
         pthread_mutex_init(&s->mu, NULL);
         pthread_cond_init(&s->cv, NULL);
-        /* The writer blocks every signal (it inherits the mask it is created with), so
-         * signals meant for the caller (SIGINT to cancel, ...) reach the caller's threads
-         * as before. */
-        sigset_t all, old;
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        const int rc = pthread_create(&s->thread, NULL, writer_main, s);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (rc != 0) {
+        /* (signals meant for the caller, SIGINT to cancel, ..., reach its own threads) */
+        if (fdw_quiet_thread_start(&s->thread, writer_main, s) != 0) {
             pthread_cond_destroy(&s->cv);
             pthread_mutex_destroy(&s->mu);
             free_sets(s);

@@ -12,6 +12,7 @@
 #include "run/run_snapshots.h"
 #include "run/watch.h"
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Everything one run holds; released when fdw_run returns. */
@@ -59,6 +60,9 @@ fdw_status fdw_run_make_dirs(const char *dir, fdw_error *err);
 /* printf-style log line through cb->log (rank 0 only). */
 void fdw_run_log(const fdw_run_state *r, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same through any callbacks (cb or its log NULL: nothing); a survey's lines. */
+void fdw_log_via(const fdw_callbacks *cb, int level, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 /* Copy the whole field to r->volume (on rank 0 of a distributed run). Collective. */
 fdw_status fdw_run_fetch_volume(fdw_run_state *r, fdw_error *err);

@@ -8,7 +8,11 @@
  * current shot's steps), logs name the shot, a cancellation or suspension reaches every
  * shot under way. A shot that completes has its files moved into place and recorded at
  * once (survey_out.c), so a cancelled survey keeps its finished shots and a restarted one
- * resumes at the first unfinished shot (and within a shot from its checkpoint). */
+ * resumes at the first unfinished shot (and within a shot from its checkpoint).
+ *
+ * A survey in parts (fdw_run_opts.survey_parts) runs one part's shots alone, as above
+ * but over [first, last) only, reporting that part's progress; or, in the combining run,
+ * no shot at all: the finished shots' files make the survey's outputs (survey_out.c). */
 #include "run/survey.h"
 
 #include "core/error.h"
@@ -55,6 +59,8 @@ struct survey_run {
     float *model;
     void *kind_cache;          /* the kind's share (kind.h), or NULL */
     unsigned char *done;
+    fdw_survey_mode mode;      /* the whole survey, one part, or the combining run */
+    int first, last;           /* the shots of this run: [first, last) */
     fdw_survey_out *out;
     pthread_mutex_t mu;        /* everything below, and every call of the caller's callbacks */
     int next;                  /* the first shot no group has taken */
@@ -79,14 +85,10 @@ static void log_line(survey_run *sr, int level, const char *fmt, ...)
 
 static void log_line(survey_run *sr, int level, const char *fmt, ...)
 {
-    if (!sr->cb || !sr->cb->log)
-        return;
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    fdw_log_via(sr->cb, level, fmt, ap);
     va_end(ap);
-    sr->cb->log(sr->cb->user, level, msg);
 }
 
 /* The survey's progress: the lowest-numbered shot under way (its steps), the share of all
@@ -94,7 +96,7 @@ static void log_line(survey_run *sr, int level, const char *fmt, ...)
 static int report(survey_run *sr)
 {
     const fdw_spec *spec = sr->spec;
-    const int nshots = spec->survey->nshots;
+    const int nshots = sr->last - sr->first;
     fdw_progress p;
     memset(&p, 0, sizeof p);
     fdw_device_progress devs[FDW_MAX_DEVICES];
@@ -308,9 +310,9 @@ static int take_shot(survey_run *sr)
         sr->stop = 1;
     if (!sr->stop && cb && cb->suspend && cb->suspend(cb->user))
         sr->stop = sr->suspended = 1;
-    while (!sr->stop && sr->next < sr->spec->survey->nshots && sr->done[sr->next])
+    while (!sr->stop && sr->next < sr->last && sr->done[sr->next])
         sr->next++;
-    if (sr->stop || sr->next >= sr->spec->survey->nshots)
+    if (sr->stop || sr->next >= sr->last)
         return -1;
     return sr->next++;
 }
@@ -345,7 +347,7 @@ static void *group_main(void *arg)
         if (st == FDW_OK) {
             sr->ndone++;
             log_line(sr, FDW_LOG_INFO, "shot %d (%d of %d) done in %.2f s: source (%g, %g, %g) "
-                     "m, %d receivers", S->number, sr->ndone, sr->spec->survey->nshots,
+                     "m, %d receivers", S->number, sr->ndone, sr->last - sr->first,
                      fdw_now() - t, S->pos[0], S->pos[1], S->pos[2], S->nreceivers);
             if (report(sr))
                 sr->cancel = sr->stop = 1;
@@ -425,10 +427,16 @@ static void plan_groups(survey_run *sr)
     }
     fdw_spec view;
     fdw_survey_shot_view(spec, sr->lay.count[0], &view);
+    char what[96] = "survey";
+    if (sr->mode == FDW_SURVEY_PART)
+        snprintf(what, sizeof what, "survey part %d of %d (shots %d-%d of %d)",
+                 sr->opts->survey_part + 1, sr->opts->survey_parts,
+                 spec->survey->shots[sr->first].number,
+                 spec->survey->shots[sr->last - 1].number, spec->survey->nshots);
     log_line(sr, FDW_LOG_INFO,
-             "survey: %d shots on %d device%s: %s (a shot needs %.1f MiB on each of %d "
+             "%s: %d shots on %d device%s: %s (a shot needs %.1f MiB on each of %d "
              "device%s)",
-             spec->survey->nshots, sr->ndev, sr->ndev == 1 ? "" : "s",
+             what, sr->last - sr->first, sr->ndev, sr->ndev == 1 ? "" : "s",
              sr->lay.ngroups > 1 ? "in parallel" : "one after another",
              (double)fdw_spec_device_bytes_max(&view) / (1024.0 * 1024.0), sr->lay.count[0],
              sr->lay.count[0] == 1 ? "" : "s");
@@ -463,7 +471,7 @@ static void finish_result(survey_run *sr, int completed, double wall, fdw_result
              "{\"completed\": %s, \"nshots\": %d, \"shots_done\": %d, \"shots_resumed\": %d, "
              "\"nsteps\": %ld, \"steps\": %ld, \"elapsed_s\": %.6f, \"mpts\": %.3f, "
              "\"backend\": \"%s\", \"devices\": %d, \"groups\": %d}",
-             completed ? "true" : "false", spec->survey->nshots, sr->ndone, sr->ndone_start,
+             completed ? "true" : "false", sr->last - sr->first, sr->ndone, sr->ndone_start,
              spec->nt, sr->steps, wall, mpts, sr->backend[0] ? sr->backend : "none", sr->ndev,
              sr->lay.ngroups);
     fdw_error ignored;
@@ -483,10 +491,69 @@ static void finish_result(survey_run *sr, int completed, double wall, fdw_result
     result->checkpoint_step =
         sr->opts->checkpoint && sr->opts->checkpoint->dir ? (long)sr->ndone * spec->nt : -1;
     result->suspended = sr->suspended;
-    result->nshots = spec->survey->nshots;
+    result->nshots = sr->last - sr->first;
     result->shots_done = sr->ndone;
     result->shots_resumed = sr->ndone_start;
     result->groups = sr->lay.ngroups;
+}
+
+/* Which shots this run has and what it makes of them (fdw_run_opts.survey_parts): the
+ * whole survey; one part's shots (fdw_survey_part_shots); or none, the combining run. */
+static fdw_status survey_range(survey_run *sr, fdw_error *err)
+{
+    const fdw_run_opts *o = sr->opts;
+    const int nshots = sr->spec->survey->nshots;
+    sr->mode = FDW_SURVEY_WHOLE;
+    sr->first = 0;
+    sr->last = nshots;
+    if (o->survey_parts <= 1)
+        return FDW_OK;
+    if (o->survey_part == FDW_SURVEY_COMBINE) {
+        sr->mode = FDW_SURVEY_JOIN;
+        return FDW_OK;
+    }
+    const int nparts = fdw_survey_nparts(nshots, o->survey_parts);
+    if (o->survey_part < 0 || o->survey_part >= nparts)
+        return fdw_fail(err, FDW_ERR_SPEC, "survey_part",
+                        "survey part %d does not exist: a survey of %d shots in %d parts has "
+                        "parts 0 to %d", o->survey_part, nshots, o->survey_parts, nparts - 1);
+    int count = 0;
+    fdw_survey_part_shots(nshots, nparts, o->survey_part, &sr->first, &count);
+    sr->mode = FDW_SURVEY_PART;
+    sr->next = sr->first;
+    sr->last = sr->first + count;
+    return FDW_OK;
+}
+
+/* The shots of this run on every group of devices, group 0 on the calling thread. */
+static void run_groups(survey_run *sr)
+{
+    int started = 0;
+    const int threads = omp_get_max_threads(); /* group 0 runs on this thread */
+    for (int g = 1; g < sr->lay.ngroups; g++)
+        if (pthread_create(&sr->groups[g].thread, NULL, group_main, &sr->groups[g]) == 0)
+            started = g;
+        else
+            break; /* the groups started share the shots */
+    group_main(&sr->groups[0]);
+    for (int g = 1; g <= started; g++)
+        pthread_join(sr->groups[g].thread, NULL);
+    omp_set_num_threads(threads);
+    const int nshots = sr->last - sr->first;
+    if (sr->st == FDW_OK && sr->ndone < nshots) /* stopped between shots */
+        sr->st = fdw_fail(&sr->err, FDW_ERR_CANCELLED, NULL, "%s after %d of %d shots",
+                          sr->suspended ? "suspended" : "cancelled", sr->ndone, nshots);
+}
+
+/* The combining run: no shot run; every shot's files taken into the survey's outputs. */
+static void join_parts(survey_run *sr)
+{
+    sr->st = fdw_survey_out_join(sr->out, &sr->err);
+    if (sr->st == FDW_OK) {
+        sr->ndone = sr->last - sr->first;
+        sr->ndone_start = 0;
+        log_line(sr, FDW_LOG_INFO, "survey: the %d shots of its parts combined", sr->ndone);
+    }
 }
 
 fdw_status fdw_survey_run(const fdw_spec *spec, const fdw_run_opts *opts,
@@ -513,53 +580,47 @@ fdw_status fdw_survey_run(const fdw_spec *spec, const fdw_run_opts *opts,
     sr->shot_steps = spec->nt;
     sr->t0 = fdw_now();
     pthread_mutex_init(&sr->mu, NULL);
-    for (int w = 0; w < fdw_spec_warning_count(spec); w++)
+    fdw_status st = survey_range(sr, &sr->err);
+    const int join = sr->mode == FDW_SURVEY_JOIN;
+    for (int w = 0; st == FDW_OK && !join && w < fdw_spec_warning_count(spec); w++)
         log_line(sr, FDW_LOG_WARN, "%s", fdw_spec_warning(spec, w));
-    device_list(sr);
-    plan_groups(sr);
+    if (st == FDW_OK && !join) {
+        device_list(sr);
+        plan_groups(sr);
+    }
     const fdw_checkpoint_opts *ck = opts->checkpoint;
     const char *ckdir = ck && ck->dir ? ck->dir : NULL;
-    fdw_status st = fdw_run_make_dirs(opts->out_dir, &sr->err);
+    if (st == FDW_OK)
+        st = fdw_run_make_dirs(opts->out_dir, &sr->err);
     if (st == FDW_OK && ckdir)
         st = fdw_run_make_dirs(ckdir, &sr->err);
     if (st == FDW_OK) {
-        sr->out = fdw_survey_out_new(spec, opts->out_dir, ckdir, ck && ck->resume, done);
+        sr->out = fdw_survey_out_new(spec, sr->mode, opts->out_dir, ckdir, ck && ck->resume,
+                                     done);
         if (!sr->out)
             st = fdw_fail(&sr->err, FDW_ERR_NOMEM, NULL, "out of host memory for the survey");
         else
             fdw_survey_out_on_partial(sr->out, on_partial, sr);
     }
-    if (st == FDW_OK) {
-        for (int i = 0; i < nshots; i++)
+    if (st == FDW_OK && !join) {
+        for (int i = sr->first; i < sr->last; i++)
             sr->ndone_start += done[i];
         sr->ndone = sr->ndone_start;
         if (sr->ndone_start > 0)
             log_line(sr, FDW_LOG_INFO, "survey resumed: %d of %d shots were finished",
-                     sr->ndone_start, nshots);
-        st = read_model(sr, &sr->err);
+                     sr->ndone_start, sr->last - sr->first);
+        if (sr->ndone < sr->last - sr->first) /* a part whose shots are all done reads none */
+            st = read_model(sr, &sr->err);
     }
     sr->st = st;
-    if (st == FDW_OK) {
-        int started = 0;
-        const int threads = omp_get_max_threads(); /* group 0 runs on this thread */
-        for (int g = 1; g < sr->lay.ngroups; g++)
-            if (pthread_create(&sr->groups[g].thread, NULL, group_main, &sr->groups[g]) == 0)
-                started = g;
-            else
-                break; /* the groups started share the shots */
-        group_main(&sr->groups[0]);
-        for (int g = 1; g <= started; g++)
-            pthread_join(sr->groups[g].thread, NULL);
-        omp_set_num_threads(threads);
-        if (sr->st == FDW_OK && sr->ndone < nshots) /* stopped between shots */
-            sr->st = fdw_fail(&sr->err, FDW_ERR_CANCELLED, NULL,
-                              "%s after %d of %d shots",
-                              sr->suspended ? "suspended" : "cancelled", sr->ndone, nshots);
-    }
+    if (st == FDW_OK && join)
+        join_parts(sr);
+    else if (st == FDW_OK)
+        run_groups(sr);
     const int completed = sr->st == FDW_OK;
     if (sr->st == FDW_ERR_CANCELLED) /* the message says how far the survey got */
         snprintf(sr->err.message, sizeof sr->err.message, "%s after %d of %d shots",
-                 sr->suspended ? "suspended" : "cancelled", sr->ndone, nshots);
+                 sr->suspended ? "suspended" : "cancelled", sr->ndone, sr->last - sr->first);
     finish_result(sr, completed, fdw_now() - sr->t0, result);
     if (sr->st == FDW_OK && sr->out && !(ck && ck->keep))
         fdw_survey_out_forget(sr->out);

@@ -45,11 +45,23 @@ fdw_status fdw_survey_run(const fdw_spec *spec, const fdw_run_opts *opts,
 
 typedef struct fdw_survey_out fdw_survey_out;
 
+/* What a run makes of a survey's files (fdw_run_opts.survey_parts): the whole survey's;
+ * one part's shots alone (each finished shot's files kept for the combining run, a
+ * stack's shot in its shot_NNNN.done directory; no manifest, no all_shots, no stack);
+ * or the combining run's (no shot run: the finished shots' files in, the whole survey's
+ * outputs out). */
+typedef enum { FDW_SURVEY_WHOLE = 0, FDW_SURVEY_PART, FDW_SURVEY_JOIN } fdw_survey_mode;
+
 /* The outputs of spec's survey in out_dir, the record of finished shots in ckpt_dir (NULL:
  * none kept). With resume, the shots that record names as finished, whose files are in
  * out_dir, count as done (done[i] = 1; the rest 0). NULL when out of memory. */
-fdw_survey_out *fdw_survey_out_new(const fdw_spec *spec, const char *out_dir,
-                                   const char *ckpt_dir, int resume, unsigned char *done);
+fdw_survey_out *fdw_survey_out_new(const fdw_spec *spec, fdw_survey_mode mode,
+                                   const char *out_dir, const char *ckpt_dir, int resume,
+                                   unsigned char *done);
+/* The combining run (FDW_SURVEY_JOIN): every shot's files found in out_dir (done[i] = 1),
+ * a stack's shots added in shot order from their shot_NNNN.done directories. A shot
+ * without its files is an error naming it. */
+fdw_status fdw_survey_out_join(fdw_survey_out *o, fdw_error *err);
 /* The working directory of shot i's run: out_dir/shot_NNNN.run (made by the run). */
 void fdw_survey_out_shot_dir(const fdw_survey_out *o, int i, char *path, size_t len);
 /* Shot i's run completed: its gathers moved from its directory to shot_NNNN.sgy / .f32,

@@ -9,7 +9,15 @@
  * files) and a kind's once-per-run report (keep_reports). A kind whose shots add up
  * (kind.h's stack: the imaging kinds) has its shots added in shot order as they finish
  * (survey_stack.c); a shot counts as finished once added, its run directory kept until
- * then, and the record's finished shots are then always the first ones. */
+ * then, and the record's finished shots are then always the first ones.
+ *
+ * A survey run in parts (FDW_SURVEY_PART, one per Slurm array task) records its own
+ * finished shots in its own checkpoint directory and keeps each one's files for the
+ * combining run (FDW_SURVEY_JOIN): the gathers as above, a stack's shot as the directory
+ * shot_NNNN.done (renamed from .run once whole), the kept reports' manifest entries in
+ * .survey_reports.json. The combining run takes every shot from those files and makes
+ * the whole survey's outputs, a stack summed from zero in shot order as a whole run
+ * sums it, so the bits are the same. */
 #include "run/survey.h"
 #include "run/survey_stack.h"
 
@@ -37,6 +45,8 @@
 
 struct fdw_survey_out {
     const fdw_spec *spec;
+    fdw_survey_mode mode;
+    int stacks;                /* the kind's shots add up (kind.h's stack) */
     char *out_dir, *ckpt_dir;  /* ckpt_dir NULL: no record kept */
     unsigned char *done;       /* the caller's, one per shot */
     int width;                 /* digits of the shot numbers in file names (>= 4) */
@@ -88,10 +98,28 @@ void fdw_survey_out_shot_dir(const fdw_survey_out *o, int i, char *path, size_t 
     shot_name(o, i, ".run", path, len, 1);
 }
 
+/* Where a part keeps a stack's finished shot for the combining run: shot_NNNN.done. */
+static void finished_dir(const fdw_survey_out *o, int i, char *path, size_t len)
+{
+    shot_name(o, i, ".done", path, len, 1);
+}
+
 static int exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The kept reports' entries, shared by the parts with the combining run. */
+static void reports_path(const fdw_survey_out *o, char *path, size_t len)
+{
+    snprintf(path, len, "%s/.survey_reports.json", o->out_dir);
 }
 
 /* The manifest's entries of shot i's files that exist. */
@@ -198,6 +226,11 @@ static void read_record(fdw_survey_out *o)
         if (end == line || i < 0 || i >= n)
             continue;
         char file[FDW_PATH_MAX + 64];
+        if (o->mode == FDW_SURVEY_PART && o->stacks) { /* kept for the combining run */
+            finished_dir(o, (int)i, file, sizeof file);
+            o->done[i] = is_dir(file);
+            continue;
+        }
         shot_name(o, (int)i, ".f32", file, sizeof file, 1);
         o->done[i] = o->stack ? 1 : exists(file);
     }
@@ -213,26 +246,30 @@ static void read_record(fdw_survey_out *o)
         memset(o->done, 1, (size_t)count);
 }
 
-fdw_survey_out *fdw_survey_out_new(const fdw_spec *spec, const char *out_dir,
-                                   const char *ckpt_dir, int resume, unsigned char *done)
+fdw_survey_out *fdw_survey_out_new(const fdw_spec *spec, fdw_survey_mode mode,
+                                   const char *out_dir, const char *ckpt_dir, int resume,
+                                   unsigned char *done)
 {
     fdw_survey_out *o = calloc(1, sizeof *o);
     if (!o)
         return NULL;
     o->spec = spec;
+    o->mode = mode;
+    o->stacks = spec->kind->stack != NULL;
+    const int stack = o->stacks && mode != FDW_SURVEY_PART; /* a part sums nothing */
     o->done = done;
     o->out_dir = strdup(out_dir);
     o->ckpt_dir = ckpt_dir ? strdup(ckpt_dir) : NULL;
     o->manifest = fdw_manifest_new(spec, out_dir);
     o->reports = json_object();
     pthread_mutex_init(&o->mu, NULL);
-    if (spec->kind->stack) {
+    if (stack) {
         fdw_error e;
         o->stack = fdw_survey_stack_new(spec, out_dir, ckpt_dir, &e);
         o->ran = calloc((size_t)spec->survey->nshots, 1);
     }
     if (!o->out_dir || (ckpt_dir && !o->ckpt_dir) || !o->manifest || !o->reports ||
-        (spec->kind->stack && (!o->stack || !o->ran))) {
+        (stack && (!o->stack || !o->ran))) {
         fdw_survey_out_free(o);
         return NULL;
     }
@@ -246,8 +283,8 @@ fdw_survey_out *fdw_survey_out_new(const fdw_spec *spec, const char *out_dir,
     o->sdt = spec->dt * interval;
     o->hash = spec_hash(spec);
     memset(done, 0, (size_t)sv->nshots);
-    if (o->ckpt_dir && resume)
-        read_record(o);
+    if (o->ckpt_dir && resume && (mode != FDW_SURVEY_JOIN || o->stack))
+        read_record(o); /* the combining run's own record: the shots stacked so far */
     for (int i = 0; i < sv->nshots; i++)
         if (done[i])
             add_shot_entries(o, i);
@@ -305,6 +342,13 @@ static void keep_reports(fdw_survey_out *o, const char *dir)
     }
     json_decref(man);
     add_report_entries(o);
+    if (o->mode == FDW_SURVEY_PART && json_object_size(o->reports) > 0) {
+        char rp[FDW_PATH_MAX + 32], tmp[FDW_PATH_MAX + 48];
+        reports_path(o, rp, sizeof rp);
+        snprintf(tmp, sizeof tmp, "%s.%ld", rp, (long)getpid()); /* parts write at once */
+        if (json_dump_file(o->reports, tmp, JSON_COMPACT) != 0 || rename(tmp, rp) != 0)
+            unlink(tmp); /* the combined manifest then lacks the report's entry */
+    }
 }
 
 /* Remove a shot's run directory and every file its run left there. */
@@ -322,6 +366,16 @@ static void remove_dir(const char *dir)
     if (d)
         closedir(d);
     rmdir(dir);
+}
+
+/* The directory a stack's shot c is added from: its run's, or in the combining run the one
+ * its part kept. */
+static void shot_dir_of(const fdw_survey_out *o, int c, char *dir, size_t len)
+{
+    if (o->mode == FDW_SURVEY_JOIN)
+        finished_dir(o, c, dir, len);
+    else
+        fdw_survey_out_shot_dir(o, c, dir, len);
 }
 
 /* Shot i's run completed (a stack's kind): it and every completed shot after it, in shot
@@ -345,16 +399,15 @@ static fdw_status add_to_stack(fdw_survey_out *o, int i, fdw_error *err)
     nfiles = calloc((size_t)added, sizeof *nfiles);
     if (!files || !nfiles)
         st = fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory adding to the stack");
+    char dir[FDW_PATH_MAX + 64];
     for (int a = 0; a < added && st == FDW_OK; a++) {
         const int c = first + a;
-        char dir[FDW_PATH_MAX + 64];
-        fdw_survey_out_shot_dir(o, c, dir, sizeof dir);
+        shot_dir_of(o, c, dir, sizeof dir);
         st = fdw_survey_stack_add(o->stack, dir, err);
         if (st == FDW_OK)
             st = fdw_survey_stack_slices(o->stack, o->manifest, files + (size_t)a * MAXF, MAXF,
                                          &nfiles[a], err);
         if (st == FDW_OK) {
-            remove_dir(dir);
             o->ran[c] = 0;
             o->done[c] = 1;
             add_shot_entries(o, c);
@@ -364,6 +417,10 @@ static fdw_status add_to_stack(fdw_survey_out *o, int i, fdw_error *err)
         st = fdw_survey_stack_save(o->stack, err);
     if (st == FDW_OK)
         st = write_record(o, err);
+    for (int a = 0; a < added && st == FDW_OK; a++) { /* recorded: their runs are done with */
+        shot_dir_of(o, first + a, dir, sizeof dir);
+        remove_dir(dir);
+    }
     if (st == FDW_OK) {
         fdw_survey_stack_forget_before(o->stack);
         set_survey_json(o, NULL);
@@ -391,7 +448,7 @@ fdw_status fdw_survey_out_shot_done(fdw_survey_out *o, int i, fdw_error *err)
         snprintf(from, sizeof from, "%s/%s", dir, src[f]);
         shot_name(o, i, dst[f], to, sizeof to, 1);
         if (!exists(from)) {
-            if (f == 1 && !o->stack) /* gather.f32 is always written but by a stack's kind */
+            if (f == 1 && !o->stacks) /* gather.f32 is always written but by a stack's kind */
                 return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "shot %d: its run left no %s",
                                 o->spec->survey->shots[i].number, from);
             unlink(to); /* no SEG-Y (it cannot hold the gather): none from an earlier run */
@@ -408,12 +465,24 @@ fdw_status fdw_survey_out_shot_done(fdw_survey_out *o, int i, fdw_error *err)
         pthread_mutex_unlock(&o->mu);
         return st;
     }
-    keep_reports(o, dir);
-    remove_dir(dir);
+    if (o->mode == FDW_SURVEY_PART && o->stacks) { /* whole, for the combining run */
+        char done_dir[FDW_PATH_MAX + 64];
+        finished_dir(o, i, done_dir, sizeof done_dir);
+        remove_dir(done_dir); /* an earlier run's, not recorded */
+        if (rename(dir, done_dir) != 0) {
+            pthread_mutex_unlock(&o->mu);
+            return fdw_fail(err, FDW_ERR_IO, NULL, "cannot move %s to %s: %s", dir, done_dir,
+                            strerror(errno));
+        }
+    } else {
+        keep_reports(o, dir);
+        remove_dir(dir);
+    }
     o->done[i] = 1;
     add_shot_entries(o, i);
     st = write_record(o, err);
-    if (st == FDW_OK && now_s() - o->manifest_at >= MANIFEST_EVERY_S) {
+    if (st == FDW_OK && o->mode == FDW_SURVEY_WHOLE &&
+        now_s() - o->manifest_at >= MANIFEST_EVERY_S) {
         set_survey_json(o, NULL);
         st = fdw_manifest_write(o->manifest, err);
         o->manifest_at = now_s();
@@ -571,6 +640,8 @@ static fdw_status join_shots(fdw_survey_out *o, int *segy, fdw_error *err)
 fdw_status fdw_survey_out_finish(fdw_survey_out *o, int completed, const char *result_json,
                                  fdw_error *err)
 {
+    if (o->mode == FDW_SURVEY_PART)
+        return FDW_OK; /* the combining run makes them */
     pthread_mutex_lock(&o->mu);
     /* the entries in shot order (they were added as shots finished) */
     fdw_manifest *m = fdw_manifest_new(o->spec, o->out_dir);
@@ -593,6 +664,11 @@ fdw_status fdw_survey_out_finish(fdw_survey_out *o, int completed, const char *r
         st = fdw_survey_stack_write(o->stack, o->manifest, extra, sizeof extra, err);
     if (st == FDW_OK) {
         set_survey_json(o, completed && segy ? "all_shots.sgy" : NULL);
+        if (completed && o->mode == FDW_SURVEY_JOIN) {
+            char rp[FDW_PATH_MAX + 32];
+            reports_path(o, rp, sizeof rp);
+            unlink(rp); /* taken into the manifest */
+        }
         if (result_json) { /* the stack's members before the closing brace */
             const size_t len = strlen(result_json);
             char *res = malloc(len + strlen(extra) + 1);
@@ -613,13 +689,62 @@ fdw_status fdw_survey_out_finish(fdw_survey_out *o, int completed, const char *r
 
 void fdw_survey_out_forget(fdw_survey_out *o)
 {
-    if (!o->ckpt_dir)
+    if (!o->ckpt_dir || o->mode == FDW_SURVEY_PART) /* a part's record: until the job ends */
         return;
     char path[FDW_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/current", o->ckpt_dir);
     unlink(path);
     if (o->stack)
         fdw_survey_stack_forget(o->stack);
+}
+
+/* The combining run's shots of a kind without a stack: each one's gathers in place. */
+static fdw_status join_gathers(fdw_survey_out *o, fdw_error *err)
+{
+    char path[FDW_PATH_MAX + 64];
+    for (int i = 0; i < o->spec->survey->nshots; i++) {
+        shot_name(o, i, ".f32", path, sizeof path, 1);
+        if (!exists(path))
+            return fdw_fail(err, FDW_ERR_IO, "survey", "shot %d: no %s: its part of the survey "
+                            "did not finish it", o->spec->survey->shots[i].number, path);
+        o->done[i] = 1;
+        add_shot_entries(o, i);
+    }
+    return FDW_OK;
+}
+
+fdw_status fdw_survey_out_join(fdw_survey_out *o, fdw_error *err)
+{
+    char path[FDW_PATH_MAX + 64];
+    reports_path(o, path, sizeof path);
+    json_t *reports = json_load_file(path, 0, NULL);
+    if (json_is_object(reports)) {
+        json_decref(o->reports);
+        o->reports = reports;
+    } else {
+        json_decref(reports);
+    }
+    if (!o->stack)
+        return join_gathers(o, err);
+    const int nshots = o->spec->survey->nshots;
+    pthread_mutex_lock(&o->mu);
+    const int count = fdw_survey_stack_count(o->stack);
+    for (int c = 0; c < nshots; c++) {
+        finished_dir(o, c, path, sizeof path);
+        if (c < count)
+            remove_dir(path); /* stacked by an earlier combining run, not yet removed */
+        else
+            o->ran[c] = is_dir(path);
+    }
+    fdw_status st = count < nshots && o->ran[count] ? add_to_stack(o, count, err) : FDW_OK;
+    const int now = fdw_survey_stack_count(o->stack);
+    if (st == FDW_OK && now < nshots) {
+        finished_dir(o, now, path, sizeof path);
+        st = fdw_fail(err, FDW_ERR_IO, "survey", "shot %d: no %s: its part of the survey did "
+                      "not finish it", o->spec->survey->shots[now].number, path);
+    }
+    pthread_mutex_unlock(&o->mu);
+    return st;
 }
 
 void fdw_survey_out_free(fdw_survey_out *o)

@@ -3,7 +3,9 @@
  * engine's own memory estimate, fdw_spec_device_bytes_max of a shot on g devices, against
  * each device's capacity; CPU virtual devices against the host's budget for every group's
  * shot at once), else one after another on all of them. Whatever is chosen, every shot's
- * result is the same bit for bit: an N-slab run equals a 1-slab run. */
+ * result is the same bit for bit: an N-slab run equals a 1-slab run. Beyond one process, a
+ * survey runs as parts of consecutive shots (fdw_survey_part_shots, the rule the daemon's
+ * Slurm back end asks too), each part's groups chosen as above on its own devices. */
 #include "run/survey.h"
 #include "run/cpml.h"
 #include "run/plan.h"
@@ -82,4 +84,22 @@ void fdw_survey_layout_make(const fdw_spec *spec, int ndev, const uint64_t *capa
         out->count[g] = ndev / k + (g < ndev % k);
         at += out->count[g];
     }
+}
+
+int fdw_survey_nparts(int nshots, int most)
+{
+    const int n = most < nshots ? most : nshots;
+    return n < 1 ? 1 : n;
+}
+
+void fdw_survey_part_shots(int nshots, int nparts, int part, int *first, int *count)
+{
+    nparts = fdw_survey_nparts(nshots, nparts);
+    if (part < 0 || part >= nparts || nshots < 1) {
+        *first = *count = 0;
+        return;
+    }
+    const int base = nshots / nparts, extra = nshots % nparts;
+    *first = part * base + (part < extra ? part : extra);
+    *count = base + (part < extra);
 }

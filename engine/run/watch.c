@@ -47,7 +47,7 @@ fdw_status fdw_watch_check(fdw_run_state *r, fdw_watch *w, long done, fdw_error 
     if (!r->be->field_peak)
         return FDW_OK;
     uint32_t bits = 0;
-    fdw_status st = r->be->wait(r->ctx, err);
+    fdw_status st = fdw_backend_wait(r->be, r->ctx, err);
     if (st == FDW_OK)
         st = r->be->field_peak(r->ctx, &bits, err);
     if (r->comm) { /* every rank's peak: the bits order like the magnitudes */

@@ -309,19 +309,18 @@ static int check_top_keys(spec_ctx *c, const json_t *root)
     const char *key;
     json_t *val;
     json_object_foreach((json_t *)root, key, val) {
+        /* The common keys and the kind's own first: only a key that is neither is looked
+         * up in the other kinds' sections, to say it does not apply. */
         int ok = 0, other = 0;
-        for (int i = 0; common[i]; i++)
-            ok |= strcmp(key, common[i]) == 0;
-        for (int k = 0; fdw_kind_at(k); k++)
-            for (int i = 0; fdw_kind_at(k)->section.keys[i]; i++)
-                if (strcmp(key, fdw_kind_at(k)->section.keys[i]) == 0) {
-                    if (fdw_kind_at(k) == kind)
-                        ok = 1;
-                    else
-                        other = 1;
-                }
+        for (int i = 0; !ok && common[i]; i++)
+            ok = strcmp(key, common[i]) == 0;
+        for (int i = 0; !ok && kind->section.keys[i]; i++)
+            ok = strcmp(key, kind->section.keys[i]) == 0;
         if (ok)
             continue;
+        for (int k = 0; fdw_kind_at(k); k++)
+            for (int i = 0; fdw_kind_at(k)->section.keys[i]; i++)
+                other |= strcmp(key, fdw_kind_at(k)->section.keys[i]) == 0;
         if (other)
             return sp_fail(c, key, "\"%s\" does not apply to kind \"%s\"", key, kind->name);
         char own[256] = "";

@@ -35,9 +35,51 @@ static void put(buf *b, const char *s, size_t n)
     b->p[b->len] = '\0';
 }
 
+/* The text "%.15g" gives for d when d is a decimal of at most 15 significant digits with
+ * 1e-4 <= |d| < 1e15 (where %g writes no exponent): n / 10^k read back as d, written
+ * "int.frac" without trailing zeros. 1 when it wrote s, 0 when d is not such a decimal.
+ * A spec's reals nearly all are (10.0, 2000.0, 0.002), and this costs a few multiplies
+ * where printing and reading back cost a microsecond each. n / 10^k is one correctly
+ * rounded division of two exact doubles, the value strtod gives for that decimal; and
+ * rounding d to 15 digits gives that decimal back (d lies within half an ulp of it). */
+static int put_decimal(char *s, double d)
+{
+    static const double p10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    const double a = d < 0 ? -d : d;
+    if (!(a >= 1e-4 && a < 1e15))
+        return 0;
+    for (int k = 0; k < 16; k++) {
+        const double x = a * p10[k];
+        if (x >= 1e15)
+            return 0; /* more than 15 significant digits */
+        const long long n = (long long)(x + 0.5);
+        if ((double)n / p10[k] != a)
+            continue;
+        const long long ip = n / (long long)p10[k], fp = n % (long long)p10[k];
+        int at = sprintf(s, "%s%lld.", d < 0 ? "-" : "", ip);
+        if (k == 0) {
+            s[at++] = '0';
+        } else {
+            at += sprintf(s + at, "%0*lld", k, fp);
+            while (s[at - 1] == '0') /* k is the least that reads back: none, but be sure */
+                at--;
+            if (s[at - 1] == '.')
+                s[at++] = '0';
+        }
+        s[at] = '\0';
+        return 1;
+    }
+    return 0;
+}
+
 static void put_real(buf *b, double d)
 {
     char s[40];
+    if (put_decimal(s, d)) {
+        put(b, s, strlen(s));
+        return;
+    }
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(s, sizeof s, "%.*g", prec, d);
         if (strtod(s, NULL) == d)

@@ -10,10 +10,19 @@
 
 void sp_key(char *out, const char *parent, const char *key)
 {
-    if (parent && parent[0])
-        snprintf(out, SP_PATH, "%s.%s", parent, key);
-    else
-        snprintf(out, SP_PATH, "%s", key);
+    /* Asked for every member the parser looks up (the path names it in any error), so a
+     * copy rather than a formatted print; truncated at SP_PATH as snprintf would. */
+    size_t at = 0;
+    if (parent && parent[0]) {
+        const size_t pl = strnlen(parent, SP_PATH - 1);
+        memcpy(out, parent, pl);
+        at = pl;
+        if (at < SP_PATH - 1)
+            out[at++] = '.';
+    }
+    const size_t kl = strnlen(key, SP_PATH - 1 - at);
+    memcpy(out + at, key, kl);
+    out[at + kl] = '\0';
 }
 
 void sp_idx(char *out, const char *parent, size_t i)
@@ -23,15 +32,10 @@ void sp_idx(char *out, const char *parent, size_t i)
 
 int sp_fail(spec_ctx *c, const char *field, const char *fmt, ...)
 {
-    fdw_error *err = c->err;
-    if (err) {
-        err->code = FDW_ERR_SPEC;
-        snprintf(err->field, sizeof err->field, "%s", field ? field : "");
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    fdw_failv(c->err, FDW_ERR_SPEC, field, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -50,6 +54,20 @@ const char *sp_type_name(const json_t *v)
     return "a value";
 }
 
+/* names as one list for a message: a, b, c (quoted: "a", "b", "c"), cut at size. */
+static void join_names(char *list, size_t size, const char *const *names, int quoted)
+{
+    size_t used = 0;
+    list[0] = '\0';
+    for (int i = 0; names[i]; i++) {
+        const char *q = quoted ? "\"" : "";
+        int n = snprintf(list + used, size - used, "%s%s%s%s", i ? ", " : "", q, names[i], q);
+        if (n < 0 || (size_t)n >= size - used)
+            break;
+        used += (size_t)n;
+    }
+}
+
 int sp_keys(spec_ctx *c, const json_t *obj, const char *path, const char *const *allowed)
 {
     const char *key;
@@ -61,14 +79,8 @@ int sp_keys(spec_ctx *c, const json_t *obj, const char *path, const char *const 
                 ok = 1;
         if (ok)
             continue;
-        char field[SP_PATH], list[256] = "";
-        size_t used = 0;
-        for (int i = 0; allowed[i]; i++) {
-            int n = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", allowed[i]);
-            if (n < 0 || (size_t)n >= sizeof list - used)
-                break;
-            used += (size_t)n;
-        }
+        char field[SP_PATH], list[256];
+        join_names(list, sizeof list, allowed, 0);
         sp_key(field, path, key);
         return sp_fail(c, field, "unknown field \"%s\" in %s (known fields: %s)", key,
                        path[0] ? path : "the spec", list);
@@ -76,16 +88,32 @@ int sp_keys(spec_ctx *c, const json_t *obj, const char *path, const char *const 
     return 0;
 }
 
-/* Look up key; -1 with "missing" error if required and absent. */
-static int member(spec_ctx *c, const json_t *obj, const char *path, const char *key,
-                  int required, json_t **out, char *field)
+int sp_entry(spec_ctx *c, const json_t *e, const char *path, const char *shape,
+             const char *const *allowed)
 {
-    sp_key(field, path, key);
-    *out = json_object_get(obj, key);
-    if (!*out && required)
-        return sp_fail(c, field, "missing required field \"%s\" in %s", key,
+    if (!json_is_object(e))
+        return sp_fail(c, path, "%s must be an object %s, not %s", path, shape,
+                       sp_type_name(e));
+    return sp_keys(c, e, path, allowed);
+}
+
+/* A member of an object as looked up: its value (NULL: absent) and its path. */
+typedef struct member_at {
+    json_t *v;
+    char field[SP_PATH];
+} member_at;
+
+/* Look up key into m: 1 when present, 0 when absent and not required, -1 with a "missing"
+ * error when required and absent. */
+static int member(spec_ctx *c, const json_t *obj, const char *path, const char *key,
+                  int required, member_at *m)
+{
+    sp_key(m->field, path, key);
+    m->v = json_object_get(obj, key);
+    if (!m->v && required)
+        return sp_fail(c, m->field, "missing required field \"%s\" in %s", key,
                        path[0] ? path : "the spec");
-    return 0;
+    return m->v != NULL;
 }
 
 static int wrong_type(spec_ctx *c, const char *field, const char *want, const json_t *v)
@@ -93,26 +121,28 @@ static int wrong_type(spec_ctx *c, const char *field, const char *want, const js
     return sp_fail(c, field, "%s must be %s, not %s", field, want, sp_type_name(v));
 }
 
+/* sp_object, sp_array: the member, when present, of JSON type `type` (named want). */
+static int member_of_type(spec_ctx *c, const json_t *obj, const char *path, const char *key,
+                          int required, json_type type, const char *want, json_t **out)
+{
+    member_at m;
+    const int has = member(c, obj, path, key, required, &m);
+    *out = m.v;
+    if (has > 0 && json_typeof(m.v) != type)
+        return wrong_type(c, m.field, want, m.v);
+    return has < 0 ? -1 : 0;
+}
+
 int sp_object(spec_ctx *c, const json_t *obj, const char *path, const char *key, int required,
               json_t **out)
 {
-    char field[SP_PATH];
-    if (member(c, obj, path, key, required, out, field))
-        return -1;
-    if (*out && !json_is_object(*out))
-        return wrong_type(c, field, "an object", *out);
-    return 0;
+    return member_of_type(c, obj, path, key, required, JSON_OBJECT, "an object", out);
 }
 
 int sp_array(spec_ctx *c, const json_t *obj, const char *path, const char *key, int required,
              json_t **out)
 {
-    char field[SP_PATH];
-    if (member(c, obj, path, key, required, out, field))
-        return -1;
-    if (*out && !json_is_array(*out))
-        return wrong_type(c, field, "an array", *out);
-    return 0;
+    return member_of_type(c, obj, path, key, required, JSON_ARRAY, "an array", out);
 }
 
 int sp_value_int(spec_ctx *c, const json_t *v, const char *field, long long min,
@@ -140,11 +170,9 @@ int sp_value_int(spec_ctx *c, const json_t *v, const char *field, long long min,
 int sp_int(spec_ctx *c, const json_t *obj, const char *path, const char *key, int required,
            long long min, long long max, long long *out)
 {
-    char field[SP_PATH];
-    json_t *v;
-    if (member(c, obj, path, key, required, &v, field))
-        return -1;
-    return v ? sp_value_int(c, v, field, min, max, out) : 0;
+    member_at m;
+    const int has = member(c, obj, path, key, required, &m);
+    return has > 0 ? sp_value_int(c, m.v, m.field, min, max, out) : has;
 }
 
 int sp_value_num(spec_ctx *c, const json_t *v, const char *field, double *out)
@@ -158,93 +186,83 @@ int sp_value_num(spec_ctx *c, const json_t *v, const char *field, double *out)
     return 0;
 }
 
+/* sp_num, and with pos set sp_pos: a finite number, greater than 0 where pos. */
+static int number(spec_ctx *c, const json_t *obj, const char *path, const char *key,
+                  int required, int pos, double *out)
+{
+    member_at m;
+    double d;
+    const int has = member(c, obj, path, key, required, &m);
+    if (has <= 0 || sp_value_num(c, m.v, m.field, &d))
+        return has == 0 ? 0 : -1;
+    if (pos && !(d > 0))
+        return sp_fail(c, m.field, "%s must be greater than 0, not %g", m.field, d);
+    *out = d;
+    return 0;
+}
+
 int sp_num(spec_ctx *c, const json_t *obj, const char *path, const char *key, int required,
            double *out)
 {
-    char field[SP_PATH];
-    json_t *v;
-    if (member(c, obj, path, key, required, &v, field))
-        return -1;
-    return v ? sp_value_num(c, v, field, out) : 0;
+    return number(c, obj, path, key, required, 0, out);
 }
 
 int sp_pos(spec_ctx *c, const json_t *obj, const char *path, const char *key, int required,
            double *out)
 {
-    char field[SP_PATH];
-    json_t *v;
-    if (member(c, obj, path, key, required, &v, field))
-        return -1;
-    if (!v)
-        return 0;
-    double d;
-    if (sp_value_num(c, v, field, &d))
-        return -1;
-    if (!(d > 0))
-        return sp_fail(c, field, "%s must be greater than 0, not %g", field, d);
-    *out = d;
-    return 0;
+    return number(c, obj, path, key, required, 1, out);
 }
 
 int sp_bool(spec_ctx *c, const json_t *obj, const char *path, const char *key, int required,
             int *out)
 {
-    char field[SP_PATH];
-    json_t *v;
-    if (member(c, obj, path, key, required, &v, field))
-        return -1;
-    if (!v)
-        return 0;
-    if (!json_is_boolean(v))
-        return wrong_type(c, field, "true or false", v);
-    *out = json_is_true(v);
-    return 0;
+    member_at m;
+    const int has = member(c, obj, path, key, required, &m);
+    if (has > 0 && !json_is_boolean(m.v))
+        return wrong_type(c, m.field, "true or false", m.v);
+    if (has > 0)
+        *out = json_is_true(m.v);
+    return has < 0 ? -1 : 0;
+}
+
+/* sp_enum, sp_string: member() of a member that must be a string. */
+static int string_member(spec_ctx *c, const json_t *obj, const char *path, const char *key,
+                         int required, member_at *m)
+{
+    const int has = member(c, obj, path, key, required, m);
+    return has > 0 && !json_is_string(m->v) ? wrong_type(c, m->field, "a string", m->v) : has;
 }
 
 int sp_enum(spec_ctx *c, const json_t *obj, const char *path, const char *key, int required,
             const char *const *names, int *out)
 {
-    char field[SP_PATH];
-    json_t *v;
-    if (member(c, obj, path, key, required, &v, field))
-        return -1;
-    if (!v)
-        return 0;
-    if (!json_is_string(v))
-        return wrong_type(c, field, "a string", v);
-    const char *s = json_string_value(v);
+    member_at m;
+    const int has = string_member(c, obj, path, key, required, &m);
+    if (has <= 0)
+        return has;
+    const char *s = json_string_value(m.v);
     for (int i = 0; names[i]; i++)
         if (strcmp(s, names[i]) == 0) {
             *out = i;
             return 0;
         }
-    char list[256] = "";
-    size_t used = 0;
-    for (int i = 0; names[i]; i++) {
-        int n = snprintf(list + used, sizeof list - used, "%s\"%s\"", i ? ", " : "", names[i]);
-        if (n < 0 || (size_t)n >= sizeof list - used)
-            break;
-        used += (size_t)n;
-    }
-    return sp_fail(c, field, "%s is \"%.64s\" but must be one of %s", field, s, list);
+    char list[256];
+    join_names(list, sizeof list, names, 1);
+    return sp_fail(c, m.field, "%s is \"%.64s\" but must be one of %s", m.field, s, list);
 }
 
 int sp_string(spec_ctx *c, const json_t *obj, const char *path, const char *key, int required,
               char *out, size_t maxlen)
 {
-    char field[SP_PATH];
-    json_t *v;
-    if (member(c, obj, path, key, required, &v, field))
-        return -1;
-    if (!v)
-        return 0;
-    if (!json_is_string(v))
-        return wrong_type(c, field, "a string", v);
-    size_t n = json_string_length(v);
+    member_at m;
+    const int has = string_member(c, obj, path, key, required, &m);
+    if (has <= 0)
+        return has;
+    size_t n = json_string_length(m.v);
     if (n + 1 > maxlen)
-        return sp_fail(c, field, "%s is %zu bytes long; at most %zu are allowed", field, n,
-                       maxlen - 1);
-    memcpy(out, json_string_value(v), n + 1);
+        return sp_fail(c, m.field, "%s is %zu bytes long; at most %zu are allowed", m.field,
+                       n, maxlen - 1);
+    memcpy(out, json_string_value(m.v), n + 1);
     return 0;
 }
 
@@ -271,11 +289,9 @@ int sp_value_vec3(spec_ctx *c, const json_t *v, const char *field, double out[3]
 int sp_vec3(spec_ctx *c, const json_t *obj, const char *path, const char *key, int required,
             double out[3])
 {
-    char field[SP_PATH];
-    json_t *v;
-    if (member(c, obj, path, key, required, &v, field))
-        return -1;
-    return v ? sp_value_vec3(c, v, field, out) : 0;
+    member_at m;
+    const int has = member(c, obj, path, key, required, &m);
+    return has > 0 ? sp_value_vec3(c, m.v, m.field, out) : has;
 }
 
 json_t *sp_json_vec3(const double v[3])

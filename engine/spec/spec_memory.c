@@ -1,8 +1,8 @@
 /* spec_memory.c — what a validated spec will hold in memory, for admission (the daemon
  * compares these with its largest device and with the host before a job is accepted, and
  * with what is free before it starts): the largest device's share of the kind's device
- * estimate, and the host memory of the run on a backend. Estimates from the spec alone;
- * nothing is allocated. */
+ * estimate, and the host memory of the run on a backend (its checkpoints' image included).
+ * Estimates from the spec alone; nothing is allocated. */
 #include "kinds/kind.h"
 #include "run/survey.h"
 #include "run/survey_stack.h"
@@ -106,6 +106,25 @@ static uint64_t survey_host_bytes(const fdw_spec *spec, fdw_backend_kind backend
     return bytes;
 }
 
+uint64_t fdw_spec_checkpoint_bytes(const fdw_spec *spec, fdw_backend_kind backend)
+{
+    const int cuda = backend == FDW_BACKEND_CUDA;
+    if (!spec || !spec->kind ||
+        (cuda ? spec->kind->run.cuda_engine != NULL : spec->kind->run.cpu_engine != NULL))
+        return 0;
+    const uint64_t ndev = (uint64_t)(spec->plan.ndev > 0 ? spec->plan.ndev : 1);
+    const uint64_t r = (uint64_t)spec->radius;
+    /* rows padded as the CUDA layout pads them (kernels/common/fdwk_runtime.h: 32 floats
+     * before, the radius after, a multiple of 32), which is at least the CPU's */
+    const uint64_t row = ((uint64_t)spec->nx + r + 32u + 31u) / 32u * 32u;
+    const uint64_t plane = row * ((uint64_t)spec->ny + 2u * r);
+    const uint64_t field = 4u * (plane * ((uint64_t)spec->nz + 2u * r * ndev) + 64u * ndev);
+    const uint64_t state = spec->kind->section.state_bytes
+                               ? spec->kind->section.state_bytes(spec) : 0;
+    /* and each array's start aligned (at most 16 arrays a slab) */
+    return 2u * field + state + recording_bytes(spec) * (cuda ? ndev : 1u) + 1024u * ndev;
+}
+
 uint64_t fdw_spec_host_bytes(const fdw_spec *spec, fdw_backend_kind backend)
 {
     if (!spec || !spec->kind)
@@ -117,7 +136,8 @@ uint64_t fdw_spec_host_bytes(const fdw_spec *spec, fdw_backend_kind backend)
      * kind derives from it (wave kinds), the initial field and the copy of the final one
      * (field kinds). The CPU backend's slabs are host memory too, padded rows and ghost
      * planes included (an eighth more covers the padding of any grid above 64^3). */
-    uint64_t bytes = 8u * pts + snapshot_bytes(spec) + 2u * recording_bytes(spec);
+    uint64_t bytes = 8u * pts + snapshot_bytes(spec) + 2u * recording_bytes(spec) +
+                     fdw_spec_checkpoint_bytes(spec, backend);
     /* the interpolation's taps (run/positioning.h): the receivers' as counted, the
      * sources' at their most */
     if (spec->kind->wave)

@@ -69,6 +69,10 @@ int sp_fail(spec_ctx *c, const char *field, const char *fmt, ...)
 const char *sp_type_name(const json_t *v);
 /* Reject any member of obj not in allowed (NULL-terminated); path names obj. */
 int sp_keys(spec_ctx *c, const json_t *obj, const char *path, const char *const *allowed);
+/* An entry e at path that must be an object (shape names its members for the message:
+ * {"plane", "index"}) with only the allowed keys. */
+int sp_entry(spec_ctx *c, const json_t *e, const char *path, const char *shape,
+             const char *const *allowed);
 
 /* ---- typed members of an object at path. Each returns 0 on success (absent optional
  * members leave the default in *out and set *present = 0 where asked), -1 on error. ---- */

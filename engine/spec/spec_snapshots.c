@@ -46,12 +46,8 @@ int sp_parse_snapshots(spec_ctx *c, const json_t *root)
         long long index;
         sp_idx(path, "snapshots.slices", i);
         sp_key(field, path, "index");
-        if (!json_is_object(e)) {
-            json_decref(nslices);
-            return sp_fail(c, path, "%s must be an object {\"plane\", \"index\"}, not %s", path,
-                           sp_type_name(e));
-        }
-        if (sp_keys(c, e, path, skeys) || sp_enum(c, e, path, "plane", 1, PLANES, &plane) ||
+        if (sp_entry(c, e, path, "{\"plane\", \"index\"}", skeys) ||
+            sp_enum(c, e, path, "plane", 1, PLANES, &plane) ||
             sp_int(c, e, path, "index", 1, LLONG_MIN, LLONG_MAX, &index)) {
             json_decref(nslices);
             return -1;

@@ -194,12 +194,10 @@ static int parse_list(spec_ctx *c, fdw_survey *sv, const json_t *arr, int dflt, 
         const json_t *shot = json_array_get(arr, i);
         fdw_shot *S = &sv->shots[i];
         sp_idx(path, "survey.shots", i);
-        if (!json_is_object(shot))
-            return sp_fail(c, path, "%s must be an object {\"position\", \"wavelet\"}, not %s",
-                           path, sp_type_name(shot));
         sp_key(field, path, "position");
         snprintf(what, sizeof what, "shot %zu", i);
-        if (sp_keys(c, shot, path, keys) || sp_vec3(c, shot, path, "position", 1, S->pos) ||
+        if (sp_entry(c, shot, path, "{\"position\", \"wavelet\"}", keys) ||
+            sp_vec3(c, shot, path, "position", 1, S->pos) ||
             sp_check_inside(c, field, S->pos, what))
             return -1;
         json_t *ns = json_pack("{so}", "position", sp_json_vec3(S->pos));
@@ -266,10 +264,8 @@ static int parse_generate(spec_ctx *c, fdw_survey *sv, const json_t *g, int dflt
     const char *P = "survey.generate";
     double first[3], step[3], cross[3] = {0, 0, 0};
     long long count, ncross = 1;
-    if (!json_is_object(g))
-        return sp_fail(c, P, "%s must be an object {\"first\", \"step\", \"count\"}, not %s", P,
-                       sp_type_name(g));
-    if (sp_keys(c, g, P, keys) || sp_vec3(c, g, P, "first", 1, first) ||
+    if (sp_entry(c, g, P, "{\"first\", \"step\", \"count\"}", keys) ||
+        sp_vec3(c, g, P, "first", 1, first) ||
         sp_vec3(c, g, P, "step", 1, step) ||
         sp_int(c, g, P, "count", 1, 1, sp_max_shots(c), &count) ||
         sp_vec3(c, g, P, "cross_step", 0, cross) ||
@@ -327,10 +323,8 @@ static int parse_spread(spec_ctx *c, fdw_survey *sv, const json_t *sp, json_t *n
     static const char *const lkeys[] = {"from", "to", "count", NULL};
     const char *P = "survey.spread";
     json_t *points = NULL, *lines = NULL;
-    if (!json_is_object(sp))
-        return sp_fail(c, P, "%s must be an object {\"points\", \"lines\"}, not %s", P,
-                       sp_type_name(sp));
-    if (sp_keys(c, sp, P, keys) || sp_array(c, sp, P, "points", 0, &points) ||
+    if (sp_entry(c, sp, P, "{\"points\", \"lines\"}", keys) ||
+        sp_array(c, sp, P, "points", 0, &points) ||
         sp_array(c, sp, P, "lines", 0, &lines))
         return -1;
     const size_t np = points ? json_array_size(points) : 0;
@@ -345,10 +339,8 @@ static int parse_spread(spec_ctx *c, fdw_survey *sv, const json_t *sp, json_t *n
         double v[3];
         long long count;
         sp_idx(path, "survey.spread.lines", i);
-        if (!json_is_object(l))
-            return sp_fail(c, path, "%s must be an object {\"from\", \"to\", \"count\"}, not %s",
-                           path, sp_type_name(l));
-        if (sp_keys(c, l, path, lkeys) || sp_vec3(c, l, path, "from", 1, v) ||
+        if (sp_entry(c, l, path, "{\"from\", \"to\", \"count\"}", lkeys) ||
+            sp_vec3(c, l, path, "from", 1, v) ||
             sp_vec3(c, l, path, "to", 1, v) ||
             sp_int(c, l, path, "count", 1, 1, sp_max_receivers(c), &count))
             return -1;

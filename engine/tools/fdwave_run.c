@@ -85,6 +85,11 @@ static void usage(FILE *to)
             "      --checkpoint-interval S  seconds between checkpoints (default 600; 0: not\n"
             "                         by time)\n"
             "      --checkpoint-steps N  also a checkpoint every N steps\n"
+            "      --survey-part K/N  a survey's shots in N parts, each its own run (on\n"
+            "                         other machines, say): run part K (1..N) into the\n"
+            "                         shared output directory, keeping its shots there\n"
+            "      --survey-combine N  then, once every part has run: the survey's outputs\n"
+            "                         (all_shots, the stack, the manifest) from its parts'\n"
             "  -h, --help             this help\n"
             "  -V, --version          print the version\n"
             "\n"
@@ -138,9 +143,14 @@ static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
     if (ui->quiet)
         return;
     progress_bar_hide(&ui->bar);
-    fprintf(stderr, "fdwave-run: %s step %ld of %ld (%.1f MiB, %.2f s)\n",
-            c->resumed ? "resumed from the checkpoint of" : "checkpoint written at", c->step,
-            c->nsteps, (double)c->bytes / (1024.0 * 1024.0), c->seconds);
+    const double mib = (double)c->bytes / (1024.0 * 1024.0);
+    if (c->resumed)
+        fprintf(stderr, "fdwave-run: resumed from the checkpoint of step %ld of %ld (%.1f MiB, "
+                "%.2f s)\n", c->step, c->nsteps, mib, c->seconds);
+    else /* written while the loop went on: what it cost the loop too */
+        fprintf(stderr, "fdwave-run: checkpoint written at step %ld of %ld (%.1f MiB, %.2f s; "
+                "the loop paused %.3f s)\n", c->step, c->nsteps, mib, c->seconds,
+                c->loop_seconds);
     progress_bar_redraw(&ui->bar);
     fflush(stderr);
 }
@@ -263,8 +273,10 @@ static int bad_option(char **argv, int c)
 
 enum {
     OPT_JSON = 256, OPT_MPI, OPT_CUDA_AWARE_MPI, OPT_CPU_PORTABLE, OPT_MPI_STATS,
-    OPT_CHECKPOINT, OPT_CHECKPOINT_INTERVAL, OPT_CHECKPOINT_STEPS
+    OPT_CHECKPOINT, OPT_CHECKPOINT_INTERVAL, OPT_CHECKPOINT_STEPS, OPT_SURVEY_PART,
+    OPT_SURVEY_COMBINE
 };
+
 
 /* A whole number in [lo, hi] for option name; -1 (and a message) when it is not. */
 static long long number_option(const char *name, const char *v, long long lo, long long hi)
@@ -278,6 +290,35 @@ static long long number_option(const char *name, const char *v, long long lo, lo
         return -1;
     }
     return x;
+}
+
+
+/* --survey-part K/N (combine 0) or --survey-combine N (combine 1) into rs, engine parts
+ * numbered from 0: 0, or EXIT_USAGE with the reason said. */
+static int survey_option(int combine, const char *v, run_setup *rs)
+{
+    if (rs->survey_parts) {
+        fprintf(stderr, "fdwave-run: one of --survey-part and --survey-combine, once\n");
+        return EXIT_USAGE;
+    }
+    if (combine) {
+        const long long n = number_option("--survey-combine", v, 2, 100000);
+        if (n < 0)
+            return EXIT_USAGE;
+        rs->survey_parts = (int)n;
+        rs->survey_part = FDW_SURVEY_COMBINE;
+        return 0;
+    }
+    int k = 0, n = 0, used = 0;
+    if (sscanf(v, "%d/%d%n", &k, &n, &used) != 2 || v[used] || n < 2 || n > 100000 || k < 1 ||
+        k > n) {
+        fprintf(stderr, "fdwave-run: --survey-part takes K/N, part K of N parts (2 <= N <= "
+                        "100000, 1 <= K <= N), not '%s'\n", v);
+        return EXIT_USAGE;
+    }
+    rs->survey_parts = n;
+    rs->survey_part = k - 1;
+    return 0;
 }
 
 /* What the command line asks for. rs points into tuning: not to be copied. */
@@ -356,6 +397,10 @@ static int apply_option(int c, char **argv, run_args *a, run_ui *ui)
         a->rs.checkpoint_every_steps = (long)v;
         break;
     }
+    case OPT_SURVEY_PART:
+    case OPT_SURVEY_COMBINE:
+        bad = survey_option(c == OPT_SURVEY_COMBINE, optarg, &a->rs);
+        break;
     case OPT_CUDA_AWARE_MPI:
         if (strcmp(optarg, "auto") == 0)
             a->cuda_aware = 0;
@@ -404,6 +449,8 @@ static int parse_options(int argc, char **argv, run_args *a, run_ui *ui)
         {"checkpoint", required_argument, NULL, OPT_CHECKPOINT},
         {"checkpoint-interval", required_argument, NULL, OPT_CHECKPOINT_INTERVAL},
         {"checkpoint-steps", required_argument, NULL, OPT_CHECKPOINT_STEPS},
+        {"survey-part", required_argument, NULL, OPT_SURVEY_PART},
+        {"survey-combine", required_argument, NULL, OPT_SURVEY_COMBINE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -490,6 +537,26 @@ static void mpi_done(int mpi)
 #endif
 }
 
+/* --survey-part and --survey-combine need a survey, and a part its shots make. */
+static fdw_status check_survey_part(const run_setup *rs, const fdw_spec *spec, fdw_error *err)
+{
+    const int nshots = fdw_spec_shots(spec);
+    const char *opt = rs->survey_part == FDW_SURVEY_COMBINE ? "--survey-combine" : "--survey-part";
+    const int nparts = nshots < 1 ? 0 : fdw_survey_nparts(nshots, rs->survey_parts);
+    if (nparts == rs->survey_parts)
+        return FDW_OK;
+    err->code = FDW_ERR_SPEC;
+    snprintf(err->field, sizeof err->field, "survey");
+    if (nshots < 1)
+        snprintf(err->message, sizeof err->message,
+                 "%s runs a part of a survey, but this spec has no \"survey\"", opt);
+    else
+        snprintf(err->message, sizeof err->message,
+                 "%s in %d parts: the survey's %d shots make at most %d (a part per shot)", opt,
+                 rs->survey_parts, nshots, nparts);
+    return FDW_ERR_SPEC;
+}
+
 /* Step 3, the spec: load it (a rank that cannot read it stops every rank); on failure the
  * root says why (and, with --json, prints the summary). The spec's warnings reach stderr
  * through the engine's log callback when the run starts (and the --json summary lists
@@ -497,6 +564,8 @@ static void mpi_done(int mpi)
 static fdw_status load_spec(const run_args *a, int root, fdw_spec **spec, fdw_error *err)
 {
     fdw_status st = fdw_spec_load(a->spec_path, NULL, spec, err);
+    if (st == FDW_OK && a->rs.survey_parts > 1)
+        st = check_survey_part(&a->rs, *spec, err);
     if (a->rs.comm && a->rs.comm->size > 1)
         st = fdw_comm_agree(a->rs.comm, st, err);
     if (st != FDW_OK && root) {

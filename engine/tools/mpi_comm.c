@@ -212,8 +212,3 @@ void fdw_mpi_finalize(void)
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
 }
-
-void fdw_mpi_abort(int code)
-{
-    MPI_Abort(MPI_COMM_WORLD, code);
-}

@@ -26,7 +26,4 @@ int fdw_mpi_init(int *argc, char ***argv, fdw_mpi_cuda_aware cuda_aware, fdw_com
 /* Barrier, then MPI_Finalize. */
 void fdw_mpi_finalize(void);
 
-/* End every rank at once (MPI_Abort), for a failure that leaves ranks out of step. */
-void fdw_mpi_abort(int code);
-
 #endif

@@ -33,5 +33,7 @@ const fdw_run_opts *run_setup_opts(run_setup *s)
     s->opts.comm = s->comm && s->comm->size > 1 ? s->comm : NULL;
     s->opts.tuning = s->tuning;
     s->opts.checkpoint = s->checkpoint_dir ? &s->checkpoint : NULL;
+    s->opts.survey_parts = s->survey_parts;
+    s->opts.survey_part = s->survey_part;
     return &s->opts;
 }

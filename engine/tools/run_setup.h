@@ -23,6 +23,7 @@ typedef struct run_setup {
     long checkpoint_every_steps;   /* 0: not by steps */
     const fdw_comm *comm;          /* NULL, or one rank: a single process */
     const fdw_tuning *tuning;      /* NULL: every choice automatic */
+    int survey_parts, survey_part; /* a survey in parts (fdw_run_opts); 0: the whole */
     /* what run_setup_opts makes; valid while the run_setup lives */
     fdw_checkpoint_opts checkpoint;
     fdw_run_opts opts;

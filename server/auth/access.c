@@ -4,6 +4,7 @@
 #include "core/app.h"
 #include "core/db.h"
 #include "data/factcache.h"
+#include "data/datasets.h"
 #include "data/models.h"
 
 #include <stdio.h>
@@ -33,9 +34,18 @@ int access_file(const app_caller *caller, const char *real_path, fdw_file_use us
             *info = facts;
         return 0;
     }
+    if (under(real_path, app->datasets_dir)) {
+        const char *name;
+        char path[CFG_PATH + 200], format[16];
+        if (!upload_in_dir(app->datasets, real_path, &name) ||
+            datasets_resolve(caller, name, path, sizeof path, format, sizeof format, NULL) != 0 ||
+            strcmp(path, real_path) != 0)
+            return -1; /* not an upload, or someone else's: the one refusal */
+        return 0;
+    }
     if (under(real_path, app->data_dir))
         return -1; /* the database, job outputs, partial uploads */
-    for (int i = 1; i < app->nallowed; i++) /* allowed[0] is the models directory */
+    for (int i = APP_UPLOAD_DIRS; i < app->nallowed; i++)
         if (under(real_path, app->allowed[i])) {
             /* A shared model is read once per version, not at every submission. */
             if (use == FDW_FILE_MODEL)
@@ -47,7 +57,7 @@ int access_file(const app_caller *caller, const char *real_path, fdw_file_use us
 
 const char *access_rule(void)
 {
-    return "a job may read only its owner's uploaded models and files under the "
+    return "a job may read only its owner's uploaded models and data and files under the "
            "directories this server shares with every user";
 }
 
@@ -60,8 +70,7 @@ void access_rights_of(fdwd_app *app, const char *user, identity *who)
         who->admin = strcmp(user, "local") == 0;
         return;
     }
-    sqlite3 *c = db(app->db);
-    sqlite3_stmt *st = c ? db_stmt(c, "SELECT admin FROM tokens WHERE name = ?1") : NULL;
+    sqlite3_stmt *st = db_stmt(db(app->db), "SELECT admin FROM tokens WHERE name = ?1");
     if (!st)
         return;
     sqlite3_bind_text(st, 1, user, -1, SQLITE_STATIC);
@@ -72,7 +81,7 @@ void access_rights_of(fdwd_app *app, const char *user, identity *who)
 
 int access_check_allowed(fdwd_app *app, char *err, size_t errlen)
 {
-    for (int i = 1; i < app->nallowed; i++) {
+    for (int i = APP_UPLOAD_DIRS; i < app->nallowed; i++) {
         const char *d = app->allowed[i];
         if (under(d, app->data_dir) || under(app->data_dir, d) || strcmp(d, "/") == 0) {
             snprintf(err, errlen,

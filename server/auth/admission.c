@@ -72,8 +72,8 @@ fdw_status admission_check(fdwd_app *app, const fdw_spec *spec, fdw_error *err)
         st = FDW_ERR_SPEC;
         snprintf(err->message, sizeof err->message,
                  "the job needs %.3g GiB of host memory (%.3g GiB for its arrays, snapshot "
-                 "buffers and recordings, %.3g GiB for its runner) but jobs may hold %.3g GiB "
-                 "on this server: use a smaller grid",
+                 "buffers, recordings and checkpoint image, %.3g GiB for its runner) but jobs "
+                 "may hold %.3g GiB on this server: use a smaller grid",
                  gib(host), gib(host - app->cfg.runner_memory_overhead),
                  gib(app->cfg.runner_memory_overhead), gib(ad->budget));
     }

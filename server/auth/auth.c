@@ -11,10 +11,9 @@
 
 int auth_token_count(fdwd_app *app)
 {
-    sqlite3 *c = db(app->db);
     /* Asked on every request without a token (tokens may be added by `fdwaved token
      * add` while the daemon runs, so the answer is not kept): a kept statement. */
-    sqlite3_stmt *st = c ? db_stmt(c, "SELECT count(*) FROM tokens") : NULL;
+    sqlite3_stmt *st = db_stmt(db(app->db), "SELECT count(*) FROM tokens");
     int n = -1;
     if (st) {
         if (sqlite3_step(st) == SQLITE_ROW)

@@ -134,21 +134,20 @@ int sharing_head(fdwd_app *app, int64_t aging_ms, sharing_job *out, waiting_book
 {
     sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
-        c ? db_stmt(c, /* each priority with queued jobs (queue_counts), each owner in it
-                        * (a seek past the last one found), its oldest job: seeks in
-                        * jobs_queue_heads, however long the queue is */
-                    "WITH RECURSIVE h(priority, owner) AS ("
-                    "SELECT p.priority, (SELECT owner FROM jobs WHERE state = 'queued' AND "
-                    "priority = p.priority ORDER BY owner LIMIT 1) FROM queue_counts p "
-                    "WHERE p.n > 0 UNION ALL "
-                    "SELECT h.priority, (SELECT owner FROM jobs WHERE state = 'queued' AND "
-                    "priority = h.priority AND owner > h.owner ORDER BY owner LIMIT 1) "
-                    "FROM h WHERE h.owner IS NOT NULL) "
-                    "SELECT j.id, j.owner, j.priority, j.devices_requested, j.devices_wanted, "
-                    "j.created_at, coalesce(j.host_bytes, 0), coalesce(j.device_bytes, 0) "
-                    "FROM h JOIN jobs j ON j.id = (SELECT id FROM jobs WHERE state = 'queued' "
-                    "AND priority = h.priority AND owner = h.owner ORDER BY id LIMIT 1)")
-          : NULL;
+        db_stmt(c, /* each priority with queued jobs (queue_counts), each owner in it
+                    * (a seek past the last one found), its oldest job: seeks in
+                    * jobs_queue_heads, however long the queue is */
+                "WITH RECURSIVE h(priority, owner) AS ("
+                "SELECT p.priority, (SELECT owner FROM jobs WHERE state = 'queued' AND "
+                "priority = p.priority ORDER BY owner LIMIT 1) FROM queue_counts p "
+                "WHERE p.n > 0 UNION ALL "
+                "SELECT h.priority, (SELECT owner FROM jobs WHERE state = 'queued' AND "
+                "priority = h.priority AND owner > h.owner ORDER BY owner LIMIT 1) "
+                "FROM h WHERE h.owner IS NOT NULL) "
+                "SELECT j.id, j.owner, j.priority, j.devices_requested, j.devices_wanted, "
+                "j.created_at, coalesce(j.host_bytes, 0), coalesce(j.device_bytes, 0) "
+                "FROM h JOIN jobs j ON j.id = (SELECT id FROM jobs WHERE state = 'queued' "
+                "AND priority = h.priority AND owner = h.owner ORDER BY id LIMIT 1)");
     if (!st)
         return -1;
     size_t n = 0, cap = 64;
@@ -247,8 +246,9 @@ int sharing_admit(fdwd_app *app, const identity *who, int devices, char *field, 
     }
     if (q->disk && disk >= q->disk) {
         snprintf(field, flen, "disk");
-        snprintf(why, len, "the outputs of %s's jobs hold %.3g GiB, the quota's limit "
-                 "(disk=%.3g GiB): remove old outputs (fdwave rm JOB)", who->user,
+        snprintf(why, len, "the outputs of %s's jobs and uploads hold %.3g GiB, the quota's "
+                 "limit (disk=%.3g GiB): remove old outputs (fdwave rm JOB) or uploaded data "
+                 "(fdwave data rm NAME)", who->user,
                  (double)disk / (1u << 30), (double)q->disk / (1u << 30));
         return 429;
     }

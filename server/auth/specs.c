@@ -7,6 +7,7 @@
 #include "auth/access.h"
 #include "auth/admission.h"
 #include "core/app.h"
+#include "data/datasets.h"
 #include "data/models.h"
 
 #include <stdio.h>
@@ -35,6 +36,24 @@ static void note_upload(fdwd_app *app, parse_ctx *p, const char *real_path)
     snprintf(p->reads->model_sha, sizeof p->reads->model_sha, "%s", info.sha256);
 }
 
+/* The record of a file a spec reads; an uploaded data file (named, or by its path in the
+ * data directory) also with its upload's name and the SHA-256 recorded at upload, the
+ * content the job was checked against (the job's "data" provenance, job_json.c). */
+static json_t *file_record(parse_ctx *p, const char *real_path, const char *use,
+                           const char *format)
+{
+    json_t *f = json_pack("{s:s, s:s, s:s?}", "path", real_path, "use", use, "format", format);
+    const char *name;
+    char path[CFG_PATH + 200], fmt[16], sha[65] = "";
+    if (f && upload_in_dir(p->caller.app->datasets, real_path, &name) &&
+        datasets_resolve(&p->caller, name, path, sizeof path, fmt, sizeof fmt, sha) == 0 &&
+        sha[0]) {
+        json_object_set_new(f, "upload", json_string(name));
+        json_object_set_new(f, "sha256", json_string(sha));
+    }
+    return f;
+}
+
 /* access_file, and each file it allows recorded. */
 static int read_file(void *user, const char *real_path, fdw_file_use use, const char *format,
                      fdw_model_info *info)
@@ -44,9 +63,7 @@ static int read_file(void *user, const char *real_path, fdw_file_use use, const 
     if (access_file(&p->caller, real_path, use, format, info) != 0)
         return -1;
     const char *u = (unsigned)use < sizeof use_names / sizeof *use_names ? use_names[use] : "?";
-    json_array_append_new(p->reads->files,
-                          json_pack("{s:s, s:s, s:s?}", "path", real_path, "use", u, "format",
-                                    format));
+    json_array_append_new(p->reads->files, file_record(p, real_path, u, format));
     if (use == FDW_FILE_MODEL)
         note_upload(app, p, real_path);
     return 0;
@@ -64,6 +81,14 @@ static int read_model(void *user, const char *name, char *path, size_t len,
         snprintf(p->reads->model_sha, sizeof p->reads->model_sha, "%s", info->sha256);
     }
     return 0;
+}
+
+/* datasets_resolve with the submitter's rights (fdw_parse_opts.resolve_data). */
+static int read_data(void *user, const char *name, char *path, size_t len, char *format,
+                     size_t flen)
+{
+    parse_ctx *p = user;
+    return datasets_resolve(&p->caller, name, path, len, format, flen, NULL);
 }
 
 void specs_reads_free(spec_reads *reads)
@@ -111,6 +136,7 @@ fdw_status specs_parse(fdwd_app *app, const identity *who, const char *body, siz
     o.file_access = read_file;
     o.access_rule = access_rule();
     o.resolve_model = read_model;
+    o.resolve_data = read_data;
     o.resolve_user = &ctx;
     o.max_points = app->cfg.max_points;
     o.max_sources = app->cfg.max_sources;
@@ -133,8 +159,12 @@ fdw_status specs_parse(fdwd_app *app, const identity *who, const char *body, siz
         return FDW_ERR_NOMEM;
     }
     fdw_status st = fdw_spec_parse(body, len, &o, out, err);
-    if (st != FDW_OK)
+    if (st != FDW_OK) {
+        char dir[CFG_PATH + 2]; /* uploaded data by their names, not the server's paths */
+        snprintf(dir, sizeof dir, "%s/", app->datasets_dir);
+        upload_rename_in(err->message, sizeof err->message, dir, "");
         return st;
+    }
     /* The memory the run will need, derived from the whole spec, against what the
      * devices it may get hold together (the largest ones, as many as it asks for). */
     const int n = fdw_spec_devices(*out);

@@ -5,25 +5,21 @@
 #include "auth/validate.h"
 #include "core/db.h"
 #include "core/log.h"
+#include "core/service.h"
 #include "auth/specs.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define MAX_THREADS 64
-
 /* The pool's queue and threads (app->validate). */
 struct validator {
     fdwd_app *app;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
+    fdwd_service svc;          /* the threads; svc.lock guards the queue */
     validate_req *head, *tail;
-    int pending, cap, stop, running, nthreads;
-    pthread_t threads[MAX_THREADS];
+    int pending, cap;
 };
 
 int validate_enqueue(fdwd_app *app, validate_req *v)
@@ -36,9 +32,9 @@ int validate_enqueue(fdwd_app *app, validate_req *v)
     memset(&v->reads, 0, sizeof v->reads);
     if (!q)
         return -1;
-    pthread_mutex_lock(&q->lock);
-    if (q->stop || !q->running || q->pending >= q->cap) {
-        pthread_mutex_unlock(&q->lock);
+    pthread_mutex_lock(&q->svc.lock);
+    if (q->svc.stop || !q->svc.running || q->pending >= q->cap) {
+        pthread_mutex_unlock(&q->svc.lock);
         return -1;
     }
     if (q->tail)
@@ -48,8 +44,8 @@ int validate_enqueue(fdwd_app *app, validate_req *v)
     q->tail = v;
     q->pending++;
     MHD_suspend_connection(v->conn);
-    pthread_cond_signal(&q->wake);
-    pthread_mutex_unlock(&q->lock);
+    service_wake(&q->svc);
+    pthread_mutex_unlock(&q->svc.lock);
     return 0;
 }
 
@@ -58,73 +54,46 @@ static void *validate_main(void *arg)
     struct validator *q = arg;
     fdwd_app *app = q->app;
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 5);
-    pthread_setname_np(pthread_self(), "validate");
-    pthread_mutex_lock(&q->lock);
+    pthread_mutex_lock(&q->svc.lock);
     for (;;) {
-        while (!q->head && !q->stop)
-            pthread_cond_wait(&q->wake, &q->lock);
+        while (!q->head && !q->svc.stop)
+            service_wait(&q->svc, 0);
         validate_req *v = q->head;
         if (!v)
             break; /* stopping, and nothing is left */
         q->head = v->next;
         if (!q->head)
             q->tail = NULL;
-        pthread_mutex_unlock(&q->lock);
+        pthread_mutex_unlock(&q->svc.lock);
         memset(&v->err, 0, sizeof v->err);
         v->st = specs_parse(app, &v->who, v->body, v->len, &v->reads, &v->spec, &v->err);
         const int handed = v->then && v->then(v); /* then: v is not ours any more */
-        pthread_mutex_lock(&q->lock);
+        pthread_mutex_lock(&q->svc.lock);
         q->pending--;
         if (!handed) {
             v->done = 1;
             MHD_resume_connection(v->conn); /* v may be freed by its handler from here on */
         }
     }
-    pthread_mutex_unlock(&q->lock);
+    pthread_mutex_unlock(&q->svc.lock);
     db_release_thread(app->db);
     return NULL;
 }
 
 int validate_start(fdwd_app *app, int threads, int queue_cap)
 {
-    if (threads < 1)
-        threads = 1;
-    if (threads > MAX_THREADS)
-        threads = MAX_THREADS;
     struct validator *q = calloc(1, sizeof *q);
     if (!q)
         return -1;
     q->app = app;
-    pthread_mutex_init(&q->lock, NULL);
-    pthread_cond_init(&q->wake, NULL);
-    app->validate = q;
+    service_init(&q->svc);
     q->cap = queue_cap > 0 ? queue_cap : 1;
-    q->nthreads = 0;
-    q->running = 1;
-    for (int i = 0; i < threads; i++) {
-        if (pthread_create(&q->threads[i], NULL, validate_main, q) != 0)
-            break;
-        q->nthreads++;
-    }
-    if (q->nthreads == 0) {
-        q->running = 0;
-        return -1;
-    }
-    return 0;
+    app->validate = q;
+    return service_start(&q->svc, "validate", threads, validate_main, q);
 }
 
 void validate_stop(fdwd_app *app)
 {
-    struct validator *q = app->validate;
-    if (!q || !q->running)
-        return;
-    pthread_mutex_lock(&q->lock);
-    q->stop = 1;
-    pthread_cond_broadcast(&q->wake);
-    pthread_mutex_unlock(&q->lock);
-    for (int i = 0; i < q->nthreads; i++)
-        pthread_join(q->threads[i], NULL);
-    pthread_mutex_lock(&q->lock);
-    q->running = 0;
-    pthread_mutex_unlock(&q->lock);
+    if (app->validate)
+        service_stop(&app->validate->svc);
 }

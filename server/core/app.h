@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #define APP_MAX_DEVICES 64
+#define APP_UPLOAD_DIRS 2 /* allowed[0]: models_dir, allowed[1]: datasets_dir */
 
 typedef struct app_device {
     int id;                    /* CUDA ordinal, or virtual index for cpu devices */
@@ -32,11 +33,13 @@ typedef struct fdwd_app {
     char data_dir[CFG_PATH];   /* absolute */
     char db_path[CFG_PATH];
     char models_dir[CFG_PATH];
+    char datasets_dir[CFG_PATH]; /* uploaded observed data (data/datasets.c) */
     char jobs_dir[CFG_PATH];
-    /* realpaths that job specs may read files from: models_dir, then each --allow-dir */
+    /* realpaths that job specs may read files from: models_dir, datasets_dir (the first
+     * APP_UPLOAD_DIRS: uploads, each its owner's), then each --allow-dir */
     int nallowed;
-    char allowed[CFG_MAX_ALLOW_DIRS + 1][CFG_PATH];
-    const char *allowed_ptrs[CFG_MAX_ALLOW_DIRS + 2]; /* NULL-terminated, for fdw_parse_opts */
+    char allowed[CFG_MAX_ALLOW_DIRS + 2][CFG_PATH];
+    const char *allowed_ptrs[CFG_MAX_ALLOW_DIRS + 3]; /* NULL-terminated, for fdw_parse_opts */
     int ndevices;
     app_device devices[APP_MAX_DEVICES];
     fdw_backend_kind backend;  /* what workers pass to fdw_run */
@@ -52,7 +55,8 @@ typedef struct fdwd_app {
     /* The higher rooms' state, each made by its room's start function (main.c). */
     struct events_log *events;       /* events/events.c */
     struct sse_hub *sse;             /* events/sse.c */
-    struct model_store *models;      /* data/models.c */
+    struct upload_store *models;     /* data/models.c (data/upload_store.c) */
+    struct upload_store *datasets;   /* data/datasets.c (data/upload_store.c) */
     struct factcache *facts;         /* data/factcache.c */
     struct sweeper *sweep;           /* data/sweep.c */
     struct sharing *sharing;         /* auth/sharing.c */

@@ -74,6 +74,32 @@ static int check_sched(const char *val, char *why, size_t len)
     return -1;
 }
 
+static int check_job_backend(const char *val, char *why, size_t len)
+{
+    if (!strcmp(val, "local") || !strcmp(val, "slurm"))
+        return 0;
+    snprintf(why, len, "job-backend: expected local|slurm, got \"%.100s\"", val);
+    return -1;
+}
+
+/* sbatch words the Slurm back end sets itself may not come from slurm-args. */
+static int check_slurm_args(const char *val, char *why, size_t len)
+{
+    static const char *const own[] = {"--output", "--error", "--open-mode", "--chdir",
+                                      "--job-name", "--parsable", "--wrap", "-o", "-e", "-D",
+                                      "-J", "--array", "-a"};
+    for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+        const size_t n = strlen(own[i]);
+        for (const char *p = strstr(val, own[i]); p; p = strstr(p + 1, own[i]))
+            if ((p == val || p[-1] == ' ') && (p[n] == '\0' || p[n] == ' ' || p[n] == '=')) {
+                snprintf(why, len, "slurm-args: %s is set by fdwaved for each job and may "
+                         "not be given here", own[i]);
+                return -1;
+            }
+    }
+    return 0;
+}
+
 static int check_proxy(const char *val, char *why, size_t len)
 {
     unsigned char buf[16];
@@ -111,6 +137,7 @@ static const opt flag_table[] = {
     {"backend", K_STR, STR(backend, check_backend), "auto | cpu | cuda (default auto)"},
     {"max-body", K_SIZE, SIZE(max_body, 1), "largest job spec body, bytes; K/M/G suffixes (default 1M)"},
     {"max-model-bytes", K_SIZE, SIZE(max_model_bytes, 1), "largest model upload, bytes (default 64G)"},
+    {"max-data-bytes", K_SIZE, SIZE(max_data_bytes, 1), "largest upload of observed data (PUT /v1/data), bytes (default 64G)"},
     {"max-connections", K_INT, INT(max_connections, 1, 1000000), "simultaneous HTTP connections (default 1024)"},
     {"max-connections-per-ip", K_INT, INT(max_connections_per_ip, 1, 1000000), "simultaneous connections from one address; a trusted proxy's are not counted (default 64)"},
     {"connection-timeout", K_INT, INT(connection_timeout, 1, 1000000), "seconds an idle connection is kept (default 60)"},
@@ -167,6 +194,17 @@ static const opt flag_table[] = {
                                         "(default 10m)"},
     {"host-memory", K_SIZE, SIZE(host_memory, 1), "host memory running jobs may hold together (default: the "
                             "host's, less 10% and at least 1G for the system)"},
+    {"job-backend", K_STR, STR(job_backend, check_job_backend), "local | slurm: jobs run in runners this daemon starts, or each "
+                           "as a Slurm job submitted with sbatch (default local)"},
+    {"slurm-partition", K_STR, STR(slurm_partition, NULL), "job-backend slurm: the partition jobs are submitted to "
+                               "(default: Slurm's default partition)"},
+    {"slurm-args", K_STR, STR(slurm_args, check_slurm_args), "job-backend slurm: more sbatch options, space-separated, "
+                          "e.g. \"--account=geo --qos=normal\" (default none)"},
+    {"slurm-cpus-per-device", K_INT, INT(slurm_cpus_per_device, 1, 1024), "job-backend slurm: CPUs a job asks for each of its "
+                                     "devices (default 1)"},
+    {"slurm-survey-tasks", K_INT, INT(slurm_survey_tasks, 1, 1000), "job-backend slurm: most Slurm array tasks a survey's shots "
+                                  "are split into, consecutive shots each; 1 = the survey "
+                                  "runs as one Slurm job (default 16)"},
     {"disk-reserve", K_SIZE, SIZE(disk_reserve, 0), "space set aside at start-up in the data directory, released "
                              "to record a job's end when the disk is full; 0 = none "
                              "(default 64M)"},
@@ -399,6 +437,7 @@ static void defaults(fdwd_config *c)
     strcpy(c->backend, "auto");
     c->max_body = 1ULL << 20;
     c->max_model_bytes = 64ULL << 30;
+    c->max_data_bytes = 64ULL << 30;
     c->max_connections = 1024;
     c->max_connections_per_ip = 64;
     c->connection_timeout = 60;
@@ -423,6 +462,9 @@ static void defaults(fdwd_config *c)
     c->sse_keepalive = 15;
     c->sse_wake_rate = 1000;
     strcpy(c->cpu_job_sched, "idle");
+    strcpy(c->job_backend, "local");
+    c->slurm_cpus_per_device = 1;
+    c->slurm_survey_tasks = 16;
     strcpy(c->runner_command, "{runner} {run}");
     c->runner_stop_timeout = 120;
     c->runner_memory_overhead = 1ull << 30;
@@ -646,6 +688,11 @@ int config_load(fdwd_config *c, int argc, char **argv, int first, char **envp, c
         rc = apply(c, given[i].o, given[i].val, src, &reset, err, errlen);
     }
     free(given);
+    if (!rc && !strcmp(c->job_backend, "slurm") && strcmp(c->runner_command, "{runner} {run}")) {
+        snprintf(err, errlen, "runner-command: not used with job-backend = slurm (each job is "
+                 "its own Slurm job, which starts the runner); remove it");
+        rc = -1;
+    }
     return rc;
 }
 

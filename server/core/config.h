@@ -23,6 +23,7 @@ typedef struct fdwd_config {
     char backend[16];             /* --backend auto|cpu|cuda */
     uint64_t max_body;            /* --max-body, bytes of a job spec */
     uint64_t max_model_bytes;     /* --max-model-bytes */
+    uint64_t max_data_bytes;      /* --max-data-bytes: one upload of observed data */
     int max_connections;          /* --max-connections */
     int max_connections_per_ip;   /* --max-connections-per-ip */
     int connection_timeout;       /* --connection-timeout, seconds */
@@ -65,6 +66,12 @@ typedef struct fdwd_config {
     int max_attempts;             /* --max-attempts: runs of a job whose runner is killed */
     int checkpoint_interval;      /* --checkpoint-interval: seconds; 0 none */
     uint64_t host_memory;         /* --host-memory: what running jobs may hold; 0 auto */
+    /* Where jobs run (issue 28; docs/operations.md "Jobs on a Slurm cluster") */
+    char job_backend[8];          /* --job-backend local|slurm */
+    char slurm_partition[128];    /* --slurm-partition: sbatch --partition; "": the default */
+    char slurm_args[1024];        /* --slurm-args: more sbatch words (account, QOS, ...) */
+    int slurm_cpus_per_device;    /* --slurm-cpus-per-device: CPUs a job asks per device */
+    int slurm_survey_tasks;       /* --slurm-survey-tasks: most array tasks of a survey */
     /* Disk and database */
     uint64_t disk_reserve;        /* --disk-reserve: bytes kept free for recording ends */
     uint64_t min_free_disk;       /* --min-free-disk: health is degraded below it */

@@ -41,7 +41,8 @@ int datadir_open(fdwd_app *app, char *err, size_t errlen)
     snprintf(app->db_path, sizeof app->db_path, "%.4000s/fdwave.db", app->data_dir);
     snprintf(app->models_dir, sizeof app->models_dir, "%.4000s/models", app->data_dir);
     snprintf(app->jobs_dir, sizeof app->jobs_dir, "%.4000s/jobs", app->data_dir);
-    if (mkdir_p(app->models_dir) || mkdir_p(app->jobs_dir)) {
+    snprintf(app->datasets_dir, sizeof app->datasets_dir, "%.4000s/datasets", app->data_dir);
+    if (mkdir_p(app->models_dir) || mkdir_p(app->jobs_dir) || mkdir_p(app->datasets_dir)) {
         snprintf(err, errlen, "cannot create directories under %.1000s: %s", app->data_dir,
                  strerror(errno));
         return -1;
@@ -53,11 +54,13 @@ int datadir_open(fdwd_app *app, char *err, size_t errlen)
     return app->db ? 0 : -1;
 }
 
-/* Directories job specs may read: the models directory and each --allow-dir. */
+/* Directories job specs may read: the models and datasets directories (APP_UPLOAD_DIRS)
+ * and each --allow-dir. */
 int datadir_allowed(fdwd_app *app, char *err, size_t errlen)
 {
     app->nallowed = 0;
     snprintf(app->allowed[app->nallowed++], CFG_PATH, "%s", app->models_dir);
+    snprintf(app->allowed[app->nallowed++], CFG_PATH, "%s", app->datasets_dir);
     for (int i = 0; i < app->cfg.nallow; i++) {
         if (!realpath(app->cfg.allow_dirs[i], app->allowed[app->nallowed])) {
             snprintf(err, errlen, "--allow-dir %.1000s: %s", app->cfg.allow_dirs[i], strerror(errno));

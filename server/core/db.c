@@ -260,6 +260,8 @@ uint64_t db_generation(fdwd_db *d) { return atomic_load(&d->generation); }
 
 sqlite3_stmt *db_stmt(sqlite3 *c, const char *sql)
 {
+    if (!c) /* this thread has no connection (db() failed, logged) */
+        return NULL;
     conn_node *n = t_conn && t_conn->conn == c ? t_conn : NULL;
     if (n)
         for (int i = 0; i < n->nstmts; i++)

@@ -31,7 +31,8 @@ void db_rollback(sqlite3 *c);
 /* A prepared statement for sql from this thread's cache (prepared on first use), with
  * no bindings. sql must have static storage (a string literal): its address is the key.
  * Always give it back with db_stmt_done (which resets it, ending its read snapshot)
- * instead of sqlite3_finalize. NULL if preparing failed (logged). */
+ * instead of sqlite3_finalize. NULL if c is NULL (db() found no connection) or preparing
+ * failed (logged), so db_stmt(db(d), sql) needs no check in between. */
 sqlite3_stmt *db_stmt(sqlite3 *c, const char *sql);
 void db_stmt_done(sqlite3_stmt *st);
 

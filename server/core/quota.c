@@ -22,16 +22,24 @@ static const char *skip_space(const char *p)
     return p;
 }
 
-/* "30d", "7d", "24h", "90m", "3600s", "3600" -> seconds; -1 when malformed. */
-static double period_of(const char *t, size_t n)
+/* A value's n characters as a string in buf (32 bytes); -1 when empty or too long. errno
+ * is cleared for the strto* call that follows. */
+static int value_text(char buf[32], const char *t, size_t n)
 {
-    char buf[32];
-    if (n == 0 || n >= sizeof buf)
+    if (n == 0 || n >= 32)
         return -1;
     memcpy(buf, t, n);
     buf[n] = '\0';
-    char *end;
     errno = 0;
+    return 0;
+}
+
+/* "30d", "7d", "24h", "90m", "3600s", "3600" -> seconds; -1 when malformed. */
+static double period_of(const char *t, size_t n)
+{
+    char buf[32], *end;
+    if (value_text(buf, t, n))
+        return -1;
     double v = strtod(buf, &end);
     if (end == buf || errno || !(v > 0) || !isfinite(v))
         return -1;
@@ -47,13 +55,9 @@ static double period_of(const char *t, size_t n)
 /* "200G" -> bytes; 0 when malformed or zero. */
 static uint64_t size_of(const char *t, size_t n)
 {
-    char buf[32];
-    if (n == 0 || n >= sizeof buf)
+    char buf[32], *end;
+    if (value_text(buf, t, n))
         return 0;
-    memcpy(buf, t, n);
-    buf[n] = '\0';
-    char *end;
-    errno = 0;
     unsigned long long v = strtoull(buf, &end, 10);
     if (end == buf || errno || buf[0] == '-')
         return 0;
@@ -71,15 +75,12 @@ static uint64_t size_of(const char *t, size_t n)
     return v > UINT64_MAX / mul ? 0 : v * mul;
 }
 
+/* A whole number in [lo, hi] -> *out; -1 when malformed or out of range. */
 static int whole(const char *t, size_t n, long lo, long hi, long *out)
 {
-    char buf[32];
-    if (n == 0 || n >= sizeof buf)
+    char buf[32], *end;
+    if (value_text(buf, t, n))
         return -1;
-    memcpy(buf, t, n);
-    buf[n] = '\0';
-    char *end;
-    errno = 0;
     long v = strtol(buf, &end, 10);
     if (end == buf || *end || errno || v < lo || v > hi)
         return -1;

@@ -3,21 +3,18 @@
 #include "core/app.h"
 #include "core/db.h"
 #include "core/diskguard.h"
+#include "core/service.h"
 #include "data/models.h"
 #include "store/retention.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <time.h>
 
 /* The housekeeping thread (app->sweep). */
 struct sweeper {
     fdwd_app *app;
-    pthread_mutex_t lock;
-    pthread_cond_t cv;
-    pthread_t thread;
-    int on, stop, interval;
+    fdwd_service svc;
+    int interval;
 };
 
 static void *sweep_main(void *arg)
@@ -26,25 +23,20 @@ static void *sweep_main(void *arg)
     fdwd_app *app = sw->app;
     const int tick = sw->interval < 60 ? sw->interval : 60;
     int since_uploads = 0;
-    pthread_mutex_lock(&sw->lock);
-    while (!sw->stop) {
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        t.tv_sec += tick;
-        pthread_cond_timedwait(&sw->cv, &sw->lock, &t);
-        if (sw->stop)
-            break;
-        pthread_mutex_unlock(&sw->lock);
+    pthread_mutex_lock(&sw->svc.lock);
+    while (!sw->svc.stop && !service_wait(&sw->svc, (int64_t)tick * 1000)) {
+        pthread_mutex_unlock(&sw->svc.lock);
         since_uploads += tick;
         if (since_uploads >= sw->interval) {
-            models_sweep_partial(app, (int64_t)sw->interval * 1000);
+            upload_sweep_partial(app->models, (int64_t)sw->interval * 1000);
+            upload_sweep_partial(app->datasets, (int64_t)sw->interval * 1000);
             since_uploads = 0;
         }
         retention_sweep(app, app->cfg.retention);
         diskguard_maintain(app);
-        pthread_mutex_lock(&sw->lock);
+        pthread_mutex_lock(&sw->svc.lock);
     }
-    pthread_mutex_unlock(&sw->lock);
+    pthread_mutex_unlock(&sw->svc.lock);
     db_release_thread(app->db);
     return NULL;
 }
@@ -55,25 +47,14 @@ int sweep_start(fdwd_app *app, int interval_s)
     if (!sw)
         return -1;
     sw->app = app;
-    pthread_mutex_init(&sw->lock, NULL);
-    pthread_cond_init(&sw->cv, NULL);
+    service_init(&sw->svc);
     sw->interval = interval_s > 0 ? interval_s : 600;
     app->sweep = sw;
-    if (pthread_create(&sw->thread, NULL, sweep_main, sw) != 0)
-        return -1;
-    sw->on = 1;
-    return 0;
+    return service_start(&sw->svc, "sweep", 1, sweep_main, sw);
 }
 
 void sweep_stop(fdwd_app *app)
 {
-    struct sweeper *sw = app->sweep;
-    if (!sw || !sw->on)
-        return;
-    pthread_mutex_lock(&sw->lock);
-    sw->stop = 1;
-    pthread_cond_signal(&sw->cv);
-    pthread_mutex_unlock(&sw->lock);
-    pthread_join(sw->thread, NULL);
-    sw->on = 0;
+    if (app->sweep)
+        service_stop(&app->sweep->svc);
 }

@@ -7,9 +7,9 @@
 #include "core/db.h"
 #include "core/log.h"
 #include "core/notify.h"
+#include "core/service.h"
 #include "events/outputs.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,14 +26,11 @@ typedef struct ev {
 /* The event log's queue and its writer thread (app->events). */
 struct events_log {
     fdwd_app *app;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;       /* writer: work or stop */
+    fdwd_service svc;          /* the writer; svc.lock guards the queue */
     pthread_cond_t done;       /* flushers: progress made */
     ev *head, *tail;
     int len;
     uint64_t posted, written, dropped;
-    int stop, running;
-    pthread_t thread;
 };
 
 int64_t events_append(sqlite3 *c, int64_t job_id, const char *type, json_t *data)
@@ -68,16 +65,16 @@ int64_t events_append_text(sqlite3 *c, int64_t job_id, const char *type, const c
 void events_post(fdwd_app *app, int64_t job_id, const char *type, json_t *data, int droppable)
 {
     struct events_log *s = app->events;
-    pthread_mutex_lock(&s->lock);
+    pthread_mutex_lock(&s->svc.lock);
     if (droppable && s->len >= QUEUE_CAP) {
         s->dropped++;
-        pthread_mutex_unlock(&s->lock);
+        pthread_mutex_unlock(&s->svc.lock);
         json_decref(data);
         return;
     }
     ev *e = calloc(1, sizeof *e);
     if (!e) {
-        pthread_mutex_unlock(&s->lock);
+        pthread_mutex_unlock(&s->svc.lock);
         json_decref(data);
         return;
     }
@@ -91,8 +88,8 @@ void events_post(fdwd_app *app, int64_t job_id, const char *type, json_t *data, 
     s->tail = e;
     s->len++;
     s->posted++;
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
+    service_wake(&s->svc);
+    pthread_mutex_unlock(&s->svc.lock);
 }
 
 /* Side effects of one event beyond the events row. */
@@ -117,17 +114,17 @@ static void *writer_main(void *arg)
 {
     struct events_log *s = arg;
     fdwd_app *app = s->app;
-    pthread_mutex_lock(&s->lock);
+    pthread_mutex_lock(&s->svc.lock);
     for (;;) {
-        while (!s->head && !s->stop)
-            pthread_cond_wait(&s->wake, &s->lock);
-        if (!s->head && s->stop)
+        while (!s->head && !s->svc.stop)
+            service_wait(&s->svc, 0);
+        if (!s->head)
             break;
         ev *batch = s->head;
         s->head = s->tail = NULL;
         int n = s->len;
         s->len = 0;
-        pthread_mutex_unlock(&s->lock);
+        pthread_mutex_unlock(&s->svc.lock);
 
         sqlite3 *c = db(app->db);
         int ok = c && db_begin(c, 0) == SQLITE_OK;
@@ -155,11 +152,11 @@ static void *writer_main(void *arg)
             free(batch);
             batch = next;
         }
-        pthread_mutex_lock(&s->lock);
+        pthread_mutex_lock(&s->svc.lock);
         s->written += (uint64_t)n;
         pthread_cond_broadcast(&s->done);
     }
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&s->svc.lock);
     db_release_thread(app->db);
     return NULL;
 }
@@ -167,11 +164,11 @@ static void *writer_main(void *arg)
 void events_flush(fdwd_app *app)
 {
     struct events_log *s = app->events;
-    pthread_mutex_lock(&s->lock);
+    pthread_mutex_lock(&s->svc.lock);
     uint64_t target = s->posted;
-    while (s->written < target && s->running)
-        pthread_cond_wait(&s->done, &s->lock);
-    pthread_mutex_unlock(&s->lock);
+    while (s->written < target && s->svc.running)
+        pthread_cond_wait(&s->done, &s->svc.lock);
+    pthread_mutex_unlock(&s->svc.lock);
 }
 
 int events_start(fdwd_app *app)
@@ -180,30 +177,22 @@ int events_start(fdwd_app *app)
     if (!s)
         return -1;
     s->app = app;
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->wake, NULL);
+    service_init(&s->svc);
     pthread_cond_init(&s->done, NULL);
     app->events = s;
-    if (pthread_create(&s->thread, NULL, writer_main, s) != 0)
-        return -1;
-    s->running = 1;
-    return 0;
+    return service_start(&s->svc, "events", 1, writer_main, s);
 }
 
+/* The writer stores what is queued and ends; flushers still waiting are let go. */
 void events_stop(fdwd_app *app)
 {
     struct events_log *s = app->events;
-    if (!s || !s->running)
+    if (!s)
         return;
-    pthread_mutex_lock(&s->lock);
-    s->stop = 1;
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
-    pthread_join(s->thread, NULL);
-    pthread_mutex_lock(&s->lock);
-    s->running = 0;
+    service_stop(&s->svc);
+    pthread_mutex_lock(&s->svc.lock);
     pthread_cond_broadcast(&s->done);
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&s->svc.lock);
 }
 
 uint64_t events_dropped(fdwd_app *app)
@@ -211,8 +200,8 @@ uint64_t events_dropped(fdwd_app *app)
     struct events_log *s = app->events;
     if (!s)
         return 0;
-    pthread_mutex_lock(&s->lock);
+    pthread_mutex_lock(&s->svc.lock);
     uint64_t d = s->dropped;
-    pthread_mutex_unlock(&s->lock);
+    pthread_mutex_unlock(&s->svc.lock);
     return d;
 }

@@ -2,8 +2,8 @@
  * pages, formats them as "id: N\nevent: TYPE\ndata: JSON\n\n" and hands them to
  * libmicrohttpd through a content-reader callback; the watchers of one job share each
  * page read (one query per event, not one per watcher). With nothing to send, the callback
- * registers the stream as a waiter and suspends the connection, all under h->lock; a
- * notifier takes h->lock too, so a wake-up can never fall between "checked, nothing
+ * registers the stream as a waiter and suspends the connection, all under h->svc.lock; a
+ * notifier takes h->svc.lock too, so a wake-up can never fall between "checked, nothing
  * new" and "suspended". h->seq counts notifications, per bucket of job ids (job id
  * modulo SEQS), so a stream that raced with a notification for its job re-reads
  * instead of sleeping, while notifications for other jobs (e.g. thousands of new jobs
@@ -12,8 +12,8 @@
 #include "core/db.h"
 #include "core/app.h"
 #include "core/log.h"
+#include "core/service.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,15 +63,13 @@ struct sse_hub {
     pthread_mutex_t page_lock;
     page pages[PAGES];
 
-    pthread_mutex_t lock;
+    fdwd_service svc;          /* the timer; svc.lock guards all below */
     stream *streams;
     uint64_t seq[SEQS];        /* notifications per bucket of job ids */
     int bucket_streams[SEQS];  /* streams per bucket (a notify with none walks nothing) */
-    int count, shutdown, timer_running, keepalive_ms;
+    int count, keepalive_ms;
     int pending;               /* streams with pending set */
     int wake_rate;             /* paced resumes per second; 0: no pacing */
-    pthread_t timer;
-    pthread_cond_t timer_cond;
 };
 
 /* Fan-out pacing: a notification resumes at most FANOUT_NOW of a job's waiting streams
@@ -86,7 +84,7 @@ struct sse_hub {
 #define FANOUT_NOW 8
 #define FANOUT_TICK_MS 4
 
-/* Resume a suspended stream. h->lock held. */
+/* Resume a suspended stream. h->svc.lock held. */
 static void wake(stream *s)
 {
     struct sse_hub *h = s->hub;
@@ -98,7 +96,7 @@ static void wake(stream *s)
     MHD_resume_connection(s->conn);
 }
 
-/* Mark s for a paced resume by the timer thread. h->lock held. */
+/* Mark s for a paced resume by the timer thread. h->svc.lock held. */
 static void defer(stream *s)
 {
     struct sse_hub *h = s->hub;
@@ -134,9 +132,8 @@ static int bucket(int64_t job_id) { return (int)((uint64_t)job_id % SEQS); }
 static int load_events(stream *s, uint64_t seq)
 {
     sqlite3 *c = db(s->hub->db);
-    sqlite3_stmt *st = c ? db_stmt(c, "SELECT id, type, data FROM events WHERE job_id = ?1 AND "
-                                      "id > ?2 ORDER BY id LIMIT 200")
-                         : NULL;
+    sqlite3_stmt *st = db_stmt(c, "SELECT id, type, data FROM events WHERE job_id = ?1 AND "
+                                  "id > ?2 ORDER BY id LIMIT 200");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, s->job_id);
@@ -258,11 +255,11 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max)
         }
         if (s->ended)
             return MHD_CONTENT_READER_END_OF_STREAM;
-        pthread_mutex_lock(&h->lock);
+        pthread_mutex_lock(&h->svc.lock);
         uint64_t seq = h->seq[bucket(s->job_id)];
-        int down = h->shutdown, ka = s->keepalive;
+        int down = h->svc.stop, ka = s->keepalive;
         s->keepalive = 0;
-        pthread_mutex_unlock(&h->lock);
+        pthread_mutex_unlock(&h->svc.lock);
         if (down)
             return MHD_CONTENT_READER_END_OF_STREAM;
         /* Caught up and no notification since: nothing can be new, skip the query (a
@@ -278,14 +275,14 @@ static ssize_t reader(void *cls, uint64_t pos, char *out, size_t max)
             append(s, ": keepalive\n\n", 13);
             continue;
         }
-        pthread_mutex_lock(&h->lock);
-        if (h->seq[bucket(s->job_id)] != seq || h->shutdown || s->keepalive) {
-            pthread_mutex_unlock(&h->lock);
+        pthread_mutex_lock(&h->svc.lock);
+        if (h->seq[bucket(s->job_id)] != seq || h->svc.stop || s->keepalive) {
+            pthread_mutex_unlock(&h->svc.lock);
             continue;
         }
         s->suspended = 1;
         MHD_suspend_connection(s->conn);
-        pthread_mutex_unlock(&h->lock);
+        pthread_mutex_unlock(&h->svc.lock);
         return 0;
     }
 }
@@ -294,7 +291,7 @@ static void stream_free(void *cls)
 {
     stream *s = cls;
     struct sse_hub *h = s->hub;
-    pthread_mutex_lock(&h->lock);
+    pthread_mutex_lock(&h->svc.lock);
     if (s->prev)
         s->prev->next = s->next;
     else
@@ -305,7 +302,7 @@ static void stream_free(void *cls)
         h->pending--;
     h->count--;
     h->bucket_streams[bucket(s->job_id)]--;
-    pthread_mutex_unlock(&h->lock);
+    pthread_mutex_unlock(&h->svc.lock);
     free(s->buf);
     free(s);
 }
@@ -331,18 +328,18 @@ struct MHD_Response *sse_response(fdwd_app *app, struct MHD_Connection *conn, in
     MHD_add_response_header(r, "Content-Type", "text/event-stream");
     MHD_add_response_header(r, "Cache-Control", "no-cache");
     MHD_add_response_header(r, "X-Accel-Buffering", "no");
-    pthread_mutex_lock(&h->lock);
+    pthread_mutex_lock(&h->svc.lock);
     s->next = h->streams;
     if (h->streams)
         h->streams->prev = s;
     h->streams = s;
     h->count++;
     h->bucket_streams[bucket(job_id)]++;
-    pthread_mutex_unlock(&h->lock);
+    pthread_mutex_unlock(&h->svc.lock);
     return r;
 }
 
-/* sse_notify_jobs's work for one job; h->lock held. Returns 1 if it deferred a wake-up. */
+/* sse_notify_jobs's work for one job; h->svc.lock held. Returns 1 if it deferred a wake-up. */
 static int notify_locked(struct sse_hub *h, int64_t job_id)
 {
     int b = bucket(job_id), woken = 0, deferred = 0;
@@ -366,12 +363,12 @@ void sse_notify_jobs(void *hub, const int64_t *job_ids, int n)
 {
     struct sse_hub *h = hub;
     int deferred = 0;
-    pthread_mutex_lock(&h->lock);
+    pthread_mutex_lock(&h->svc.lock);
     for (int i = 0; i < n; i++)
         deferred |= notify_locked(h, job_ids[i]);
     if (deferred)
-        pthread_cond_signal(&h->timer_cond);
-    pthread_mutex_unlock(&h->lock);
+        service_wake(&h->svc);
+    pthread_mutex_unlock(&h->svc.lock);
 }
 
 /* Resumes the streams whose wake-up the pacing deferred (every FANOUT_TICK_MS while
@@ -380,26 +377,12 @@ void sse_notify_jobs(void *hub, const int64_t *job_ids, int n)
 static void *timer_main(void *arg)
 {
     struct sse_hub *h = arg;
-    pthread_mutex_lock(&h->lock);
+    pthread_mutex_lock(&h->svc.lock);
     int64_t next_keepalive = now_ms() + 1000;
     struct timespec last;
     clock_gettime(CLOCK_MONOTONIC, &last);
     double budget = 0; /* resumes allowed now: h->wake_rate per second, up to one tick's */
-    while (!h->shutdown) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        if (h->pending > 0) {
-            ts.tv_nsec += FANOUT_TICK_MS * 1000000L;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
-        } else {
-            ts.tv_sec += 1;
-        }
-        pthread_cond_timedwait(&h->timer_cond, &h->lock, &ts);
-        if (h->shutdown)
-            break;
+    while (!h->svc.stop && !service_wait(&h->svc, h->pending > 0 ? FANOUT_TICK_MS : 1000)) {
         struct timespec now_ts;
         clock_gettime(CLOCK_MONOTONIC, &now_ts);
         double tick = h->wake_rate * FANOUT_TICK_MS / 1000.0;
@@ -434,7 +417,7 @@ static void *timer_main(void *arg)
                     wake(s);
             }
     }
-    pthread_mutex_unlock(&h->lock);
+    pthread_mutex_unlock(&h->svc.lock);
     return NULL;
 }
 
@@ -445,15 +428,11 @@ int sse_start(fdwd_app *app, int keepalive_ms, int wake_rate)
         return -1;
     h->db = app->db;
     pthread_mutex_init(&h->page_lock, NULL);
-    pthread_mutex_init(&h->lock, NULL);
-    pthread_cond_init(&h->timer_cond, NULL);
+    service_init(&h->svc);
     h->keepalive_ms = keepalive_ms;
     h->wake_rate = wake_rate > 0 ? wake_rate : 0;
     app->sse = h;
-    if (pthread_create(&h->timer, NULL, timer_main, h) != 0)
-        return -1;
-    h->timer_running = 1;
-    return 0;
+    return service_start(&h->svc, "sse-timer", 1, timer_main, h);
 }
 
 void sse_shutdown(fdwd_app *app)
@@ -461,17 +440,13 @@ void sse_shutdown(fdwd_app *app)
     struct sse_hub *h = app->sse;
     if (!h)
         return;
-    pthread_mutex_lock(&h->lock);
-    h->shutdown = 1;
+    pthread_mutex_lock(&h->svc.lock);
+    service_signal_stop(&h->svc);
     for (stream *s = h->streams; s; s = s->next)
         if (s->suspended)
             wake(s);
-    pthread_cond_signal(&h->timer_cond);
-    pthread_mutex_unlock(&h->lock);
-    if (h->timer_running) {
-        pthread_join(h->timer, NULL);
-        h->timer_running = 0;
-    }
+    pthread_mutex_unlock(&h->svc.lock);
+    service_join(&h->svc);
 }
 
 int sse_count(fdwd_app *app)
@@ -479,8 +454,8 @@ int sse_count(fdwd_app *app)
     struct sse_hub *h = app->sse;
     if (!h)
         return 0;
-    pthread_mutex_lock(&h->lock);
+    pthread_mutex_lock(&h->svc.lock);
     int n = h->count;
-    pthread_mutex_unlock(&h->lock);
+    pthread_mutex_unlock(&h->svc.lock);
     return n;
 }

@@ -8,11 +8,11 @@
 #include "http/conn.h"
 #include "core/app.h"
 #include "core/log.h"
+#include "core/service.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,13 +55,10 @@ typedef struct count_table {
 /* The guard (app->conn): every connection, the counts, the reaper thread. */
 struct conn_guard {
     fdwd_app *app;
-    pthread_mutex_t lock;
+    fdwd_service svc;          /* the reaper; svc.lock guards all below */
     conn_state *head;
     int total, anon;
     count_table peers, clients;
-    pthread_t reaper;
-    int reaper_on, stop;
-    pthread_cond_t stop_cv;
 };
 
 static int64_t mono_ms(void)
@@ -277,9 +274,9 @@ enum MHD_Result conn_accept_policy(void *cls, const struct sockaddr *addr, sockl
         return MHD_NO; /* the daemon is stopping: answer what is open, take nothing new */
     char a[ADDR_LEN];
     addr_text(addr, a, sizeof a);
-    pthread_mutex_lock(&g->lock);
+    pthread_mutex_lock(&g->svc.lock);
     int ok = is_trusted(app, a) || count_of(&g->peers, a) < app->cfg.max_connections_per_ip;
-    pthread_mutex_unlock(&g->lock);
+    pthread_mutex_unlock(&g->svc.lock);
     if (!ok)
         log_debug("http: refused a connection from %s: %d connections from it already", a,
                   app->cfg.max_connections_per_ip);
@@ -305,7 +302,7 @@ void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
         cs->guard = g;
         cs->phase = PH_HEAD;
         cs->since_ms = mono_ms();
-        pthread_mutex_lock(&g->lock);
+        pthread_mutex_lock(&g->svc.lock);
         cs->proxy = is_trusted(app, cs->addr);
         cs->next = g->head;
         if (g->head)
@@ -326,14 +323,14 @@ void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
             if (old)
                 evict(old, "the server is at its connection limit");
         }
-        pthread_mutex_unlock(&g->lock);
+        pthread_mutex_unlock(&g->svc.lock);
         return;
     }
     conn_state *cs = *socket_context;
     *socket_context = NULL;
     if (!cs)
         return;
-    pthread_mutex_lock(&g->lock);
+    pthread_mutex_lock(&g->svc.lock);
     if (cs->prev)
         cs->prev->next = cs->next;
     else
@@ -346,7 +343,7 @@ void conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
         count_add(&g->peers, cs->addr, -1);
     if (cs->client[0])
         count_add(&g->clients, cs->client, -1);
-    pthread_mutex_unlock(&g->lock);
+    pthread_mutex_unlock(&g->svc.lock);
     free(cs);
 }
 
@@ -368,7 +365,7 @@ int conn_request_begin(conn_state *cs, int body, const char *xff, char *client, 
     struct conn_guard *g = cs->guard;
     const fdwd_app *app = g->app;
     int rc = 0;
-    pthread_mutex_lock(&g->lock);
+    pthread_mutex_lock(&g->svc.lock);
     cs->phase = body ? PH_BODY : PH_ANSWER;
     cs->since_ms = mono_ms();
     cs->body_bytes = 0;
@@ -381,7 +378,7 @@ int conn_request_begin(conn_state *cs, int body, const char *xff, char *client, 
     } else {
         snprintf(client, cap, "%s", cs->addr);
     }
-    pthread_mutex_unlock(&g->lock);
+    pthread_mutex_unlock(&g->svc.lock);
     return rc;
 }
 
@@ -398,13 +395,13 @@ int conn_body(conn_state *cs, size_t n)
     if (!cs)
         return 0;
     struct conn_guard *g = cs->guard;
-    pthread_mutex_lock(&g->lock);
+    pthread_mutex_lock(&g->svc.lock);
     cs->body_bytes += n;
     int slow = cs->phase == PH_BODY &&
                too_slow(g->app, cs->body_bytes, mono_ms() - cs->since_ms);
     if (slow)
         cs->phase = PH_ANSWER; /* the handler answers 408 itself */
-    pthread_mutex_unlock(&g->lock);
+    pthread_mutex_unlock(&g->svc.lock);
     return slow ? -1 : 0;
 }
 
@@ -413,9 +410,9 @@ void conn_body_done(conn_state *cs)
     if (!cs)
         return;
     struct conn_guard *g = cs->guard;
-    pthread_mutex_lock(&g->lock);
+    pthread_mutex_lock(&g->svc.lock);
     cs->phase = PH_ANSWER;
-    pthread_mutex_unlock(&g->lock);
+    pthread_mutex_unlock(&g->svc.lock);
 }
 
 void conn_authenticated(conn_state *cs)
@@ -423,9 +420,9 @@ void conn_authenticated(conn_state *cs)
     if (!cs)
         return;
     struct conn_guard *g = cs->guard;
-    pthread_mutex_lock(&g->lock);
+    pthread_mutex_lock(&g->svc.lock);
     set_anonymous(cs, 0);
-    pthread_mutex_unlock(&g->lock);
+    pthread_mutex_unlock(&g->svc.lock);
 }
 
 void conn_request_end(conn_state *cs)
@@ -433,7 +430,7 @@ void conn_request_end(conn_state *cs)
     if (!cs)
         return;
     struct conn_guard *g = cs->guard;
-    pthread_mutex_lock(&g->lock);
+    pthread_mutex_lock(&g->svc.lock);
     cs->phase = PH_HEAD;
     cs->since_ms = mono_ms();
     cs->served++;
@@ -441,7 +438,7 @@ void conn_request_end(conn_state *cs)
         count_add(&g->clients, cs->client, -1);
         cs->client[0] = '\0';
     }
-    pthread_mutex_unlock(&g->lock);
+    pthread_mutex_unlock(&g->svc.lock);
 }
 
 /* ---- the reaper ------------------------------------------------------------------ */
@@ -450,7 +447,7 @@ static void reap(struct conn_guard *g)
 {
     const fdwd_app *app = g->app;
     const int64_t now = mono_ms(), head = (int64_t)app->cfg.head_timeout * 1000;
-    pthread_mutex_lock(&g->lock);
+    pthread_mutex_lock(&g->svc.lock);
     enforce_anonymous_share(g, now);
     for (conn_state *c = g->head; c; c = c->next) {
         if (c->killed)
@@ -470,29 +467,19 @@ static void reap(struct conn_guard *g)
             cut(c, "the request body arrived too slowly");
         }
     }
-    pthread_mutex_unlock(&g->lock);
+    pthread_mutex_unlock(&g->svc.lock);
 }
 
 static void *reaper_main(void *arg)
 {
     struct conn_guard *g = arg;
-    pthread_mutex_lock(&g->lock);
-    while (!g->stop) {
-        struct timespec t;
-        clock_gettime(CLOCK_REALTIME, &t);
-        t.tv_nsec += 250 * 1000000L;
-        if (t.tv_nsec >= 1000000000L) {
-            t.tv_sec++;
-            t.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&g->stop_cv, &g->lock, &t);
-        if (g->stop)
-            break;
-        pthread_mutex_unlock(&g->lock);
+    pthread_mutex_lock(&g->svc.lock);
+    while (!g->svc.stop && !service_wait(&g->svc, 250)) {
+        pthread_mutex_unlock(&g->svc.lock);
         reap(g);
-        pthread_mutex_lock(&g->lock);
+        pthread_mutex_lock(&g->svc.lock);
     }
-    pthread_mutex_unlock(&g->lock);
+    pthread_mutex_unlock(&g->svc.lock);
     return NULL;
 }
 
@@ -502,24 +489,13 @@ int conn_start(fdwd_app *app)
     if (!g)
         return -1;
     g->app = app;
-    pthread_mutex_init(&g->lock, NULL);
-    pthread_cond_init(&g->stop_cv, NULL);
+    service_init(&g->svc);
     app->conn = g;
-    if (pthread_create(&g->reaper, NULL, reaper_main, g) != 0)
-        return -1;
-    g->reaper_on = 1;
-    return 0;
+    return service_start(&g->svc, "conn-reaper", 1, reaper_main, g);
 }
 
 void conn_stop(fdwd_app *app)
 {
-    struct conn_guard *g = app->conn;
-    if (!g || !g->reaper_on)
-        return;
-    pthread_mutex_lock(&g->lock);
-    g->stop = 1;
-    pthread_cond_signal(&g->stop_cv);
-    pthread_mutex_unlock(&g->lock);
-    pthread_join(g->reaper, NULL);
-    g->reaper_on = 0;
+    if (app->conn)
+        service_stop(&app->conn->svc);
 }

@@ -27,7 +27,7 @@
 enum {
     R_NONE = 0, R_BAD_JOB, R_JOBS, R_JOB, R_JOB_CANCEL, R_JOB_EVENTS, R_JOB_OUTPUTS,
     R_JOB_OUTPUT_FILE, R_MODELS, R_MODEL, R_HEALTH, R_DEVICES, R_METRICS, R_OPENAPI, R_STATIC,
-    R_USAGE, R_USERS_ME
+    R_USAGE, R_USERS_ME, R_DATA_LIST, R_DATA
 };
 
 /* The libmicrohttpd daemon and the port it bound (app->http). */
@@ -72,6 +72,12 @@ static void route(request *r)
         r->route = R_MODEL;
         return;
     }
+    if (!strcmp(p, "/v1/data") || !strcmp(p, "/v1/data/")) { r->route = R_DATA_LIST; return; }
+    if (!strncmp(p, "/v1/data/", 9)) {
+        snprintf(r->name, sizeof r->name, "%s", p + 9);
+        r->route = R_DATA;
+        return;
+    }
     if (!strncmp(p, "/v1/jobs/", 9)) {
         const char *s = p + 9;
         const char *slash = strchr(s, '/');
@@ -106,6 +112,7 @@ static const char *allowed(int route)
     case R_JOB: return "GET, HEAD, DELETE";
     case R_JOB_CANCEL: return "POST";
     case R_MODEL: return "PUT";
+    case R_DATA: return "GET, HEAD, PUT, DELETE";
     default: return "GET, HEAD";
     }
 }
@@ -118,6 +125,7 @@ static int method_ok(int route, const char *m)
     case R_JOB: return get || !strcmp(m, "DELETE");
     case R_JOB_CANCEL: return !strcmp(m, "POST");
     case R_MODEL: return !strcmp(m, "PUT");
+    case R_DATA: return get || !strcmp(m, "PUT") || !strcmp(m, "DELETE");
     default: return get;
     }
 }
@@ -157,6 +165,8 @@ static enum MHD_Result dispatch(request *r)
     case R_JOB_OUTPUT_FILE: return route_job_output_file(r);
     case R_MODELS: return route_models_list(r);
     case R_MODEL: return route_model_put_done(r);
+    case R_DATA_LIST: return route_data_list(r);
+    case R_DATA: return route_data(r);
     case R_HEALTH: return route_health(r);
     case R_DEVICES: return route_devices(r);
     case R_USAGE: return route_usage(r);
@@ -220,14 +230,18 @@ static enum MHD_Result first_call(request *r)
                                "the job spec is %llu bytes; the limit is %llu", clen,
                                (unsigned long long)app->cfg.max_body);
     }
-    if (r->route == R_MODEL) {
-        if (clen > app->cfg.max_model_bytes)
-            return reply_error(r, 413, "payload_too_large", NULL,
-                               "the model is %llu bytes; the limit is %llu", clen,
-                               (unsigned long long)app->cfg.max_model_bytes);
-        model_error e;
-        r->upload = models_upload_begin(app, &r->who, r->name, http_query(r, "replace"),
-                                        http_query(r, "owner"), &e);
+    if (r->route == R_MODEL || (r->route == R_DATA && !strcmp(r->method, "PUT"))) {
+        const int model = r->route == R_MODEL;
+        r->upload_limit = model ? app->cfg.max_model_bytes : app->cfg.max_data_bytes;
+        if (clen > r->upload_limit)
+            return reply_error(r, 413, "payload_too_large", "body",
+                               "the %s is %llu bytes; the limit is %llu (%s)",
+                               model ? "model" : "data", clen,
+                               (unsigned long long)r->upload_limit,
+                               model ? "max-model-bytes" : "max-data-bytes");
+        upload_error e;
+        r->upload = upload_begin(model ? app->models : app->datasets, &r->who, r->name,
+                                 http_query(r, "replace"), http_query(r, "owner"), clen, &e);
         if (!r->upload)
             return reply_error(r, (unsigned)e.status, e.code, e.field, "%s", e.message);
     }
@@ -270,7 +284,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             return MHD_YES; /* answered; MHD closes the connection */
         if (conn_body(r->cs, n)) {
             r->too_slow = 1;
-            models_upload_abort(r->upload);
+            upload_abort(r->upload);
             r->upload = NULL;
             free(r->body);
             r->body = NULL;
@@ -280,12 +294,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                                (unsigned long long)app->cfg.body_min_rate);
         }
         if (r->upload && !r->upload_failed) {
-            if (models_upload_bytes(r->upload) + n > app->cfg.max_model_bytes)
+            if (upload_bytes(r->upload) + n > r->upload_limit)
                 r->too_large = 1;
-            else if (models_upload_write(r->upload, upload_data, n))
+            else if (upload_write(r->upload, upload_data, n))
                 r->upload_failed = 1;
             if (r->too_large || r->upload_failed) {
-                models_upload_abort(r->upload);
+                upload_abort(r->upload);
                 r->upload = NULL;
             }
         } else if (!r->upload && r->route == R_JOBS && !r->too_large) {
@@ -317,12 +331,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return MHD_YES;
     conn_body_done(r->cs);
     if (r->too_large)
-        return reply_error(r, 413, "payload_too_large", NULL,
+        return reply_error(r, 413, "payload_too_large", r->upload_limit ? "body" : NULL,
                            "the body exceeds the limit of %llu bytes",
-                           (unsigned long long)(r->route == R_MODEL ? app->cfg.max_model_bytes
-                                                                    : app->cfg.max_body));
+                           (unsigned long long)(r->upload_limit ? r->upload_limit
+                                                                : app->cfg.max_body));
     if (r->upload_failed)
-        return reply_error(r, 500, "internal", NULL, "writing the model to disk failed");
+        return reply_error(r, 500, "internal", NULL, "writing the upload to disk failed");
     return dispatch(r);
 }
 
@@ -335,7 +349,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **ctx,
     request *r = *ctx;
     if (!r)
         return;
-    models_upload_abort(r->upload);
+    upload_abort(r->upload);
     if (r->route_state_free)
         r->route_state_free(r->route_state);
     free(r->body);

@@ -19,6 +19,7 @@
 #include "core/log.h"
 #include "sched/memlimit.h"
 #include "data/factcache.h"
+#include "data/datasets.h"
 #include "data/models.h"
 #include "core/notify.h"
 #include "core/quota.h"
@@ -149,7 +150,7 @@ static int open_state(fdwd_app *app, char *err, size_t errlen)
         datadir_open(app, err, errlen) || datadir_allowed(app, err, errlen) ||
         access_check_allowed(app, err, errlen) || app_init_devices(app, err, errlen))
         return -1;
-    if (models_init(app) || factcache_init(app) || sharing_init(app)) {
+    if (models_init(app) || datasets_init(app) || factcache_init(app) || sharing_init(app)) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
@@ -177,9 +178,10 @@ static int check_and_recover(fdwd_app *app)
     }
     if (ntokens == 0)
         log_warn("no API tokens: authentication is off (loopback only); everyone is \"local\"");
-    int swept = models_sweep_partial(app, 0); /* no upload is in progress yet */
+    /* no upload is in progress yet */
+    int swept = upload_sweep_partial(app->models, 0) + upload_sweep_partial(app->datasets, 0);
     if (swept > 0)
-        log_info("removed %d partial model upload(s) left by an earlier run", swept);
+        log_info("removed %d partial upload(s) left by an earlier run", swept);
     if (jobs_recover(app, MAX_INTERRUPTIONS)) {
         log_error("recovery of interrupted jobs failed");
         return -1;

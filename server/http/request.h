@@ -5,7 +5,7 @@
 
 #include "core/app.h"
 #include "core/identity.h"
-#include "data/models.h"
+#include "data/upload_store.h"
 
 #include <microhttpd.h>
 #include <stddef.h>
@@ -18,14 +18,15 @@ typedef struct request {
     char path[1024];           /* decoded URL path */
     int route;                 /* internal route id */
     int64_t job_id;            /* {id} of /v1/jobs/{id}/... */
-    char name[512];            /* {name} of outputs / models, or a static file */
+    char name[512];            /* {name} of outputs / models / data, or a static file */
     identity who;
     /* body of POST /v1/jobs */
     char *body;
     size_t len, cap;
     int too_large;
-    /* PUT /v1/models/{name} */
-    model_upload *upload;
+    /* PUT /v1/models/{name}, PUT /v1/data/{name} */
+    upload *upload;
+    uint64_t upload_limit;     /* the largest body it may have (--max-*-bytes) */
     int upload_failed;
     /* the connection guard's view (conn.h): its state, the client address the request
      * counts against, whether the body fell below the rate floor */

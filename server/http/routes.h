@@ -5,8 +5,11 @@
 #ifndef FDWD_ROUTES_H
 #define FDWD_ROUTES_H
 
+#include "data/models.h"
 #include "http/request.h"
 #include "http/reply.h"
+
+#include <string.h>
 
 enum MHD_Result route_jobs_submit(request *r);   /* POST /v1/jobs */
 enum MHD_Result route_jobs_list(request *r);     /* GET /v1/jobs */
@@ -17,7 +20,9 @@ enum MHD_Result route_job_events(request *r);    /* GET .../events */
 enum MHD_Result route_job_outputs(request *r);   /* GET .../outputs */
 enum MHD_Result route_job_output_file(request *r); /* GET .../outputs/{name} */
 enum MHD_Result route_models_list(request *r);   /* GET /v1/models */
-enum MHD_Result route_model_put_done(request *r); /* PUT /v1/models/{name}, body stored */
+enum MHD_Result route_model_put_done(request *r); /* PUT /v1/models|data/{name}, body stored */
+enum MHD_Result route_data_list(request *r);     /* GET /v1/data (routes_models.c) */
+enum MHD_Result route_data(request *r);          /* GET, PUT, DELETE /v1/data/{name} */
 enum MHD_Result route_usage(request *r);         /* GET /v1/usage (routes_usage.c) */
 enum MHD_Result route_users_me(request *r);      /* GET /v1/users/me */
 enum MHD_Result route_health(request *r);        /* GET /v1/health */

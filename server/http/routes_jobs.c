@@ -218,6 +218,7 @@ static int prepare_job(validate_req *v)
         return 0;
     }
     const int ndev = fdw_spec_devices(spec);
+    const int shots = fdw_spec_shots(spec); /* the Slurm back end splits a survey by it */
     ss->norm_text = fdw_spec_to_json(spec);
     ss->name = strdup(fdw_spec_name(spec));
     ss->kind = strdup(fdw_spec_kind(spec));
@@ -252,7 +253,8 @@ static int prepare_job(validate_req *v)
                           .warnings = ss->warnings,
                           .host_bytes = ss->adm.host_bytes,
                           .device_bytes = ss->adm.device_bytes,
-                          .wall_time = ss->adm.wall_time};
+                          .wall_time = ss->adm.wall_time,
+                          .shots = shots};
     ss->a.conn = v->conn;
     ss->stored = 1;
     if (accept_enqueue(app, &ss->a) == 0)

@@ -5,7 +5,11 @@
  * facts its names stand for, the output and checkpoint directories, the devices and the
  * limits), runs it through fdw_run, and speaks runner_proto.h: the engine's callbacks as
  * JSON lines on stdout, "cancel" and "suspend" from stdin; the end of stdin (the daemon is
- * gone) suspends the run at its next step with a checkpoint.
+ * gone) suspends the run at its next step with a checkpoint. As a Slurm job (the run file
+ * names a "control" file: job-backend = slurm) the words come from that file instead, and
+ * the daemon's absence stops nothing (a restarted daemon follows the job again). A survey's
+ * Slurm array task runs one part of its shots, and its combining run the survey's outputs
+ * (the run file's "survey_part": fdw_run_opts.survey_parts).
  *
  *   fdwave-runner RUN.json
  *
@@ -44,6 +48,7 @@ typedef struct daemon_link {
     atomic_int cancel, suspend, daemon_gone;
     pthread_mutex_t out;       /* one line at a time on stdout */
     int root;                  /* rank 0: takes the lock, reads stdin, writes stdout */
+    char control_file[4096];   /* under Slurm: the daemon's words come from this file */
 } daemon_link;
 
 /* One protocol line on stdout (rank 0). A failed write means the daemon is gone: the
@@ -111,6 +116,35 @@ static void control_word(daemon_link *link, const char *line)
         atomic_store(&link->suspend, 1);
 }
 
+/* The daemon's words as bytes arrive: whole lines to control_word (an over-long line is
+ * skipped whole). */
+typedef struct control_lines {
+    char line[64];
+    size_t len;
+    int skip;                  /* the rest of an over-long line */
+} control_lines;
+
+static void control_bytes(daemon_link *link, control_lines *cl, const char *buf, ssize_t n)
+{
+    for (ssize_t i = 0; i < n; i++) {
+        const char c = buf[i];
+        if (c == '\n') {
+            cl->line[cl->len] = '\0';
+            if (!cl->skip) {
+                if (cl->len && cl->line[cl->len - 1] == '\r')
+                    cl->line[cl->len - 1] = '\0';
+                control_word(link, cl->line);
+            }
+            cl->len = 0;
+            cl->skip = 0;
+        } else if (cl->len + 1 < sizeof cl->line) {
+            cl->line[cl->len++] = c;
+        } else {
+            cl->skip = 1;
+        }
+    }
+}
+
 /* Rank 0: the daemon's words on stdin, read with read(2), never through stdin's FILE: a
  * thread blocked inside fgets holds that FILE's lock, and glibc 2.37 and later take every
  * FILE's lock in exit(), so the runner would never exit after its last line (seen on
@@ -118,9 +152,7 @@ static void control_word(daemon_link *link, const char *line)
 static void *control_main(void *arg)
 {
     daemon_link *link = arg;
-    char line[64];
-    size_t len = 0;
-    int skip = 0; /* the rest of an over-long line */
+    control_lines cl = {.len = 0};
     for (;;) {
         char buf[256];
         const ssize_t n = read(STDIN_FILENO, buf, sizeof buf);
@@ -128,26 +160,35 @@ static void *control_main(void *arg)
             continue;
         if (n <= 0)
             break;
-        for (ssize_t i = 0; i < n; i++) {
-            const char c = buf[i];
-            if (c == '\n') {
-                line[len] = '\0';
-                if (!skip) {
-                    if (len && line[len - 1] == '\r')
-                        line[len - 1] = '\0';
-                    control_word(link, line);
-                }
-                len = 0;
-                skip = 0;
-            } else if (len + 1 < sizeof line) {
-                line[len++] = c;
-            } else {
-                skip = 1;
-            }
-        }
+        control_bytes(link, &cl, buf, n);
     }
     atomic_store(&link->daemon_gone, 1); /* the daemon closed our stdin or died */
     atomic_store(&link->suspend, 1);
+    return NULL;
+}
+
+/* Rank 0 of a Slurm job (the run file's "control"): no pipe reaches it from the daemon's
+ * node, so the daemon appends its words to a file on the shared file system, read here
+ * four times a second from where the last read ended. The daemon's absence says nothing
+ * (it may restart and follow the job again), so nothing here suspends the run by itself. */
+static void *control_file_main(void *arg)
+{
+    daemon_link *link = arg;
+    control_lines cl = {.len = 0};
+    off_t at = 0;
+    for (;;) {
+        const int fd = open(link->control_file, O_RDONLY | O_CLOEXEC);
+        ssize_t n = 0;
+        char buf[256];
+        while (fd >= 0 && (n = pread(fd, buf, sizeof buf, at)) > 0) {
+            control_bytes(link, &cl, buf, n);
+            at += n;
+        }
+        if (fd >= 0)
+            close(fd);
+        struct timespec ts = {0, 250000000};
+        nanosleep(&ts, NULL);
+    }
     return NULL;
 }
 
@@ -297,6 +338,29 @@ static int setup_from(const run_file *rf, const fdw_comm *comm, run_setup *rs)
     return 0;
 }
 
+/* The run file's "survey_part" (fdwaved's Slurm back end: a survey's array task or its
+ * combining run): {"parts": K, "part": k} or {"parts": K, "combine": true}. Returns 0
+ * (nothing set without one), or -1 with why for one that is neither. */
+static int survey_part_from(const run_file *rf, run_setup *rs, char *why, size_t len)
+{
+    json_t *sp = json_object_get(rf->root, "survey_part");
+    if (!sp)
+        return 0;
+    json_t *parts = json_object_get(sp, "parts"), *part = json_object_get(sp, "part");
+    const int combine = json_is_true(json_object_get(sp, "combine"));
+    if (!json_is_integer(parts) || json_integer_value(parts) < 2 ||
+        json_integer_value(parts) > 1000000 || combine == (part != NULL) ||
+        (part && (!json_is_integer(part) || json_integer_value(part) < 0 ||
+                  json_integer_value(part) >= json_integer_value(parts)))) {
+        snprintf(why, len, "the run file's survey_part is not {\"parts\": K >= 2, \"part\": k "
+                 "in 0..K-1} nor {\"parts\": K, \"combine\": true}");
+        return -1;
+    }
+    rs->survey_parts = (int)json_integer_value(parts);
+    rs->survey_part = combine ? FDW_SURVEY_COMBINE : (int)json_integer_value(part);
+    return 0;
+}
+
 /* The normalised spec of the run file, parsed with its recorded facts (the models' from
  * the run file), under the directories it may read; every rank agrees on the outcome. */
 static fdw_status parse_spec(run_file *rf, const fdw_run_opts *ro, fdw_spec **spec,
@@ -331,8 +395,11 @@ static fdw_status run_spec(daemon_link *link, const run_file *rf, fdw_status st,
 {
     if (link->root) {
         emit(link, proto_hello((long)getpid(), ranks));
+        const char *control = str_of(rf->root, "control");
+        if (control)
+            snprintf(link->control_file, sizeof link->control_file, "%s", control);
         pthread_t t;
-        if (pthread_create(&t, NULL, control_main, link) == 0)
+        if (pthread_create(&t, NULL, control ? control_file_main : control_main, link) == 0)
             pthread_detach(t);
     }
     if (st != FDW_OK)
@@ -360,6 +427,7 @@ static int run_job(daemon_link *link, const char *path, const fdw_comm *comm, in
         return fail_early(link, "", "cannot read the run file: %s", jerr.text);
     rf.models = json_object_get(rf.root, "models");
     int rc, lock_fd = -1;
+    char why[200];
     const char *lock = str_of(rf.root, "lock");
     run_setup rs;
     if (!str_of(rf.root, "spec") || !str_of(rf.root, "out_dir") || !str_of(rf.root, "backend")) {
@@ -371,6 +439,8 @@ static int run_job(daemon_link *link, const char *path, const fdw_comm *comm, in
     } else if (setup_from(&rf, comm, &rs)) {
         rc = fail_early(link, "", "the run file's backend \"%s\" is none of auto, cpu, cuda",
                         str_of(rf.root, "backend"));
+    } else if (survey_part_from(&rf, &rs, why, sizeof why)) {
+        rc = fail_early(link, "survey_part", "%s", why);
     } else {
         if (rs.backend == FDW_BACKEND_CPU)
             lower_priority(str_of(rf.root, "cpu_job_sched"));

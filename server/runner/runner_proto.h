@@ -1,7 +1,9 @@
 /* runner_proto.h — the wire between fdwaved and a job's runner process (fdwave-runner,
  * perhaps under mpirun or srun): one JSON object per line on the runner's stdout, with
  * its type in "t", carrying what the engine's callbacks say; and plain words on its stdin
- * from the daemon. Both ends use this file, so the two cannot drift apart.
+ * from the daemon. Both ends use this file, so the two cannot drift apart. Under
+ * job-backend = slurm the same lines go to the Slurm job's stdout file on the shared file
+ * system, and the daemon's words come through the run file's "control" file.
  *
  * runner -> daemon (stdout; only rank 0 of an MPI job writes):
  *   {"t":"hello","pid":P,"ranks":N}

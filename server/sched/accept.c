@@ -8,21 +8,18 @@
 #include "core/db.h"
 #include "core/log.h"
 #include "core/notify.h"
+#include "core/service.h"
 #include "sched/scheduler.h"
 #include "auth/sharing.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 /* The submissions waiting to be stored and the thread that stores them (app->accept). */
 struct acceptor {
     fdwd_app *app;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
+    fdwd_service svc;          /* the thread; svc.lock guards the list */
     accept_req *head, *tail;
-    int stop, running;
-    pthread_t thread;
 };
 
 int accept_enqueue(fdwd_app *app, accept_req *a)
@@ -32,9 +29,9 @@ int accept_enqueue(fdwd_app *app, accept_req *a)
     a->next = NULL;
     if (!q)
         return -1;
-    pthread_mutex_lock(&q->lock);
-    if (q->stop || !q->running) { /* shutting down: nobody would resume the connection */
-        pthread_mutex_unlock(&q->lock);
+    pthread_mutex_lock(&q->svc.lock);
+    if (q->svc.stop || !q->svc.running) { /* shutting down: nobody would resume it */
+        pthread_mutex_unlock(&q->svc.lock);
         return -1;
     }
     if (q->tail)
@@ -42,8 +39,8 @@ int accept_enqueue(fdwd_app *app, accept_req *a)
     else
         q->head = a;
     q->tail = a;
-    pthread_cond_signal(&q->wake);
-    pthread_mutex_unlock(&q->lock);
+    service_wake(&q->svc);
+    pthread_mutex_unlock(&q->svc.lock);
     return 0;
 }
 
@@ -111,25 +108,25 @@ static void *accept_main(void *arg)
 {
     struct acceptor *q = arg;
     fdwd_app *app = q->app;
-    pthread_mutex_lock(&q->lock);
+    pthread_mutex_lock(&q->svc.lock);
     for (;;) {
-        while (!q->head && !q->stop)
-            pthread_cond_wait(&q->wake, &q->lock);
+        while (!q->head && !q->svc.stop)
+            service_wait(&q->svc, 0);
         if (!q->head)
             break;
         accept_req *batch = q->head;
         q->head = q->tail = NULL;
-        pthread_mutex_unlock(&q->lock);
+        pthread_mutex_unlock(&q->svc.lock);
         commit_batch(app, batch);
         announce(app, batch);
-        pthread_mutex_lock(&q->lock);
+        pthread_mutex_lock(&q->svc.lock);
         for (accept_req *a = batch, *next; a; a = next) {
             next = a->next; /* a may be freed by its handler once resumed */
             a->done = 1;
             MHD_resume_connection(a->conn);
         }
     }
-    pthread_mutex_unlock(&q->lock);
+    pthread_mutex_unlock(&q->svc.lock);
     db_release_thread(app->db);
     return NULL;
 }
@@ -140,28 +137,13 @@ int accept_start(fdwd_app *app)
     if (!q)
         return -1;
     q->app = app;
-    pthread_mutex_init(&q->lock, NULL);
-    pthread_cond_init(&q->wake, NULL);
+    service_init(&q->svc);
     app->accept = q;
-    q->running = 1;
-    if (pthread_create(&q->thread, NULL, accept_main, q) != 0) {
-        q->running = 0;
-        return -1;
-    }
-    return 0;
+    return service_start(&q->svc, "accept", 1, accept_main, q);
 }
 
 void accept_stop(fdwd_app *app)
 {
-    struct acceptor *q = app->accept;
-    if (!q || !q->running)
-        return;
-    pthread_mutex_lock(&q->lock);
-    q->stop = 1;
-    pthread_cond_signal(&q->wake);
-    pthread_mutex_unlock(&q->lock);
-    pthread_join(q->thread, NULL);
-    pthread_mutex_lock(&q->lock);
-    q->running = 0;
-    pthread_mutex_unlock(&q->lock);
+    if (app->accept)
+        service_stop(&app->accept->svc);
 }

@@ -54,8 +54,8 @@ int runfile_write(fdwd_app *app, const runfile_job *j, char *path, size_t pathle
         json_array_append_new(dirs, json_string(app->allowed_ptrs[i]));
     for (int d = 0; d < j->ndevices; d++)
         json_array_append_new(ids, json_integer(j->device_ids[d]));
-    char lock[CFG_PATH + 32];
-    snprintf(lock, sizeof lock, "%s/runner.lock", j->job_dir);
+    char lock[CFG_PATH + 64];
+    snprintf(lock, sizeof lock, "%s/%s.lock", j->job_dir, j->tag ? j->tag : "runner");
     const char *backend = app->backend == FDW_BACKEND_CPU    ? "cpu"
                           : app->backend == FDW_BACKEND_CUDA ? "cuda"
                                                               : "auto";
@@ -71,7 +71,18 @@ int runfile_write(fdwd_app *app, const runfile_job *j, char *path, size_t pathle
         backend, "device_ids", ids, "threads", j->threads, "cpu_job_sched",
         app->cfg.cpu_job_sched, "lock", lock, "lock_wait_s", app->cfg.runner_stop_timeout,
         "progress_interval_s", 0.5);
-    snprintf(path, pathlen, "%s/run.json", j->job_dir);
+    if (run && j->control_file)
+        json_object_set_new(run, "control", json_string(j->control_file));
+    if (run && j->survey_parts > 1) /* fdwave_runner.c's survey_part_from reads it */
+        json_object_set_new(run, "survey_part",
+                            j->survey_part == FDW_SURVEY_COMBINE
+                                ? json_pack("{s:i, s:b}", "parts", j->survey_parts, "combine", 1)
+                                : json_pack("{s:i, s:i}", "parts", j->survey_parts, "part",
+                                            j->survey_part));
+    if (j->tag)
+        snprintf(path, pathlen, "%s/run.%s.json", j->job_dir, j->tag);
+    else
+        snprintf(path, pathlen, "%s/run.json", j->job_dir);
     char tmp[CFG_PATH + 48];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     int rc = run && json_dump_file(run, tmp, JSON_COMPACT) == 0 && rename(tmp, path) == 0 ? 0 : -1;

@@ -24,9 +24,17 @@ typedef struct runfile_job {
     const int *device_ids;
     int ndevices;
     int threads;               /* CPU backend OpenMP threads (0: the runner decides) */
+    const char *control_file;  /* a Slurm job's: the daemon's words come from this file
+                                  instead of the runner's stdin; NULL: stdin */
+    const char *tag;           /* NULL: run.json and the lock runner.lock; else run.<tag>.json
+                                  and <tag>.lock (a survey's Slurm array task or its
+                                  combining run: part_<k>, combine) */
+    int survey_parts;          /* > 1: a survey in parts (fdw_run_opts.survey_parts), */
+    int survey_part;           /* this part, or FDW_SURVEY_COMBINE */
 } runfile_job;
 
-/* Write job_dir/run.json atomically; its path into path. Returns 0, or -1 with why. */
+/* Write job_dir/run.json (run.<tag>.json) atomically; its path into path. Returns 0, or -1
+ * with why. */
 int runfile_write(fdwd_app *app, const runfile_job *j, char *path, size_t pathlen, char *why,
                   size_t len);
 

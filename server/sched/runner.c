@@ -13,6 +13,7 @@
 #include "core/app.h"
 #include "core/log.h"
 #include "sched/memlimit.h"
+#include "sched/runlines.h"
 #include "runner/command.h"
 #include "runner/runner_proto.h"
 
@@ -35,8 +36,6 @@
 #define FDWD_INSTALLED_RUNNER "/usr/local/libexec/fdwave/fdwave-runner"
 #endif
 
-#define MAX_LINE (1u << 20)
-
 static double mono_s(void)
 {
     struct timespec ts;
@@ -44,9 +43,7 @@ static double mono_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The runner program into path: --runner when set, else fdwave-runner next to fdwaved's
- * own executable, else the installed one. */
-static void runner_program(const fdwd_app *app, char *path, size_t len)
+void runner_program(const fdwd_app *app, char *path, size_t len)
 {
     if (app->cfg.runner[0]) {
         snprintf(path, len, "%s", app->cfg.runner);
@@ -67,6 +64,16 @@ static void runner_program(const fdwd_app *app, char *path, size_t len)
     snprintf(path, len, "%s", FDWD_INSTALLED_RUNNER);
 }
 
+void runner_exec(char *const argv[])
+{
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+#endif
+        for (int fd = 3; fd < 65536; fd++)
+            close(fd);
+    execvp(argv[0], argv);
+}
+
 /* The child, after fork: only async-signal-safe calls until exec. */
 static void child(char **argv, int in, int out, int err, const memlimit_slot *ml)
 {
@@ -78,12 +85,7 @@ static void child(char **argv, int in, int out, int err, const memlimit_slot *ml
     if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
         _exit(126);
     memlimit_child(ml);
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
-#endif
-        for (int fd = 3; fd < 65536; fd++)
-            close(fd);
-    execvp(argv[0], argv);
+    runner_exec(argv);
     static const char msg[] = "fdwave-runner: cannot execute the runner command\n";
     ssize_t w = write(2, msg, sizeof msg - 1);
     (void)w;
@@ -102,106 +104,6 @@ static int open_log(const char *job_dir, off_t *start, char *path, size_t len)
     int fd = open(path, flags, 0640);
     *start = fd >= 0 ? lseek(fd, 0, SEEK_END) : 0;
     return fd;
-}
-
-/* The end of this attempt's part of runner.log into tail. */
-static void read_tail(const char *path, off_t start, char *tail, size_t cap)
-{
-    tail[0] = '\0';
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    off_t end = lseek(fd, 0, SEEK_END);
-    off_t from = end - (off_t)(cap - 1) > start ? end - (off_t)(cap - 1) : start;
-    ssize_t n = from < end ? pread(fd, tail, (size_t)(end - from), from) : 0;
-    close(fd);
-    if (n < 0)
-        n = 0;
-    tail[n] = '\0';
-    for (ssize_t i = 0; i < n; i++) /* one line for a reason text */
-        if (tail[i] == '\n' || tail[i] == '\r' || (unsigned char)tail[i] < 0x20)
-            tail[i] = ' ';
-    while (n > 0 && tail[n - 1] == ' ')
-        tail[--n] = '\0';
-}
-
-typedef struct supervise {
-    const runner_job *job;
-    const fdw_callbacks *cb;
-    runner_outcome *out;
-    char *buf;                 /* a partial line */
-    size_t len;
-    int overlong;              /* discarding the rest of a line over MAX_LINE */
-    long bad_lines;
-} supervise;
-
-static void handle_line(supervise *s, const char *line, size_t len)
-{
-    proto_msg m;
-    char why[200] = "";
-    const fdw_callbacks *cb = s->cb;
-    switch (proto_decode(line, len, &m, why, sizeof why)) {
-    case PROTO_HELLO: break;
-    case PROTO_PROGRESS: {
-        s->out->last_step = m.progress.step;
-        uint64_t total = 0;
-        for (int d = 0; d < m.progress.ndevices; d++)
-            total += m.progress.devices[d].mem_bytes;
-        if (total > s->out->peak_device_bytes)
-            s->out->peak_device_bytes = total;
-        if (cb->progress)
-            cb->progress(cb->user, &m.progress);
-        break;
-    }
-    case PROTO_SNAPSHOT:
-        if (cb->snapshot)
-            cb->snapshot(cb->user, &m.snapshot);
-        break;
-    case PROTO_LOG:
-        if (cb->log)
-            cb->log(cb->user, m.level, m.message);
-        break;
-    case PROTO_CHECKPOINT:
-        if (m.checkpoint.step > s->out->last_step)
-            s->out->last_step = m.checkpoint.step;
-        if (cb->checkpoint)
-            cb->checkpoint(cb->user, &m.checkpoint);
-        break;
-    case PROTO_RESULT:
-        s->out->have_result = 1;
-        s->out->st = m.status;
-        s->out->err = m.error;
-        s->out->res = m.result;
-        if (m.peak_rss > s->out->peak_rss)
-            s->out->peak_rss = m.peak_rss;
-        break;
-    case PROTO_BAD:
-        if (s->bad_lines++ < 5)
-            log_warn("job %lld: the runner wrote a line that is no message (%s): %.120s",
-                     (long long)s->job->job_id, why, line);
-        break;
-    }
-    proto_msg_free(&m);
-}
-
-/* Take what arrived on the pipe: whole lines to handle_line, the rest kept. */
-static void take_bytes(supervise *s, const char *data, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (data[i] == '\n') {
-            if (!s->overlong)
-                handle_line(s, s->buf, s->len);
-            s->len = 0;
-            s->overlong = 0;
-        } else if (s->len < MAX_LINE) {
-            s->buf[s->len++] = data[i];
-        } else if (!s->overlong) {
-            s->overlong = 1;
-            s->bad_lines++;
-            log_warn("job %lld: the runner wrote a line longer than 1 MiB; dropped",
-                     (long long)s->job->job_id);
-        }
-    }
 }
 
 static void tell(int fd, const char *word)
@@ -228,7 +130,7 @@ static void follow(fdwd_app *app, supervise *s, pid_t pid, int to_runner, int fr
         if (pr > 0) {
             ssize_t n = read(from_runner, chunk, sizeof chunk);
             if (n > 0)
-                take_bytes(s, chunk, (size_t)n);
+                runlines_take(s, chunk, (size_t)n);
             else if (n == 0 || (errno != EINTR && errno != EAGAIN))
                 open_out = 0;
         }
@@ -244,7 +146,7 @@ static void follow(fdwd_app *app, supervise *s, pid_t pid, int to_runner, int fr
         }
         if (deadline > 0 && mono_s() > deadline && !out->stop_timed_out) {
             log_warn("job %lld: the runner did not stop within %d s of being told; killed",
-                     (long long)s->job->job_id, app->cfg.runner_stop_timeout);
+                     (long long)s->job_id, app->cfg.runner_stop_timeout);
             kill(-pid, SIGKILL);
             out->stop_timed_out = 1;
         }
@@ -299,8 +201,8 @@ int runner_run(fdwd_app *app, const runner_job *job, const fdw_callbacks *cb, ru
     if (memlimit_prepare(app->memlimit, &ml, job->job_id, job->memory_limit, job->cpu, mwhy,
                          sizeof mwhy))
         log_warn("job %lld: no memory limit: %s", (long long)job->job_id, mwhy);
-    supervise s = {.job = job, .cb = cb, .out = out, .buf = malloc(MAX_LINE + 1)};
-    if (!s.buf) {
+    supervise s;
+    if (runlines_init(&s, job->job_id, cb, out)) {
         snprintf(out->why, sizeof out->why, "out of memory");
         memlimit_finish(&ml, &out->oom_killed, &out->peak_rss);
         goto fail_early;
@@ -311,7 +213,7 @@ int runner_run(fdwd_app *app, const runner_job *job, const fdw_callbacks *cb, ru
         child(argv, in[0], pout[1], logfd, &ml);
     if (pid < 0) {
         snprintf(out->why, sizeof out->why, "cannot start the runner: %s", strerror(errno));
-        free(s.buf);
+        runlines_free(&s);
         memlimit_finish(&ml, &out->oom_killed, &out->peak_rss);
         goto fail_early;
     }
@@ -342,8 +244,8 @@ int runner_run(fdwd_app *app, const runner_job *job, const fdw_callbacks *cb, ru
     memlimit_finish(&ml, &out->oom_killed, &cg_peak);
     if (cg_peak > out->peak_rss)
         out->peak_rss = cg_peak;
-    read_tail(logpath, log_start, out->tail, sizeof out->tail);
-    free(s.buf);
+    runlines_tail(logpath, log_start, out->tail, sizeof out->tail);
+    runlines_free(&s);
     return 0;
 
 fail_early:

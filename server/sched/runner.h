@@ -10,6 +10,7 @@
 #define FDWD_RUNNER_H
 
 #include "core/app.h"
+#include "sched/runlines.h"
 #include "fdwave/fdwave.h"
 
 #include <stddef.h>
@@ -23,25 +24,18 @@ typedef struct runner_job {
     const int *device_ids;
     int cpu;                   /* the CPU backend (an rlimit can apply) */
     uint64_t memory_limit;     /* bytes the runner may hold; 0: no limit */
+    int attempt;               /* the job's run number (Slurm job names) */
+    int shots;                 /* a survey's shots (0: one): the Slurm back end's parts */
 } runner_job;
 
-typedef struct runner_outcome {
-    int started;               /* the runner process was started */
-    int have_result;           /* it wrote its result line: st, err, res hold it */
-    fdw_status st;
-    fdw_error err;
-    fdw_result res;
-    int signal;                /* it died of this signal (0: it exited) */
-    int exit_code;             /* its exit status when it exited */
-    int oom_killed;            /* the memory limit's OOM killer killed it */
-    int stop_timed_out;        /* told to stop, it did not within runner-stop-timeout: killed */
-    long last_step;            /* the last step it reported */
-    uint64_t peak_rss;         /* host memory at its peak (bytes; its descendants too) */
-    uint64_t peak_device_bytes; /* the most its progress reports showed on all devices */
-    double wall_s;             /* from start to end */
-    char tail[600];            /* the end of what it wrote on stderr (runner.log) */
-    char why[600];             /* why it could not be started */
-} runner_outcome;
+
+/* The runner program into path: --runner when set, else fdwave-runner next to fdwaved's
+ * own executable, else the installed one. */
+void runner_program(const fdwd_app *app, char *path, size_t len);
+
+/* In a child after fork: close every descriptor above 2 and exec argv (on PATH). Returns
+ * only when the exec failed. */
+void runner_exec(char *const argv[]);
 
 /* Start the runner and supervise it to its end. cb's progress, snapshot, log and
  * checkpoint are called on this thread as the runner's lines arrive; cb->cancelled and

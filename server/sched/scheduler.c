@@ -1,6 +1,7 @@
 /* scheduler.c — the scheduling loop and worker threads (see scheduler.h). One thread
  * decides; each started job gets its own thread (at most app->workers at once) that
- * runs worker_run and then marks its slot done. The loop wakes on sched_kick() and at
+ * runs worker_run, which gives the job's devices back as soon as its end is recorded
+ * (worker_job.ended), and then marks its slot done. The loop wakes on sched_kick() and at
  * least once a second (aging and the fair share change the order over time). The head
  * of the queue comes from sharing.h (rank, quotas); it starts when its devices are free,
  * its host memory fits what the running jobs leave (admission.h) and the disk is not
@@ -15,22 +16,24 @@
 #include "store/jobs.h"
 #include "core/log.h"
 #include "core/quota.h"
+#include "core/service.h"
 #include "auth/sharing.h"
 #include "store/waiting.h"
+#include "sched/slurm_run.h"
 #include "sched/worker.h"
 
-#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define AGING_MS 60000
 
 typedef struct slot {
     struct scheduler *sc;
     int active;                /* a thread was started and not yet joined */
-    int done;                  /* the thread finished; join it and free its devices */
+    int done;                  /* the thread finished; join it */
+    int freed;                 /* its devices and host memory given back (give_back) */
     int dev_index[APP_MAX_DEVICES];
     pthread_t thread;
     worker_job job;
@@ -42,13 +45,11 @@ typedef struct slot {
 /* The scheduling loop's state (app->sched). */
 struct scheduler {
     fdwd_app *app;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
+    fdwd_service svc;          /* the loop; svc.lock guards all below, svc.wake: a pass */
     slot *slots;
     int nslots;
     int64_t busy[APP_MAX_DEVICES]; /* job on device index i, 0 = free */
-    int stop, kicked, running;
-    pthread_t thread;
+    int kicked;
     /* What the last pass found, valid while the loop waits (waiting): a job submitted
      * with a rank (sharing_rank) <= block_rank cannot start before something else changes
      * (a finished job, a cancel, a kick), so sched_submitted need not wake the loop for
@@ -68,25 +69,45 @@ static void *job_thread(void *arg)
      * host threads mostly wait for the device and keep normal priority. */
     worker_run(app, &s->job);
     db_release_thread(app->db);
-    pthread_mutex_lock(&sc->lock);
+    pthread_mutex_lock(&sc->svc.lock);
     s->done = 1;
     sc->kicked = 1; /* devices freed: a pass now, even if one is running (it would miss it) */
-    pthread_cond_signal(&sc->cond);
-    pthread_mutex_unlock(&sc->lock);
+    service_wake(&sc->svc);
+    pthread_mutex_unlock(&sc->svc.lock);
     return NULL;
+}
+
+/* A slot's devices and host memory reservation back to the pool, once. sc->lock held. */
+static void give_back(struct scheduler *sc, slot *s)
+{
+    if (s->freed)
+        return;
+    for (int d = 0; d < s->job.ndevices; d++)
+        sc->busy[s->dev_index[d]] = 0;
+    admission_release(sc->app, admission_job_host_bytes(sc->app, s->job.host_bytes));
+    s->freed = 1;
+}
+
+/* worker_job.ended: the job's end is recorded; its devices go back now and a pass runs. */
+static void job_ended(worker_job *w)
+{
+    slot *s = (slot *)(void *)((char *)w - offsetof(slot, job));
+    struct scheduler *sc = s->sc;
+    pthread_mutex_lock(&sc->svc.lock);
+    give_back(sc, s);
+    sc->kicked = 1;
+    service_wake(&sc->svc);
+    pthread_mutex_unlock(&sc->svc.lock);
 }
 
 /* Join finished threads and free their devices. Called with sc->lock held. */
 static void reap(struct scheduler *sc)
 {
-    fdwd_app *app = sc->app;
     for (int i = 0; i < sc->nslots; i++) {
         slot *s = &sc->slots[i];
         if (s->active && s->done) {
             pthread_join(s->thread, NULL);
-            for (int d = 0; d < s->job.ndevices; d++)
-                sc->busy[s->dev_index[d]] = 0;
-            admission_release(app, admission_job_host_bytes(app, s->job.host_bytes));
+            give_back(sc, s);
             s->active = 0;
             s->done = 0;
         }
@@ -223,9 +244,9 @@ static int fail_unrunnable(struct scheduler *sc, const sharing_job *head, int g)
     else
         snprintf(reason, sizeof reason, "needs %d devices; this server now has %d", g,
                  app->ndevices);
-    pthread_mutex_unlock(&sc->lock);
+    pthread_mutex_unlock(&sc->svc.lock);
     jobs_fail_queued(app, head->id, reason);
-    pthread_mutex_lock(&sc->lock);
+    pthread_mutex_lock(&sc->svc.lock);
     return 1;
 }
 
@@ -254,11 +275,13 @@ static void launch(struct scheduler *sc, int free_slot, const sharing_job *head,
     s->job.host_bytes = head->host_bytes;
     memcpy(s->job.device_ids, ids, sizeof(int) * (size_t)g);
     memcpy(s->dev_index, idx, sizeof(int) * (size_t)g);
+    s->job.ended = job_ended;
     s->active = 1;
     s->done = 0;
-    pthread_mutex_unlock(&sc->lock);
+    s->freed = 0;
+    pthread_mutex_unlock(&sc->svc.lock);
     int claimed = jobs_claim(app, id, ids, g);
-    pthread_mutex_lock(&sc->lock);
+    pthread_mutex_lock(&sc->svc.lock);
     if (claimed != 0) {
         for (int k = 0; k < g; k++)
             sc->busy[idx[k]] = 0;
@@ -266,15 +289,14 @@ static void launch(struct scheduler *sc, int free_slot, const sharing_job *head,
         s->active = 0;
         return; /* cancelled meanwhile: look again */
     }
-    if (pthread_create(&s->thread, NULL, job_thread, s) != 0) {
-        log_error("job %lld: cannot start a worker thread", (long long)id);
+    if (thread_start(&s->thread, "job", job_thread, s) != 0) {
         s->active = 0;
         for (int k = 0; k < g; k++)
             sc->busy[idx[k]] = 0;
         admission_release(app, host);
-        pthread_mutex_unlock(&sc->lock);
+        pthread_mutex_unlock(&sc->svc.lock);
         jobs_finish(app, id, "failed", "internal: cannot start a worker thread", 0, NULL);
-        pthread_mutex_lock(&sc->lock);
+        pthread_mutex_lock(&sc->svc.lock);
     }
 }
 
@@ -293,10 +315,10 @@ static int try_start(struct scheduler *sc)
     /* The head of the queue (sharing.h), read without the lock. */
     sharing_job head;
     sc->block_rank = RANK_NONE;
-    pthread_mutex_unlock(&sc->lock);
+    pthread_mutex_unlock(&sc->svc.lock);
     int r = sharing_head(app, AGING_MS, &head, &sc->book);
-    pthread_mutex_lock(&sc->lock);
-    if (r != 1 || sc->stop)
+    pthread_mutex_lock(&sc->svc.lock);
+    if (r != 1 || sc->svc.stop)
         return 0;
     if (free_slot < 0) { /* every slot busy: only a preemption can make room */
         waiting_note(&sc->book, head.id, WAIT_WORKER, "waits for a worker: %d job%s run%s, "
@@ -332,28 +354,26 @@ static void *sched_main(void *arg)
 {
     struct scheduler *sc = arg;
     fdwd_app *app = sc->app;
-    pthread_mutex_lock(&sc->lock);
-    while (!sc->stop) {
+    pthread_mutex_lock(&sc->svc.lock);
+    while (!sc->svc.stop) {
         reap(sc);
         waiting_begin(&sc->book);
         sc->submitted = RANK_NONE;
-        while (!sc->stop && try_start(sc))
+        while (!sc->svc.stop && try_start(sc))
             reap(sc);
-        if (sc->stop)
+        if (sc->svc.stop)
             break;
-        pthread_mutex_unlock(&sc->lock);
+        pthread_mutex_unlock(&sc->svc.lock);
         waiting_record(app, &sc->book);
-        pthread_mutex_lock(&sc->lock);
-        if (sc->stop)
+        slurm_sweep(app); /* Slurm jobs of jobs that ended without them */
+        pthread_mutex_lock(&sc->svc.lock);
+        if (sc->svc.stop)
             break;
         /* Jobs submitted during the pass need another only if they may outrank what
          * blocked it (a steady stream of submissions would otherwise keep it busy). */
         if (!sc->kicked && sc->submitted <= sc->block_rank) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_sec += 1;
             sc->waiting = 1;
-            pthread_cond_timedwait(&sc->cond, &sc->lock, &ts);
+            service_wait(&sc->svc, 1000);
             sc->waiting = 0;
         }
         sc->kicked = 0;
@@ -371,9 +391,9 @@ static void *sched_main(void *arg)
             left += sc->slots[i].active;
         if (!left)
             break;
-        pthread_cond_wait(&sc->cond, &sc->lock);
+        service_wait(&sc->svc, 0);
     }
-    pthread_mutex_unlock(&sc->lock);
+    pthread_mutex_unlock(&sc->svc.lock);
     db_release_thread(app->db);
     return NULL;
 }
@@ -384,8 +404,7 @@ int sched_start(fdwd_app *app)
     if (!sc)
         return -1;
     sc->app = app;
-    pthread_mutex_init(&sc->lock, NULL);
-    pthread_cond_init(&sc->cond, NULL);
+    service_init(&sc->svc);
     sc->block_rank = RANK_NONE;
     sc->submitted = RANK_NONE;
     app->sched = sc;
@@ -395,10 +414,7 @@ int sched_start(fdwd_app *app)
         return -1;
     for (int i = 0; i < sc->nslots; i++)
         sc->slots[i].sc = sc;
-    if (pthread_create(&sc->thread, NULL, sched_main, sc) != 0)
-        return -1;
-    sc->running = 1;
-    return 0;
+    return service_start(&sc->svc, "sched", 1, sched_main, sc);
 }
 
 /* app's scheduler, locked; NULL (nothing locked) when there is none: the HTTP fuzzer's
@@ -407,7 +423,7 @@ static struct scheduler *lock_sched(fdwd_app *app)
 {
     struct scheduler *sc = app->sched;
     if (sc)
-        pthread_mutex_lock(&sc->lock);
+        pthread_mutex_lock(&sc->svc.lock);
     return sc;
 }
 
@@ -417,8 +433,8 @@ void sched_kick(fdwd_app *app)
     if (!sc)
         return;
     sc->kicked = 1;
-    pthread_cond_signal(&sc->cond);
-    pthread_mutex_unlock(&sc->lock);
+    service_wake(&sc->svc);
+    pthread_mutex_unlock(&sc->svc.lock);
 }
 
 void sched_submitted(fdwd_app *app, double top_rank)
@@ -431,9 +447,9 @@ void sched_submitted(fdwd_app *app, double top_rank)
             sc->submitted = top_rank;
     } else if (top_rank > sc->block_rank) {
         sc->kicked = 1;
-        pthread_cond_signal(&sc->cond);
+        service_wake(&sc->svc);
     }
-    pthread_mutex_unlock(&sc->lock);
+    pthread_mutex_unlock(&sc->svc.lock);
 }
 
 int sched_cancel(fdwd_app *app, int64_t job_id)
@@ -452,21 +468,16 @@ int sched_cancel(fdwd_app *app, int64_t job_id)
                 ;
             found = 1;
         }
-    pthread_mutex_unlock(&sc->lock);
+    pthread_mutex_unlock(&sc->svc.lock);
     return found;
 }
 
 void sched_stop(fdwd_app *app)
 {
     struct scheduler *sc = app->sched;
-    if (!sc || !sc->running)
+    if (!sc || !sc->svc.running)
         return;
-    pthread_mutex_lock(&sc->lock);
-    sc->stop = 1;
-    pthread_cond_signal(&sc->cond);
-    pthread_mutex_unlock(&sc->lock);
-    pthread_join(sc->thread, NULL);
-    sc->running = 0;
+    service_stop(&sc->svc);
     free(sc->slots);
     sc->slots = NULL;
     sc->nslots = 0;
@@ -478,7 +489,7 @@ int64_t sched_device_job(fdwd_app *app, int i)
     if (!sc)
         return 0;
     int64_t j = i >= 0 && i < APP_MAX_DEVICES ? sc->busy[i] : 0;
-    pthread_mutex_unlock(&sc->lock);
+    pthread_mutex_unlock(&sc->svc.lock);
     return j;
 }
 
@@ -493,7 +504,7 @@ double sched_mpts(fdwd_app *app, int *running)
             n++;
         }
     if (sc)
-        pthread_mutex_unlock(&sc->lock);
+        pthread_mutex_unlock(&sc->svc.lock);
     if (running)
         *running = n;
     return sum;

@@ -25,9 +25,12 @@
 #include "core/log.h"
 #include "sched/runfile.h"
 #include "sched/runner.h"
+#include "sched/slurm_follow.h"
+#include "sched/slurm_run.h"
 #include "auth/sharing.h"
 #include "auth/specs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -187,12 +190,25 @@ static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
     log_info("job %lld: %s", (long long)w->job_id, msg);
 }
 
-/* Whether the job has a checkpoint to resume from (the engine checks whether it fits). */
+/* Whether the job has a checkpoint to resume from (the engine checks whether it fits):
+ * its own, or under the Slurm back end one of its survey's parts' or its combining run's
+ * (slurm_survey.h: checkpoint/part_<k>, checkpoint/combine). */
 static int has_checkpoint(const char *ckpt_dir)
 {
-    char cur[CFG_PATH + 64];
+    char cur[CFG_PATH + 320];
     snprintf(cur, sizeof cur, "%s/current", ckpt_dir);
-    return access(cur, F_OK) == 0;
+    int found = access(cur, F_OK) == 0;
+    DIR *d = found ? NULL : opendir(ckpt_dir);
+    struct dirent *e;
+    while (d && !found && (e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "part_", 5) != 0 && strcmp(e->d_name, "combine") != 0)
+            continue;
+        snprintf(cur, sizeof cur, "%s/%s/current", ckpt_dir, e->d_name);
+        found = access(cur, F_OK) == 0;
+    }
+    if (d)
+        closedir(d);
+    return found;
 }
 
 /* A runner of an earlier attempt may still be finishing (a daemon that was killed left
@@ -317,6 +333,12 @@ static void judge(fdwd_app *app, const worker_job *w, const runner_outcome *o, e
                  diskguard_is_full_message(o->err.message) ? "disk full: " : "",
                  fdw_status_name(o->st), o->err.field, o->err.field[0] ? ": " : "",
                  o->err.message);
+    } else if (o->slurm_id) {
+        const slurm_end k = slurm_ending(o, stop == WORKER_CANCEL, stop == WORKER_WALL_TIME,
+                                         e->reason, sizeof e->reason);
+        e->state = k == SLURM_END_CANCELLED ? "cancelled" : "failed";
+        e->requeue = k == SLURM_END_REQUEUE;
+        e->retry = k == SLURM_END_RETRY;
     } else if (o->stop_timed_out && (stop == WORKER_REQUEUE || stop == WORKER_PREEMPT)) {
         e->requeue = 1;
         snprintf(e->reason, sizeof e->reason, "%s; its runner did not stop within %d s and "
@@ -409,7 +431,8 @@ static int prepare_run(fdwd_app *app, worker_job *w, const job_paths *p, job_run
         return -1;
     }
     w->warnings = job->warnings ? json_loads(job->warnings, 0, NULL) : NULL;
-    *lock_fd = wait_previous_runner(app, p->job_dir);
+    /* A Slurm job a daemon before this one submitted is followed, its outputs kept. */
+    *lock_fd = slurm_submitted(app, w->job_id) ? -1 : wait_previous_runner(app, p->job_dir);
     if (prepare_out_dir(p->job_dir, p->out_dir, *lock_fd < 0 || has_checkpoint(p->ckpt_dir))) {
         snprintf(e->reason, sizeof e->reason, "%scannot create the output directory %.900s: %s",
                  errno == ENOSPC ? "disk full: " : "", p->out_dir, strerror(errno));
@@ -448,7 +471,12 @@ static int run(fdwd_app *app, worker_job *w, const job_paths *p, const job_run_f
                const identity *who, int *lock_fd, runner_outcome *o, ending *e)
 {
     const uint64_t host = run_limits(app, w);
-    const int cpu = app->backend == FDW_BACKEND_CPU;
+    const int cpu = app->backend == FDW_BACKEND_CPU, slurm = slurm_enabled(app);
+    int ids[64]; /* under Slurm: the devices Slurm gives the job, numbered from 0 */
+    for (int d = 0; d < w->ndevices && d < 64; d++)
+        ids[d] = slurm ? d : w->device_ids[d];
+    char control[CFG_PATH + 48];
+    snprintf(control, sizeof control, "%s/control", p->job_dir);
     runfile_job rj = {.job_id = w->job_id,
                       .who = who,
                       .spec_json = job->spec_json,
@@ -456,9 +484,12 @@ static int run(fdwd_app *app, worker_job *w, const job_paths *p, const job_run_f
                       .out_dir = p->out_dir,
                       .checkpoint_dir = p->ckpt_dir,
                       .checkpoint_interval_s = app->cfg.checkpoint_interval,
-                      .device_ids = w->device_ids,
+                      .device_ids = ids,
                       .ndevices = w->ndevices,
-                      .threads = cpu ? cpu_thread_share(w) : 0};
+                      .threads = !cpu ? 0
+                                 : slurm ? app->cfg.slurm_cpus_per_device * w->ndevices
+                                         : cpu_thread_share(w),
+                      .control_file = slurm ? control : NULL};
     char run_file[CFG_PATH + 64], why[600];
     if (runfile_write(app, &rj, run_file, sizeof run_file, why, sizeof why)) {
         snprintf(e->reason, sizeof e->reason, "%s%s",
@@ -479,12 +510,16 @@ static int run(fdwd_app *app, worker_job *w, const job_paths *p, const job_run_f
                        .ndevices = w->ndevices,
                        .device_ids = w->device_ids,
                        .cpu = cpu,
-                       .memory_limit = host ? admission_job_host_bytes(app, host) : 0};
+                       .memory_limit = host ? admission_job_host_bytes(app, host) : 0,
+                       .attempt = job->attempts,
+                       .shots = job->shots};
     w->host_bytes = host;
     if (*lock_fd >= 0) /* the runner takes it now */
         close(*lock_fd);
     *lock_fd = -1;
-    if (runner_run(app, &rjob, &cb, o) != 0) {
+    const double left = w->deadline > 0 ? w->deadline - mono_s() : 0;
+    if ((slurm ? slurm_run(app, &rjob, &rj, left > 1 ? left : (w->deadline > 0 ? 1 : 0), &cb, o)
+               : runner_run(app, &rjob, &cb, o)) != 0) {
         snprintf(e->reason, sizeof e->reason, "internal: %s", o->why);
         return -1;
     }
@@ -510,6 +545,11 @@ static void finish_run(fdwd_app *app, worker_job *w, const job_paths *p, const j
         jobruns_record_usage(app, &u);
         sharing_usage_changed(app);
     }
+    /* Its Slurm job has ended (unless the daemon is leaving it running): forgotten before
+     * the end or re-queue is recorded, so that a next attempt, which may start as soon as
+     * that is, submits a Slurm job of its own instead of following this one again. */
+    if (!o->detached)
+        slurm_forget(app, w->job_id);
     json_t *manifest = again ? NULL : manifest_files(p->out_dir);
     const int recorded = record_end(app, w, e, json_object_get(manifest, "files"));
     json_decref(manifest);
@@ -518,6 +558,9 @@ static void finish_run(fdwd_app *app, worker_job *w, const job_paths *p, const j
     else
         log_info("job %lld: %s: %s", (long long)w->job_id, again ? "queued" : e->state,
                  e->reason);
+    /* its devices go back before the slower cleanup below */
+    if (w->ended)
+        w->ended(w);
     if (!recorded && !again) { /* it ended: its checkpoint is of no use */
         datadir_remove(p->ckpt_dir);
         jobruns_checkpoint_clear(app, w->job_id);

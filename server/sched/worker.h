@@ -31,6 +31,10 @@ typedef struct worker_job {
     uint64_t host_bytes;       /* what the scheduler reserved for it (admission.h) */
     double deadline;           /* monotonic seconds its wall time ends; 0: none */
     long last_step;            /* the last step reported */
+    /* Called once the job's end (or re-queue) is recorded, before the worker's cleanup (its checkpoint's removal, the disk's upkeep): the
+     * scheduler frees its devices then, so the next job (or the job's next attempt)
+     * starts without waiting for this thread to end. NULL: none. */
+    void (*ended)(struct worker_job *w);
 } worker_job;
 
 /* Run the job to its end and record the outcome in the database. */

@@ -25,9 +25,8 @@ idem_match idem_lookup(sqlite3 *c, const char *owner, const char *key, const cha
                        int64_t *id)
 {
     sqlite3_stmt *st =
-        c ? db_stmt(c, "SELECT id, request_hash, spec_body FROM jobs WHERE owner = ?1 AND "
-                       "idempotency_key = ?2")
-          : NULL;
+        db_stmt(c, "SELECT id, request_hash, spec_body FROM jobs WHERE owner = ?1 AND "
+                   "idempotency_key = ?2");
     if (!st)
         return IDEM_ERROR;
     sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);

@@ -58,6 +58,30 @@ static json_t *reason(const job_record *r)
     return r->reason ? json_string(r->reason) : json_null();
 }
 
+/* The uploaded data the job reads (its spec's files that are uploads, with the SHA-256
+ * each had when the job was submitted): [{"name", "sha256"}], [] when none. */
+static json_t *data_read(const job_record *r)
+{
+    json_t *out = json_array();
+    if (!r->spec_files || !strstr(r->spec_files, "\"upload\"")) /* the usual case: no parse */
+        return out;
+    json_t *files = json_loads(r->spec_files, 0, NULL);
+    size_t i;
+    json_t *f;
+    json_array_foreach(files, i, f) {
+        const char *name = json_string_value(json_object_get(f, "upload"));
+        const char *sha = json_string_value(json_object_get(f, "sha256"));
+        int seen = 0; /* a file two survey shots name is listed once */
+        for (size_t k = 0; name && k < json_array_size(out); k++)
+            seen |= !strcmp(name, json_string_value(json_object_get(json_array_get(out, k),
+                                                                    "name")));
+        if (name && sha && !seen)
+            json_array_append_new(out, json_pack("{s:s, s:s}", "name", name, "sha256", sha));
+    }
+    json_decref(files);
+    return out;
+}
+
 json_t *job_json_of(fdwd_app *app, const job_record *r, int with_spec)
 {
     json_t *j = json_object();
@@ -73,6 +97,7 @@ json_t *job_json_of(fdwd_app *app, const job_record *r, int with_spec)
                                                               r->model_name, "sha256",
                                                               r->model_sha256)
                                                   : json_null());
+    json_object_set_new(j, "data", data_read(r));
     json_object_set_new(j, "state", json_string(r->state));
     json_object_set_new(j, "reason", reason(r));
     json_object_set_new(j, "priority", json_integer(r->priority));

@@ -19,9 +19,8 @@ int jobruns_estimates(fdwd_app *app, int64_t id, uint64_t *host_bytes, uint64_t 
                       double *wall_time)
 {
     sqlite3 *c = db(app->db);
-    sqlite3_stmt *st = c ? db_stmt(c, "SELECT coalesce(host_bytes, 0), coalesce(device_bytes, "
-                                      "0), coalesce(wall_time, 0) FROM jobs WHERE id = ?1")
-                         : NULL;
+    sqlite3_stmt *st = db_stmt(c, "SELECT coalesce(host_bytes, 0), coalesce(device_bytes, "
+                                  "0), coalesce(wall_time, 0) FROM jobs WHERE id = ?1");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
@@ -68,9 +67,8 @@ static int update(fdwd_app *app, const char *sql, int64_t id, int64_t a, const c
 int jobruns_checkpoint(fdwd_app *app, int64_t id, long step)
 {
     sqlite3 *c = db(app->db);
-    sqlite3_stmt *st = c ? db_stmt(c, "UPDATE jobs SET checkpoint_step = ?2, checkpoint_at = ?3 "
-                                      "WHERE id = ?1")
-                         : NULL;
+    sqlite3_stmt *st = db_stmt(c, "UPDATE jobs SET checkpoint_step = ?2, checkpoint_at = ?3 "
+                                  "WHERE id = ?1");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
@@ -98,10 +96,9 @@ int jobruns_record_usage(fdwd_app *app, const run_usage *u)
 {
     sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
-        c ? db_stmt(c, "INSERT INTO usage (job_id, owner, devices, started_at, ended_at, "
-                       "wall_seconds, device_seconds, peak_host_bytes, peak_device_bytes, "
-                       "outcome) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
-          : NULL;
+        db_stmt(c, "INSERT INTO usage (job_id, owner, devices, started_at, ended_at, "
+                   "wall_seconds, device_seconds, peak_host_bytes, peak_device_bytes, "
+                   "outcome) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, u->job_id);
@@ -124,10 +121,8 @@ int jobruns_record_usage(fdwd_app *app, const run_usage *u)
 
 double jobruns_wall_used(fdwd_app *app, int64_t id)
 {
-    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
-        c ? db_stmt(c, "SELECT coalesce(sum(wall_seconds), 0) FROM usage WHERE job_id = ?1")
-          : NULL;
+        db_stmt(db(app->db), "SELECT coalesce(sum(wall_seconds), 0) FROM usage WHERE job_id = ?1");
     if (!st)
         return 0;
     sqlite3_bind_int64(st, 1, id);
@@ -164,15 +159,14 @@ void jobruns_json(fdwd_app *app, int64_t id, json_t *j)
 {
     sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
-        c ? db_stmt(c, "SELECT host_bytes, device_bytes, wall_time, checkpoint_step, "
-                       "checkpoint_at, outputs_removed_at, outputs_removed_by, "
-                       "(SELECT count(*) FROM usage WHERE job_id = ?1), "
-                       "(SELECT coalesce(sum(device_seconds), 0) FROM usage WHERE job_id = ?1), "
-                       "(SELECT coalesce(sum(wall_seconds), 0) FROM usage WHERE job_id = ?1), "
-                       "(SELECT coalesce(max(peak_host_bytes), 0) FROM usage WHERE job_id = ?1), "
-                       "(SELECT coalesce(max(peak_device_bytes), 0) FROM usage WHERE job_id = ?1) "
-                       "FROM jobs WHERE id = ?1")
-          : NULL;
+        db_stmt(c, "SELECT host_bytes, device_bytes, wall_time, checkpoint_step, "
+                   "checkpoint_at, outputs_removed_at, outputs_removed_by, "
+                   "(SELECT count(*) FROM usage WHERE job_id = ?1), "
+                   "(SELECT coalesce(sum(device_seconds), 0) FROM usage WHERE job_id = ?1), "
+                   "(SELECT coalesce(sum(wall_seconds), 0) FROM usage WHERE job_id = ?1), "
+                   "(SELECT coalesce(max(peak_host_bytes), 0) FROM usage WHERE job_id = ?1), "
+                   "(SELECT coalesce(max(peak_device_bytes), 0) FROM usage WHERE job_id = ?1) "
+                   "FROM jobs WHERE id = ?1");
     if (!st)
         return;
     sqlite3_bind_int64(st, 1, id);

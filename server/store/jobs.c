@@ -19,7 +19,7 @@ const char *const jobs_states[5] = {"queued", "running", "succeeded", "failed", 
 #define JOB_COLS                                                                            \
     "id, owner, name, kind, state, reason, priority, attempts, devices_requested, devices, " \
     "created_at, started_at, finished_at, progress, warnings, spec_json, cancel_requested, " \
-    "model_name, model_sha256, waiting"
+    "model_name, model_sha256, waiting, spec_files"
 
 static const char *state_static(const char *s)
 {
@@ -102,6 +102,7 @@ static void visit_row(sqlite3 *c, sqlite3_stmt *st, job_visitor fn, void *user)
     r.model_name = (const char *)sqlite3_column_text(st, 17);
     r.model_sha256 = (const char *)sqlite3_column_text(st, 18);
     r.waiting = (const char *)sqlite3_column_text(st, 19);
+    r.spec_files = (const char *)sqlite3_column_text(st, 20);
     r.fresh = NULL;
     r.queue_position = strcmp(r.state, "queued") == 0 ? queue_position(c, r.id, r.priority) : -1;
     fn(user, &r);
@@ -130,6 +131,7 @@ void jobs_new_record(const job_new *j, const job_stored *st, job_record *out)
                         .model_name = j->model_name,
                         .model_sha256 = j->model_name ? j->model_sha256 : NULL,
                         .waiting = NULL,
+                        .spec_files = j->spec_files,
                         .fresh = j};
 }
 
@@ -147,6 +149,41 @@ static int append_state(sqlite3 *c, int64_t id, const char *state, const char *r
         e = events_append(c, id, "end", d);
     json_decref(d);
     return e > 0 ? 0 : -1;
+}
+
+/* Commit the caller's transaction and tell the notifier that job id has new events.
+ * Returns 0, or -1 when the commit failed. */
+static int commit_notify(fdwd_app *app, sqlite3 *c, int64_t id)
+{
+    if (db_commit(c) != SQLITE_OK)
+        return -1;
+    notify_job(&app->notify, id);
+    return 0;
+}
+
+/* One change of a job's state in the caller's transaction: sql, with the reason as ?1,
+ * the time as ?2, the job as ?3 and, where it has them, n as ?4 and the state as ?5,
+ * changes the job's row; when it did, the state event is appended. Returns the rows
+ * changed (0 or 1), or -1 on an error. */
+static int change_state(sqlite3 *c, const char *sql, int64_t id, const char *state,
+                        const char *reason, int64_t n)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 2, now_ms());
+    sqlite3_bind_int64(st, 3, id);
+    if (sqlite3_bind_parameter_count(st) >= 4)
+        sqlite3_bind_int64(st, 4, n);
+    if (sqlite3_bind_parameter_count(st) >= 5)
+        sqlite3_bind_text(st, 5, state, -1, SQLITE_STATIC);
+    const int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return -1;
+    const int changed = sqlite3_changes(c);
+    return changed == 1 && append_state(c, id, state, reason) ? -1 : changed;
 }
 
 int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
@@ -176,9 +213,9 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
     st = db_stmt(c, "INSERT INTO jobs (owner, name, kind, state, priority, "
                     "devices_requested, devices_wanted, idempotency_key, spec_body, "
                     "spec_json, warnings, created_at, host_bytes, device_bytes, wall_time, "
-                    "request_hash, model_name, model_sha256, spec_files) "
+                    "request_hash, model_name, model_sha256, spec_files, shots) "
                     "VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                    "?13, ?14, ?15, ?16, ?17, ?18)");
+                    "?13, ?14, ?15, ?16, ?17, ?18, ?19)");
     if (!st)
         goto fail;
     sqlite3_bind_text(st, 1, j->owner, -1, SQLITE_STATIC);
@@ -208,6 +245,7 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
     }
     if (j->spec_files)
         sqlite3_bind_text(st, 18, j->spec_files, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 19, j->shots);
     int rc = sqlite3_step(st);
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
@@ -258,7 +296,7 @@ static int may_see(const identity *who, const char *owner)
 int jobs_read(fdwd_app *app, int64_t id, const identity *who, job_visitor fn, void *user)
 {
     sqlite3 *c = db(app->db);
-    sqlite3_stmt *st = c ? db_stmt(c, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1") : NULL;
+    sqlite3_stmt *st = db_stmt(c, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, id);
@@ -339,17 +377,9 @@ int jobs_cancel(fdwd_app *app, int64_t id, const identity *who)
     if (strcmp(state, "queued") == 0) {
         char reason[200];
         snprintf(reason, sizeof reason, "cancelled by %s while queued", who->user);
-        if (sqlite3_prepare_v2(c,
-                               "UPDATE jobs SET state = 'cancelled', reason = ?1, "
-                               "finished_at = ?2 WHERE id = ?3 AND state = 'queued'",
-                               -1, &st, NULL) != SQLITE_OK)
-            goto fail;
-        sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, now_ms());
-        sqlite3_bind_int64(st, 3, id);
-        int rc = sqlite3_step(st);
-        sqlite3_finalize(st);
-        if (rc != SQLITE_DONE || append_state(c, id, "cancelled", reason))
+        if (change_state(c, "UPDATE jobs SET state = 'cancelled', reason = ?1, finished_at = "
+                            "?2 WHERE id = ?3 AND state = 'queued'",
+                         id, "cancelled", reason, 0) != 1)
             goto fail;
         status = 200;
     } else if (strcmp(state, "running") == 0) {
@@ -364,10 +394,7 @@ int jobs_cancel(fdwd_app *app, int64_t id, const identity *who)
         db_rollback(c);
         return 409;
     }
-    if (db_commit(c) != SQLITE_OK)
-        return 500;
-    notify_job(&app->notify, id);
-    return status;
+    return commit_notify(app, c, id) ? 500 : status;
 fail:
     log_error("jobs: cancel %lld failed: %s", (long long)id, sqlite3_errmsg(c));
     db_rollback(c);
@@ -404,10 +431,7 @@ int jobs_claim(fdwd_app *app, int64_t id, const int *devices, int ndevices)
         db_rollback(c);
         return -1;
     }
-    if (db_commit(c) != SQLITE_OK)
-        return -1;
-    notify_job(&app->notify, id);
-    return 0;
+    return commit_notify(app, c, id);
 }
 
 void jobs_place_reason(int64_t ahead, char *out, size_t cap)
@@ -460,8 +484,9 @@ int jobs_load_for_run(fdwd_app *app, int64_t id, job_run_facts *out)
     memset(out, 0, sizeof *out);
     sqlite3 *c = db(app->db);
     sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c, "SELECT owner, spec_json, spec_files, warnings FROM jobs "
-                                    "WHERE id = ?1", -1, &st, NULL) != SQLITE_OK)
+    if (!c || sqlite3_prepare_v2(c, "SELECT owner, spec_json, spec_files, warnings, shots, "
+                                    "attempts FROM jobs WHERE id = ?1", -1, &st, NULL) !=
+                  SQLITE_OK)
         return -1;
     sqlite3_bind_int64(st, 1, id);
     int rc = -1;
@@ -470,6 +495,8 @@ int jobs_load_for_run(fdwd_app *app, int64_t id, job_run_facts *out)
         out->spec_json = text_dup(st, 1);
         out->spec_files = text_dup(st, 2);
         out->warnings = text_dup(st, 3);
+        out->shots = sqlite3_column_int(st, 4);
+        out->attempts = sqlite3_column_int(st, 5);
         rc = out->owner && out->spec_json ? 0 : -1;
     }
     sqlite3_finalize(st);
@@ -512,35 +539,19 @@ int jobs_finish(fdwd_app *app, int64_t id, const char *state, const char *reason
     sqlite3 *c = db(app->db);
     if (!c || db_begin(c, 1) != SQLITE_OK)
         return -1;
-    sqlite3_stmt *st;
-    const char *sql =
+    const int changed = change_state(
+        c,
         requeue ? "UPDATE jobs SET state = 'queued', attempts = max(attempts - 1, 0), "
                   "started_at = NULL, devices = '[]', reason = ?1, cancel_requested = 0 "
-                  "WHERE id = ?3 AND state = 'running'"
-                : "UPDATE jobs SET state = ?2, reason = ?1, finished_at = ?4 "
-                  "WHERE id = ?3 AND state = 'running'";
-    if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) != SQLITE_OK)
+                  "WHERE id = ?3 AND state = 'running' AND ?2 >= 0"
+                : "UPDATE jobs SET state = ?5, reason = ?1, finished_at = ?2 "
+                  "WHERE id = ?3 AND state = 'running'",
+        id, requeue ? "queued" : state, reason, 0);
+    if (changed < 0)
         goto fail;
-    sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
-    if (!requeue) {
-        sqlite3_bind_text(st, 2, state, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 4, now_ms());
-    }
-    sqlite3_bind_int64(st, 3, id);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        goto fail;
-    if (sqlite3_changes(c) == 1) {
-        if (append_state(c, id, requeue ? "queued" : state, reason))
-            goto fail;
-        if (!requeue && files) /* a missing row only hides a file from the index */
-            outputs_record_tx(c, id, files);
-    }
-    if (db_commit(c) != SQLITE_OK)
-        return -1;
-    notify_job(&app->notify, id);
-    return 0;
+    if (changed == 1 && !requeue && files) /* a missing row only hides a file from the index */
+        outputs_record_tx(c, id, files);
+    return commit_notify(app, c, id);
 fail:
     log_error("jobs: finishing %lld failed: %s", (long long)id, sqlite3_errmsg(c));
     db_rollback(c);
@@ -565,26 +576,15 @@ int jobs_retry(fdwd_app *app, int64_t id, const char *reason, int max_attempts)
     else
         snprintf(text, sizeof text, "%s; re-queued (attempt %d of %d)", reason, attempts,
                  max_attempts);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(c,
-                           give_up ? "UPDATE jobs SET state = 'failed', reason = ?1, "
-                                     "finished_at = ?2 WHERE id = ?3 AND state = 'running'"
-                                   : "UPDATE jobs SET state = 'queued', reason = ?1, "
-                                     "started_at = NULL, devices = '[]', cancel_requested = 0 "
-                                     "WHERE id = ?3 AND state = 'running' AND ?2 >= 0",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (change_state(c,
+                     give_up ? "UPDATE jobs SET state = 'failed', reason = ?1, "
+                               "finished_at = ?2 WHERE id = ?3 AND state = 'running'"
+                             : "UPDATE jobs SET state = 'queued', reason = ?1, "
+                               "started_at = NULL, devices = '[]', cancel_requested = 0 "
+                               "WHERE id = ?3 AND state = 'running' AND ?2 >= 0",
+                     id, give_up ? "failed" : "queued", text, 0) != 1)
         goto fail;
-    sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, now_ms());
-    sqlite3_bind_int64(st, 3, id);
-    int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE || append_state(c, id, give_up ? "failed" : "queued", text))
-        goto fail;
-    if (db_commit(c) != SQLITE_OK)
-        return -1;
-    notify_job(&app->notify, id);
-    return give_up ? 0 : 1;
+    return commit_notify(app, c, id) ? -1 : give_up ? 0 : 1;
 fail:
     log_error("jobs: re-queueing %lld failed: %s", (long long)id, sqlite3_errmsg(c));
     db_rollback(c);
@@ -596,27 +596,13 @@ int jobs_fail_queued(fdwd_app *app, int64_t id, const char *reason)
     sqlite3 *c = db(app->db);
     if (!c || db_begin(c, 1) != SQLITE_OK)
         return -1;
-    sqlite3_stmt *st;
-    int changed = 0;
-    if (sqlite3_prepare_v2(c,
-                           "UPDATE jobs SET state = 'failed', reason = ?1, finished_at = ?2 "
-                           "WHERE id = ?3 AND state = 'queued'",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, now_ms());
-        sqlite3_bind_int64(st, 3, id);
-        if (sqlite3_step(st) == SQLITE_DONE)
-            changed = sqlite3_changes(c);
-        sqlite3_finalize(st);
-    }
-    if (changed == 1 && append_state(c, id, "failed", reason)) {
+    if (change_state(c, "UPDATE jobs SET state = 'failed', reason = ?1, finished_at = ?2 "
+                        "WHERE id = ?3 AND state = 'queued'",
+                     id, "failed", reason, 0) < 0) {
         db_rollback(c);
         return -1;
     }
-    if (db_commit(c) != SQLITE_OK)
-        return -1;
-    notify_job(&app->notify, id);
-    return 0;
+    return commit_notify(app, c, id);
 }
 
 int jobs_recover(fdwd_app *app, int max_interruptions)
@@ -642,7 +628,6 @@ int jobs_recover(fdwd_app *app, int max_interruptions)
         more = n == 256;
         for (int i = 0; i < n; i++) {
             char reason[300], from[96];
-            sqlite3_stmt *up;
             int fail = cnt[i] >= max_interruptions;
             if (ckpt[i] >= 0)
                 snprintf(from, sizeof from, "resumes from its last checkpoint, at step %lld "
@@ -656,24 +641,17 @@ int jobs_recover(fdwd_app *app, int max_interruptions)
                 snprintf(reason, sizeof reason,
                          "re-queued: the daemon stopped while it ran (not counted as an "
                          "attempt; %s)", from);
-            if (sqlite3_prepare_v2(c,
-                                   fail ? "UPDATE jobs SET state = 'failed', reason = ?1, "
-                                          "finished_at = ?2, interruptions = ?4 WHERE id = ?3"
-                                        : "UPDATE jobs SET state = 'queued', reason = ?1, "
-                                          "started_at = NULL, devices = '[]', attempts = "
-                                          "max(attempts - 1, 0), interruptions = ?4, "
-                                          "cancel_requested = 0 WHERE id = ?3 AND ?2 >= 0",
-                                   -1, &up, NULL) != SQLITE_OK) {
+            if (change_state(c,
+                             fail ? "UPDATE jobs SET state = 'failed', reason = ?1, "
+                                    "finished_at = ?2, interruptions = ?4 WHERE id = ?3"
+                                  : "UPDATE jobs SET state = 'queued', reason = ?1, "
+                                    "started_at = NULL, devices = '[]', attempts = "
+                                    "max(attempts - 1, 0), interruptions = ?4, "
+                                    "cancel_requested = 0 WHERE id = ?3 AND ?2 >= 0",
+                             ids[i], fail ? "failed" : "queued", reason, cnt[i]) < 0) {
                 sqlite3_finalize(st);
                 goto fail;
             }
-            sqlite3_bind_text(up, 1, reason, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(up, 2, now_ms());
-            sqlite3_bind_int64(up, 3, ids[i]);
-            sqlite3_bind_int(up, 4, cnt[i]);
-            sqlite3_step(up);
-            sqlite3_finalize(up);
-            append_state(c, ids[i], fail ? "failed" : "queued", reason);
             log_warn("job %lld: %s", (long long)ids[i], reason);
         }
     }

@@ -34,6 +34,7 @@ typedef struct job_new {
     uint64_t host_bytes;       /* memory estimates (admission.h); 0: none */
     uint64_t device_bytes;
     double wall_time;          /* seconds it may run in all; 0: no limit */
+    int shots;                 /* a survey's shots (fdw_spec_shots); 0: one shot */
 } job_new;
 
 /* What jobs_insert_tx stored. */
@@ -64,6 +65,7 @@ typedef struct job_record {
     const char *model_name;    /* the uploaded model it names and that model's SHA-256 */
     const char *model_sha256;  /* when the job was submitted; NULL when none */
     const char *waiting;       /* queued: what the scheduler found it waits for, or NULL */
+    const char *spec_files;    /* the files it names (specs.h) as JSON text, or NULL */
     const job_new *fresh;      /* a record of a job just stored (jobs_new_record): the
                                   estimates it was submitted with; NULL: read from a row */
 } job_record;
@@ -112,6 +114,8 @@ typedef struct job_run_facts {
     char *spec_json;           /* the engine's normalised spec, as stored */
     char *spec_files;          /* the files it names (specs.h), or NULL when not recorded */
     char *warnings;            /* its spec's warnings, a JSON list of strings */
+    int shots;                 /* a survey's shots as recorded at submission (0: one) */
+    int attempts;              /* its runs so far, this one included */
 } job_run_facts;
 int jobs_load_for_run(fdwd_app *app, int64_t id, job_run_facts *out);
 void jobs_run_facts_free(job_run_facts *f);

@@ -24,8 +24,7 @@ static int remove_outputs(fdwd_app *app, int64_t id, const char *by)
     datadir_remove(dir);
     snprintf(dir, sizeof dir, "%s/%lld/run.json", app->jobs_dir, (long long)id);
     unlink(dir);
-    sqlite3 *c = db(app->db);
-    sqlite3_stmt *st = c ? db_stmt(c, "DELETE FROM outputs WHERE job_id = ?1") : NULL;
+    sqlite3_stmt *st = db_stmt(db(app->db), "DELETE FROM outputs WHERE job_id = ?1");
     int rc = -1;
     if (st) {
         sqlite3_bind_int64(st, 1, id);

@@ -16,12 +16,11 @@ double usage_device_seconds(fdwd_app *app, const char *user, int64_t since_ms)
 {
     sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
-        c ? db_stmt(c, "SELECT (SELECT coalesce(sum(device_seconds), 0) FROM usage "
-                       "WHERE owner = ?2 AND ended_at >= ?3) + "
-                       "(SELECT coalesce(sum(json_array_length(devices) * "
-                       "(?1 - max(started_at, ?3)) / 1000.0), 0) FROM jobs "
-                       "WHERE state = 'running' AND owner = ?2 AND started_at IS NOT NULL)")
-          : NULL;
+        db_stmt(c, "SELECT (SELECT coalesce(sum(device_seconds), 0) FROM usage "
+                   "WHERE owner = ?2 AND ended_at >= ?3) + "
+                   "(SELECT coalesce(sum(json_array_length(devices) * "
+                   "(?1 - max(started_at, ?3)) / 1000.0), 0) FROM jobs "
+                   "WHERE state = 'running' AND owner = ?2 AND started_at IS NOT NULL)");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, now_ms());
@@ -52,9 +51,8 @@ int usage_decayed(fdwd_app *app, double halflife_s, usage_user *out, int cap)
     sqlite3 *c = db(app->db);
     const int64_t now = now_ms();
     const double hl_ms = halflife_s > 0 ? halflife_s * 1000.0 : 1.0;
-    sqlite3_stmt *st = c ? db_stmt(c, "SELECT owner, device_seconds, ended_at FROM usage "
-                                      "WHERE ended_at >= ?1")
-                         : NULL;
+    sqlite3_stmt *st = db_stmt(c, "SELECT owner, device_seconds, ended_at FROM usage "
+                                  "WHERE ended_at >= ?1");
     if (!st)
         return -1;
     sqlite3_bind_int64(st, 1, now - (int64_t)(20.0 * hl_ms));
@@ -83,12 +81,13 @@ int usage_standing(fdwd_app *app, const char *user, long *queued, int *running_d
 {
     sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
-        c ? db_stmt(c, "SELECT (SELECT count(*) FROM jobs WHERE owner = ?1 AND state = "
-                       "'queued'), (SELECT coalesce(sum(json_array_length(devices)), 0) FROM "
-                       "jobs WHERE owner = ?1 AND state = 'running'), (SELECT "
-                       "coalesce(sum(o.bytes), 0) FROM outputs o JOIN jobs j ON j.id = "
-                       "o.job_id WHERE j.owner = ?1 AND j.outputs_removed_at IS NULL)")
-          : NULL;
+        db_stmt(c, "SELECT (SELECT count(*) FROM jobs WHERE owner = ?1 AND state = "
+                   "'queued'), (SELECT coalesce(sum(json_array_length(devices)), 0) FROM "
+                   "jobs WHERE owner = ?1 AND state = 'running'), (SELECT "
+                   "coalesce(sum(o.bytes), 0) FROM outputs o JOIN jobs j ON j.id = "
+                   "o.job_id WHERE j.owner = ?1 AND j.outputs_removed_at IS NULL) + (SELECT "
+                   "coalesce(sum(bytes), 0) FROM models WHERE owner = ?1) + (SELECT "
+                   "coalesce(sum(bytes), 0) FROM datasets WHERE owner = ?1)");
     if (!st)
         return -1;
     sqlite3_bind_text(st, 1, user, -1, SQLITE_STATIC);

@@ -25,8 +25,8 @@ typedef struct usage_user {
  * returns how many (at most cap), or -1 on error. */
 int usage_decayed(fdwd_app *app, double halflife_s, usage_user *out, int cap);
 
-/* Queued jobs, devices running, and output bytes kept of user (GET /v1/users/me and the
- * quota checks). 0 or -1. */
+/* Queued jobs, devices running, and disk bytes held by user: their jobs' outputs kept and
+ * their uploaded models and data (GET /v1/users/me and the quota checks). 0 or -1. */
 int usage_standing(fdwd_app *app, const char *user, long *queued, int *running_devices,
                    uint64_t *disk);
 

@@ -37,6 +37,10 @@ void ckpt_rmtree(const char *dir)
 static void on_log(void *user, int level, const char *msg)
 {
     ckpt_watch *w = user;
+    if (w->on_line)
+        w->on_line(msg);
+    if (!w->waited[0] && strstr(msg, "waits for the write of step"))
+        snprintf(w->waited, sizeof w->waited, "%s", msg);
     if (level < FDW_LOG_INFO)
         return;
     size_t n = strlen(w->log);
@@ -53,6 +57,8 @@ static void on_checkpoint(void *user, const fdw_checkpoint_info *c)
         w->done = c->step;
     } else {
         w->checkpoints++;
+        if (c->bytes > w->largest)
+            w->largest = c->bytes;
     }
 }
 
@@ -69,6 +75,11 @@ fdw_callbacks ckpt_callbacks(ckpt_watch *w)
     fdw_callbacks cb = {.log = on_log, .suspend = on_suspend, .checkpoint = on_checkpoint,
                         .user = w};
     return cb;
+}
+
+int ckpt_fits_estimate(const ckpt_watch *w, const fdw_spec *spec, fdw_backend_kind backend)
+{
+    return w->largest <= fdw_spec_checkpoint_bytes(spec, backend) + 65536u;
 }
 
 int ckpt_write_file(const char *path, const char *text)

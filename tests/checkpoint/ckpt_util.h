@@ -7,6 +7,7 @@
 #include "fdwave/fdwave.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* A new directory under $TMPDIR (or /tmp) named after tag; removed by ckpt_rmtree. */
 void ckpt_tmpdir(const char *tag, char *out, size_t cap);
@@ -29,12 +30,21 @@ typedef struct ckpt_watch {
     char log[16384];           /* info, warning and error lines */
     int checkpoints, resumed;  /* checkpoints written; resumes */
     int empty;                 /* checkpoints reported with 0 bytes (never expected) */
+    uint64_t largest;          /* the largest checkpoint written, bytes on disk */
     long resumed_step;
+    void (*on_line)(const char *msg); /* every log line, of any level (may be NULL) */
+    char waited[256];          /* the first line saying the run waits for a write */
+    long stop_at, polls;       /* ckpt_gate_stop: stop at the stop_at-th poll */
 } ckpt_watch;
 
 /* Callbacks for fdw_run that fill w: log lines, checkpoints written and resumed from, and
  * a suspension once w->suspend_at steps are done (the suspend poll runs once a step). */
 fdw_callbacks ckpt_callbacks(ckpt_watch *w);
+
+/* Whether the largest checkpoint w saw fits fdw_spec_checkpoint_bytes of spec on backend,
+ * with room for the header and the loop's state (the engine's estimate of the host image
+ * they are copied into). */
+int ckpt_fits_estimate(const ckpt_watch *w, const fdw_spec *spec, fdw_backend_kind backend);
 
 /* Write text to path (0 on success). */
 int ckpt_write_file(const char *path, const char *text);

@@ -4,22 +4,30 @@
  * bit to an uninterrupted run's; a checkpoint damaged, cut short, written for another spec
  * or another device count, or named by a malformed "current", is not used (the log says
  * why) and the run starts at step 0 with the same outputs; a checkpoint that cannot be
- * written, or a directory that cannot be made, leaves the run going; a completed run
- * removes its checkpoints, and a resumed run removes the temporary of an output a killed run
- * left. The seed of the random steps is printed (FDW_TEST_SEED sets it). */
+ * written fails the run naming the file and the reason (the previous one stays current),
+ * and so does a directory that cannot be made; a completed run removes its checkpoints,
+ * and a resumed run removes the temporary of an output a killed run left. Checkpoints are
+ * written by a thread of their own while the loop goes on: a write held in flight
+ * (ckpt_gate.h, no timing) is waited for by a cancellation, a suspension and the run's
+ * end, each leaving a complete checkpoint to resume from, and a kill -9 during it leaves
+ * the previous one. The seed of the random steps is printed (FDW_TEST_SEED sets it). */
+#include "ckpt_gate.h"
 #include "ckpt_util.h"
 #include "fdwave/fdwave.h"
 
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static unsigned g_seed;
 static char g_dir[512];
+static int g_hold_writes; /* run() holds every checkpoint's write in flight (ckpt_gate.h) */
 
 typedef ckpt_watch watch;
 
@@ -32,18 +40,30 @@ static fdw_spec *parse(const char *json)
     return spec;
 }
 
-/* One run into out; checkpoints in ck (NULL: none). Returns the status. */
-static fdw_status run(const fdw_spec *spec, const char *out, const char *ck, long every,
-                      watch *w, fdw_result *res)
+/* One run into out with callbacks cb; checkpoints every `every` steps in ck (NULL:
+ * none). Returns the status; err and res get the run's. */
+static fdw_status run_with(const fdw_spec *spec, const char *out, const char *ck, long every,
+                           const fdw_callbacks *cb, fdw_result *res, fdw_error *err)
 {
     fdw_checkpoint_opts co = {.dir = ck, .every_steps = every, .resume = 1};
     fdw_run_opts ro = {.out_dir = out, .backend = FDW_BACKEND_CPU, .threads = 2,
                        .checkpoint = ck ? &co : NULL};
+    memset(err, 0, sizeof *err);
+    memset(res, 0, sizeof *res);
+    return fdw_run(spec, &ro, cb, res, err);
+}
+
+/* One run into out; checkpoints in ck (NULL: none). Returns the status. */
+static fdw_status run(const fdw_spec *spec, const char *out, const char *ck, long every,
+                      watch *w, fdw_result *res)
+{
+    if (g_hold_writes) { /* each write goes on once the run waits for it */
+        w->on_line = ckpt_gate_on_log;
+        ckpt_gate_hold(0, -1);
+    }
     fdw_callbacks cb = ckpt_callbacks(w);
     fdw_error err;
-    memset(&err, 0, sizeof err);
-    memset(res, 0, sizeof *res);
-    fdw_status st = fdw_run(spec, &ro, &cb, res, &err);
+    fdw_status st = run_with(spec, out, ck, every, &cb, res, &err);
     if (st != FDW_OK && st != FDW_ERR_CANCELLED)
         ck_abort_msg("run failed: %s: %s", err.field, err.message);
     ck_assert_int_eq(w->empty, 0);
@@ -76,13 +96,16 @@ static void teardown(void)
     ckpt_rmtree(g_dir);
 }
 
-/* Every kind: suspended at two random steps, resumed each time, same outputs. */
+/* Every kind: suspended at two random steps, resumed each time, same outputs; a second
+ * time with every checkpoint's write held in flight until the run waits for it. */
 START_TEST(suspend_resume_bit_identical)
 {
     const char *name;
-    fdw_spec *spec = parse(ckpt_spec(_i, &name));
+    const int k = _i % CKPT_NSPECS;
+    g_hold_writes = _i >= CKPT_NSPECS;
+    fdw_spec *spec = parse(ckpt_spec(k, &name));
     const long nt = fdw_spec_steps(spec);
-    const int saves = _i != CKPT_NSPECS - 1; /* the sweep keeps no checkpoints */
+    const int saves = k != CKPT_NSPECS - 1; /* the sweep keeps no checkpoints */
     watch w;
     fdw_result res;
     memset(&w, 0, sizeof w);
@@ -92,8 +115,8 @@ START_TEST(suspend_resume_bit_identical)
     long first = 1 + (long)(rand_r(&g_seed) % (unsigned)(nt - 2));
     long second = first + 1 + (long)(rand_r(&g_seed) % (unsigned)(nt - first - 1));
     long every = 1 + (long)(rand_r(&g_seed) % (unsigned)nt);
-    fprintf(stderr, "%s: suspend at %ld and %ld of %ld, checkpoints every %ld steps\n", name,
-            first, second, nt, every);
+    fprintf(stderr, "%s: suspend at %ld and %ld of %ld, checkpoints every %ld steps%s\n",
+            name, first, second, nt, every, g_hold_writes ? ", writes held" : "");
     memset(&w, 0, sizeof w);
     w.suspend_at = first;
     ck_assert_int_eq(run(spec, path_in("part"), path_in("ck"), every, &w, &res),
@@ -101,6 +124,11 @@ START_TEST(suspend_resume_bit_identical)
     ck_assert(res.suspended);
     ck_assert_int_eq(res.checkpoint_step, saves ? first : -1);
     ck_assert_int_eq(res.steps_done, first);
+    /* the host estimate holds the image a checkpoint is copied into */
+    ck_assert_msg(ckpt_fits_estimate(&w, spec, FDW_BACKEND_CPU), "%s: a checkpoint of %llu "
+                  "bytes; estimate %llu", name, (unsigned long long)w.largest,
+                  (unsigned long long)fdw_spec_checkpoint_bytes(spec, FDW_BACKEND_CPU));
+    ck_assert_int_eq(fdw_spec_checkpoint_bytes(spec, FDW_BACKEND_CPU) > 0, saves);
 
     memset(&w, 0, sizeof w);
     w.suspend_at = second;
@@ -232,28 +260,201 @@ START_TEST(foreign_checkpoint_not_used)
 }
 END_TEST
 
-START_TEST(unwritable_checkpoint_run_goes_on)
+/* Whether "current" in ck names step (as rank 0 of 1 writes it). */
+static void assert_current(long step)
 {
-    fdw_spec *spec = acoustic_with_full_run();
-    /* The first checkpoint's temporary name is taken by a directory: that one cannot be
-     * written, the later ones can. */
-    ck_assert_int_eq(mkdir(path_in("ck"), 0750), 0);
-    ck_assert_int_eq(mkdir(path_in("ck/ckpt-10.r0.tmp"), 0750), 0);
+    char path[800], want[96], have[96] = "";
+    snprintf(path, sizeof path, "%s/current", path_in("ck"));
+    snprintf(want, sizeof want, "fdwave checkpoint\nstep %ld\nranks 1\n", step);
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    const size_t n = fread(have, 1, sizeof have - 1, f);
+    have[n] = '\0';
+    fclose(f);
+    ck_assert_str_eq(have, want);
+}
+
+/* A run that completes from the checkpoint of step `from` in ck: the outputs of one that
+ * never stopped. */
+static void resume_completes(const fdw_spec *spec, long from, long every)
+{
     watch w;
     fdw_result res;
     memset(&w, 0, sizeof w);
-    ck_assert_int_eq(run(spec, path_in("part"), path_in("ck"), 10, &w, &res), FDW_OK);
-    ck_assert_msg(strstr(w.log, "checkpoint at step 10 not written") != NULL, "%s", w.log);
-    ck_assert_int_eq(w.checkpoints, 7); /* steps 20 .. 80 */
+    ck_assert_int_eq(run(spec, path_in("part"), path_in("ck"), every, &w, &res), FDW_OK);
+    ck_assert_int_eq(res.resumed_step, from);
     assert_same(path_in("full"), path_in("part"));
-    /* A checkpoint directory that cannot be made: the run goes on without. */
+}
+
+START_TEST(unwritable_checkpoint_fails_the_run)
+{
+    fdw_spec *spec = acoustic_with_full_run();
+    /* The second checkpoint's temporary name is taken by a directory: the run fails
+     * naming the file and why, and the first checkpoint stays current. */
+    ck_assert_int_eq(mkdir(path_in("ck"), 0750), 0);
+    ck_assert_int_eq(mkdir(path_in("ck/ckpt-20.r0.tmp"), 0750), 0);
+    watch w;
+    memset(&w, 0, sizeof w);
+    fdw_callbacks cb = ckpt_callbacks(&w);
+    fdw_result res;
+    fdw_error err;
+    ck_assert_int_eq(run_with(spec, path_in("part"), path_in("ck"), 10, &cb, &res, &err),
+                     FDW_ERR_IO);
+    ck_assert_msg(strstr(err.message, "checkpoint of step 20 not written") &&
+                      strstr(err.message, path_in("ck/ckpt-20.r0.tmp")) &&
+                      strstr(err.message, "Is a directory"),
+                  "%s", err.message);
+    ck_assert_int_eq(res.checkpoint_step, 10);
+    ck_assert_int_eq(w.checkpoints, 1);
+    assert_current(10);
+    /* once the way is clear, a run resumes from it */
+    ck_assert_int_eq(rmdir(path_in("ck/ckpt-20.r0.tmp")), 0);
+    resume_completes(spec, 10, 10);
+    /* A checkpoint directory that cannot be made: the run fails at once, naming it. */
     ckpt_rmtree(path_in("ck"));
     ck_assert_int_eq(ckpt_write_file(path_in("ck"), "a file"), 0);
     memset(&w, 0, sizeof w);
-    ck_assert_int_eq(run(spec, path_in("part"), path_in("ck/sub"), 10, &w, &res), FDW_OK);
-    ck_assert_msg(strstr(w.log, "checkpoints off") != NULL, "%s", w.log);
-    ck_assert_int_eq(w.checkpoints, 0);
+    ck_assert_int_eq(run_with(spec, path_in("part"), path_in("ck/sub"), 10, &cb, &res, &err),
+                     FDW_ERR_IO);
+    ck_assert_msg(strstr(err.message, "cannot create checkpoint directory") &&
+                      strstr(err.message, path_in("ck/sub")),
+                  "%s", err.message);
+    ck_assert_int_eq(res.steps_done, 0);
+    /* One that cannot be written in (root writes anywhere: only for other users). */
+    if (geteuid() != 0) {
+        ck_assert_int_eq(mkdir(path_in("ro"), 0500), 0);
+        ck_assert_int_eq(run_with(spec, path_in("part"), path_in("ro"), 10, &cb, &res, &err),
+                         FDW_ERR_IO);
+        ck_assert_msg(strstr(err.message, "is not writable") &&
+                          strstr(err.message, path_in("ro")),
+                      "%s", err.message);
+    }
+    fdw_spec_free(spec);
+}
+END_TEST
+
+enum { GO_ON, CANCEL, SUSPEND };
+
+/* A run (acoustic, 2 slabs, a checkpoint every `every` steps) with the first checkpoint's
+ * write held until the run waits for it; stopped (how) at the polls-th poll once the write
+ * is held (ckpt_gate_stop). Returns the status; res gets the result, w what it saw. */
+static fdw_status run_held(const fdw_spec *spec, long every, int how, long polls, watch *w,
+                           fdw_result *res)
+{
+    memset(w, 0, sizeof *w);
+    w->on_line = ckpt_gate_on_log;
+    w->stop_at = polls;
+    fdw_callbacks cb = ckpt_callbacks(w);
+    if (how == CANCEL)
+        cb.cancelled = ckpt_gate_stop;
+    else if (how == SUSPEND)
+        cb.suspend = ckpt_gate_stop;
+    ckpt_gate_hold(0, 1);
+    fdw_error err;
+    const fdw_status st = run_with(spec, path_in("part"), path_in("ck"), every, &cb, res, &err);
+    ck_assert_msg(st == FDW_OK || st == FDW_ERR_CANCELLED, "run failed: %s", err.message);
+    ck_assert_int_eq(w->empty, 0);
+    return st;
+}
+
+/* A cancellation at step 12 and a suspension at step 15 while the checkpoint of step 10
+ * is being written: each waits for it (the suspension before it writes its own), and the
+ * run resumes from the last checkpoint complete on disk. */
+static const struct {
+    int how;
+    long polls, stopped_at, current;
+    const char *waited;
+} STOPS[] = {
+    {CANCEL, 13, 12, 10, "the run's stop waits for the write of step 10"},
+    {SUSPEND, 15, 15, 15, "the next checkpoint waits for the write of step 10"},
+};
+
+START_TEST(stop_waits_for_the_write_in_flight)
+{
+    fdw_spec *spec = acoustic_with_full_run();
+    fdw_result res;
+    watch w;
+    ck_assert_int_eq(run_held(spec, 10, STOPS[_i].how, STOPS[_i].polls, &w, &res),
+                     FDW_ERR_CANCELLED);
+    ck_assert_int_eq(res.suspended, STOPS[_i].how == SUSPEND);
+    ck_assert_int_eq(res.steps_done, STOPS[_i].stopped_at);
+    ck_assert_int_eq(res.checkpoint_step, STOPS[_i].current);
+    ck_assert_msg(strstr(w.waited, STOPS[_i].waited), "%s", w.waited);
+    assert_current(STOPS[_i].current);
+    resume_completes(spec, STOPS[_i].current, 10);
+    fdw_spec_free(spec);
+}
+END_TEST
+
+START_TEST(end_waits_for_the_write_in_flight)
+{
+    fdw_spec *spec = acoustic_with_full_run();
+    fdw_result res;
+    watch w;
+    /* the checkpoint of step 80 is still being written when step 90 is done */
+    ck_assert_int_eq(run_held(spec, 80, GO_ON, 0, &w, &res), FDW_OK);
+    ck_assert_msg(strstr(w.waited, "the run's end waits for the write of step 80"), "%s",
+                  w.waited);
+    ck_assert_int_eq(res.checkpoint_step, 80);
     assert_same(path_in("full"), path_in("part"));
+    struct stat sb;
+    ck_assert_msg(stat(path_in("ck"), &sb) != 0, "a completed run left its checkpoints");
+    fdw_spec_free(spec);
+}
+END_TEST
+
+/* cancelled, in the child of the test below: once the write of the second checkpoint is
+ * held, say so on fd g_tell and wait to be killed. */
+static int g_tell = -1;
+static int tell_when_held(void *user)
+{
+    if (!ckpt_gate_stop(user))
+        return 0;
+    if (write(g_tell, "h", 1) != 1)
+        _exit(3);
+    for (;;)
+        pause();
+}
+
+START_TEST(kill9_during_a_write_leaves_the_previous_checkpoint)
+{
+    fdw_spec *spec = parse(ckpt_spec(0, NULL));
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    /* the engine runs in a child (forked before this process starts any thread) */
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        g_tell = fds[1];
+        ckpt_gate_hold(1, 1); /* the checkpoint of step 20 */
+        watch w;
+        memset(&w, 0, sizeof w);
+        w.stop_at = 22;
+        fdw_callbacks cb = ckpt_callbacks(&w);
+        cb.cancelled = tell_when_held;
+        fdw_result res;
+        fdw_error err;
+        run_with(spec, path_in("part"), path_in("ck"), 10, &cb, &res, &err);
+        _exit(2); /* not reached */
+    }
+    close(fds[1]);
+    char c = 0;
+    ck_assert_int_eq(read(fds[0], &c, 1), 1);
+    close(fds[0]);
+    kill(pid, SIGKILL);
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    /* the write of step 20 was cut short before its rename: step 10 stays current */
+    struct stat sb;
+    ck_assert_int_eq(stat(path_in("ck/ckpt-20.r0.tmp"), &sb), 0);
+    ck_assert_int_ne(stat(path_in("ck/ckpt-20.r0"), &sb), 0);
+    assert_current(10);
+    watch w;
+    fdw_result res;
+    memset(&w, 0, sizeof w);
+    ck_assert_int_eq(run(spec, path_in("full"), NULL, 0, &w, &res), FDW_OK);
+    resume_completes(spec, 10, 10);
     fdw_spec_free(spec);
 }
 END_TEST
@@ -267,10 +468,14 @@ int main(void)
     TCase *tc = tcase_create("engine");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, suspend_resume_bit_identical, 0, CKPT_NSPECS);
+    tcase_add_loop_test(tc, suspend_resume_bit_identical, 0, 2 * CKPT_NSPECS);
     tcase_add_test(tc, damaged_checkpoint_not_used);
     tcase_add_test(tc, foreign_checkpoint_not_used);
-    tcase_add_test(tc, unwritable_checkpoint_run_goes_on);
+    tcase_add_test(tc, unwritable_checkpoint_fails_the_run);
+    tcase_add_loop_test(tc, stop_waits_for_the_write_in_flight, 0,
+                        (int)(sizeof STOPS / sizeof STOPS[0]));
+    tcase_add_test(tc, end_waits_for_the_write_in_flight);
+    tcase_add_test(tc, kill9_during_a_write_leaves_the_previous_checkpoint);
     suite_add_tcase(suite, tc);
     SRunner *sr = srunner_create(suite);
     srunner_run_all(sr, CK_NORMAL);

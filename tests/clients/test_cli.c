@@ -567,6 +567,80 @@ START_TEST(models_and_devices)
 }
 END_TEST
 
+/* rtm on data uploaded with `data put`: 4 receivers x 61 samples of raw float32. */
+static const char rtm_spec[] =
+    "{\"kind\":\"rtm\",\"name\":\"cli rtm\","
+    "\"grid\":{\"nx\":32,\"ny\":32,\"nz\":32,\"dx\":10,\"dy\":10,\"dz\":10},"
+    "\"velocity\":{\"type\":\"constant\",\"value\":2000},\"time\":{\"nt\":60,\"dt\":0.0015},"
+    "\"sources\":[{\"position\":[155,155,100],\"wavelet\":{\"type\":\"ricker\",\"f0\":15}}],"
+    "\"receivers\":{\"points\":[[90,155,100],[130,155,100],[170,155,100],[210,155,100]]},"
+    "\"boundary\":{\"type\":\"sponge\",\"width\":8},\"data\":{\"name\":\"cli-gather.f32\"}}";
+
+START_TEST(data_put_ls_rm_and_an_image)
+{
+    float v[4 * 61];
+    for (int i = 0; i < 4 * 61; i++)
+        v[i] = (float)((i * 37) % 11) - 5.0f;
+    char dpath[600], odd[600];
+    snprintf(dpath, sizeof dpath, "%s/gather.f32", tmp);
+    snprintf(odd, sizeof odd, "%s/odd.f32", tmp);
+    ck_assert_int_eq(fdt_write_file(dpath, v, sizeof v), 0);
+    ck_assert_int_eq(fdt_write_file(odd, v, 6), 0);
+    fdt_run r;
+    cli(&r, "data", "put", "cli-gather.f32", dpath);
+    if (r.code != 0)
+        dump("data put", &r);
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "data cli-gather.f32 uploaded"));
+    fdt_run_free(&r);
+    cli(&r, "data", "put", "cli-gather.f32", dpath); /* a name in use: 409, exit 4 */
+    ck_assert_int_eq(r.code, 4);
+    ck_assert_ptr_nonnull(strstr(r.err, "409"));
+    fdt_run_free(&r);
+    cli(&r, "--json", "data", "put", "cli-odd.f32", odd); /* no whole float32: 400 */
+    ck_assert_int_eq(r.code, 4);
+    ck_assert_ptr_nonnull(strstr(r.out, "invalid_data"));
+    fdt_run_free(&r);
+    cli(&r, "data", "ls");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "cli-gather.f32"));
+    ck_assert_ptr_null(strstr(r.out, "cli-odd.f32"));
+    fdt_run_free(&r);
+
+    /* An rtm job on it by name, and its image fetched. */
+    char *spec = write_tmp("rtm.json", rtm_spec);
+    cli(&r, "submit", spec, "--wait");
+    if (r.code != 0)
+        dump("submit rtm --wait", &r);
+    ck_assert_int_eq(r.code, 0);
+    long id = 0;
+    ck_assert_int_eq(sscanf(r.out, "job %ld succeeded", &id), 1);
+    fdt_run_free(&r);
+    char ids[32], dir[600], ipath[700];
+    snprintf(ids, sizeof ids, "%ld", id);
+    snprintf(dir, sizeof dir, "%s/rtm", tmp);
+    cli(&r, "fetch", ids, "image.f32", "-o", dir);
+    ck_assert_int_eq(r.code, 0);
+    fdt_run_free(&r);
+    snprintf(ipath, sizeof ipath, "%s/image.f32", dir);
+    struct stat st;
+    ck_assert_int_eq(stat(ipath, &st), 0);
+    ck_assert_int_eq(st.st_size, 32 * 32 * 32 * 4);
+    free(spec);
+
+    cli(&r, "data", "rm", "cli-gather.f32");
+    ck_assert_int_eq(r.code, 0);
+    ck_assert_ptr_nonnull(strstr(r.out, "data cli-gather.f32 removed"));
+    fdt_run_free(&r);
+    cli(&r, "data", "rm", "cli-gather.f32"); /* gone: 404, exit 7 */
+    ck_assert_int_eq(r.code, 7);
+    fdt_run_free(&r);
+    cli(&r, "data", "frob");
+    ck_assert_int_eq(r.code, 2);
+    fdt_run_free(&r);
+}
+END_TEST
+
 START_TEST(idempotent_submit_and_priority)
 {
     char *path = write_tmp("idem.json", small_spec);
@@ -763,6 +837,7 @@ int main(void)
     tcase_add_test(t, watch_on_a_terminal_draws_a_bar);
     tcase_add_test(t, cancel_running_and_conflict);
     tcase_add_test(t, models_and_devices);
+    tcase_add_test(t, data_put_ls_rm_and_an_image);
     tcase_add_test(t, idempotent_submit_and_priority);
     tcase_add_test(t, tokens);
     suite_add_tcase(s, t);

@@ -12,6 +12,7 @@ here as a failure.
 Run by ctest with FDWAVED (the daemon), FDWAVE_CLI (the C CLI) and PYTHONPATH
 (clients/python) set.
 """
+import hashlib
 import json
 import os
 import re
@@ -106,20 +107,23 @@ class CliParityTest(unittest.TestCase):
 
     # ---- running both -----------------------------------------------------------------
 
-    def run_both(self, args, url=None, cwd=None):
-        """(C result, Python result) of the same command line."""
+    def run_both(self, args, url=None, cwd=None, before=None):
+        """(C result, Python result) of the same command line; before(), when given, is
+        called before each."""
         url = url or self.daemon.url
         res = []
         for argv in ([C_CLI], [sys.executable, "-m", "fdwave_client"]):
+            if before:
+                before()
             res.append(subprocess.run(argv + ["--url", url] + list(args), capture_output=True,
                                       text=True, env=clean_env(), cwd=cwd, timeout=120))
         return res
 
-    def assert_same(self, args, normalise=lambda s: s, url=None, cwd=None):
+    def assert_same(self, args, normalise=lambda s: s, url=None, cwd=None, before=None):
         """Both CLIs give the same exit code and, after normalise, the same stdout and
         stderr; with --json stdout is compared as JSON values, line by line. Returns the
         C CLI's result."""
-        c, py = self.run_both(args, url, cwd)
+        c, py = self.run_both(args, url, cwd, before)
         what = " ".join(args)
         self.assertEqual(c.returncode, py.returncode,
                          "%s: exit codes differ\nC:  %s%s\nPy: %s%s"
@@ -300,10 +304,24 @@ class CliParityTest(unittest.TestCase):
             self.assertEqual(outs[0], outs[1])
             self.assertEqual(outs[0][1], "job ID: cancelled\n")
         finally:
-            self.c.cancel(blocker)
+            # The queued jobs first: while the blocker holds both devices none of them can
+            # start, so none is left running for the tests after this one (cancelling the
+            # blocker first let two of them start: CI saw test_submit_wait's job wait).
             for j in self.c.list(state="queued"):
                 self.c.cancel(j["id"])
+            self.c.cancel(blocker)
             self.c.wait(blocker, timeout=300)
+            self.wait_devices_free()
+
+    def wait_devices_free(self):
+        """Until no device is busy: a job's end is announced before the scheduler's next
+        pass frees its devices, and a job submitted in between waits for them, which puts
+        a line of its own into its CLI's output (CI saw test_submit_wait differ so)."""
+        for _ in range(6000):
+            if all(d["busy_job"] is None for d in self.c.devices()):
+                return
+            time.sleep(0.05)
+        self.fail("the devices stay busy: %s" % self.c.devices())
 
     def test_list_pages_and_columns(self):
         """The columns line up whatever the widths of ids, states and names, and following
@@ -378,7 +396,11 @@ class CliParityTest(unittest.TestCase):
             s = re.sub(r"(?m)^progress .*\n", "", s)
             return re.sub(r"\d+(\.\d+)?", "#", s)
 
-        c = self.assert_same(["submit", self.files["small.json"], "--wait"], shape)
+        # Each job starts on free devices: the C CLI's job's end is announced before the
+        # scheduler frees its devices, and the Python CLI's job, submitted at once, could
+        # otherwise wait for them with a line of its own.
+        c = self.assert_same(["submit", self.files["small.json"], "--wait"], shape,
+                             before=self.wait_devices_free)
         self.assertEqual(c.returncode, 0, c.stderr)
         self.assertRegex(c.stdout, r"^job \d+ succeeded: completed 60 steps in ")
         self.assertIn("\nend: succeeded (", c.stderr)
@@ -419,6 +441,46 @@ class CliParityTest(unittest.TestCase):
         self.assertEqual(outs[0], outs[1])
         self.assertRegex(outs[0][1], r"^model NAME uploaded \(16\.0 KiB, raw-f32, 4096 values, "
                                      r"1800-1806 m/s, sha256 [0-9a-f]{64}\)\n$")
+
+    def test_data_commands(self):
+        """data put (each CLI its own name), ls, rm and a bad synopsis: the same output."""
+        gather = os.path.join(self.tmp, "gather.f32")
+        with open(gather, "wb") as f:
+            f.write(b"\0" * 4 * 64)
+        outs = []
+        for argv, name in (([C_CLI], "d-c.f32"), ([sys.executable, "-m", "fdwave_client"], "d-py.f32")):
+            p = subprocess.run(argv + ["--url", self.daemon.url, "data", "put", name, gather],
+                               capture_output=True, text=True, env=clean_env(), timeout=60)
+            outs.append((p.returncode, p.stdout.replace(name, "NAME"), p.stderr))
+        self.assertEqual(outs[0], outs[1])
+        self.assertRegex(outs[0][1], r'^data NAME uploaded \(256 B, raw-f32, -, sha256 '
+                                     r'[0-9a-f]{64}\); use it as "data": \{"name": "NAME"\}\n$')
+        for mode in ([], ["--json"]):
+            c = self.assert_same(mode + ["data", "ls"])
+            self.assertEqual(c.returncode, 0, c.stderr)
+            self.assertIn("d-py.f32", c.stdout)
+        # A job reading the upload: status shows it with its SHA-256, recorded at
+        # submission. 4 receivers x 16 samples.
+        rtm = {"kind": "rtm", "grid": {"nx": 24, "ny": 24, "nz": 24, "dx": 10, "dy": 10, "dz": 10},
+               "velocity": {"type": "constant", "value": 2000},
+               "sources": [{"position": [110, 110, 50], "wavelet": {"type": "ricker", "f0": 15}}],
+               "receivers": {"points": [[50 + 30 * i, 110, 30] for i in range(4)]},
+               "time": {"nt": 15, "dt": 0.001}, "data": {"name": "d-c.f32"}}
+        jid = self.c.submit(dict(rtm, name="rtm-on-data"))["id"]
+        self.c.wait(jid, timeout=600)  # ended: both CLIs see one state; rm below may go on
+        c = self.assert_same(["status", str(jid)])
+        self.assertIn("\n  data:         d-c.f32 (sha256 %s)\n"
+                      % hashlib.sha256(b"\0" * 4 * 64).hexdigest(), c.stdout)
+        c = self.assert_same(["data", "frob"])
+        self.assertEqual(c.returncode, 2)
+        self.assertIn("data put [--replace] NAME FILE", c.stderr)
+        c = self.assert_same(["data", "rm", "none.f32"])
+        self.assertEqual(c.returncode, 7, c.stderr)  # not found
+        self.assertIn('no data named "none.f32"', c.stderr)
+        for argv, name in (([C_CLI], "d-c.f32"), ([sys.executable, "-m", "fdwave_client"], "d-py.f32")):
+            p = subprocess.run(argv + ["--url", self.daemon.url, "data", "rm", name],
+                               capture_output=True, text=True, env=clean_env(), timeout=60)
+            self.assertEqual((p.returncode, p.stdout), (0, "data %s removed\n" % name), p.stderr)
 
     def test_watch_on_a_terminal(self):
         """On a terminal both draw the same bars, and the last line on the screen is the

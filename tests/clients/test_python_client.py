@@ -199,6 +199,33 @@ class PythonClientTest(unittest.TestCase):
         self.assertTrue(all(d["kind"] == "cpu" for d in devs))
         self.assertEqual(self.c.health()["status"], "ok")
 
+    def test_data_put_list_get_delete(self):
+        path = os.path.join(self.tmp, "gather.f32")
+        with open(path, "wb") as f:
+            f.write(struct.pack("<64f", *([0.5] * 64)))
+        r = self.c.put_data(path, "py-gather.f32")
+        self.assertEqual((r["name"], r["format"], r["bytes"], r["shots"]),
+                         ("py-gather.f32", "raw-f32", 256, 0))
+        self.assertEqual(self.c.get_data("py-gather.f32"), r)
+        self.assertIn(r, self.c.list_data())
+        with self.assertRaises(FdwaveError) as cm:  # a name in use
+            self.c.put_data(path, "py-gather.f32")
+        self.assertEqual((cm.exception.status, cm.exception.field), (409, "name"))
+        self.assertEqual(self.c.put_data(path, "py-gather.f32", replace=True)["sha256"],
+                         r["sha256"])
+        odd = os.path.join(self.tmp, "odd.f32")
+        with open(odd, "wb") as f:
+            f.write(b"\0" * 6)
+        with self.assertRaises(FdwaveError) as cm:
+            self.c.put_data(odd, "py-odd.f32")
+        self.assertEqual((cm.exception.code, cm.exception.status), ("invalid_data", 400))
+        self.assertEqual(self.c.delete_data("py-gather.f32"),
+                         {"name": "py-gather.f32", "deleted": True})
+        self.assertNotIn("py-gather.f32", [d["name"] for d in self.c.list_data()])
+        with self.assertRaises(FdwaveError) as cm:
+            self.c.get_data("py-gather.f32")
+        self.assertEqual(cm.exception.status, 404)
+
     # ---- command line ---------------------------------------------------------------
 
     def test_cli_commands_and_exit_codes(self):

@@ -228,7 +228,7 @@ static float *run_backend(const fdw_problem *p, int ndev, long nsteps, float **t
     float *vol = malloc(n * sizeof(float));
     fdw_slice all = {FDW_PLANE_VOLUME, 0};
     ck_assert_int_eq(be->extract(ctx, 1, &all, &vol, &err), FDW_OK);
-    ck_assert_int_eq(be->wait(ctx, &err), FDW_OK);
+    ck_assert_int_eq(fdw_backend_wait(be, ctx, &err), FDW_OK);
     if (traces) {
         *traces = malloc((size_t)p->nrec_slots * p->nreceivers * sizeof(float));
         ck_assert_int_eq(be->fetch_receivers(ctx, 0, p->nrec_slots, *traces, &err), FDW_OK);

@@ -143,7 +143,7 @@ static float *run(const fdw_problem *prob, int ndev, long nsteps, int portable)
     float *vol = malloc(n * sizeof(float));
     fdw_slice all = {FDW_PLANE_VOLUME, 0};
     ck_assert_int_eq(be->extract(ctx, 1, &all, &vol, &err), FDW_OK);
-    ck_assert_int_eq(be->wait(ctx, &err), FDW_OK);
+    ck_assert_int_eq(fdw_backend_wait(be, ctx, &err), FDW_OK);
     be->destroy(ctx);
     return vol;
 }

@@ -6,6 +6,7 @@
  * coefficient of a velocity step against constant density; the free surface's polarity;
  * N slabs against one, bit for bit. */
 #include "core/fd_coeffs.h"
+#include "ete_green.h"
 #include "physics_util.h"
 #include "run/wavelet.h"
 
@@ -20,83 +21,6 @@
 #define C0 2000.0
 #define H 10.0
 #define F0 13.3333    /* 6 points per shortest wavelength (C0 / (2.5 f0)) at h = 10 m */
-#define NREC 5
-#define NEAR 1        /* receivers [0, NEAR) lie in the source's near field */
-
-/* Receivers 10 to 38 points from the source; the box has no absorbing layer and no face
- * reflection reaches a receiver before TMAX (the earliest, off the -x face to the first
- * receiver, at 0.39 s + the wavelet's 0.0225 s lead). */
-static const double OFFSETS[NREC] = {100.0, 200.0, 260.0, 320.0, 380.0};
-#define BACK 340.0    /* source to the -x face */
-#define AHEAD 340.0   /* last receiver to the +x face */
-#define SIDE 340.0    /* receiver line to the y and z faces */
-#define TMAX 0.38
-
-/* Run kind ("ete" or "acoustic", order 8) on the homogeneous box with time step dt (0:
- * "auto"); the relative L2 error against f(t - r/c) / (4 pi c^2 r) of the receivers from
- * NEAR on together (the return value) and of each (err[]), the loop's wall time and the dt
- * used. */
-static double green_error(const char *kind, double dt, double err[NREC], double *seconds,
-                          double *dt_used)
-{
-    const double ex = BACK + OFFSETS[NREC - 1] + AHEAD, eyz = 2.0 * SIDE;
-    const int nx = (int)lround(ex / H) + 1, nyz = (int)lround(eyz / H) + 1;
-    const double src[3] = {BACK, SIDE, SIDE};
-    char recs[512] = "", time[128];
-    for (int r = 0; r < NREC; r++) {
-        char one[96];
-        snprintf(one, sizeof one, "%s[%g,%g,%g]", r ? "," : "", src[0] + OFFSETS[r], src[1],
-                 src[2]);
-        strcat(recs, one);
-    }
-    if (dt > 0)
-        snprintf(time, sizeof time, "{\"nt\":%ld,\"dt\":%.17g}", (long)ceil(TMAX / dt), dt);
-    else /* auto: nt from a first parse */
-        snprintf(time, sizeof time, "{\"nt\":%%ld,\"dt\":\"auto\"}");
-    char json[2048], tmpl[2048];
-    snprintf(tmpl, sizeof tmpl,
-             "{\"kind\":\"%s\",\"grid\":{\"nx\":%d,\"ny\":%d,\"nz\":%d,\"dx\":%g,\"dy\":%g,"
-             "\"dz\":%g},\"order\":8,\"velocity\":{\"type\":\"constant\",\"value\":%g},"
-             "\"time\":%s,\"sources\":[{\"position\":[%g,%g,%g],\"wavelet\":{\"type\":"
-             "\"ricker\",\"f0\":%g,\"delay\":%.17g}}],\"receivers\":{\"points\":[%s]},"
-             "\"boundary\":{\"type\":\"none\"}}",
-             kind, nx, nyz, nyz, H, H, H, C0, time, src[0], src[1], src[2], F0, 1.2 / F0, recs);
-    if (dt > 0) {
-        snprintf(json, sizeof json, "%s", tmpl);
-    } else {
-        snprintf(json, sizeof json, tmpl, 1L);
-        fdw_spec *s = NULL;
-        fdw_error err;
-        ck_assert_int_eq(fdw_spec_parse(json, strlen(json), NULL, &s, &err), FDW_OK);
-        const long nt = (long)ceil(TMAX / fdw_spec_dt(s));
-        fdw_spec_free(s);
-        snprintf(json, sizeof json, tmpl, nt);
-    }
-    phys_run run;
-    phys_run_spec(json, NULL, 0, &run);
-    *seconds = run.result.elapsed_s;
-    *dt_used = run.dt;
-    fdw_source wav = {.wavelet = FDW_WAVELET_RICKER, .f0 = F0, .delay = 1.2 / F0,
-                      .amplitude = 1.0};
-    double num = 0.0, den = 0.0;
-    for (int r = 0; r < NREC; r++) {
-        const float *tr = run.traces + (size_t)r * run.ns;
-        double nr = 0.0, dr = 0.0;
-        for (long s = 0; s < run.ns; s++) {
-            const double a = fdw_source_value(&wav, s * run.dt - OFFSETS[r] / C0, run.dt) /
-                             (4.0 * M_PI * C0 * C0 * OFFSETS[r]);
-            nr += (tr[s] - a) * (tr[s] - a);
-            dr += a * a;
-        }
-        err[r] = sqrt(nr / dr);
-        if (r >= NEAR) {
-            num += nr;
-            den += dr;
-        }
-    }
-    phys_run_free(&run);
-    return sqrt(num / den);
-}
 
 /* The seed's claim: ETE at 2.25 x the FD-8 limit is at least as accurate as FD-8 at a fifth
  * of that dt over a propagation of 2 to 4 wavelengths (at f0), in a few times less time.
@@ -105,21 +29,23 @@ static double green_error(const char *kind, double dt, double err[NREC], double 
 START_TEST(test_green_vs_fd)
 {
     const double fd = fdw_dt_max(8, H, H, H, C0), dte = 2.25 * fd;
-    double t_ete, t_fd, t_auto, dt_ete, dt_fd, dt_auto, x_ete[NREC], x_fd[NREC], x_auto[NREC];
-    const double e_ete = green_error("ete", dte, x_ete, &t_ete, &dt_ete);
-    const double e_fd = green_error("acoustic", dte / 5.0, x_fd, &t_fd, &dt_fd);
-    const double e_auto = green_error("ete", 0.0, x_auto, &t_auto, &dt_auto);
+    double t_ete, t_fd, t_auto, dt_ete, dt_fd, dt_auto;
+    double x_ete[ETE_GREEN_NREC], x_fd[ETE_GREEN_NREC], x_auto[ETE_GREEN_NREC];
+    const double e_ete = ete_green_error("ete", F0, dte, x_ete, &t_ete, &dt_ete);
+    const double e_fd = ete_green_error("acoustic", F0, dte / 5.0, x_fd, &t_fd, &dt_fd);
+    const double e_auto = ete_green_error("ete", F0, 0.0, x_auto, &t_auto, &dt_auto);
     printf("Green's function, 6 points per shortest wavelength, %.2f s of propagation; L2 "
-           "error of the receivers 20-38 points away (and of the one 10 points away):\n", TMAX);
+           "error of the receivers 20-38 points away (and of the one 10 points away):\n",
+           ETE_GREEN_TMAX);
     printf("  ETE  at dt %.4f ms (2.25 x the FD-8 limit, r = %.3f): %.3f%% (%.3f%%), loop %.2f s\n",
            dt_ete * 1e3, C0 * dt_ete / H, 100 * e_ete, 100 * x_ete[0], t_ete);
     printf("  FD-8 at dt %.4f ms (a fifth of that):              %.3f%% (%.3f%%), loop %.2f s\n",
            dt_fd * 1e3, 100 * e_fd, 100 * x_fd[0], t_fd);
     printf("  ETE  at its auto dt %.4f ms (r = %.3f):             %.3f%% (%.3f%%), loop %.2f s\n",
            dt_auto * 1e3, C0 * dt_auto / H, 100 * e_auto, 100 * x_auto[0], t_auto);
-    for (int r = 0; r < NREC; r++)
+    for (int r = 0; r < ETE_GREEN_NREC; r++)
         printf("    receiver at %3.0f m: ETE %.3f%%, FD-8 at dt/5 %.3f%%, ETE auto %.3f%%\n",
-               OFFSETS[r], 100 * x_ete[r], 100 * x_fd[r], 100 * x_auto[r]);
+               ete_green_offsets[r], 100 * x_ete[r], 100 * x_fd[r], 100 * x_auto[r]);
     ck_assert_msg(e_ete <= e_fd, "ETE %.4f%% above FD-8 at dt/5 %.4f%%", 100 * e_ete,
                   100 * e_fd);
     ck_assert_msg(e_auto <= 0.01, "ETE at auto dt: %.4f%% > 1%%", 100 * e_auto);

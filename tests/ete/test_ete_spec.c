@@ -91,8 +91,8 @@ START_TEST(test_dt_limits)
 }
 END_TEST
 
-/* "auto": the largest dt whose fits meet the target, no worse than FD-8 at dt / 5; the
- * normalised form parses back to the same dt. */
+/* "auto": the largest dt whose fits meet the target (a phase error of 1e-3 by default);
+ * the normalised form parses back to the same dt. */
 START_TEST(test_dt_auto)
 {
     char j[2048];
@@ -106,12 +106,14 @@ START_TEST(test_dt_auto)
     ck_assert_double_gt(s->dt, 2.0 * fd);
     ete_band b;
     fdw_ete_band(s, V, s->dt, &b);
+    ck_assert_double_le(k->phase_error, ETE_PHASE_ERROR_DEFAULT);
+    /* more accurate than FD-8 at a fifth of it, over the same band */
     ck_assert_double_le(k->phase_error, ete_fd8_phase_error(&b, 0.2));
     /* a little more dt no longer meets it */
     fdw_ete_band(s, V, s->dt * 1.02, &b);
     ete_op op;
     ck_assert_int_eq(ete_fit(&b, &op), ETE_FIT_OK);
-    ck_assert_double_gt(op.phase_err, ete_fd8_phase_error(&b, 0.2));
+    ck_assert_double_gt(op.phase_err, ETE_PHASE_ERROR_DEFAULT);
     char *norm = fdw_spec_to_json(s);
     fdw_spec *s2 = parse_ok(norm);
     ck_assert_double_eq(s2->dt, s->dt);
@@ -135,6 +137,39 @@ START_TEST(test_dt_auto)
     fdw_ete_band(s, V, s->dt, &b);
     ck_assert_double_eq_tol(b.phimax, b.r[0] * 2 * M_PI / 6, 1e-12);
     fdw_spec_free(s);
+}
+END_TEST
+
+/* dt auto across resolutions (issue 25, item 3): the band's points per wavelength at V
+ * (2.5 f0) from 4 to 12, the Courant number auto picks never falls as the band narrows;
+ * from 6 up it is at least 2.2 times the FD-8 limit; below 4 no dt meets the target and
+ * the refusal names ete.fmax, the band's points per wavelength and what to change. */
+START_TEST(test_dt_auto_monotone)
+{
+    static const double ppw[] = {4.0, 4.4, 4.8, 5.4, 6.0, 7.0, 8.0, 10.0, 12.0};
+    const double fd = fdw_dt_max(8, H, H, H, V);
+    double last = 0.0;
+    char j[2048], ete[128];
+    for (size_t i = 0; i < sizeof ppw / sizeof *ppw; i++) {
+        snprintf(ete, sizeof ete, ", \"ete\": {\"fmax\": %.17g}", V / (ppw[i] * H));
+        job(j, sizeof j, "{\"nt\": 10, \"dt\": \"auto\"}", ete);
+        fdw_spec *s = parse_ok(j);
+        const double x = s->dt / fd;
+        printf("band of %4.1f points per wavelength: dt auto %.4g ms = %.2f x the FD-8 limit, "
+               "phase error %.3e\n", ppw[i], s->dt * 1e3, x,
+               ((const fdw_ete_spec *)s->kspec)->phase_error);
+        ck_assert_msg(x >= last, "dt auto fell from %.3f to %.3f x the FD-8 limit at %g ppw",
+                      last, x, ppw[i]);
+        if (ppw[i] >= 6.0)
+            ck_assert_double_ge(x, 2.2);
+        last = x;
+        fdw_spec_free(s);
+    }
+    fdw_error err;
+    snprintf(ete, sizeof ete, ", \"ete\": {\"fmax\": %.17g}", V / (3.0 * H));
+    job(j, sizeof j, "{\"nt\": 10, \"dt\": \"auto\"}", ete);
+    parse_fails(j, "ete.fmax", "3 points per wavelength", &err);
+    ck_assert_msg(strstr(err.message, "kind \"acoustic\""), "%s", err.message);
 }
 END_TEST
 
@@ -225,6 +260,7 @@ int main(void)
     tcase_add_test(tc, test_cpml_refused);
     tcase_add_test(tc, test_dt_limits);
     tcase_add_test(tc, test_dt_auto);
+    tcase_add_test(tc, test_dt_auto_monotone);
     tcase_add_test(tc, test_members_refused);
     tcase_add_test(tc, test_uneven_spacing_narrow_band);
     suite_add_tcase(s, tc);

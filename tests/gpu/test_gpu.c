@@ -93,7 +93,7 @@ static void run_backend(const fdw_backend *be, const fdw_problem *prob, int ndev
             ck_assert_msg(st == FDW_OK, "%s extract: %s", be->name, err.message);
         }
         if (it + 1 == half + 3 || it + 1 == nsteps) {
-            st = be->wait(ctx, &err);
+            st = fdw_backend_wait(be, ctx, &err);
             ck_assert_msg(st == FDW_OK, "%s wait: %s", be->name, err.message);
         }
     }
@@ -102,7 +102,7 @@ static void run_backend(const fdw_backend *be, const fdw_problem *prob, int ndev
     fdw_slice vol = {FDW_PLANE_VOLUME, 0};
     st = be->extract(ctx, 1, &vol, &o->vol, &err);
     ck_assert_msg(st == FDW_OK, "%s extract volume: %s", be->name, err.message);
-    st = be->wait(ctx, &err);
+    st = fdw_backend_wait(be, ctx, &err);
     ck_assert_msg(st == FDW_OK, "%s wait: %s", be->name, err.message);
     if (prob->nreceivers > 0 && prob->nrec_slots > 0) {
         o->ntr = (size_t)prob->nrec_slots * prob->nreceivers;
@@ -368,7 +368,7 @@ START_TEST(test_first_difference)
         for (int b = 0; b < 2; b++) {
             ck_assert_int_eq(be[b]->step(ctx[b], it, &err), FDW_OK);
             ck_assert_int_eq(be[b]->extract(ctx[b], 1, &vol, &v[b], &err), FDW_OK);
-            ck_assert_int_eq(be[b]->wait(ctx[b], &err), FDW_OK);
+            ck_assert_int_eq(fdw_backend_wait(be[b], ctx[b], &err), FDW_OK);
         }
         for (size_t e = 0; e < n; e++)
             if (memcmp(&v[0][e], &v[1][e], 4) != 0) {

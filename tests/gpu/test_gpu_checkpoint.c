@@ -1,7 +1,12 @@
-/* test_gpu_checkpoint.c — checkpoints on the CUDA backend (issue 16): for each case, a
- * run suspended at two random steps (fdw_callbacks.suspend: its checkpoint is written
+/* test_gpu_checkpoint.c — checkpoints on the CUDA backend (issues 16, 26): for each case,
+ * a run suspended at two random steps (fdw_callbacks.suspend: its checkpoint is written
  * there and the run stops) and resumed each time, with checkpoints also every random
  * number of steps, ends with outputs identical bit for bit to an uninterrupted GPU run's.
+ * Every checkpoint's write is held in flight (tests/checkpoint/ckpt_gate.h) until the run
+ * waits for it (the next checkpoint, the suspension, the end), so the GPU steps on while
+ * the pinned image is written; and a run cancelled while the write of a periodic
+ * checkpoint is held resumes from that checkpoint: the image was the state of its step.
+ * The largest checkpoint fits the engine's host estimate of the image.
  * Cases: acoustic with a CPML on 1 slab and on 2 slabs (a small grid and one of several
  * kernel tiles), acoustic with a sponge and a free surface on 3 slabs, stencil on 2,
  * derivative on 1 (the CUDA backend runs it on one GPU), ETE on 2, and the sweep kind (its own engine keeps no checkpoints: a
@@ -10,6 +15,7 @@
  * comparison are tests/checkpoint's (ckpt_util.h). Runs without Check's fork (CUDA is
  * initialised by the GPU count); exits 77 (ctest: skipped) without a GPU. The seed of the
  * random steps is printed (FDW_TEST_SEED sets it). */
+#include "ckpt_gate.h"
 #include "ckpt_util.h"
 #include "fdwave/fdwave.h"
 
@@ -65,17 +71,23 @@ static const char *path_in(const char *name)
     return b;
 }
 
-/* One GPU run into out on `slabs` slabs of GPU 0; checkpoints in ck (NULL: none). */
-static fdw_status run(const fdw_spec *spec, int slabs, const char *out, const char *ck,
-                      long every, watch *w, fdw_result *res)
+/* One GPU run into out on `slabs` slabs of GPU 0; checkpoints in ck (NULL: none). Every
+ * checkpoint's write is held until the run waits for it; cancel: only the first one's,
+ * and the run is cancelled at w->stop_at once it is held (ckpt_gate_stop). */
+static fdw_status run_as(const fdw_spec *spec, int slabs, const char *out, const char *ck,
+                         long every, int cancel, watch *w, fdw_result *res)
 {
     int ids[8] = {0};
     fdw_checkpoint_opts co = {.dir = ck, .every_steps = every, .resume = 1};
     fdw_run_opts ro = {.out_dir = out, .backend = FDW_BACKEND_CUDA, .device_ids = ids,
                        .ndevice_ids = slabs, .checkpoint = ck ? &co : NULL};
+    w->on_line = ckpt_gate_on_log; /* a held write goes on once the run waits for it */
     fdw_callbacks cb = ckpt_callbacks(w);
+    if (cancel)
+        cb.cancelled = ckpt_gate_stop;
     fdw_error err;
     memset(&err, 0, sizeof err);
+    ckpt_gate_hold(0, cancel ? 1 : -1);
     fdw_status st = fdw_run(spec, &ro, &cb, res, &err);
     if (st != FDW_OK && st != FDW_ERR_CANCELLED)
         ck_abort_msg("GPU run failed: %s: %s", err.field, err.message);
@@ -84,22 +96,47 @@ static fdw_status run(const fdw_spec *spec, int slabs, const char *out, const ch
     return st;
 }
 
-START_TEST(suspend_resume_bit_identical)
+static fdw_status run(const fdw_spec *spec, int slabs, const char *out, const char *ck,
+                      long every, watch *w, fdw_result *res)
 {
-    const char *text = CASES[_i].spec < 0 ? BIG_ACOUSTIC : ckpt_spec(CASES[_i].spec, NULL);
-    const int slabs = CASES[_i].slabs;
-    const int saves = strcmp(CASES[_i].name, "sweep (no checkpoints)") != 0;
+    return run_as(spec, slabs, out, ck, every, 0, w, res);
+}
+
+/* Case i's spec, a scratch directory g_dir and its uninterrupted run in g_dir/full. */
+static fdw_spec *case_with_full_run(int i)
+{
+    const char *text = CASES[i].spec < 0 ? BIG_ACOUSTIC : ckpt_spec(CASES[i].spec, NULL);
     fdw_spec *spec = NULL;
     fdw_error err;
     ck_assert_msg(fdw_spec_parse(text, strlen(text), NULL, &spec, &err) == FDW_OK, "spec: %s: %s",
                   err.field, err.message);
     ckpt_tmpdir("gpuckpt", g_dir, sizeof g_dir);
     ck_assert(g_dir[0]);
-    const long nt = fdw_spec_steps(spec);
     watch w;
     fdw_result res;
     memset(&w, 0, sizeof w);
-    ck_assert_int_eq(run(spec, slabs, path_in("full"), NULL, 0, &w, &res), FDW_OK);
+    ck_assert_int_eq(run(spec, CASES[i].slabs, path_in("full"), NULL, 0, &w, &res), FDW_OK);
+    return spec;
+}
+
+/* g_dir/part holds the outputs of g_dir/full bit for bit; then g_dir and spec go. */
+static void assert_same_and_clean(int i, fdw_spec *spec)
+{
+    char why[800] = "";
+    ck_assert_msg(ckpt_outputs_equal(path_in("full"), path_in("part"), why, sizeof why),
+                  "seed %u, %s: %s", g_seed, CASES[i].name, why);
+    ckpt_rmtree(g_dir);
+    fdw_spec_free(spec);
+}
+
+START_TEST(suspend_resume_bit_identical)
+{
+    const int slabs = CASES[_i].slabs;
+    const int saves = strcmp(CASES[_i].name, "sweep (no checkpoints)") != 0;
+    fdw_spec *spec = case_with_full_run(_i);
+    const long nt = fdw_spec_steps(spec);
+    watch w;
+    fdw_result res;
 
     long first = 1 + (long)(rand_r(&g_seed) % (unsigned)(nt - 2));
     long second = first + 1 + (long)(rand_r(&g_seed) % (unsigned)(nt - first - 1));
@@ -113,6 +150,9 @@ START_TEST(suspend_resume_bit_identical)
     ck_assert(res.suspended);
     ck_assert_int_eq(res.checkpoint_step, saves ? first : -1);
     ck_assert_int_eq(res.steps_done, first);
+    ck_assert_msg(ckpt_fits_estimate(&w, spec, FDW_BACKEND_CUDA), "%s: a checkpoint of %llu "
+                  "bytes; estimate %llu", CASES[_i].name, (unsigned long long)w.largest,
+                  (unsigned long long)fdw_spec_checkpoint_bytes(spec, FDW_BACKEND_CUDA));
 
     memset(&w, 0, sizeof w);
     w.suspend_at = second;
@@ -127,15 +167,43 @@ START_TEST(suspend_resume_bit_identical)
     ck_assert_int_eq(res.resumed_step, saves ? second : 0);
     ck_assert_msg(strstr(w.log, "not used") == NULL, "seed %u: a checkpoint was refused:\n%s",
                   g_seed, w.log);
-    char why[800] = "";
-    ck_assert_msg(ckpt_outputs_equal(path_in("full"), path_in("part"), why, sizeof why),
-                  "seed %u, %s: %s", g_seed, CASES[_i].name, why);
     struct stat sb;
     ck_assert_msg(stat(path_in("ck"), &sb) != 0, "a completed run left its checkpoints");
+    assert_same_and_clean(_i, spec);
     printf("%s: resumed twice, outputs equal to the uninterrupted GPU run's bit for bit\n",
            CASES[_i].name);
-    ckpt_rmtree(g_dir);
-    fdw_spec_free(spec);
+}
+END_TEST
+
+/* Cancelled while the write of a periodic checkpoint is held in flight, the GPU stepping
+ * on meanwhile: the cancellation waits for the write, and a run resumed from that
+ * checkpoint ends as an uninterrupted one. */
+START_TEST(cancel_while_writing_resumes_bit_identical)
+{
+    if (strcmp(CASES[_i].name, "sweep (no checkpoints)") == 0)
+        return;
+    const int slabs = CASES[_i].slabs;
+    fdw_spec *spec = case_with_full_run(_i);
+    const long nt = fdw_spec_steps(spec);
+    watch w;
+    fdw_result res;
+    /* a checkpoint at step `every`, cancelled at `at` before the next one is due */
+    const long every = 2 + (long)(rand_r(&g_seed) % (unsigned)(nt / 2 - 1));
+    const long at = every + 1 + (long)(rand_r(&g_seed) % (unsigned)(every - 1));
+    printf("%s: cancelled at %ld of %ld while the checkpoint of step %ld is written\n",
+           CASES[_i].name, at, nt, every);
+    memset(&w, 0, sizeof w);
+    w.stop_at = at + 1; /* cancelled is polled before each step */
+    ck_assert_int_eq(run_as(spec, slabs, path_in("part"), path_in("ck"), every, 1, &w, &res),
+                     FDW_ERR_CANCELLED);
+    ck_assert_int_eq(res.steps_done, at);
+    ck_assert_int_eq(res.checkpoint_step, every);
+    ck_assert_msg(strstr(w.waited, "the run's stop waits for the write of step"), "%s",
+                  w.waited);
+    memset(&w, 0, sizeof w);
+    ck_assert_int_eq(run(spec, slabs, path_in("part"), path_in("ck"), every, &w, &res), FDW_OK);
+    ck_assert_int_eq(res.resumed_step, every);
+    assert_same_and_clean(_i, spec);
 }
 END_TEST
 
@@ -153,6 +221,7 @@ int main(void)
     TCase *tc = tcase_create("gpu_checkpoint");
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, suspend_resume_bit_identical, 0, NCASES);
+    tcase_add_loop_test(tc, cancel_while_writing_resumes_bit_identical, 0, NCASES);
     suite_add_tcase(suite, tc);
     SRunner *sr = srunner_create(suite);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -61,7 +61,7 @@ static void run_on(const fdw_backend *be, const fdw_problem *prob, int ndev, con
     out->vol = malloc(out->nvol * sizeof(float));
     fdw_slice vol = {FDW_PLANE_VOLUME, 0};
     ck_assert(be->extract(ctx, 1, &vol, &out->vol, &err) == FDW_OK);
-    ck_assert(be->wait(ctx, &err) == FDW_OK);
+    ck_assert(fdw_backend_wait(be, ctx, &err) == FDW_OK);
     const long ns = prob->nrec_slots;
     const int nrows = prob->nreceivers;
     float *slots = malloc((size_t)ns * nrows * sizeof(float));

@@ -1,8 +1,9 @@
 /* img_check.c — the imaging tests' shared helpers (img_check.h). */
 #include "img_check.h"
 
-#include "fdwave/fdwave.h"
-
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,55 @@ void img_refused(const char *json, const char *field, const char *needle)
     ck_assert_msg(st == FDW_ERR_SPEC, "accepted: %s", json);
     ck_assert_msg(strcmp(err.field, field) == 0 && strstr(err.message, needle),
                   "field %s (want %s): %s", err.field, field, err.message);
+}
+
+fdw_result img_run(const char *dir, const char *out, const char *fmt, ...)
+{
+    char json[8192], path[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(json, sizeof json, fmt, ap);
+    va_end(ap);
+    snprintf(path, sizeof path, "%s/%s", dir, out);
+    fdw_spec *spec = NULL;
+    fdw_error err;
+    ck_assert_msg(fdw_spec_parse(json, strlen(json), NULL, &spec, &err) == FDW_OK, "%s: %s: %s",
+                  out, err.field, err.message);
+    fdw_run_opts o = {.out_dir = path, .backend = FDW_BACKEND_CPU};
+    fdw_result res;
+    ck_assert_msg(fdw_run(spec, &o, NULL, &res, &err) == FDW_OK, "%s: %s", out, err.message);
+    fdw_spec_free(spec);
+    return res;
+}
+
+double img_misfit(const char *dir, const char *out)
+{
+    char path[200];
+    snprintf(path, sizeof path, "%s/%s/manifest.json", dir, out);
+    json_t *m = json_load_file(path, 0, NULL);
+    ck_assert_ptr_nonnull(m);
+    const double j = json_number_value(json_object_get(json_object_get(m, "result"), "misfit"));
+    json_decref(m);
+    return j;
+}
+
+double img_normal(unsigned *state)
+{
+    double u[2];
+    for (int q = 0; q < 2; q++) {
+        unsigned x = (*state += 0x9E3779B9u);
+        x ^= x >> 16, x *= 0x7feb352du, x ^= x >> 15, x *= 0x846ca68bu, x ^= x >> 16;
+        u[q] = (x + 0.5) / 4294967296.0;
+    }
+    return sqrt(-2.0 * log(u[0])) * cos(2.0 * M_PI * u[1]);
+}
+
+double img_dot(const float *a, const float *b, size_t n)
+{
+    double s = 0.0;
+    for (size_t i = 0; i < n; i++)
+        s += (double)a[i] * b[i];
+    return s;
 }
 
 int img_check_main(char *dir, const char *suite, double timeout, void (*add)(TCase *tc))

@@ -463,6 +463,112 @@ static const char *bad_file(const char *name, int trace, int field, int32_t valu
     return j;
 }
 
+/* The three shots of write_three, one file each (shot s: shot<s>.segy; pt patches shot 1's
+ * file). */
+static void write_shot_files(const char *stem, const patch *pt, int npt, char paths[3][160])
+{
+    for (int s = 0; s < 3; s++) {
+        trace_def tr[NREC];
+        int rec[NREC];
+        for (int r = 0; r < NREC; r++) {
+            tr[r] = (trace_def){.ffid = 7 + s, .sx = 125000 + 30000 * s, .sy = 155000,
+                                .selev = 50, .sdepth = 100, .gx = 90000 + 11250 * r,
+                                .gy = 155500, .gelev = -50, .escal = 1, .cscal = -1000};
+            rec[r] = s == 1 ? r : r + 50;
+        }
+        snprintf(paths[s], 160, "%s/%s%d.segy", g_dir, stem, s);
+        write_segy(paths[s], tr, rec, NREC, s == 1 ? pt : NULL, s == 1 ? npt : 0);
+    }
+}
+
+static void shots_spec(char *j, size_t cap, char paths[3][160])
+{
+    snprintf(j, cap, "{\"kind\": \"rtm\", " MODEL ", " TIME ", \"survey\": {\"wavelet\": "
+             RICKER ", \"shots\": [{\"data\": {\"format\": \"segy\", \"path\": \"%s\", "
+             "\"datum\": 50}}, {\"data\": {\"path\": \"%s\", \"datum\": 50}}, {\"data\": "
+             "{\"path\": \"%s\", \"datum\": 50, \"ffid\": 9}}]}, \"imaging\": "
+             "{\"illumination\": true}}", paths[0], paths[1], paths[2]);
+}
+
+/* A survey whose listed shots each name their own file: the image and illumination of the
+ * survey of the three-shot file bit for bit (that one is the sum of the single-shot jobs:
+ * test_survey_of_a_file); the normalised spec re-parses to itself; errors name the shot. */
+START_TEST(test_survey_of_shot_files)
+{
+    char three[160], j[4096], paths[3][160];
+    snprintf(three, sizeof three, "%s/survey-b.segy", g_dir);
+    write_three(three, NULL, 0);
+    write_shot_files("shot", NULL, 0, paths);
+    snprintf(j, sizeof j, "{\"kind\": \"rtm\", " MODEL ", " TIME ", \"survey\": {\"wavelet\": "
+             RICKER "}, \"data\": {\"format\": \"segy\", \"path\": \"%s\", \"datum\": 50}, "
+             "\"imaging\": {\"illumination\": true}}", three);
+    run_json("sv_file", j);
+    shots_spec(j, sizeof j, paths);
+    run_json("sv_shots", j);
+    const size_t n = 32 * 32 * 32;
+    static const char *const outs[] = {"image.f32", "illumination.f32"};
+    for (int q = 0; q < 2; q++) {
+        float *a = floats("sv_file", outs[q], n), *b = floats("sv_shots", outs[q], n);
+        ck_assert_msg(memcmp(a, b, n * sizeof *a) == 0, "%s of the shots' files is not the "
+                      "multi-shot file's", outs[q]);
+        free(a), free(b);
+    }
+    fdw_spec *spec = NULL, *again = NULL;
+    fdw_error err;
+    ck_assert_msg(parse(j, NULL, &spec, &err) == FDW_OK, "%s: %s", err.field, err.message);
+    ck_assert_int_eq(fdw_spec_shots(spec), 3);
+    char *norm = fdw_spec_to_json(spec);
+    fdw_parse_opts trusted = {.normalised = 1};
+    ck_assert_msg(parse(norm, &trusted, &again, &err) == FDW_OK, "%s: %s", err.field,
+                  err.message);
+    char *norm2 = fdw_spec_to_json(again);
+    ck_assert_str_eq(norm, norm2);
+    fdw_spec_free(again), fdw_spec_free(spec);
+    free(norm2), free(norm);
+    /* shot 1's file: trace 4 of another length, then another sample interval */
+    const patch ns = {3, SEGY_TR_SAMPLE_COUNT, NS - 1};
+    write_shot_files("bad", &ns, 1, paths);
+    shots_spec(j, sizeof j, paths);
+    refused(j, "survey.shots[1].data.path", "bad1.segy", "trace 4", "TRACE_SAMPLE_COUNT", NULL);
+    patch dt[NREC + 1] = {{-1, SEGY_BIN_INTERVAL, DT_US / 2}};
+    for (int r = 0; r < NREC; r++) /* the traces' own intervals left to the binary header's */
+        dt[r + 1] = (patch){r, SEGY_TR_SAMPLE_INTER, 0};
+    write_shot_files("bad", dt, NREC + 1, paths);
+    shots_spec(j, sizeof j, paths);
+    refused(j, "survey.shots[1].data.path", "bad1.segy", "share their sampling", NULL);
+    printf("rtm survey of three SEG-Y files, one per shot: image and illumination those of "
+           "the survey of the three-shot file bit for bit\n");
+}
+END_TEST
+
+/* fdw_data_inspect, the daemon's check of an upload: the readers' rules per trace, the
+ * FFIDs listed. */
+START_TEST(test_inspect)
+{
+    char sv[160];
+    snprintf(sv, sizeof sv, "%s/inspect3.segy", g_dir);
+    write_three(sv, NULL, 0);
+    fdw_data_info info;
+    fdw_error err;
+    ck_assert_int_eq(fdw_data_inspect(sv, "segy", "body", &info, &err), FDW_OK);
+    ck_assert_int_eq(info.nshots, 3);
+    ck_assert_int_eq(info.ffids[0], 7);
+    ck_assert_int_eq(info.ffids[2], 9);
+    ck_assert_int_eq(info.samples, NS);
+    ck_assert(fabs(info.sample_interval - DT_US * 1e-6) < 1e-12);
+    free(info.ffids);
+    char path[160];
+    const patch p = {6, SEGY_TR_SAMPLE_INTER, DT_US / 2};
+    write_one("inspect-dt.segy", &p, 1, path);
+    ck_assert_int_eq(fdw_data_inspect(path, "segy", "body", &info, &err), FDW_ERR_SPEC);
+    ck_assert_str_eq(err.field, "body");
+    ck_assert_msg(strstr(err.message, "trace 7 of") && strstr(err.message, "TRACE_SAMPLE_INTERVAL"),
+                  "%s", err.message);
+    ck_assert_ptr_null(info.ffids);
+    printf("inspect refused: %s\n", err.message);
+}
+END_TEST
+
 START_TEST(test_refusals)
 {
     char j[4096], path[160];
@@ -558,6 +664,10 @@ START_TEST(test_refusals)
     snprintf(j, sizeof j, "{\"kind\": \"rtm\", " MODEL ", " TIME ", \"survey\": {}, \"data\": "
              "{\"format\": \"segy\", \"path\": \"%s\", \"datum\": 50}}", sv);
     refused(j, "survey.wavelet", "needs survey.wavelet", NULL);
+    /* data uploaded to fdwaved: only a daemon resolves a name */
+    snprintf(j, sizeof j, "{\"kind\": \"rtm\", " COMMON ", " TIME ", \"data\": {\"name\": "
+             "\"shot.segy\"}}");
+    refused(j, "data.name", "PUT /v1/data/NAME", "give data.path instead", NULL);
     /* trace 14 (FFID 8's fifth) puts its source 45 m away from the shot's */
     const patch moved = {13, SEGY_TR_SOURCE_X, 200000};
     write_three(sv, &moved, 1);
@@ -587,11 +697,13 @@ int main(void)
     Suite *s = suite_create("imaging_segy");
     TCase *tc = tcase_create("cpu");
     tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_inspect);
     tcase_add_test(tc, test_refusals);
     tcase_add_test(tc, test_one_shot_rtm);
     tcase_add_test(tc, test_multi_shot_gradient);
     tcase_add_test(tc, test_normalised);
     tcase_add_test(tc, test_survey_of_a_file);
+    tcase_add_test(tc, test_survey_of_shot_files);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

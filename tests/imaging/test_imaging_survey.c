@@ -4,7 +4,8 @@
  *     all_shots.f32: the image and the illumination are the float sums in shot order of the
  *     three single-shot runs' (each fed its slice of the file), bit for bit; a partial
  *     stack is announced after every shot with files that exist; the same survey in three
- *     device groups (shots finishing out of order) gives the same bits;
+ *     device groups (shots finishing out of order), or in two parts then combined (as
+ *     fdwaved's Slurm array tasks run it), gives the same bits;
  *   - the gradient of three shots with a moving spread: the gradient the sum of the
  *     single-shot gradients, the misfit their sum, the predicted traces (all_shots.f32) the
  *     single-shot gathers one after another;
@@ -73,19 +74,29 @@ static int on_progress(void *user, const fdw_progress *p)
 static fdw_status run_opts(const char *out, const char *ckpt, int resume, int groups, seen *w,
                            fdw_result *res, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
-static fdw_status run_opts(const char *out, const char *ckpt, int resume, int groups, seen *w,
-                           fdw_result *res, const char *fmt, ...)
+/* The spec of json (printf format fmt with ap) for run out, parsed; its output directory
+ * g_dir/out into dir. */
+static fdw_spec *vparse(const char *out, char *dir, size_t len, const char *fmt, va_list ap)
 {
-    char json[8192], dir[160], ck[160];
-    va_list ap;
-    va_start(ap, fmt);
+    char json[8192];
     vsnprintf(json, sizeof json, fmt, ap);
-    va_end(ap);
-    snprintf(dir, sizeof dir, "%s/%s", g_dir, out);
+    snprintf(dir, len, "%s/%s", g_dir, out);
     fdw_spec *spec = NULL;
     fdw_error err;
     ck_assert_msg(fdw_spec_parse(json, strlen(json), NULL, &spec, &err) == FDW_OK, "%s: %s: %s",
                   out, err.field, err.message);
+    return spec;
+}
+
+static fdw_status run_opts(const char *out, const char *ckpt, int resume, int groups, seen *w,
+                           fdw_result *res, const char *fmt, ...)
+{
+    char dir[160], ck[160];
+    va_list ap;
+    va_start(ap, fmt);
+    fdw_spec *spec = vparse(out, dir, sizeof dir, fmt, ap);
+    va_end(ap);
+    fdw_error err;
     fdw_tuning tun;
     memset(&tun, 0, sizeof tun);
     tun.survey_groups = groups;
@@ -116,6 +127,35 @@ static void run(const char *out, const char *fmt, ...)
     va_end(ap);
     fdw_result res;
     ck_assert_int_eq(run_opts(out, NULL, 0, 0, NULL, &res, "%s", json), FDW_OK);
+}
+
+/* Run json (a printf format) on the CPU into g_dir/out as nparts parts, each with its own
+ * checkpoint directory, then the combining run (fdw_run_opts.survey_parts), whose
+ * callbacks w sees. */
+static void run_parts(const char *out, int nparts, seen *w, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void run_parts(const char *out, int nparts, seen *w, const char *fmt, ...)
+{
+    char dir[160], ck[200];
+    va_list ap;
+    va_start(ap, fmt);
+    fdw_spec *spec = vparse(out, dir, sizeof dir, fmt, ap);
+    va_end(ap);
+    snprintf(w->dir, sizeof w->dir, "%s", dir);
+    fdw_error err;
+    for (int k = 0; k <= nparts; k++) {
+        snprintf(ck, sizeof ck, "%s/%s_ck%d", g_dir, out, k);
+        fdw_checkpoint_opts cko = {.dir = ck, .resume = 1};
+        fdw_run_opts o = {.out_dir = dir, .backend = FDW_BACKEND_CPU, .checkpoint = &cko,
+                          .survey_parts = nparts,
+                          .survey_part = k == nparts ? FDW_SURVEY_COMBINE : k};
+        fdw_callbacks cb = {.snapshot = on_snapshot, .user = w, .progress_interval_s = 1e9};
+        ck_assert_msg(fdw_run(spec, &o, &cb, NULL, &err) == FDW_OK, "%s part %d: %s", out, k,
+                      err.message);
+        if (k < nparts)
+            ck_assert_int_eq(w->nsnap, 0); /* a part stacks nothing */
+    }
+    fdw_spec_free(spec);
 }
 
 static double result_number(const char *out, const char *key)
@@ -271,9 +311,25 @@ START_TEST(test_rtm_survey)
     ck_assert_int_eq(res.groups, 3);
     float *s3 = read_out("rtm3", "image.f32", n);
     assert_same(s3, sum, n, "rtm survey image in three groups");
+    /* in two parts (fdwaved's Slurm array tasks), then the combining run */
+    seen wp = {.files_ok = 1};
+    run_parts("rtmp", 2, &wp, "{\"kind\": \"rtm\", %s, %s, %s, %s, %s}", common(), SURVEY,
+              RECEIVERS, data, img);
+    ck_assert_int_eq(wp.nsnap, NSHOT); /* the combining run announces each partial stack */
+    ck_assert_msg(wp.files_ok, "a partial stack's files were missing when announced");
+    float *sp = read_out("rtmp", "image.f32", n), *ip = read_out("rtmp", "illumination.f32", n);
+    assert_same(sp, sum, n, "rtm survey image in two parts");
+    assert_same(ip, ill, n, "rtm survey illumination in two parts");
+    float *pa = read_out("rtm", "stack_image_0002_xz_j16.f32", (size_t)N * N),
+          *pb = read_out("rtmp", "stack_image_0002_xz_j16.f32", (size_t)N * N);
+    assert_same(pb, pa, (size_t)N * N, "the partial stack of two shots in two parts");
+    snprintf(path, sizeof path, "%s/rtmp/shot_0001.done", g_dir);
+    ck_assert_msg(access(path, F_OK) != 0, "%s outlived the combining run", path);
     printf("rtm survey: the image and illumination are the single shots' sums in shot order "
-           "bit for bit, in one group and in three; %d partial stacks announced\n", w.nsnap);
-    free(sum), free(ill), free(stack), free(stack_ill), free(s3);
+           "bit for bit, in one group, in three and in two parts combined; %d partial stacks "
+           "announced\n", w.nsnap);
+    free(sum), free(ill), free(stack), free(stack_ill), free(s3), free(sp), free(ip), free(pa),
+        free(pb);
 }
 END_TEST
 

@@ -2,7 +2,7 @@
 """check_openapi_answers.py — the daemon's answers against schema/openapi.yaml, so the
 description cannot drift from the code: a real fdwaved (CPU devices, two users with
 tokens) is driven through every documented operation, its success answers and its error
-answers (400, 401, 403, 404, 409, 413, 415, 416, 422), each event of a finished job's
+answers (400, 401, 403, 404, 409, 413, 415, 416, 422), models and data uploaded, each event of a finished job's
 stream, and each answer is checked: its status is documented for that operation, its
 Content-Type is one the operation lists, and a JSON body validates against the schema
 the description gives (OpenAPI 3.0 schemas turned into JSON Schema: nullable becomes
@@ -161,7 +161,7 @@ def main():
     data = os.path.join(tmp, "data")
     os.mkdir(data)
     root, alice = token_add(data, "root", True), token_add(data, "alice", False)
-    daemon = Daemon(FDWAVED, data, extra=["--max-body", "64K"])
+    daemon = Daemon(FDWAVED, data, extra=["--max-body", "64K", "--max-data-bytes", "1K"])
     try:
         drive(Api(daemon.url), root, alice)
     finally:
@@ -284,6 +284,19 @@ def drive(api, root, alice):
     api.call(mp, "put", alice, model, {"Content-Type": "application/octet-stream"},
              real_path="/v1/models/o.f32?owner=bob", expect=403)
     api.call("/v1/models", "get", alice, expect=200)
+
+    # Observed data (the daemon runs with --max-data-bytes 1K).
+    dp, octet = "/v1/data/{name}", {"Content-Type": "application/octet-stream"}
+    api.call(dp, "put", alice, model, octet, real_path="/v1/data/d.f32", expect=201)
+    api.call(dp, "put", alice, model, octet, real_path="/v1/data/d.f32", expect=409)
+    api.call(dp, "put", alice, b"\0" * 6, octet, real_path="/v1/data/odd.f32", expect=400)
+    api.call(dp, "put", alice, model, octet, real_path="/v1/data/o.f32?owner=bob", expect=403)
+    api.call(dp, "put", alice, b"\0" * 2048, octet, real_path="/v1/data/big.f32", expect=413)
+    api.call("/v1/data", "get", alice, expect=200)
+    api.call(dp, "get", alice, real_path="/v1/data/d.f32", expect=200)
+    api.call(dp, "get", alice, real_path="/v1/data/none.f32", expect=404)
+    api.call(dp, "delete", alice, real_path="/v1/data/none.f32", expect=404)
+    api.call(dp, "delete", alice, real_path="/v1/data/d.f32", expect=200)
 
     # Accounting, and removal of the outputs.
     api.call("/v1/usage", "get", alice, expect=200)

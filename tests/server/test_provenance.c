@@ -113,6 +113,11 @@ START_TEST(idempotency_key_bound_to_its_spec)
     long b = post_job(alice, NULL, blocker, &r);
     ck_assert_int_eq(r.status, 201);
     http_free(&r);
+    /* The quota below counts queued jobs: the blocker must be running, not still queued
+     * behind a scheduler pass on a loaded machine (a bound, not a wait). */
+    char *ran = events_until(&D, b, alice, "{\"state\":\"running\"", 600);
+    ck_assert_msg(ran != NULL, "the blocker never started");
+    free(ran);
     long id = post_job(alice, "shot-7", spec, &r);
     ck_assert_msg(r.status == 201, "%ld %s", r.status, r.body);
     http_free(&r);

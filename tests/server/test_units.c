@@ -53,6 +53,36 @@ static void write_cfg(const char *text)
     close(fd);
 }
 
+/* The Slurm back end's settings (issue 28): a bad value names its setting and why. */
+START_TEST(config_slurm)
+{
+    fdwd_config c;
+    char err[512];
+    char *ok[] = {"fdwaved", "--job-backend", "slurm", "--slurm-args", "--account=geo --qos=hi",
+                  NULL};
+    ck_assert_int_eq(config_load(&c, 5, ok, 1, NULL, err, sizeof err), 0);
+    ck_assert_str_eq(c.job_backend, "slurm");
+    ck_assert_int_eq(c.slurm_cpus_per_device, 1);
+    ck_assert_int_eq(c.slurm_survey_tasks, 16);
+    char *tasks[] = {"fdwaved", "--slurm-survey-tasks", "0", NULL};
+    ck_assert_int_eq(config_load(&c, 3, tasks, 1, NULL, err, sizeof err), -1);
+    ck_assert_msg(strstr(err, "slurm-survey-tasks"), "%s", err);
+    char *array[] = {"fdwaved", "--slurm-args", "-a 0-3", NULL};
+    ck_assert_int_eq(config_load(&c, 3, array, 1, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "slurm-args: -a is set by fdwaved"));
+    char *bad[] = {"fdwaved", "--job-backend", "pbs", NULL};
+    ck_assert_int_eq(config_load(&c, 3, bad, 1, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "job-backend: expected local|slurm"));
+    char *own[] = {"fdwaved", "--slurm-args", "-p x --output=/tmp/o", NULL};
+    ck_assert_int_eq(config_load(&c, 3, own, 1, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "slurm-args: --output is set by fdwaved"));
+    char *cmd[] = {"fdwaved", "--job-backend", "slurm", "--runner-command", "mpirun {runner} {run}",
+                   NULL};
+    ck_assert_int_eq(config_load(&c, 5, cmd, 1, NULL, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "runner-command: not used with job-backend = slurm"));
+}
+END_TEST
+
 START_TEST(config_precedence)
 {
     write_cfg("# comment\nlisten = 127.0.0.1:7000\nworkers = 3\nmax_body = 2M\n"
@@ -261,6 +291,7 @@ int main(void)
     TCase *tc = tcase_create("units");
     tcase_add_test(tc, sha256_known_answers);
     tcase_add_test(tc, config_precedence);
+    tcase_add_test(tc, config_slurm);
     tcase_add_test(tc, config_errors);
     tcase_add_test(tc, config_each_setting_in_its_field);
     tcase_add_test(tc, config_words_and_flags);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/fd_coeffs.h"
+#include "spec/spec_parse.h"
 #include "fdwave/fdwave.h"
 #include "spec/spec.h"
 #include "kinds/kind.h"
@@ -589,6 +590,65 @@ START_TEST(normalised_json_escapes_like_jansson)
 }
 END_TEST
 
+/* The normalised spec's reals: the fewest of 15, 16 or 17 significant digits that read
+ * back as the same double ("%.*g"), with ".0" when that looks like an integer. sp_dump's
+ * shortcut for short decimals must write exactly that text: checked on decimals of 1 to
+ * 17 digits at every exponent around its range, on random doubles, and on the edges. */
+static void real_reference(char *s, double d)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(s, 40, "%.*g", prec, d);
+        if (strtod(s, NULL) == d)
+            break;
+    }
+    if (!strpbrk(s, ".eEn"))
+        strcat(s, ".0");
+}
+
+START_TEST(normalised_reals_read_back)
+{
+    unsigned long long state = 88172645463325252ULL;
+    int checked = 0;
+    for (int i = 0; i < 200000; i++) {
+        state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+        double d;
+        if (i % 4 == 3) { /* any double of a plausible magnitude */
+            memcpy(&d, &state, sizeof d);
+            if (!isfinite(d) || fabs(d) > 1e20 || (d != 0 && fabs(d) < 1e-8))
+                continue;
+        } else { /* a decimal of 1 to 17 digits, 10^-8 to 10^17 */
+            const int digits = 1 + (int)(state % 17), e = (int)((state >> 8) % 26) - 8;
+            const long long n = (long long)((state >> 16) % 100000000000000000ULL) %
+                                (long long)pow(10, digits);
+            char t[64];
+            snprintf(t, sizeof t, "%s%llde%d", (state >> 60) & 1 ? "-" : "", n, e - digits);
+            d = strtod(t, NULL);
+        }
+        json_t *v = json_real(d);
+        char *got = sp_dump(v), ref[40];
+        real_reference(ref, d);
+        ck_assert_msg(got && strcmp(got, ref) == 0, "%.17g: \"%s\", %%.*g gives \"%s\"", d,
+                      got ? got : "(null)", ref);
+        free(got);
+        json_decref(v);
+        checked++;
+    }
+    static const double edge[] = {0.0, -0.0, 1e-4, -1e-4, 9.9999e-5, 1e15, 999999999999999.0,
+                                  1e15 - 0.5, 0.1, 0.2, 0.3, 0.7, 1.0 / 3, 2.0 / 3, 0.002,
+                                  123456789012345.6, 12345678901234.56, 0.000123456789012345};
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++) {
+        json_t *v = json_real(edge[i]);
+        char *got = sp_dump(v), ref[40];
+        real_reference(ref, edge[i]);
+        ck_assert_msg(got && strcmp(got, ref) == 0, "%.17g: \"%s\", reference \"%s\"", edge[i],
+                      got ? got : "(null)", ref);
+        free(got);
+        json_decref(v);
+    }
+    ck_assert_int_gt(checked, 150000);
+}
+END_TEST
+
 /* fdw_spec_name and fdw_spec_device_ids (what the daemon stores with a job) say what the
  * normalised spec says: its "name" and its "devices.ids", none when it has no ids. */
 START_TEST(name_and_device_ids_match_normalised)
@@ -1145,6 +1205,63 @@ static const bad_case BAD[] = {
     {"colour", "\"red\"", "colour", "unknown field"},
 };
 
+/* The free surface's plane is held at zero: a source there (a listed source, a survey's
+ * listed or generated shot) is refused naming its field; receivers there are a warning
+ * for the forward kinds and refused by rtm, whose data there would be ignored. One grid
+ * spacing down both are fine. */
+START_TEST(free_surface_positions)
+{
+    char *fs = patched(BASE, "boundary.free_surface", "true");
+    char *text = patched(fs, "sources[0].position", "[155, 155, 0]");
+    expect_bad(text, NULL, "sources[0].position", "lies on the free surface (z = 0 m");
+    free(text);
+    text = patched(fs, "sources[0].position", "[155, 155, 10]");
+    fdw_spec *s = parse_ok(text, NULL);
+    ck_assert_int_eq(fdw_spec_warning_count(s), 0);
+    fdw_spec_free(s);
+    free(text);
+    /* a linear source a quarter plane down is below the surface */
+    char *t1 = patched(fs, "sources[0].position", "[155, 155, 2.5]");
+    text = patched(t1, "sources[0].interpolation", "\"linear\"");
+    fdw_spec_free(parse_ok(text, NULL));
+    free(text);
+    free(t1);
+    /* receivers on the surface: a warning naming the first and the count */
+    t1 = patched(fs, "receivers.lines[0].from", "[90, 155, 0]");
+    text = patched(t1, "receivers.lines[0].to", "[220, 155, 0]");
+    s = parse_ok(text, NULL);
+    ck_assert(has_warning(s, "14 receivers lie on the free surface"));
+    ck_assert(has_warning(s, "the first at (90, 155, 0) m"));
+    fdw_spec_free(s);
+    free(text);
+    free(t1);
+    /* without a free surface the top plane is an ordinary one */
+    text = patched(BASE, "sources[0].position", "[155, 155, 0]");
+    s = parse_ok(text, NULL);
+    ck_assert(!has_warning(s, "free surface"));
+    fdw_spec_free(s);
+    free(text);
+    /* a survey's listed shot and a generated line of shots starting on the surface */
+    const char *listed =
+        "{\"grid\": {\"nx\": 24, \"ny\": 24, \"nz\": 24, \"dx\": 10, \"dy\": 10, \"dz\": 10},"
+        " \"velocity\": {\"type\": \"constant\", \"value\": 2000}, \"time\": {\"nt\": 20},"
+        " \"boundary\": {\"type\": \"sponge\", \"width\": 4, \"free_surface\": true},"
+        " \"receivers\": {\"points\": [[100, 100, 50]]},"
+        " \"survey\": {\"wavelet\": {\"type\": \"ricker\", \"f0\": 10},"
+        "  \"shots\": [{\"position\": [100, 100, 20]}, {\"position\": [120, 100, 0]}]}}";
+    expect_bad(listed, NULL, "survey.shots[1].position", "shot 2 at (120, 100, 0) m lies on");
+    const char *generated =
+        "{\"grid\": {\"nx\": 24, \"ny\": 24, \"nz\": 24, \"dx\": 10, \"dy\": 10, \"dz\": 10},"
+        " \"velocity\": {\"type\": \"constant\", \"value\": 2000}, \"time\": {\"nt\": 20},"
+        " \"boundary\": {\"type\": \"sponge\", \"width\": 4, \"free_surface\": true},"
+        " \"receivers\": {\"points\": [[100, 100, 50]]},"
+        " \"survey\": {\"wavelet\": {\"type\": \"ricker\", \"f0\": 10},"
+        "  \"generate\": {\"first\": [60, 100, 0], \"step\": [20, 0, 0], \"count\": 3}}}";
+    expect_bad(generated, NULL, "survey.generate", "lies on the free surface");
+    free(fs);
+}
+END_TEST
+
 START_TEST(malformed_specs)
 {
     const bad_case *b = &BAD[_i];
@@ -1510,6 +1627,7 @@ int main(void)
     TCase *valid = tcase_create("valid");
     tcase_add_test(valid, example_homogeneous);
     tcase_add_test(valid, normalised_json_escapes_like_jansson);
+    tcase_add_test(valid, normalised_reals_read_back);
     tcase_add_test(valid, name_and_device_ids_match_normalised);
     tcase_add_test(valid, layered_free_surface);
     tcase_add_test(valid, gaussian_anomaly);
@@ -1526,6 +1644,7 @@ int main(void)
     tcase_add_test(valid, model_facts_from_store);
     tcase_add_test(valid, normalised_reparse_keeps_range);
     tcase_add_test(valid, warnings);
+    tcase_add_test(valid, free_surface_positions);
     tcase_add_test(valid, load_resolves_against_spec_dir);
     suite_add_tcase(su, valid);
     TCase *bad = tcase_create("malformed");

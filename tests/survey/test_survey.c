@@ -10,7 +10,9 @@
  * (check_survey.py) hold the shot numbers, positions and traces; fdwave-run killed with
  * SIGKILL mid-survey and started again with the same checkpoint directory resumes at the
  * first unfinished shot and ends with the uninterrupted run's outputs; an ETE survey's shots
- * equal single-shot ETE jobs and its operator fit is kept once. */
+ * equal single-shot ETE jobs and its operator fit is kept once; a survey run in parts
+ * (fdw_run_opts.survey_parts: fdwaved's Slurm array tasks) then combined has a whole
+ * run's outputs and manifest. */
 #include "ckpt_util.h"
 #include "fdwave/fdwave.h"
 
@@ -792,6 +794,147 @@ START_TEST(ete_survey_matches_single_shots)
 }
 END_TEST
 
+/* Run spec as nparts parts into out, each with its own checkpoint directory ck/part_<k>
+ * (part `again` twice: the second run finds its shots done), then the combining run
+ * (ck/combine). The parts' results into res[] (at most 4). */
+static void run_in_parts(const fdw_spec *spec, const char *out, const char *ck, int nparts,
+                         int again, fdw_result *res)
+{
+    for (int k = 0; k <= nparts; k++) {
+        const int join = k == nparts;
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s/%s", ck, join ? "combine" : "part");
+        if (!join)
+            snprintf(dir + strlen(dir), sizeof dir - strlen(dir), "_%d", k);
+        fdw_checkpoint_opts co = {.dir = dir, .resume = 1};
+        fdw_run_opts ro = {.out_dir = out, .backend = FDW_BACKEND_CPU, .threads = 2,
+                           .checkpoint = &co, .survey_parts = nparts,
+                           .survey_part = join ? FDW_SURVEY_COMBINE : k};
+        fdw_result r;
+        fdw_error err;
+        for (int pass = 0; pass < 1 + (k == again); pass++)
+            ck_assert_msg(fdw_run(spec, &ro, NULL, &r, &err) == FDW_OK, "part %d: %s: %s", k,
+                          err.field, err.message);
+        if (!join && k < 4)
+            res[k] = r;
+    }
+}
+
+/* A survey in parts (fdwaved's Slurm back end: one array task per part), then the
+ * combining run: the split is fdw_survey_part_shots'; the outputs and the manifest are a
+ * whole run's; a part run again finds its shots done; a part that does not exist, or a
+ * combining run with a shot missing, is refused naming what. */
+START_TEST(parts_then_combine_identical)
+{
+    int first, count;
+    fdw_survey_part_shots(12, 5, 0, &first, &count);
+    ck_assert(first == 0 && count == 3);
+    fdw_survey_part_shots(12, 5, 4, &first, &count);
+    ck_assert(first == 10 && count == 2);
+    fdw_survey_part_shots(3, 8, 2, &first, &count); /* at most a part per shot */
+    ck_assert(first == 2 && count == 1);
+    ck_assert_int_eq(fdw_survey_nparts(3, 8), 3);
+    ck_assert_int_eq(fdw_survey_nparts(12, 0), 1);
+    fdw_spec *spec = parse(SURVEY);
+    seen s1 = {0};
+    fdw_result whole, res[4];
+    ck_assert_int_eq(run(spec, path_in("whole"), 0, NULL, 0, &s1, &whole), FDW_OK);
+    run_in_parts(spec, path_in("parts"), path_in("ck"), 2, 0, res);
+    ck_assert_int_eq(res[0].nshots, 2); /* shots 101, 102; then 103 */
+    ck_assert_int_eq(res[1].nshots, 1);
+    ck_assert_int_eq(res[0].shots_done, 2);
+    ck_assert_int_eq(res[0].shots_resumed, 2); /* its second run found them done */
+    ck_assert_int_eq(res[1].shots_done, 1);
+    ck_assert_int_eq(res[1].shots_resumed, 0);
+    ck_assert_int_eq(res[1].steps_done, 120); /* shot 103's alone */
+    char why[512];
+    ck_assert_msg(ckpt_outputs_equal(path_in("whole"), path_in("parts"), why, sizeof why), "%s",
+                  why);
+    char a[1024];
+    snprintf(a, sizeof a, "%s/.survey_reports.json", path_in("parts"));
+    ck_assert(!exists(a));
+    /* a part that does not exist; a combining run without every shot's files */
+    fdw_run_opts ro = {.out_dir = path_in("bad"), .backend = FDW_BACKEND_CPU,
+                       .survey_parts = 3, .survey_part = 3};
+    fdw_error err;
+    ck_assert_int_eq(fdw_run(spec, &ro, NULL, NULL, &err), FDW_ERR_SPEC);
+    ck_assert_str_eq(err.field, "survey_part");
+    ro.survey_part = FDW_SURVEY_COMBINE;
+    ck_assert_int_eq(fdw_run(spec, &ro, NULL, NULL, &err), FDW_ERR_IO);
+    ck_assert_msg(strstr(err.message, "shot 101"), "%s", err.message);
+    fdw_spec_free(spec);
+    /* an ETE survey: its operator fit (a report kept once) listed by the combining run */
+    fdw_spec *ete = parse(
+        ETE_HEAD "\"survey\": {\"shots\": [{\"position\": [120, 40, 20]}, {\"position\": "
+                 "[250, 60, 35]}], \"wavelet\": {\"type\": \"ricker\", \"f0\": 14}}, "
+                 "\"receivers\": {\"lines\": [{\"from\": [60, 40, 10], \"to\": [330, 40, 10], "
+                 "\"count\": 8}]}, \"devices\": 1}");
+    ck_assert_int_eq(run(ete, path_in("ete_whole"), 0, NULL, 0, &s1, &whole), FDW_OK);
+    run_in_parts(ete, path_in("ete_parts"), path_in("ete_ck"), 2, -1, res);
+    ck_assert_msg(ckpt_outputs_equal(path_in("ete_whole"), path_in("ete_parts"), why,
+                                     sizeof why), "%s", why);
+    snprintf(a, sizeof a, "%s/.survey_reports.json", path_in("ete_parts"));
+    ck_assert_msg(!exists(a), "%s outlived the combining run", a);
+    fdw_spec_free(ete);
+}
+END_TEST
+
+/* fdwave-run with these arguments after the spec (NULL-terminated, at most 8), quietly on
+ * one CPU thread; its exit status. */
+static int run_cli(const char *spec_path, const char *const *args)
+{
+    const pid_t pid = fork();
+    if (pid == 0) {
+        const char *argv[20] = {FDWAVE_RUN, spec_path, "--backend", "cpu", "--threads", "1",
+                                "--quiet"};
+        int n = 7;
+        for (int i = 0; args[i] && n < 19; i++)
+            argv[n++] = args[i];
+        argv[n] = NULL;
+        if (!freopen("/dev/null", "w", stderr) || !freopen("/dev/null", "w", stdout))
+            _exit(126);
+        execv(FDWAVE_RUN, (char *const *)argv);
+        _exit(127);
+    }
+    return wait_exit(pid);
+}
+
+/* The same through fdwave-run's --survey-part K/N and --survey-combine N: the parts'
+ * outputs combined are the whole run's; options that do not fit are usage or spec errors. */
+START_TEST(cli_parts_then_combine_identical)
+{
+    const char *spec_path = path_in("parts.json");
+    ck_assert_int_eq(ckpt_write_file(spec_path, SURVEY), 0);
+    const char *whole = path_in("cli_whole"), *parts = path_in("cli_parts");
+    ck_assert_int_eq(run_cli(spec_path, (const char *[]){"-o", whole, NULL}), 0);
+    ck_assert_int_eq(run_cli(spec_path, (const char *[]){"-o", parts, "--survey-part", "2/2",
+                                                         NULL}), 0);
+    /* the combining run before every part has run: refused, nothing made */
+    ck_assert_int_eq(run_cli(spec_path, (const char *[]){"-o", parts, "--survey-combine", "2",
+                                                         NULL}), 1);
+    ck_assert_int_eq(run_cli(spec_path, (const char *[]){"-o", parts, "--survey-part", "1/2",
+                                                         NULL}), 0);
+    ck_assert_int_eq(run_cli(spec_path, (const char *[]){"-o", parts, "--survey-combine", "2",
+                                                         NULL}), 0);
+    char why[512];
+    ck_assert_msg(ckpt_outputs_equal(whole, parts, why, sizeof why), "%s", why);
+    /* K/N out of range, twice, 4 parts of 3 shots, a spec without a survey */
+    const char *out = path_in("cli_bad");
+    ck_assert_int_eq(run_cli(spec_path, (const char *[]){"-o", out, "--survey-part", "3/2",
+                                                         NULL}), 2);
+    ck_assert_int_eq(run_cli(spec_path, (const char *[]){"-o", out, "--survey-part", "1/2",
+                                                         "--survey-combine", "2", NULL}), 2);
+    ck_assert_int_eq(run_cli(spec_path, (const char *[]){"-o", out, "--survey-part", "1/4",
+                                                         NULL}), 2);
+    const char *single = path_in("single.json");
+    ck_assert_int_eq(ckpt_write_file(single, HEAD "\"sources\": [{\"position\": [120, 40, "
+                                             "20], \"wavelet\": {\"type\": \"ricker\", "
+                                             "\"f0\": 14}}], \"devices\": 1}"), 0);
+    ck_assert_int_eq(run_cli(single, (const char *[]){"-o", out, "--survey-combine", "2",
+                                                      NULL}), 2);
+}
+END_TEST
+
 static Suite *survey_suite(void)
 {
     Suite *s = suite_create("survey");
@@ -812,6 +955,8 @@ static Suite *survey_suite(void)
     tcase_add_test(r, segy_read_back);
     tcase_add_test(r, kill9_resumes_at_first_unfinished_shot);
     tcase_add_test(r, ete_survey_matches_single_shots);
+    tcase_add_test(r, parts_then_combine_identical);
+    tcase_add_test(r, cli_parts_then_combine_identical);
     suite_add_tcase(s, r);
     return s;
 }

@@ -1,5 +1,6 @@
-"""test_web_imaging.py — an rtm survey's image stacking up on the job page (issue 27), in
-headless Chromium against a real fdwaved (webtest.py) with an allow-dir for the data.
+"""test_web_imaging.py — an rtm survey's image stacking up on the job page (issue 27), then
+a gradient survey's gradient, in headless Chromium against a real fdwaved (webtest.py) with
+an allow-dir for the data.
 
 The observed traces of three shots are written here (float32 [shot][receiver][sample]: a
 Ricker pulse on a hyperbola per shot, as a flat reflector would give; the numbers need not
@@ -12,6 +13,9 @@ is cancelled and the test waits (on the page's DOM, never a fixed sleep) until:
 - once the job has ended, the slider's last position is the final image, and stepping back
   shows "stack of 3 of 3 shots" and "stack of 1 of 3 shots";
 - the same after the page is loaded afresh from the finished job;
+- a gradient survey of the same traces, its page opened after it ended: "final gradient"
+  figures (xz and yz) behind three partial stacks of the gradient, stepping back to
+  "stack of 1 of 3 shots";
 - each figure has axes in metres from the spec's grid (x (m) or y (m) across, from its
   non-zero origin, depth z (m) down), its tick labels within the grid, a colour bar
   symmetric about 0 whose values are the manifest's max_abs of the slice's float32 file,
@@ -52,6 +56,14 @@ def rtm_spec(data):
         "imaging": {"illumination": True},
         "devices": 1,
     }
+
+
+def gradient_spec(data):
+    """The rtm survey's shots and traces as a gradient survey (the residual's image)."""
+    spec = rtm_spec(data)
+    del spec["imaging"]
+    spec.update(kind="gradient", name="web imaging: a three-shot gradient survey")
+    return spec
 
 
 BLOCKER = {
@@ -112,12 +124,12 @@ def label_value(text):
     return float(text.replace("\u2212", "-").lstrip("+"))
 
 
-def check_figures(figs, want_stack, entries):
-    """The figures of one position of the slider: image and illumination, xz and yz;
+def check_figures(figs, want_stack, entries, volumes=("image", "illumination")):
+    """The figures of one position of the slider: each volume's xz and yz slices;
     want_stack None: the final volumes ("final image", "final illumination")."""
-    if len(figs) != 4:
-        raise CdpError("%d image figures (want 4: image and illumination, xz and yz): %r"
-                       % (len(figs), figs))
+    if len(figs) != 2 * len(volumes) or {f["volume"] for f in figs} != set(volumes):
+        raise CdpError("%d image figures (want %s, xz and yz): %r"
+                       % (len(figs), " and ".join(volumes), figs))
     for f in figs:
         want = want_stack or "final " + f["volume"]
         if f["stack"] != want:
@@ -148,7 +160,7 @@ def check_figures(figs, want_stack, entries):
                 or f["mid"] != ["0"]:
             raise CdpError("%s: colour bar %r %r %r, max_abs %r"
                            % (f["name"], f["min"], f["mid"], f["max"], m))
-        if f["volume"] == "image" and (f["red"] == 0 or f["blue"] == 0):
+        if f["volume"] in ("image", "gradient") and (f["red"] == 0 or f["blue"] == 0):
             raise CdpError("%s: the image is blank or one-signed: %d red, %d blue"
                            % (f["name"], f["red"], f["blue"]))
         if f["red"] + f["blue"] + f["other"] == 0:
@@ -233,16 +245,45 @@ def run(env):
         if not cap.startswith(want):
             raise CdpError("slider caption %r" % cap)
     # the page loaded afresh, from the finished job: the stacks and the final image again
-    page.call("Page.navigate", url="about:blank")
-    page.wait_for("document.location.href === 'about:blank'", 10, "a blank page")
-    page.call("Page.navigate", url=d.url + "/#/job/%d" % job)
-    page.wait_for("%s.dataset.image === 'final image' && "
-                  "document.getElementById('snap-index').max === '%d'" % (BOX, NSHOT), 60,
-                  "the final image after a reload, behind the three stacks")
+    open_final(d, page, job, "final image")
     check_figures(page.eval(FIGURES), None, entries)
     set_value(page, "#snap-index", str(NSHOT - 1), "input")
     page.wait_for("%s.dataset.image === 'stack of 3 of 3 shots'" % BOX, 30, "the last stack")
     env.screenshot()
+    check_gradient(d, page, data)
+
+
+def open_final(d, page, job, caption):
+    """The finished job's page loaded afresh: its final volume shown (caption), behind the
+    survey's partial stacks."""
+    page.call("Page.navigate", url="about:blank")
+    page.wait_for("document.location.href === 'about:blank'", 10, "a blank page")
+    page.call("Page.navigate", url=d.url + "/#/job/%d" % job)
+    page.wait_for("%s.dataset.image === %s && document.getElementById('snap-index').max "
+                  "=== '%d'" % (BOX, js_str(caption), NSHOT), 60,
+                  "%s after a reload, behind the three stacks" % caption)
+
+
+def check_gradient(d, page, data):
+    """A gradient survey of the same traces, its page opened once it has ended: the final
+    gradient's slices behind its three partial stacks."""
+    job = submit(d.url, gradient_spec(data))
+    j = wait_job(d.url, job, timeout=180)
+    if j["state"] != "succeeded":
+        raise RuntimeError("gradient job %d: %s (%s)" % (job, j["state"], j.get("reason")))
+    _, man = http(d.url, "GET", "/v1/jobs/%d/outputs" % job)
+    entries = {f["name"]: f for f in man["files"]}
+    open_final(d, page, job, "final gradient")
+    figs = page.eval(FIGURES)
+    print("final gradient: %s" % [(f["name"], f["max"], f["units"]) for f in figs])
+    check_figures(figs, None, entries, ("gradient",))
+    set_value(page, "#snap-index", "0", "input")
+    page.wait_for("%s.dataset.image === 'stack of 1 of 3 shots'" % BOX, 30,
+                  "the gradient's first stack")
+    figs = page.eval(FIGURES)
+    check_figures(figs, "stack of 1 of 3 shots", entries, ("gradient",))
+    if not all(f["name"].startswith("stack_gradient_0001_") for f in figs):
+        raise CdpError("the gradient's first stack shows %r" % [f["name"] for f in figs])
 
 
 if __name__ == "__main__":

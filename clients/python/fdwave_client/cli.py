@@ -187,6 +187,8 @@ def cmd_status(c, a):
             if isinstance(m, dict):
                 print("  %-13s %s (sha256 %s)" % ("model:", m.get("name") or "?",
                                                  m.get("sha256") or "not recorded"))
+            for d in j.get("data") or []:  # uploads it reads (imaging)
+                print("  %-13s %s (sha256 %s)" % ("data:", d.get("name"), d.get("sha256")))
             continue
         print("  %-13s %s" % (label + ":", show(j.get(key))))
     p = j.get("progress")
@@ -293,18 +295,22 @@ def cmd_fetch(c, a):
     return EXIT_OK
 
 
+def upload_and_say(a, path, upload, line):
+    """Runs upload() (of the file at path) and prints its answer: JSON with --json, else
+    line(answer). A file that cannot be read is a local error naming it."""
+    try:
+        r = upload()
+    except OSError as e:
+        return a.report.local("cannot read %s: %s" % (path, e.strerror))
+    print_json(r) if a.json else print(line(r))
+    return EXIT_OK
+
+
 def cmd_models(c, a):
     if len(a.pos) == 3 and a.pos[0] == "upload":
         path, name = a.pos[1:]
-        try:
-            r = c.upload_model(path, name, replace=a.replace)
-        except OSError as e:
-            return a.report.local("cannot read %s: %s" % (path, e.strerror))
-        if a.json:
-            print_json(r)
-        else:
-            print(uploaded_line(name, r))
-        return EXIT_OK
+        return upload_and_say(a, path, lambda: c.upload_model(path, name, replace=a.replace),
+                              lambda r: uploaded_line(name, r))
     positional(a, 1, "models upload [--replace] FILE NAME | fdwave models list")
     if a.pos[0] != "list":
         raise Synopsis("models upload [--replace] FILE NAME | fdwave models list")
@@ -319,6 +325,53 @@ def cmd_models(c, a):
                      fmt_dims(m), fmt_range(m), show(m.get("owner")), show(m.get("created_at")),
                      show(m.get("sha256"))))
     return EXIT_OK
+
+
+def fmt_layout(d):
+    """"12 traces x 70 at 3 ms, 1 shot" of an upload's record (data.c's fmt_layout)."""
+    if not isinstance(d.get("traces"), int) or isinstance(d.get("traces"), bool):
+        return "-"
+    shots = d.get("shots") or 0
+    return "%d traces x %d at %.6g ms, %d shot%s" % (
+        d["traces"], d.get("samples") or 0, (d.get("sample_interval") or 0) * 1e3, shots,
+        "" if shots == 1 else "s")
+
+
+DATA_SYNOPSIS = "data put [--replace] NAME FILE | fdwave data ls | fdwave data rm NAME"
+
+
+def cmd_data(c, a):
+    """Observed shot gathers uploaded for rtm and gradient jobs (the C CLI's data.c)."""
+    sub = a.pos[0] if a.pos else ""
+    if sub == "put" and len(a.pos) == 3:
+        name, path = a.pos[1:]
+        return upload_and_say(
+            a, path, lambda: c.put_data(path, name, replace=a.replace),
+            lambda r: "data %s uploaded (%s, %s, %s, sha256 %s); use it as \"data\": "
+                      "{\"name\": \"%s\"}" % (name, fmt_bytes(r.get("bytes")),
+                                              r.get("format") or "?", fmt_layout(r),
+                                              r.get("sha256") or "?", name))
+    if sub == "ls" and len(a.pos) == 1:
+        page = c.data_page()
+        if a.json:
+            print_json(page)
+            return EXIT_OK
+        rows = page["data"]
+        row = "%-32s %-8s %10s  %-36s %-12s %-24s  %s"
+        print(row % ("NAME", "FORMAT", "SIZE", "TRACES", "OWNER", "CREATED", "SHA256"))
+        for d in rows:
+            print(row % (show(d.get("name")), show(d.get("format")), fmt_bytes(d.get("bytes")),
+                         fmt_layout(d), show(d.get("owner")), show(d.get("created_at")),
+                         show(d.get("sha256"))))
+        return EXIT_OK
+    if sub == "rm" and len(a.pos) == 2:
+        r = c.delete_data(a.pos[1])
+        if a.json:
+            print_json(r)
+        else:
+            print("data %s removed" % a.pos[1])
+        return EXIT_OK
+    raise Synopsis(DATA_SYNOPSIS)
 
 
 def cmd_devices(c, a):
@@ -443,6 +496,10 @@ def build_parser():
     s = add("models", cmd_models, "upload [--replace] FILE NAME, or list, velocity models")
     s.add_argument("--replace", action="store_true",
                    help="upload: replace a model of yours of that name (else 409)")
+    s = add("data", cmd_data, "put [--replace] NAME FILE, ls, or rm NAME: observed shot "
+                              "gathers for rtm and gradient jobs")
+    s.add_argument("--replace", action="store_true",
+                   help="put: replace data of yours of that name (else 409)")
     add("devices", cmd_devices, "the server's devices")
     add("health", cmd_health, "server status")
     s = add("usage", cmd_usage, "device-hours, wall time and peak memory of the runs")

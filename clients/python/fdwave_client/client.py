@@ -280,10 +280,15 @@ class FdwaveClient:
         # OSError for a missing file, before any network work; an RSF header that names
         # its binary is sent joined with it, in the one-file form the server keeps.
         f, size = rsf_join.open_model(path, name)
+        return self._put_file(f, size, "/v1/models/", name, replace)
+
+    def _put_file(self, f, size, base, name, replace):
+        """PUTs the open file f (size bytes, streamed; closed here) to base + name, with
+        ?replace=true when replace; the server's JSON answer, or FdwaveError."""
         u = urllib.parse.urlsplit(self.url)
         cls = http.client.HTTPSConnection if u.scheme == "https" else http.client.HTTPConnection
         conn = cls(u.hostname, u.port, timeout=self.timeout)
-        target = u.path.rstrip("/") + "/v1/models/" + urllib.parse.quote(name, safe="")
+        target = u.path.rstrip("/") + base + urllib.parse.quote(name, safe="")
         if replace:  # the explicit replace of a name this user owns (else 409)
             target += "?replace=true"
         try:
@@ -321,6 +326,35 @@ class FdwaveClient:
     def models_page(self):
         """GET /v1/models as the server answers it: {"models": [...]}."""
         return self._object("/v1/models", "models")
+
+    # ---- observed data (rtm's and gradient's "data") ------------------------------
+
+    def put_data(self, path, name, replace=False):
+        """Uploads observed shot gathers (streamed) under name: .segy/.sgy (SEG-Y, one shot
+        or many) or .f32/.bin/.raw (raw float32 traces). The server checks a SEG-Y file's
+        headers as a job's reader would and refuses one that breaks them (FdwaveError
+        invalid_data naming the trace and the header field). Jobs then use it as "data":
+        {"name": name}. Returns {"name", "bytes", "sha256", "format", "owner",
+        "created_at", "traces", "samples", "sample_interval", "shots", "ffids"}."""
+        f = open(path, "rb")  # OSError for a missing file, before any network work
+        size = os.fstat(f.fileno()).st_size
+        return self._put_file(f, size, "/v1/data/", name, replace)
+
+    def list_data(self):
+        """Uploaded data visible to this user (GET /v1/data's "data")."""
+        return self.data_page()["data"]
+
+    def data_page(self):
+        """GET /v1/data as the server answers it: {"data": [...]}."""
+        return self._object("/v1/data", "data")
+
+    def get_data(self, name):
+        """One upload's record (GET /v1/data/{name})."""
+        return self._json("GET", "/v1/data/" + urllib.parse.quote(name, safe=""))[1]
+
+    def delete_data(self, name):
+        """Removes an upload (its owner or an admin); {"name", "deleted": true}."""
+        return self._json("DELETE", "/v1/data/" + urllib.parse.quote(name, safe=""))[1]
 
     def devices(self):
         """The server's devices: id, name, kind, memory_total, memory_free, busy_job."""

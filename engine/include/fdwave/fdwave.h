@@ -76,6 +76,38 @@ fdw_status fdw_model_inspect(const char *path, const char *format, const char *f
 typedef int (*fdw_model_resolver)(void *user, const char *name, char *path, size_t pathlen,
                                   fdw_model_info *info);
 
+/* ---- Observed shot gathers (the rtm and gradient kinds' "data") --------- */
+
+/* What one read of a data file establishes, under the rules the imaging kinds read it by
+ * (docs/spec.md, rtm's "data"): the daemon records it at upload. */
+typedef struct fdw_data_info {
+    char format[8];            /* "raw-f32" or "segy" */
+    uint64_t bytes;            /* the file's size */
+    long long traces;          /* SEG-Y: traces in the file; raw-f32: 0 (its layout is
+                                  the job's: receivers x samples) */
+    int samples;               /* SEG-Y: samples per trace; raw-f32: 0 */
+    double sample_interval;    /* SEG-Y: seconds between samples; raw-f32: 0 */
+    int nshots;                /* SEG-Y: distinct FFIDs (shots); raw-f32: 0 */
+    long long *ffids;          /* SEG-Y: the nshots FFIDs, ascending; malloc'd, the caller
+                                  frees it (NULL for raw-f32) */
+} fdw_data_info;
+
+/* Read a data file of format ("raw-f32", "segy") once and check it as a job would: a
+ * raw-f32 file is a whole number of float32 values, not none; a SEG-Y file is readable
+ * with fixed-length traces, a sample interval (binary header or trace 1), and every
+ * trace's sample count, sample interval, coordinate units and scalars as the one-shot
+ * and survey readers require them. Errors name field and, for a header, the trace and
+ * the header field. The grid-dependent checks (a receiver inside the grid, the traces'
+ * length against a run's steps) are the spec's, when a job names the file. */
+fdw_status fdw_data_inspect(const char *path, const char *format, const char *field,
+                            fdw_data_info *info, fdw_error *err);
+
+/* Maps a data name used by a spec ("data": {"name": NAME}, rtm and gradient) to its file
+ * and format (the daemon's uploads). Returns 0 and fills path and format, or non-zero if
+ * the name is unknown to this user. */
+typedef int (*fdw_data_resolver)(void *user, const char *name, char *path, size_t pathlen,
+                                 char *format, size_t formatlen);
+
 /* What a spec reads a file for (fdw_file_access). */
 typedef enum fdw_file_use {
     FDW_FILE_MODEL = 0,   /* a velocity model file ("velocity.path") */
@@ -105,6 +137,8 @@ typedef struct fdw_parse_opts {
      * directories; used by the daemon so jobs cannot read arbitrary files. NULL-terminated. */
     const char *const *allowed_dirs;
     fdw_model_resolver resolve_model; /* NULL: "model" references are rejected */
+    fdw_data_resolver resolve_data;   /* NULL: "data": {"name"} is rejected (a
+                                         normalised spec's recorded path is used) */
     void *resolve_user;
     /* Largest grid accepted, in points (0: default 2^36). */
     uint64_t max_points;
@@ -186,10 +220,18 @@ uint64_t fdw_spec_device_bytes(const fdw_spec *spec);
 uint64_t fdw_spec_device_bytes_max(const fdw_spec *spec);
 /* Bytes of host memory the run holds at its peak on the given backend (CPU: the slabs
  * themselves live in host memory too): the problem's whole-grid arrays, the field copy,
- * the snapshot buffers, the receiver recordings; for a survey, those of every shot it may
- * run at once and the model it keeps for them. An upper estimate for admission; the
- * process itself (libraries, threads' stacks) comes on top. */
+ * the snapshot buffers, the receiver recordings, the checkpoints' image; for a survey,
+ * those of every shot it may run at once and the model it keeps for them. An upper
+ * estimate for admission; the process itself (libraries, threads' stacks) comes on top. */
 uint64_t fdw_spec_host_bytes(const fdw_spec *spec, fdw_backend_kind backend);
+/* Of those, the image a run's checkpoints are copied into (pinned on CUDA) before their
+ * files are written while the loop goes on, held from the first checkpoint to the run's
+ * end: both fields of every slab with their ghost planes and padding, the kind's changing
+ * state and the recordings (on CUDA a copy per slab); 0 for a kind that keeps no
+ * checkpoints (the sweep, the imaging kinds). An upper bound of a checkpoint file's
+ * backend part. Counted in the host estimate whether or not a run checkpoints (the
+ * daemon's jobs do). Not for a survey (per shot: fdw_spec_host_bytes counts it). */
+uint64_t fdw_spec_checkpoint_bytes(const fdw_spec *spec, fdw_backend_kind backend);
 int fdw_spec_warning_count(const fdw_spec *spec);
 const char *fdw_spec_warning(const fdw_spec *spec, int i);
 /* The normalised spec (defaults filled, dt resolved) as JSON; caller frees with free(). */
@@ -231,7 +273,12 @@ typedef struct fdw_checkpoint_info {
     int resumed;           /* 1: the run resumed from this checkpoint; 0: it wrote it */
     long step, nsteps;     /* the steps it holds, of the run's total */
     uint64_t bytes;        /* its size on disk (all ranks of a distributed run) */
-    double seconds;        /* time it took to write or read, this process */
+    double seconds;        /* time it took to write or read, this process: a write from
+                              the copy of the state to the file complete on disk */
+    double loop_seconds;   /* of a write, how long the time loop stopped for it (the copy
+                              to host memory, any wait for the previous write, making it
+                              current); the file is written while the loop goes on. 0 for
+                              a resume */
 } fdw_checkpoint_info;
 
 typedef struct fdw_snapshot_info {
@@ -328,7 +375,29 @@ typedef struct fdw_run_opts {
     const struct fdw_comm *comm;
     const fdw_tuning *tuning;   /* NULL: every choice automatic */
     const struct fdw_checkpoint_opts *checkpoint; /* NULL: no checkpoints */
+    /* A survey run in parts (fdwaved's Slurm back end: one Slurm array task per part, then
+     * one combining run; fdw_survey_part_shots says which shots a part has). survey_parts
+     * 0 or 1: the whole survey in this run. With survey_parts > 1: survey_part in
+     * [0, survey_parts) runs that part's shots alone (resuming as a whole survey does, from
+     * its own checkpoint directory) and keeps each finished shot's files in out_dir for
+     * the combining run, writing no manifest; survey_part = FDW_SURVEY_COMBINE runs no
+     * shot: it finds every shot's files there and makes what a whole run makes at its end
+     * (all_shots, a stack's image or gradient summed in shot order, the manifest), the
+     * same bit for bit. */
+    int survey_parts;
+    int survey_part;
 } fdw_run_opts;
+
+#define FDW_SURVEY_COMBINE (-1)
+
+/* How many parts a survey of nshots shots runs as when asked for at most most parts: at
+ * most one part per shot, at least 1. */
+int fdw_survey_nparts(int nshots, int most);
+/* The shots of part `part` of a survey of nshots shots in nparts parts (as
+ * fdw_survey_nparts gives): consecutive shots [*first, *first + *count) in shot order,
+ * the first nshots % nparts parts one shot more than the others. The one rule of the
+ * split, which the engine and the daemon both ask. */
+void fdw_survey_part_shots(int nshots, int nparts, int part, int *first, int *count);
 
 /* Summary of a finished run. */
 typedef struct fdw_result {

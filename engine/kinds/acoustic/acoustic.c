@@ -26,20 +26,24 @@ extern const struct fdw_cuda_ops fdw_acoustic_cuda;
 static const char *const KEYS[] = {"velocity", "time", "sources", "receivers", "boundary",
                                    "survey", NULL};
 
+/* With a CPML its psi and zeta (8 B) per layer point of each axis: the state that
+ * changes from step to step besides the fields. */
+static uint64_t acoustic_state_bytes(const fdw_spec *spec)
+{
+    if (spec->boundary.type != FDW_BOUNDARY_CPML)
+        return 0;
+    const fdw_boundary *b = &spec->boundary;
+    const uint64_t nx = (uint64_t)spec->nx, ny = (uint64_t)spec->ny, nz = (uint64_t)spec->nz;
+    const uint64_t wz = (uint64_t)(b->free_surface ? 0 : b->width[4]) + (uint64_t)b->width[5];
+    return 8 * ((uint64_t)(b->width[0] + b->width[1]) * ny * nz +
+                (uint64_t)(b->width[2] + b->width[3]) * nx * nz + wz * nx * ny);
+}
+
 /* u, u_prev and (v dt)^2 (12 B/point) with the ghost planes of the three arrays at each
- * boundary between two devices' slabs, the receiver recordings, and with a CPML its psi
- * and zeta (8 B) per layer point of each axis. */
+ * boundary between two devices' slabs, the receiver recordings, and the CPML's state. */
 static uint64_t acoustic_device_bytes(const fdw_spec *spec)
 {
-    uint64_t cpml = 0;
-    if (spec->boundary.type == FDW_BOUNDARY_CPML) {
-        const fdw_boundary *b = &spec->boundary;
-        const uint64_t nx = (uint64_t)spec->nx, ny = (uint64_t)spec->ny, nz = (uint64_t)spec->nz;
-        const uint64_t wz = (uint64_t)(b->free_surface ? 0 : b->width[4]) + (uint64_t)b->width[5];
-        cpml = 8 * ((uint64_t)(b->width[0] + b->width[1]) * ny * nz +
-                    (uint64_t)(b->width[2] + b->width[3]) * nx * nz + wz * nx * ny);
-    }
-    return wave_device_bytes(spec, 12, 3) + cpml;
+    return wave_device_bytes(spec, 12, 3) + acoustic_state_bytes(spec);
 }
 
 uint64_t fdw_acoustic_cpml_points(const fdw_problem *p, int a, int z0, int nz)
@@ -79,10 +83,9 @@ static fdw_status build_vdt2(const fdw_spec *spec, fdw_acoustic_data *d, fdw_err
     return FDW_OK;
 }
 
-/* CPML: layer widths per axis (no top layer under a free surface), the a/b coefficients of
- * each axis that has a layer, and the first-derivative weights of the stencil's radius
- * divided by the spacing. Nothing for other boundary types. */
-static fdw_status build_cpml(const fdw_spec *spec, fdw_acoustic_data *d, fdw_error *err)
+fdw_status fdw_acoustic_cpml_build(const fdw_spec *spec, int w[3][2], const float *pa[3],
+                                   const float *pb[3], float d1[3][FDW_MAX_RADIUS + 1],
+                                   fdw_error *err)
 {
     const fdw_boundary *b = &spec->boundary;
     if (b->type != FDW_BOUNDARY_CPML)
@@ -94,28 +97,28 @@ static fdw_status build_cpml(const fdw_spec *spec, fdw_acoustic_data *d, fdw_err
     const int n[3] = {spec->nx, spec->ny, spec->nz};
     const double h[3] = {spec->dx, spec->dy, spec->dz};
     for (int a = 0; a < 3; a++) {
-        d->pml_w[a][0] = b->width[2 * a];
-        d->pml_w[a][1] = b->width[2 * a + 1];
+        w[a][0] = b->width[2 * a];
+        w[a][1] = b->width[2 * a + 1];
         for (int m = 0; m <= spec->radius; m++)
-            d->pml_d1[a][m] = m == 0 ? 0.0f : (float)(c1[m] / h[a]);
+            d1[a][m] = m == 0 ? 0.0f : (float)(c1[m] / h[a]);
     }
     if (b->free_surface)
-        d->pml_w[2][0] = 0;
+        w[2][0] = 0;
     for (int a = 0; a < 3; a++) {
-        if (d->pml_w[a][0] == 0 && d->pml_w[a][1] == 0)
+        if (w[a][0] == 0 && w[a][1] == 0)
             continue;
-        float *pa = fdw_problem_alloc((size_t)n[a], sizeof(float), "the CPML coefficients", err);
-        float *pb = pa ? fdw_problem_alloc((size_t)n[a], sizeof(float), "the CPML coefficients",
+        float *ca = fdw_problem_alloc((size_t)n[a], sizeof(float), "the CPML coefficients", err);
+        float *cb = ca ? fdw_problem_alloc((size_t)n[a], sizeof(float), "the CPML coefficients",
                                            err)
                        : NULL;
-        if (!pb) {
-            free(pa);
-            return FDW_ERR_NOMEM; /* what is already in d is freed by the caller */
+        if (!cb) {
+            free(ca);
+            return FDW_ERR_NOMEM; /* what is already in pa, pb is freed by the caller */
         }
-        fdw_cpml_profile(n[a], d->pml_w[a][0], d->pml_w[a][1], h[a], spec->vmax, spec->dt,
-                         b->reflection, b->frequency, pa, pb);
-        d->pml_a[a] = pa;
-        d->pml_b[a] = pb;
+        fdw_cpml_profile(n[a], w[a][0], w[a][1], h[a], spec->vmax, spec->dt, b->reflection,
+                         b->frequency, ca, cb);
+        pa[a] = ca;
+        pb[a] = cb;
     }
     return FDW_OK;
 }
@@ -168,26 +171,34 @@ static void acoustic_shed(fdw_problem *prob)
     d->vdt2 = NULL;
 }
 
-static fdw_status acoustic_build(const fdw_spec *spec, fdw_problem *prob, fdw_error *err)
+fdw_status fdw_acoustic_coeffs(const fdw_spec *spec, float *cx, float *cy, float *cz,
+                               fdw_error *err)
 {
     double c[FDW_MAX_RADIUS + 1];
     if (fdw_fd2_coeffs(spec->order, c) != 0)
         return fdw_fail(err, FDW_ERR_SPEC, "order", "order %d has no coefficients",
                         spec->order);
+    for (int m = 0; m <= spec->radius; m++) {
+        cx[m] = (float)(c[m] / (spec->dx * spec->dx));
+        cy[m] = (float)(c[m] / (spec->dy * spec->dy));
+        cz[m] = (float)(c[m] / (spec->dz * spec->dz));
+    }
+    return FDW_OK;
+}
+
+static fdw_status acoustic_build(const fdw_spec *spec, fdw_problem *prob, fdw_error *err)
+{
     fdw_acoustic_data *d = fdw_problem_alloc(1, sizeof *d, "the acoustic coefficients", err);
     if (!d)
         return FDW_ERR_NOMEM;
     prob->kdata = d;
-    for (int m = 0; m <= spec->radius; m++) {
-        d->cx[m] = (float)(c[m] / (spec->dx * spec->dx));
-        d->cy[m] = (float)(c[m] / (spec->dy * spec->dy));
-        d->cz[m] = (float)(c[m] / (spec->dz * spec->dz));
-    }
-    fdw_status st = build_vdt2(spec, d, err);
+    fdw_status st = fdw_acoustic_coeffs(spec, d->cx, d->cy, d->cz, err);
+    if (st == FDW_OK)
+        st = build_vdt2(spec, d, err);
     if (st == FDW_OK)
         st = fdw_problem_wave(spec, prob, err);
     if (st == FDW_OK)
-        st = build_cpml(spec, d, err);
+        st = fdw_acoustic_cpml_build(spec, d->pml_w, d->pml_a, d->pml_b, d->pml_d1, err);
     return st;
 }
 
@@ -199,6 +210,7 @@ const fdw_kind_ops fdw_kind_acoustic = {
         .parse = wave_parse,
         .warnings = wave_warnings,
         .device_bytes = acoustic_device_bytes,
+        .state_bytes = acoustic_state_bytes,
     },
     .problem = {
         .build = acoustic_build,

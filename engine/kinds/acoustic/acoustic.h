@@ -53,4 +53,20 @@ static inline int fdw_acoustic_has_cpml(const fdw_acoustic_data *a)
  * 0 when the problem has no CPML layer on that axis. Both backends size psi and zeta by it. */
 uint64_t fdw_acoustic_cpml_points(const fdw_problem *p, int a, int z0, int nz);
 
+/* The Laplacian's coefficients cA[m] = Fornberg's weights / h_A^2 (m = 0..radius) for the
+ * spec's order and spacings, in float (the imaging kinds' scheme is this one); FDW_ERR_SPEC
+ * for an order without weights. */
+struct fdw_spec;
+fdw_status fdw_acoustic_coeffs(const struct fdw_spec *spec, float *cx, float *cy, float *cz,
+                               fdw_error *err);
+
+/* The CPML of a spec whose boundary type is "cpml" (nothing for another type): layer widths
+ * w[A][0], w[A][1] per axis (no top layer under a free surface), the recursion's a and b
+ * per global index of each axis with a layer (new arrays into pa[A], pb[A]: NULL where
+ * none; the caller frees them, also after an error), and the first-derivative weights of
+ * the spec's radius over h_A. The acoustic kind's data and the imaging kinds' take it. */
+fdw_status fdw_acoustic_cpml_build(const struct fdw_spec *spec, int w[3][2], const float *pa[3],
+                                   const float *pb[3], float d1[3][FDW_MAX_RADIUS + 1],
+                                   fdw_error *err);
+
 #endif

@@ -103,19 +103,22 @@ FDW_CPU_CLONES static void ete_rows(const cpu_ctx *c, const cpu_slab *s, int k0,
     }
 }
 
+/* cpu_walk_planes' view of ete_rows: one plane of slab s. */
+typedef struct ete_walk {
+    const cpu_ctx *c;
+    const cpu_slab *s;
+} ete_walk;
+
+static void ete_plane_rows(const void *arg, int k, int j0, int j1)
+{
+    const ete_walk *w = arg;
+    ete_rows(w->c, w->s, k, k + 1, j0, j1);
+}
+
 static void ete_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
 {
-    if (kb <= ka)
-        return;
-    const int ny = c->ny, yb = c->yblock;
-    const int nb = (ny + yb - 1) / yb, nk = kb - ka;
-    const int chunk = cpu_chunk(nb, nk);
-#pragma omp parallel for collapse(2) schedule(dynamic, chunk)
-    for (int b = 0; b < nb; b++)
-        for (int k = ka; k < kb; k++) {
-            int j0 = b * yb, j1 = j0 + yb < ny ? j0 + yb : ny;
-            ete_rows(c, s, k, k + 1, j0, j1);
-        }
+    const ete_walk w = {c, s};
+    cpu_walk_planes(c, ka, kb, ete_plane_rows, &w);
 }
 
 /* The bin index of the slab's planes and ghost planes: 2 bytes per padded point. */

@@ -50,11 +50,17 @@
 
 struct fdw_ete_data;
 
+/* dt auto's default accuracy target: the worst relative phase-velocity error over the
+ * band (0.1 %: the band's edge drifts a tenth of a wavelength in 100 wavelengths). At 15
+ * points per wavelength at a Ricker's f0 it keeps dt at 2.2-2.4 times the order-8 FD limit
+ * (docs/ete.md, "Time step"). */
+#define ETE_PHASE_ERROR_DEFAULT 1e-3
+
 typedef struct fdw_ete_spec {
     int nv;                    /* ete.nv: bins asked for; 0 automatic */
     double fmax;               /* band by frequency: |k| <= 2 pi fmax / v (Hz); or 0 */
     double ppw;                /* band by points per wavelength: |k| <= 2 pi / (ppw h_max) */
-    double max_phase_error;    /* dt auto's target; 0: no worse than order-8 FD at dt / 5 */
+    double max_phase_error;    /* dt auto's target; 0: ETE_PHASE_ERROR_DEFAULT */
     double dt_fit_max;         /* largest dt a stable consistent operator exists for */
     double phase_error;        /* worst phase error at the checked velocities, at dt */
     double excess;             /* given dt: largest phase error minus its target */

@@ -2,10 +2,13 @@
  * boundary, sources, receivers) with the kind's own time-step rule, and its "ete" section
  * (bins, band, accuracy target). dt is not bound by the finite-difference Courant limit:
  * a dt is accepted when a stable consistent operator can be fitted at the model's largest
- * velocity (ete_fit.h), and "auto" picks the largest dt whose fits at a few velocities of
- * the model's range (its ends and three between, geometrically) meet the accuracy target:
- * by default no worse than the order-8 acoustic scheme at a fifth of that dt over the same
- * band, or ete.max_phase_error. The band defaults to |k| <= 2 pi fmax / v with fmax = 2.5
+ * velocity (ete_fit.h), and "auto" picks the largest dt up to which every dt's fits at a
+ * few velocities of the model's range (its ends and three between, geometrically) meet the
+ * accuracy target: a worst phase-velocity error of ETE_PHASE_ERROR_DEFAULT over the band, or
+ * ete.max_phase_error. An absolute target and the run of dts from small up make dt auto
+ * monotone in the resolution (a finer grid or a narrower band never gets a smaller Courant
+ * number: each fit's error falls as the band narrows); a target relative to another scheme
+ * (FD-8 at dt / 5, this kind's rule until 2026-12) is not. The band defaults to |k| <= 2 pi fmax / v with fmax = 2.5
  * times the largest Ricker f0 (the house's shortest-wavelength rule, kinds/wave/wave_spec.c).
  * Then the operator as assembled on the model itself is checked (ete_stability.h): where
  * velocity bins meet it can be unstable although every bin's fit is not, so dt auto comes
@@ -25,8 +28,13 @@
 #define PI 3.14159265358979323846
 /* The band's edge may turn by at most this much phase per step (2.2 steps per period). */
 #define PHI_LIMIT (0.9 * PI)
-#define AUTO_SHRINK 0.85       /* dt auto's downward scan factor */
-#define AUTO_BISECT 9          /* then bisection steps (to 0.03 % of dt) */
+/* dt auto: the ladder of Courant numbers (along the finest axis at vmax) it climbs, from
+ * AUTO_R0 by factors of AUTO_GROW up to the fit limit, then bisection steps (to 0.04 % of
+ * dt). The ladder depends on the grid and vmax only, not on the band. Below AUTO_R0 (0.44
+ * of order-8 FD's own limit on a cube) ETE cannot pay for its dearer step. */
+#define AUTO_R0 0.2
+#define AUTO_GROW 1.25
+#define AUTO_BISECT 9
 #define CHECK_VELOCITIES 5
 /* The assembled operator's check: dt tried at these fractions of the first one until one
  * is stable, then bisections between the two last tried. */
@@ -101,6 +109,12 @@ static int parse_section(spec_ctx *c, const json_t *root, fdw_ete_spec *k)
     return 0;
 }
 
+/* dt auto's target: ete.max_phase_error, else the default. */
+static double ete_target(const fdw_ete_spec *k)
+{
+    return k->max_phase_error > 0 ? k->max_phase_error : ETE_PHASE_ERROR_DEFAULT;
+}
+
 /* The velocities dt is checked at: the model's range, geometrically spaced. */
 static int check_velocities(const fdw_spec *s, double *v)
 {
@@ -134,8 +148,7 @@ static int fits_at(spec_ctx *c, const fdw_ete_spec *k, double dt, double *err, d
             return sp_fail(c, "time.dt", "the ETE operator fit failed at v = %g m/s, dt = %g s "
                            "(%s)", v[i], dt, st == ETE_FIT_NOMEM ? "out of memory"
                                                                  : "the LP solver stalled");
-        const double target =
-            k->max_phase_error > 0 ? k->max_phase_error : ete_fd8_phase_error(&b, 0.2);
+        const double target = ete_target(k);
         *err = fmax(*err, op.phase_err);
         *excess = fmax(*excess, op.phase_err - target);
     }
@@ -191,6 +204,28 @@ static int narrow(spec_ctx *c, const fdw_ete_spec *k, double dt, double *lo, dou
     return 0;
 }
 
+/* dt auto found no dt meeting the target from the ladder's first rung (dt0) up: the band
+ * is too fine for the grid. The error says how many points per wavelength the band has at
+ * vmin and what the user can change. */
+static int no_dt_meets(spec_ctx *c, const fdw_ete_spec *k, double dt0)
+{
+    const fdw_spec *s = c->spec;
+    const double hmax = fmax(s->dx, fmax(s->dy, s->dz));
+    const double ppw = 2.0 * PI * s->vmin * dt0 / (hmax * fdw_ete_phimax(s, s->vmin, dt0));
+    if (k->max_phase_error > 0)
+        return sp_fail(c, "ete.max_phase_error", "no time step from %.4g s (0.44 x the "
+                       "order-8 FD limit) up meets ete.max_phase_error %g on this grid: the "
+                       "band has %.3g points per wavelength at vmin %g m/s", dt0,
+                       k->max_phase_error, ppw, s->vmin);
+    return sp_fail(c, k->fmax > 0 ? "ete.fmax" : "ete.ppw",
+                   "ETE cannot meet its accuracy target (a phase-velocity error of %g over the "
+                   "band) on this grid at any time step worth its cost (from %.4g s, 0.44 x "
+                   "the order-8 FD limit): its band has %.3g points per wavelength at vmin "
+                   "%g m/s and needs about 4 (10 at a Ricker's f0). Refine the grid, narrow "
+                   "the band (ete.fmax), allow more error (ete.max_phase_error) or use kind "
+                   "\"acoustic\"", ETE_PHASE_ERROR_DEFAULT, dt0, ppw, s->vmin);
+}
+
 static int resolve_dt(spec_ctx *c, const json_t *root, fdw_ete_spec *k, double dt_given)
 {
     fdw_spec *s = c->spec;
@@ -224,16 +259,17 @@ static int resolve_dt(spec_ctx *c, const json_t *root, fdw_ete_spec *k, double d
         k->excess = excess;
         return 0;
     }
-    /* auto: scan down from the fit limit, then bisect */
-    double lo = 0.0, hi = k->dt_fit_max, d = hi;
-    for (int j = 0; j < 80 && lo == 0.0; j++, d *= AUTO_SHRINK)
-        if (narrow(c, k, d, &lo, &hi))
+    /* auto: up the ladder to the first dt that misses, then bisect */
+    const double hmin = fmin(s->dx, fmin(s->dy, s->dz));
+    double lo = 0.0, hi = 0.0;
+    for (double d = AUTO_R0 * hmin / s->vmax; hi == 0.0; d *= AUTO_GROW) {
+        if (narrow(c, k, fmin(d, k->dt_fit_max), &lo, &hi))
             return -1;
+        if (d >= k->dt_fit_max)
+            break;
+    }
     if (lo == 0.0)
-        return sp_fail(c, k->max_phase_error > 0 ? "ete.max_phase_error" : "time.dt",
-                       "no time step meets the ETE accuracy target (%s) on this grid and band",
-                       k->max_phase_error > 0 ? "ete.max_phase_error"
-                                              : "order-8 FD at a fifth of dt");
+        return no_dt_meets(c, k, AUTO_R0 * hmin / s->vmax);
     for (int j = 0; j < AUTO_BISECT && hi > lo; j++)
         if (narrow(c, k, 0.5 * (lo + hi), &lo, &hi))
             return -1;
@@ -431,7 +467,8 @@ int fdw_ete_parse(spec_ctx *c, const json_t *root)
     if (wave_parse_boundary(c, root) ||
         (survey ? sp_parse_survey(c, root) : wave_parse_sources(c, root)) ||
         wave_finish_boundary(c) || wave_parse_receivers(c, root) ||
-        (survey && sp_finish_survey(c, root)) || parse_section(c, root, k) ||
+        (survey && sp_finish_survey(c, root)) || wave_check_sources_below_surface(c, root) ||
+        parse_section(c, root, k) ||
         resolve_dt(c, root, k, dt_given) ||
         (!(c->opts && c->opts->defer_model_checks) && check_model(c, root, k)))
         return -1;
@@ -479,7 +516,7 @@ void fdw_ete_warnings(spec_ctx *c)
         sp_warn(c, "ETE's worst phase error at dt %g s is %.3g, above its accuracy target "
                 "(%s): \"dt\": \"auto\" picks the largest dt that meets it",
                 s->dt, k->phase_error, k->max_phase_error > 0 ? "ete.max_phase_error"
-                                                              : "order-8 FD at a fifth of dt");
+                                                              : "the default, 0.001");
 }
 
 void fdw_ete_free_spec(fdw_spec *spec)

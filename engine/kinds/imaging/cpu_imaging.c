@@ -11,16 +11,20 @@
  *             the receivers weighted by V / (1 + q), the image summing lap u[n] z[n+1]
  *             (or u[n] z[n+1]) and the illumination u[n]^2 in float32 (the division by
  *             V is the outputs' last pass, imaging_finish.c).
+ * With a CPML each field has its memory variables (imaging_cpml.h): the background's and
+ * born's scattered field's step by the acoustic kind's recursion, the adjoint's by its
+ * transpose; the checkpoints keep the background's, the store each step's layer term
+ * (born's source and the image take lap u plus it).
  * Every engine step is one time step of one field (the run loop counts them, imaging.h's
  * fdw_img_engine_steps), so progress and cancellation work as for any kind. */
 #include "kinds/imaging/imaging.h"
+#include "kinds/imaging/imaging_cpml.h"
 #include "kinds/acoustic/cpu_acoustic_kernel.h"
 #include "cpu/cpu_kind.h"
 
 #include "core/error.h"
 #include "run/positioning.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +55,11 @@ typedef struct img_cpu {
     float *adj;                /* the adjoint's traces [receiver][slot] */
     float **ck;                /* checkpoints: u[n], u[n-1] at segment k's start, k = 1..K-2 */
     float **store;             /* u of the segment being imaged, L fields */
+    img_pml pml;               /* the CPML (pml.on = 0: none, and the arrays below NULL) */
+    float *mu, *mw;            /* memory variables of u, and of w (born's or the adjoint's) */
+    float *term;               /* born: the background's layer term of the step */
+    float **mck;               /* u's memory variables at segment k's start, k = 1..K-1 */
+    float **sterm;             /* the store's layer terms (where the image takes lap u) */
     img_sched sched;           /* imaging_sched.c */
     uint64_t bytes;
 } img_cpu;
@@ -85,9 +94,10 @@ static void mirror(const img_cpu *c, float *buf)
             p0[i - m * c->plane] = -p0[i + m * c->plane];
 }
 
-/* next = the scheme's update of (cur, next), every owned plane; plane 0 held at 0 under a
- * free surface. cur's mirror first. */
-static void update(img_cpu *c, float *next, float *cur)
+/* next = the scheme's update of (cur, next), every owned plane, with the CPML's terms when
+ * set (cur's memory variables) is given: the forward recursion, or its transpose for the
+ * adjoint; plane 0 held at 0 under a free surface. cur's mirror first. */
+static void update(img_cpu *c, float *next, float *cur, float *set, int adjoint)
 {
     mirror(c, cur);
     cpu_acoustic_args a = c->a;
@@ -101,6 +111,10 @@ static void update(img_cpu *c, float *next, float *cur)
             const int k0 = 2 * g, k1 = k0 + 2 < c->nz ? k0 + 2 : c->nz;
             c->kernel(&a, k0, k1, j0, j1);
         }
+    if (set && adjoint)
+        img_pml_adjoint(&c->pml, set, a.u, a.up, a.v);
+    else if (set)
+        img_pml_forward(&c->pml, set, a.u, a.up, a.v);
     if (c->prob.free_surface)
         memset(next + (ptrdiff_t)c->r * c->plane, 0, (size_t)c->plane * sizeof(float));
 }
@@ -169,26 +183,37 @@ static void laplacian(const img_cpu *c, float *buf, float *out)
 
 /* ---- the imaging steps ---- */
 
+/* u and du one step on, du's source dV (lap u + the layer term of u's step). */
 static void born_step(img_cpu *c, long it)
 {
     laplacian(c, c->u[c->cu], c->lap);
-    update(c, c->w[1 - c->cw], c->w[c->cw]);
+    update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
+    inject_source(c, c->u[1 - c->cu], it);
+    if (c->mu)
+        img_pml_term(&c->pml, c->mu, c->term);
+    update(c, c->w[1 - c->cw], c->w[c->cw], c->mw, 0);
     float *s = c->w[1 - c->cw];
     const ptrdiff_t from = c->origin + (ptrdiff_t)c->k0 * c->plane,
                     to = c->origin + (ptrdiff_t)c->nz * c->plane;
 #pragma omp parallel for schedule(static)
     for (ptrdiff_t i = from; i < to; i++) /* (padding: dv is 0 there) */
         s[i] += c->dv[i] * c->lap[i];
+    if (c->mu)
+        img_pml_apply(&c->pml, c->term, at_origin(c, c->dv), at_origin(c, s));
     c->cw = 1 - c->cw;
     record(c, c->w[c->cw], it);
-    update(c, c->u[1 - c->cu], c->u[c->cu]);
-    inject_source(c, c->u[1 - c->cu], it);
     c->cu = 1 - c->cu;
 }
 
 static void copy_field(const img_cpu *c, float *dst, const float *src)
 {
     memcpy(dst, src, c->nbuf * sizeof(float));
+}
+
+/* A set of CPML memory variables (2 P floats). */
+static void copy_set(const img_cpu *c, float *dst, const float *src)
+{
+    memcpy(dst, src, 2 * c->pml.count * sizeof(float));
 }
 
 /* One forward step of the background from time it (checkpoint or store first). */
@@ -198,47 +223,37 @@ static void forward_step(img_cpu *c, const img_unit *u)
         copy_field(c, c->ck[2 * u->checkpoint], c->u[c->cu]);
         copy_field(c, c->ck[2 * u->checkpoint + 1], c->u[1 - c->cu]);
     }
+    if (u->memory >= 0 && c->mu)
+        copy_set(c, c->mck[u->memory], c->mu);
     if (u->store >= 0)
         copy_field(c, c->store[u->store], c->u[c->cu]);
-    update(c, c->u[1 - c->cu], c->u[c->cu]);
+    update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
     inject_source(c, c->u[1 - c->cu], u->it);
     c->cu = 1 - c->cu;
+    if (u->store >= 0 && c->sterm)
+        img_pml_term(&c->pml, c->mu, c->sterm[u->store]);
     if (c->d->mode == IMG_GRADIENT)
         record(c, c->u[c->cu], u->it);
 }
 
 /* The adjoint's traces once the forward pass is done: rtm the data; gradient the
- * residual of the recorded traces and the misfit 1/2 sum r^2. */
+ * residual of the recorded traces and the misfit 1/2 sum r^2 (imaging_engine.c). */
 static void start_adjoint(img_cpu *c)
 {
     const fdw_problem *p = &c->prob;
-    const long ns = p->nrec_slots;
-    const int nrows = p->nreceivers, nrec = fdw_problem_receivers(p);
+    const size_t n = (size_t)fdw_problem_receivers(p) * (size_t)p->nrec_slots;
     if (c->d->mode == IMG_RTM) {
-        memcpy(c->adj, c->d->data, (size_t)nrec * ns * sizeof(float));
-        return;
-    }
-    float *rows = malloc((size_t)nrows * ns * sizeof(float));
-    if (!rows) { /* (the traces' own size; create reserved c->adj of it) */
-        memset(c->adj, 0, (size_t)nrec * ns * sizeof(float));
+        memcpy(c->adj, c->d->data, n * sizeof(float));
+    } else if (fdw_img_residual(p, c->rec, c->adj, &c->res.misfit) != 0) {
+        memset(c->adj, 0, n * sizeof(float)); /* (create reserved c->adj of it) */
         c->res.misfit = NAN;
-        return;
     }
-    for (long s = 0; s < ns; s++)
-        for (int q = 0; q < nrows; q++)
-            rows[(size_t)q * ns + s] = c->rec[(size_t)s * nrows + q];
-    fdw_receivers_combine(p, rows, ns, c->adj);
-    free(rows);
-    double j = 0.0;
-    for (size_t i = 0; i < (size_t)nrec * ns; i++) {
-        c->adj[i] -= c->d->data[i];
-        j += (double)c->adj[i] * c->adj[i];
-    }
-    c->res.misfit = 0.5 * j;
 }
 
 /* Segment k's start into the background and the store's first field: its checkpoint
- * (segment 0: the zero initial state). */
+ * (segment 0: the zero initial state); with a CPML its memory variables too, and the
+ * store's last layer term, that of the next segment's memory checkpoint (the step from
+ * the segment's last field, which the recomputation does not take). */
 static void restore_segment(img_cpu *c, long k)
 {
     if (k == 0) {
@@ -248,6 +263,12 @@ static void restore_segment(img_cpu *c, long k)
         copy_field(c, c->u[0], c->ck[2 * (k - 1)]);
         copy_field(c, c->u[1], c->ck[2 * (k - 1) + 1]);
     }
+    if (c->mu && k == 0)
+        memset(c->mu, 0, 2 * c->pml.count * sizeof(float));
+    else if (c->mu)
+        copy_set(c, c->mu, c->mck[k - 1]);
+    if (c->sterm)
+        img_pml_term(&c->pml, c->mck[k], c->sterm[c->sched.L - 1]);
     c->cu = 0;
     copy_field(c, c->store[0], c->u[0]);
 }
@@ -255,17 +276,19 @@ static void restore_segment(img_cpu *c, long k)
 /* A step of a segment again, into the store's next slot. */
 static void recompute_step(img_cpu *c, const img_unit *u)
 {
-    update(c, c->u[1 - c->cu], c->u[c->cu]);
+    update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
     inject_source(c, c->u[1 - c->cu], u->it);
     c->cu = 1 - c->cu;
     copy_field(c, c->store[u->store], c->u[c->cu]);
+    if (c->sterm)
+        img_pml_term(&c->pml, c->mu, c->sterm[u->store - 1]);
 }
 
 /* The adjoint's step to time n + 1 (from n + 2 and n + 3), then the image of u[n]. */
 static void adjoint_step(img_cpu *c, const img_unit *u)
 {
     const long n = u->it;
-    update(c, c->w[1 - c->cw], c->w[c->cw]);
+    update(c, c->w[1 - c->cw], c->w[c->cw], c->mw, 1);
     inject_adjoint(c, c->w[1 - c->cw], n + 1);
     c->cw = 1 - c->cw;
     float *un = c->store[u->store];
@@ -284,6 +307,8 @@ static void adjoint_step(img_cpu *c, const img_unit *u)
                     c->ill[o + i] += u * u;
             }
         }
+    if (!xcorr && c->sterm)
+        img_pml_apply(&c->pml, c->sterm[u->store], z + c->origin, c->img + c->origin);
 }
 
 static int finish_outputs(img_cpu *c);
@@ -361,6 +386,13 @@ static void cpu_img_destroy(void *vctx)
     for (int i = 0; c->store && i < c->sched.L; i++)
         free(c->store[i]);
     free(c->store);
+    free(c->mu), free(c->mw), free(c->term);
+    for (long i = 0; c->mck && i < c->sched.K - 1; i++)
+        free(c->mck[i]);
+    free(c->mck);
+    for (int i = 0; c->sterm && i < c->sched.L; i++)
+        free(c->sterm[i]);
+    free(c->sterm);
     free(c->res.image), free(c->res.illum), free(c->res.predicted);
     free(c);
 }
@@ -390,21 +422,11 @@ static fdw_status nomem(img_cpu *c, fdw_error *err)
                     "%.1f MiB (its fields, checkpoints and store)", (double)b / 1048576.0);
 }
 
-static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
-                                 fdw_error *err)
+/* The padded layout of the CPU backend (px a multiple of 16 floats) and the kernel. */
+static void set_layout(img_cpu *c, const fdw_problem *prob)
 {
-    const fdw_img_data *d = prob->kdata;
-    if (!d || !d->vdt2 || prob->radius < 1 || prob->radius > FDW_MAX_RADIUS)
-        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: the problem is "
-                        "incomplete");
-    if (plan->ndev != 1 || prob->comm)
-        return fdw_fail(err, FDW_ERR_UNSUPPORTED, "devices", "the imaging kinds run a shot on "
-                        "one device (asked for %d)", plan->ndev);
-    img_cpu *c = calloc(1, sizeof *c);
-    if (!c)
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "imaging engine: out of host memory");
     c->prob = *prob;
-    c->d = d;
+    c->d = prob->kdata;
     c->nx = prob->nx, c->ny = prob->ny, c->nz = prob->nz, c->r = prob->radius;
     c->k0 = prob->free_surface ? 1 : 0;
     c->px = (c->nx + FDW_CPU_XOFF + c->r + 15) / 16 * 16;
@@ -413,17 +435,13 @@ static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, 
     c->origin = (ptrdiff_t)c->r * c->plane + (ptrdiff_t)c->r * c->px + FDW_CPU_XOFF;
     c->nbuf = (size_t)(c->nz + 2 * c->r) * (size_t)c->plane;
     c->kernel = cpu_acoustic_kernel_for(c->r, prob->tuning->cpu_portable);
-    const size_t n = (size_t)c->nx * c->ny * c->nz;
-    for (int b = 0; b < 2; b++)
-        if (!(c->u[b] = alloc_field(c, c->nbuf)) || !(c->w[b] = alloc_field(c, c->nbuf)))
-            return nomem(c, err);
-    if (!(c->v = alloc_field(c, c->nbuf)) || !(c->lap = alloc_field(c, c->nbuf)))
-        return nomem(c, err);
-    spread(c, c->v, d->vdt2);
-    /* the sponge, zeros on the axes without (the kernel reads all three) */
-    const int sponge = prob->qx || prob->qy || prob->qz;
-    if (cpu_copy_sponge(prob, &c->qx, &c->qy, &c->qz))
-        return nomem(c, err);
+}
+
+/* The acoustic kernel's fixed arguments: V, strides, coefficients and the sponge (its
+ * axes zero where none, the kernel reads all three; qx == 0 on [xlo, xhi)). */
+static void set_kernel_args(img_cpu *c, int sponge)
+{
+    const fdw_img_data *d = c->d;
     cpu_acoustic_args *a = &c->a;
     a->v = at_origin(c, c->v);
     a->sy = c->px;
@@ -437,7 +455,7 @@ static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, 
     a->qy = c->qy;
     a->qz = sponge ? c->qz : NULL;
     a->xlo = 0, a->xhi = 0;
-    if (sponge) { /* qx == 0 on [xlo, xhi) */
+    if (sponge) {
         int lo = 0, hi = c->nx;
         while (lo < c->nx && c->qx[lo] != 0.0f)
             lo++;
@@ -445,7 +463,13 @@ static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, 
             hi--;
         a->xlo = lo, a->xhi = hi;
     }
-    /* taps */
+}
+
+/* The source's and the receivers' taps as offsets in the field layout, the adjoint's
+ * weights, and the recordings and adjoint traces; 0, or -1 out of memory. */
+static int set_taps(img_cpu *c)
+{
+    const fdw_problem *prob = &c->prob;
     c->nsrc = prob->nsrc_taps;
     c->src_off = malloc((size_t)(c->nsrc + 1) * sizeof *c->src_off);
     c->src_owner = malloc((size_t)(c->nsrc + 1) * sizeof *c->src_owner);
@@ -461,7 +485,7 @@ static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, 
     c->adj = calloc((size_t)prob->nrec_slots * (size_t)(nrec + 1), sizeof(float));
     if (!c->src_off || !c->src_owner || !c->src_w || !c->rt_off || !c->rt_row || !c->rt_rcv ||
         !c->rt_w || !c->rt_adj || !c->rec || !c->adj)
-        return nomem(c, err);
+        return -1;
     for (int t = 0; t < c->nsrc; t++) {
         c->src_off[t] = offset_of(c, prob->src_taps[t].index);
         c->src_owner[t] = prob->src_taps[t].owner;
@@ -472,33 +496,51 @@ static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, 
         c->rt_off[t] = offset_of(c, tp->index);
         c->rt_row[t] = tp->owner;
         c->rt_w[t] = tp->weight;
-        int rcv = tp->owner; /* the receiver whose rows include this one */
-        if (prob->rec_rows)
-            for (rcv = 0; rcv < nrec && prob->rec_rows[rcv + 1] <= tp->owner; rcv++)
-                ;
-        c->rt_rcv[t] = rcv;
-        const ptrdiff_t o = c->origin + c->rt_off[t];
-        const float q = sponge ? c->qx[tp->index % (uint64_t)c->nx] +
-                                     (c->qy[(tp->index / (uint64_t)c->nx) % (uint64_t)c->ny] +
-                                      c->qz[tp->index / ((uint64_t)c->nx * c->ny)])
-                               : 0.0f;
-        c->rt_adj[t] = (float)((double)tp->weight * (double)c->v[o] / (1.0 + (double)q));
+        c->rt_rcv[t] = fdw_img_tap_receiver(prob, tp);
+        c->rt_adj[t] = fdw_img_adjoint_weight(prob, tp);
     }
-    if (d->mode == IMG_BORN) { /* dV / (1 + q) in the field layout */
-        if (!(c->dv = alloc_field(c, c->nbuf)))
-            return nomem(c, err);
-        spread(c, c->dv, d->dvdt2);
-        if (sponge)
-            for (int k = 0; k < c->nz; k++)
-                for (int j = 0; j < c->ny; j++)
-                    for (int i = 0; i < c->nx; i++) {
-                        const ptrdiff_t o = c->origin + k * c->plane + (ptrdiff_t)j * c->px + i;
-                        c->dv[o] = c->dv[o] / (1.0f + (c->qx[i] + (c->qy[j] + c->qz[k])));
-                    }
-        *out = c;
-        return FDW_OK;
-    }
-    img_sched_init(&c->sched, d->nt, d->seg);
+    return 0;
+}
+
+/* born: its source dV / (1 + q) in the field layout; 0, or -1 out of memory. */
+static int set_born(img_cpu *c)
+{
+    float *h = NULL;
+    if (!(c->dv = alloc_field(c, c->nbuf)) || fdw_img_born_source(&c->prob, &h) != 0)
+        return -1;
+    spread(c, c->dv, h);
+    free(h);
+    return 0;
+}
+
+/* rtm, gradient with a CPML: the memory checkpoints and, where the image takes lap u, the
+ * store's layer terms; 0, or -1 out of memory. */
+static int set_pml_passes(img_cpu *c)
+{
+    const long nm = c->sched.K - 1;
+    c->mck = calloc((size_t)nm + 1, sizeof *c->mck);
+    if (!c->mck)
+        return -1;
+    for (long i = 0; i < nm; i++)
+        if (!(c->mck[i] = alloc_field(c, 2 * c->pml.count)))
+            return -1;
+    if (c->d->mode == IMG_RTM && c->d->condition == IMG_COND_XCORR)
+        return 0;
+    c->sterm = calloc((size_t)c->sched.L, sizeof *c->sterm);
+    if (!c->sterm)
+        return -1;
+    for (int i = 0; i < c->sched.L; i++)
+        if (!(c->sterm[i] = alloc_field(c, c->pml.count)))
+            return -1;
+    return 0;
+}
+
+/* rtm, gradient: the schedule, the checkpoints, the store and the sums; 0, or -1 out of
+ * memory. */
+static int set_passes(img_cpu *c)
+{
+    const size_t n = (size_t)c->nx * c->ny * c->nz;
+    img_sched_init(&c->sched, c->d->nt, c->d->seg);
     const long nck = 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0);
     c->ck = calloc((size_t)(nck + 1), sizeof *c->ck);
     c->store = calloc((size_t)c->sched.L, sizeof *c->store);
@@ -507,38 +549,44 @@ static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, 
     c->res.image = malloc(n * sizeof(float));
     c->res.illum = malloc(n * sizeof(float));
     if (!c->ck || !c->store || !c->img || !c->ill || !c->res.image || !c->res.illum)
-        return nomem(c, err);
+        return -1;
     c->bytes += 2 * c->nbuf * sizeof(float) + 2 * n * sizeof(float);
     memset(c->img, 0, c->nbuf * sizeof(float));
     memset(c->ill, 0, c->nbuf * sizeof(float));
     for (long i = 0; i < nck; i++)
         if (!(c->ck[i] = alloc_field(c, c->nbuf)))
-            return nomem(c, err);
+            return -1;
     for (int i = 0; i < c->sched.L; i++)
         if (!(c->store[i] = alloc_field(c, c->nbuf)))
+            return -1;
+    return c->pml.on ? set_pml_passes(c) : 0;
+}
+
+static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
+                                 fdw_error *err)
+{
+    img_cpu *c = NULL;
+    const fdw_status st = fdw_img_engine_new(prob, plan, sizeof *c, (void **)&c, err);
+    if (st != FDW_OK)
+        return st;
+    set_layout(c, prob);
+    for (int b = 0; b < 2; b++)
+        if (!(c->u[b] = alloc_field(c, c->nbuf)) || !(c->w[b] = alloc_field(c, c->nbuf)))
             return nomem(c, err);
+    if (!(c->v = alloc_field(c, c->nbuf)) || !(c->lap = alloc_field(c, c->nbuf)))
+        return nomem(c, err);
+    spread(c, c->v, c->d->vdt2);
+    if (cpu_copy_sponge(prob, &c->qx, &c->qy, &c->qz))
+        return nomem(c, err);
+    fdw_img_pml_init(&c->pml, prob, c->px, c->plane);
+    if (c->pml.on && (!(c->mu = alloc_field(c, 2 * c->pml.count)) ||
+                      !(c->mw = alloc_field(c, 2 * c->pml.count)) ||
+                      (c->d->mode == IMG_BORN && !(c->term = alloc_field(c, c->pml.count)))))
+        return nomem(c, err);
+    set_kernel_args(c, prob->qx || prob->qy || prob->qz);
+    if (set_taps(c) != 0 || (c->d->mode == IMG_BORN ? set_born(c) : set_passes(c)) != 0)
+        return nomem(c, err);
     *out = c;
-    return FDW_OK;
-}
-
-static fdw_status cpu_img_extract(void *vctx, int nregions, const fdw_slice *regions,
-                                  float **host, fdw_error *err)
-{
-    (void)vctx, (void)nregions, (void)regions, (void)host;
-    return fdw_fail(err, FDW_ERR_UNSUPPORTED, "snapshots", "the imaging kinds take no "
-                    "snapshots");
-}
-
-static fdw_status cpu_img_extract_done(void *vctx, int *done, fdw_error *err)
-{
-    (void)vctx, (void)err;
-    *done = 1;
-    return FDW_OK;
-}
-
-static fdw_status cpu_img_wait(void *vctx, fdw_error *err)
-{
-    (void)vctx, (void)err;
     return FDW_OK;
 }
 
@@ -548,9 +596,9 @@ static fdw_status cpu_img_fetch_receivers(void *vctx, long first, long count, fl
 {
     const img_cpu *c = vctx;
     const fdw_problem *p = &c->prob;
-    if (first < 0 || count < 0 || first + count > p->nrec_slots)
-        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: receiver slots %ld..%ld "
-                        "of %ld", first, first + count, p->nrec_slots);
+    const fdw_status st = fdw_img_check_slots(p, first, count, err);
+    if (st != FDW_OK)
+        return st;
     memcpy(host, c->rec + (size_t)first * p->nreceivers,
            (size_t)count * (size_t)p->nreceivers * sizeof(float));
     return FDW_OK;
@@ -562,18 +610,9 @@ static fdw_status cpu_img_field_peak(void *vctx, uint32_t *bits, fdw_error *err)
     const img_cpu *c = vctx;
     float best = 0.0f;
     int bad = 0;
-    const float *f[2] = {c->u[c->cu], c->w[c->cw]};
-    for (int q = 0; q < 2; q++)
-#pragma omp parallel for reduction(max : best) reduction(| : bad) schedule(static)
-        for (size_t i = 0; i < c->nbuf; i++) {
-            const float m = fabsf(f[q][i]);
-            bad |= !(m <= FLT_MAX);
-            best = m > best ? m : best;
-        }
-    if (bad)
-        best = NAN;
-    memcpy(bits, &best, sizeof *bits);
-    *bits &= 0x7fffffffu;
+    cpu_peak_fold(c->u[c->cu], c->nbuf, &best, &bad);
+    cpu_peak_fold(c->w[c->cw], c->nbuf, &best, &bad);
+    *bits = cpu_peak_bits(best, bad);
     return FDW_OK;
 }
 
@@ -588,9 +627,6 @@ const fdw_backend fdw_img_cpu_engine = {
     .create = cpu_img_create,
     .destroy = cpu_img_destroy,
     .step = cpu_img_step,
-    .extract = cpu_img_extract,
-    .extract_done = cpu_img_extract_done,
-    .wait = cpu_img_wait,
     .fetch_receivers = cpu_img_fetch_receivers,
     .field_peak = cpu_img_field_peak,
     .device_bytes = cpu_img_device_bytes,

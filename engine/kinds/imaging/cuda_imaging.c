@@ -5,8 +5,11 @@
  * the receivers' rows by the common kernels, born's source and the image's sums by
  * kernels/imaging; the checkpoints and the store in device memory. The residual of the
  * gradient's traces and the outputs' last pass run on the host (imaging_finish.c), so a
- * run gives the CPU engine's bits with its portable kernel. */
+ * run gives the CPU engine's bits with its portable kernel. With a CPML the fields' memory
+ * variables, the memory checkpoints and the store's layer terms are device arrays too,
+ * stepped as the CPU engine steps them (cuda_imaging_cpml.c). */
 #include "kinds/imaging/imaging.h"
+#include "kinds/imaging/cuda_imaging_cpml.h"
 
 #include "acoustic/fdwk_acoustic.h"
 #include "cuda/cuda_kind.h"
@@ -35,6 +38,11 @@ typedef struct img_gpu {
     float *img, *ill;          /* the sums, fields of the layout (allocations) */
     float **ck, **store;
     long nck;
+    /* the CPML (pml.g.on = 0: none, and these NULL): memory variables of u and of w, born's
+     * layer term, u's memory checkpoints (segments 1 .. K-1), the store's layer terms */
+    img_gpu_pml pml;
+    float *mu, *mw, *term, **mck, **sterm;
+    long nmck;
     /* the shot's source by grid point (CSR), its wavelets */
     int nsp;
     long *src_off;
@@ -92,8 +100,10 @@ static void note(img_gpu *c, int rc)
 }
 
 /* One step of a field: next = u(t+dt) from cur = u(t) and prev = u(t-dt) (NULL: next
- * holds u(t-dt) and is updated in place). */
-static void step_field(img_gpu *c, float *next, float *cur, float *prev)
+ * holds u(t-dt) and is updated in place), with the CPML's terms when set (cur's memory
+ * variables) is given: the forward recursion, or its transpose for the adjoint. */
+static void step_field(img_gpu *c, float *next, float *cur, float *prev, float *set,
+                       int adjoint)
 {
     const fdw_img_data *d = c->d;
     if (c->prob.free_surface)
@@ -115,12 +125,17 @@ static void step_field(img_gpu *c, float *next, float *cur, float *prev)
     a.c0 = (d->cx[0] + d->cy[0]) + d->cz[0];
     for (int m = 0; m <= FDW_MAX_RADIUS; m++)
         a.cx[m] = d->cx[m], a.cy[m] = d->cy[m], a.cz[m] = d->cz[m];
+    fdwk_pml_args pa[3];
+    if (set && !adjoint)
+        note(c, img_gpu_pml_forward(&c->pml, set, a.u, a.out, a.vdt2, pa, &a, c->s));
     note(c, fdwk_acoustic_step(&a, c->s));
+    if (set && adjoint)
+        note(c, fdwk_img_pml_adjoint(&c->pml.k, set, a.u, a.out, a.vdt2, c->s));
 }
 
-static void update(img_gpu *c, float *next, float *cur)
+static void update(img_gpu *c, float *next, float *cur, float *set, int adjoint)
 {
-    step_field(c, next, cur, NULL);
+    step_field(c, next, cur, NULL, set, adjoint);
 }
 
 static void inject_source(img_gpu *c, float *f, long it)
@@ -144,18 +159,29 @@ static void copy_field(img_gpu *c, float *dst, const float *src)
     note(c, fdwk_d2d_async(dst, src, c->L.total * sizeof(float), c->s));
 }
 
+/* u and du one step on, du's source dV (lap u + the layer term of u's step); u's update
+ * mirrors u first, which lap u reads. */
 static void born_step(img_gpu *c, long it)
 {
-    if (c->prob.free_surface) /* lap u reads the mirror */
-        note(c, fdwk_free_surface(at(c, c->u[c->cu]), &c->L, c->prob.radius, c->s));
-    update(c, c->w[1 - c->cw], c->w[c->cw]);
+    update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
+    inject_source(c, c->u[1 - c->cu], it);
+    if (c->mu)
+        note(c, fdwk_img_pml_term(&c->pml.k, c->mu, c->term, c->s));
+    update(c, c->w[1 - c->cw], c->w[c->cw], c->mw, 0);
     note(c, fdwk_img_born(at(c, c->w[1 - c->cw]), at(c, c->dv), at(c, c->u[c->cu]), &c->L,
                           &c->lap, c->k0, c->s));
+    if (c->mu)
+        note(c, fdwk_img_pml_apply(&c->pml.k, c->term, at(c, c->dv), at(c, c->w[1 - c->cw]),
+                                   c->s));
     c->cw = 1 - c->cw;
     record(c, c->w[c->cw], it);
-    update(c, c->u[1 - c->cu], c->u[c->cu]);
-    inject_source(c, c->u[1 - c->cu], it);
     c->cu = 1 - c->cu;
+}
+
+/* A set of CPML memory variables (2 P floats). */
+static void copy_set(img_gpu *c, float *dst, const float *src)
+{
+    note(c, fdwk_d2d_async(dst, src, 2 * c->pml.g.count * sizeof(float), c->s));
 }
 
 static void forward_step(img_gpu *c, const img_unit *u)
@@ -164,15 +190,21 @@ static void forward_step(img_gpu *c, const img_unit *u)
         copy_field(c, c->ck[2 * u->checkpoint], c->u[c->cu]);
         copy_field(c, c->ck[2 * u->checkpoint + 1], c->u[1 - c->cu]);
     }
+    if (u->memory >= 0 && c->mu)
+        copy_set(c, c->mck[u->memory], c->mu);
     if (u->store >= 0)
         copy_field(c, c->store[u->store], c->u[c->cu]);
-    update(c, c->u[1 - c->cu], c->u[c->cu]);
+    update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
     inject_source(c, c->u[1 - c->cu], u->it);
     c->cu = 1 - c->cu;
+    if (u->store >= 0 && c->sterm)
+        note(c, fdwk_img_pml_term(&c->pml.k, c->mu, c->sterm[u->store], c->s));
     if (c->d->mode == IMG_GRADIENT)
         record(c, c->u[c->cu], u->it);
 }
 
+/* Segment k's start (cpu_imaging.c's restore_segment: with a CPML, u's memory variables
+ * and the store's last layer term too). */
 static void restore_segment(img_gpu *c, long k)
 {
     for (int b = 0; b < 2; b++) {
@@ -181,6 +213,12 @@ static void restore_segment(img_gpu *c, long k)
         else
             copy_field(c, c->u[b], c->ck[2 * (k - 1) + b]);
     }
+    if (c->mu && k == 0)
+        note(c, fdwk_memset_async(c->mu, 0, 2 * c->pml.g.count * sizeof(float), c->s));
+    else if (c->mu)
+        copy_set(c, c->mu, c->mck[k - 1]);
+    if (c->sterm)
+        note(c, fdwk_img_pml_term(&c->pml.k, c->mck[k], c->sterm[c->sched.L - 1], c->s));
     c->cu = 0;
     copy_field(c, c->store[0], c->u[0]);
 }
@@ -190,15 +228,17 @@ static void restore_segment(img_gpu *c, long k)
 static void recompute_step(img_gpu *c, const img_unit *u)
 {
     const int j = u->store;
-    step_field(c, c->store[j], c->store[j - 1], j >= 2 ? c->store[j - 2] : c->u[1]);
+    step_field(c, c->store[j], c->store[j - 1], j >= 2 ? c->store[j - 2] : c->u[1], c->mu, 0);
     inject_source(c, c->store[j], u->it);
+    if (c->sterm)
+        note(c, fdwk_img_pml_term(&c->pml.k, c->mu, c->sterm[j - 1], c->s));
 }
 
 static void adjoint_step(img_gpu *c, const img_unit *u)
 {
     const fdw_problem *p = &c->prob;
     const long m = u->it + 1;
-    update(c, c->w[1 - c->cw], c->w[c->cw]);
+    update(c, c->w[1 - c->cw], c->w[c->cw], c->mw, 1);
     if (m % p->rec_interval == 0 && m / p->rec_interval < p->nrec_slots && c->nap > 0)
         note(c, fdwk_inject(at(c, c->w[1 - c->cw]), c->nap, c->adj_off, c->adj_start,
                             c->adj_owner, c->adj_w, c->adjw, c->d->nt + 1, m, c->s));
@@ -209,6 +249,9 @@ static void adjoint_step(img_gpu *c, const img_unit *u)
         note(c, fdwk_free_surface(at(c, un), &c->L, p->radius, c->s));
     note(c, fdwk_img_accumulate(at(c, c->img), c->ill ? at(c, c->ill) : NULL, at(c, un),
                                 at(c, c->w[c->cw]), &c->L, &c->lap, c->k0, xcorr, c->s));
+    if (!xcorr && c->sterm)
+        note(c, fdwk_img_pml_apply(&c->pml.k, c->sterm[u->store], at(c, c->w[c->cw]),
+                                   at(c, c->img), c->s));
 }
 
 /* ---- the adjoint's traces and the outputs (host) ---- */
@@ -230,36 +273,24 @@ static int upload_adjoint(img_gpu *c, const float *traces)
     return rc;
 }
 
-/* gradient: the residual of the predicted traces and the misfit; rtm: the data. */
+/* gradient: the residual of the predicted traces and the misfit (imaging_engine.c); rtm:
+ * the data. */
 static fdw_status start_adjoint(img_gpu *c, fdw_error *err)
 {
     const fdw_problem *p = &c->prob;
-    const long ns = p->nrec_slots;
-    const int nrows = p->nreceivers, nrec = fdw_problem_receivers(p);
     if (c->d->mode == IMG_RTM) {
         const int rc = upload_adjoint(c, c->d->data);
         return rc ? gpu_fail(c, err, rc, "uploading the data") : FDW_OK;
     }
-    float *slots = malloc((size_t)ns * nrows * sizeof *slots);
-    float *rows = malloc((size_t)ns * nrows * sizeof *rows);
-    float *tr = malloc((size_t)ns * nrec * sizeof *tr);
-    int rc = slots && rows && tr ? fdwk_stream_sync(c->s) : 2;
+    const size_t ns = (size_t)p->nrec_slots;
+    float *slots = malloc(ns * (size_t)p->nreceivers * sizeof *slots + 1);
+    float *tr = malloc(ns * (size_t)fdw_problem_receivers(p) * sizeof *tr + 1);
+    int rc = slots && tr ? fdwk_stream_sync(c->s) : 2;
     if (!rc)
-        rc = fdwk_d2h(slots, c->rec, (size_t)ns * nrows * sizeof *slots);
-    if (!rc) {
-        for (long s = 0; s < ns; s++)
-            for (int q = 0; q < nrows; q++)
-                rows[(size_t)q * ns + s] = slots[(size_t)s * nrows + q];
-        fdw_receivers_combine(p, rows, ns, tr);
-        double j = 0.0;
-        for (size_t i = 0; i < (size_t)nrec * ns; i++) {
-            tr[i] -= c->d->data[i];
-            j += (double)tr[i] * tr[i];
-        }
-        c->res.misfit = 0.5 * j;
-        rc = upload_adjoint(c, tr);
-    }
-    free(slots), free(rows), free(tr);
+        rc = fdwk_d2h(slots, c->rec, ns * (size_t)p->nreceivers * sizeof *slots);
+    if (!rc)
+        rc = fdw_img_residual(p, slots, tr, &c->res.misfit) ? 2 : upload_adjoint(c, tr);
+    free(slots), free(tr);
     return rc ? gpu_fail(c, err, rc, "the residual") : FDW_OK;
 }
 
@@ -346,6 +377,13 @@ static void gpu_destroy(void *vctx)
     for (int i = 0; c->store && i < c->sched.L; i++)
         fdwk_free(c->store[i]);
     free(c->ck), free(c->store);
+    fdwk_free(c->mu), fdwk_free(c->mw), fdwk_free(c->term);
+    for (long i = 0; c->mck && i < c->nmck; i++)
+        fdwk_free(c->mck[i]);
+    for (int i = 0; c->sterm && i < c->sched.L; i++)
+        fdwk_free(c->sterm[i]);
+    free(c->mck), free(c->sterm);
+    img_gpu_pml_destroy(&c->pml);
     fdwk_free(c->src_off), fdwk_free(c->src_start), fdwk_free(c->src_owner);
     fdwk_free(c->src_w), fdwk_free(c->wav);
     fdwk_free(c->rec_start), fdwk_free(c->rec_off), fdwk_free(c->rec_w), fdwk_free(c->rec);
@@ -430,19 +468,238 @@ static int upload_field(img_gpu *c, float **dst, const float *src)
     return rc;
 }
 
+/* rtm and gradient with a CPML: whether the store keeps layer terms (the image takes
+ * lap u, not u). */
+static int needs_term(const img_gpu *c)
+{
+    return c->d->mode == IMG_GRADIENT ||
+           (c->d->mode == IMG_RTM && c->d->condition == IMG_COND_ADJOINT);
+}
+
+/* What the engine will hold against what the GPU has free: FDW_ERR_NOMEM when it does
+ * not fit (imaging.md's sizes), else FDW_OK with *rc any CUDA error on the way. */
+static fdw_status check_fits(img_gpu *c, int *rc, fdw_error *err)
+{
+    const uint64_t fb = c->L.total * sizeof(float);
+    const int born = c->d->mode == IMG_BORN;
+    img_pml g;
+    fdw_img_pml_init(&g, &c->prob, c->L.pitch, c->L.plane);
+    const uint64_t need = fb * (uint64_t)(5 + (born ? 2 : c->nck + c->sched.L)) +
+                          (born ? 0 : fb * (c->d->illumination ? 2 : 1)) +
+                          4 * fdw_img_pml_floats(g.count, c->d->mode, c->sched.K, c->sched.L,
+                                                 needs_term(c));
+    uint64_t fr = 0, tot = 0;
+    *rc = fdwk_set_device(c->id);
+    if (!*rc)
+        *rc = fdwk_mem_info(&fr, &tot);
+    if (!*rc && need > fr)
+        return fdw_fail(err, FDW_ERR_NOMEM, "grid", "the imaging engine needs %.2f GiB on GPU "
+                        "%d (its fields, %ld checkpoints and a store of %d%s: imaging.md) but "
+                        "%.2f GiB are free", need / 1073741824.0, c->id, c->nck / 2,
+                        c->sched.L, g.on ? ", with the CPML's memory variables" : "",
+                        fr / 1073741824.0);
+    return FDW_OK;
+}
+
+/* A new array of n floats, zeroed on the stream. */
+static int zero_floats(img_gpu *c, float **f, size_t n)
+{
+    int rc = dalloc(c, (void **)f, n * sizeof(float));
+    return rc ? rc : fdwk_memset_async(*f, 0, n * sizeof(float), c->s);
+}
+
+/* A new field of the layout, zeroed on the stream. */
+static int zero_field(img_gpu *c, float **f)
+{
+    return zero_floats(c, f, c->L.total);
+}
+
+/* The stream, the watch's word, the four wavefields, V, the CPML's coefficients and
+ * memory variables, and the sponge (its axes zero where none). */
+static int set_fields(img_gpu *c)
+{
+    const fdw_problem *prob = &c->prob;
+    int rc = fdwk_stream_create(&c->s, 0);
+    if (!rc)
+        rc = dalloc(c, (void **)&c->peak, sizeof *c->peak);
+    for (int b = 0; b < 2 && !rc; b++)
+        if (!(rc = zero_field(c, &c->u[b])))
+            rc = zero_field(c, &c->w[b]);
+    if (!rc)
+        rc = upload_field(c, &c->v, c->d->vdt2);
+    if (!rc)
+        rc = img_gpu_pml_create(&c->pml, prob, &c->L, &c->bytes);
+    const size_t P = c->pml.g.count;
+    if (!rc && c->pml.g.on)
+        rc = zero_floats(c, &c->mu, 2 * P);
+    if (!rc && c->pml.g.on)
+        rc = zero_floats(c, &c->mw, 2 * P);
+    if (!rc && c->pml.g.on && c->d->mode == IMG_BORN)
+        rc = zero_floats(c, &c->term, P);
+    if (rc || !(prob->qx || prob->qy || prob->qz))
+        return rc;
+    const int n[3] = {prob->nx, prob->ny, prob->nz};
+    const float *q[3] = {prob->qx, prob->qy, prob->qz};
+    float **dst[3] = {&c->qx, &c->qy, &c->qz};
+    float *z = calloc((size_t)(prob->nx + prob->ny + prob->nz), sizeof *z);
+    rc = z ? 0 : 2;
+    for (int a = 0; a < 3 && !rc; a++)
+        rc = upload(c, (void **)dst[a], q[a] ? q[a] : z, (size_t)n[a] * sizeof *z);
+    free(z);
+    return rc;
+}
+
+/* Staging of n taps for upload_points and the receivers' rows. */
+typedef struct tap_stage {
+    long *off;
+    int *own;
+    float *wt;
+} tap_stage;
+
+static int stage_alloc(tap_stage *t, int n)
+{
+    t->off = calloc((size_t)n + 1, sizeof *t->off);
+    t->own = calloc((size_t)n + 1, sizeof *t->own);
+    t->wt = calloc((size_t)n + 1, sizeof *t->wt);
+    return t->off && t->own && t->wt ? 0 : 2;
+}
+
+static void stage_free(tap_stage *t)
+{
+    free(t->off), free(t->own), free(t->wt);
+}
+
+/* The shot's source by grid point and its wavelets (nsources x nt). */
+static int set_source(img_gpu *c, tap_stage *t)
+{
+    const fdw_problem *prob = &c->prob;
+    const int n = prob->nsrc_taps;
+    for (int i = 0; i < n; i++) {
+        t->off[i] = offset_of(c, prob->src_taps[i].index);
+        t->own[i] = prob->src_taps[i].owner;
+        t->wt[i] = prob->src_taps[i].weight;
+    }
+    int rc = upload_points(c, n, t->off, t->own, t->wt, &c->nsp, &c->src_off, &c->src_start,
+                           &c->src_owner, &c->src_w);
+    if (!rc)
+        rc = upload(c, (void **)&c->wav, prob->wavelets,
+                    (size_t)prob->nt * (size_t)fdw_problem_sources(prob) * sizeof(float));
+    return rc;
+}
+
+/* The receivers' rows (CSR; the taps are in row order already, positioning.c) and their
+ * recordings, zeroed. Leaves the taps' offsets in t for the adjoint. */
+static int set_receivers(img_gpu *c, tap_stage *t)
+{
+    const fdw_problem *prob = &c->prob;
+    const int n = prob->nrec_taps, nrows = prob->nreceivers;
+    int *rs = calloc((size_t)nrows + 1, sizeof *rs);
+    if (!rs)
+        return 2;
+    for (int i = 0; i < n; i++) {
+        rs[prob->rec_taps[i].owner + 1]++;
+        t->off[i] = offset_of(c, prob->rec_taps[i].index);
+        t->wt[i] = prob->rec_taps[i].weight;
+    }
+    for (int q = 0; q < nrows; q++)
+        rs[q + 1] += rs[q];
+    const size_t rb = (size_t)prob->nrec_slots * nrows * sizeof(float);
+    int rc = upload(c, (void **)&c->rec_start, rs, (size_t)(nrows + 1) * sizeof *rs);
+    if (!rc)
+        rc = upload(c, (void **)&c->rec_off, t->off, (size_t)n * sizeof *t->off);
+    if (!rc)
+        rc = upload(c, (void **)&c->rec_w, t->wt, (size_t)n * sizeof *t->wt);
+    if (!rc)
+        rc = dalloc(c, (void **)&c->rec, rb);
+    if (!rc)
+        rc = fdwk_memset_async(c->rec, 0, rb, c->s);
+    free(rs);
+    return rc;
+}
+
+/* born: its source dV / (1 + q) as a field (imaging_engine.c, the CPU engine's). */
+static int set_born(img_gpu *c)
+{
+    float *h = NULL;
+    int rc = fdw_img_born_source(&c->prob, &h) ? 2 : upload_field(c, &c->dv, h);
+    free(h);
+    return rc;
+}
+
+/* rtm, gradient with a CPML: u's memory checkpoints (segments 1 .. K-1) and, where the
+ * image takes lap u, the store's layer terms. */
+static int set_pml_passes(img_gpu *c)
+{
+    const size_t P = c->pml.g.count;
+    c->nmck = c->sched.K - 1;
+    c->mck = calloc((size_t)c->nmck + 1, sizeof *c->mck);
+    int rc = c->mck ? 0 : 2;
+    for (long i = 0; i < c->nmck && !rc; i++)
+        rc = zero_floats(c, &c->mck[i], 2 * P);
+    if (rc || !needs_term(c))
+        return rc;
+    c->sterm = calloc((size_t)c->sched.L, sizeof *c->sterm);
+    rc = c->sterm ? 0 : 2;
+    for (int i = 0; i < c->sched.L && !rc; i++)
+        rc = zero_floats(c, &c->sterm[i], P);
+    return rc;
+}
+
+/* rtm, gradient: the adjoint's taps (the receivers', each to its receiver, weight
+ * V / (1 + q); t->off holds their offsets) and traces, the sums, the checkpoints, the
+ * store and the outputs' arrays. */
+static int set_passes(img_gpu *c, tap_stage *t)
+{
+    const fdw_problem *prob = &c->prob;
+    const size_t n = (size_t)prob->nx * prob->ny * prob->nz;
+    for (int i = 0; i < prob->nrec_taps; i++) {
+        t->own[i] = fdw_img_tap_receiver(prob, &prob->rec_taps[i]);
+        t->wt[i] = fdw_img_adjoint_weight(prob, &prob->rec_taps[i]);
+    }
+    int rc = upload_points(c, prob->nrec_taps, t->off, t->own, t->wt, &c->nap, &c->adj_off,
+                           &c->adj_start, &c->adj_owner, &c->adj_w);
+    if (!rc)
+        rc = dalloc(c, (void **)&c->adjw, (size_t)fdw_problem_receivers(prob) *
+                                              (size_t)(c->d->nt + 1) * sizeof(float));
+    if (!rc)
+        rc = zero_field(c, &c->img);
+    if (!rc && c->d->illumination)
+        rc = zero_field(c, &c->ill);
+    c->ck = calloc((size_t)c->nck + 1, sizeof *c->ck);
+    c->store = calloc((size_t)c->sched.L, sizeof *c->store);
+    if (!rc && (!c->ck || !c->store))
+        rc = 2;
+    for (long i = 0; i < c->nck && !rc; i++)
+        rc = dalloc(c, (void **)&c->ck[i], c->L.total * sizeof(float));
+    for (int i = 0; i < c->sched.L && !rc; i++)
+        rc = zero_field(c, &c->store[i]);
+    if (!rc && c->pml.g.on)
+        rc = set_pml_passes(c);
+    c->res.image = malloc(n * sizeof(float));
+    c->res.illum = malloc(n * sizeof(float));
+    if (!rc && (!c->res.image || !c->res.illum))
+        rc = 2;
+    return rc;
+}
+
 static fdw_status gpu_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
                              fdw_error *err)
 {
+    const fdw_img_data *kd = prob->kdata;
+    if (kd->pml_a[0] || kd->pml_a[1] || kd->pml_a[2])
+        /* The CPML kernels of this engine (img_cpml.cu) are built but have not yet run on a
+         * GPU against the CPU engine (tests/gpu/test_gpu_imaging): until they have, no
+         * result of theirs is handed out. Remove this refusal with that run's record. */
+        return fdw_fail(err, FDW_ERR_SPEC, "boundary.type",
+                        "boundary.type \"cpml\" for the imaging kinds runs on the CPU backend "
+                        "only for now (its GPU path awaits its first check against the CPU on "
+                        "a GPU): run it on the CPU backend (fdwave-run --backend cpu, or a "
+                        "daemon whose devices are CPUs), or with \"sponge\" on the GPU");
+    img_gpu *c = NULL;
+    fdw_status st = fdw_img_engine_new(prob, plan, sizeof *c, (void **)&c, err);
+    if (st != FDW_OK)
+        return st;
     const fdw_img_data *d = prob->kdata;
-    if (!d || !d->vdt2)
-        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: the problem is "
-                        "incomplete");
-    if (plan->ndev != 1 || prob->comm)
-        return fdw_fail(err, FDW_ERR_UNSUPPORTED, "devices", "the imaging kinds run a shot on "
-                        "one device (asked for %d)", plan->ndev);
-    img_gpu *c = calloc(1, sizeof *c);
-    if (!c)
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "imaging engine: out of host memory");
     c->prob = *prob;
     c->d = d;
     c->id = plan->device_ids[0];
@@ -452,177 +709,35 @@ static fdw_status gpu_create(const fdw_problem *prob, const fdw_plan *plan, void
         c->lap.c[0][m] = d->cx[m], c->lap.c[1][m] = d->cy[m], c->lap.c[2][m] = d->cz[m];
     fdwk_layout_init(&c->L, prob->nx, prob->ny, prob->nz, prob->radius);
     c->org = fdwk_origin(&c->L);
-    const size_t n = (size_t)prob->nx * prob->ny * prob->nz, fb = c->L.total * sizeof(float);
-    const int born = d->mode == IMG_BORN, ill = d->illumination;
+    const int born = d->mode == IMG_BORN;
     if (!born)
         img_sched_init(&c->sched, d->nt, d->seg);
     c->nck = born ? 0 : 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0);
-    /* what it will hold, against what the GPU has free */
-    const uint64_t need = (uint64_t)fb * (uint64_t)(5 + (born ? 2 : c->nck + c->sched.L)) +
-                          (born ? 0 : (uint64_t)fb * (ill ? 2 : 1));
-    uint64_t fr = 0, tot = 0;
-    int rc = fdwk_set_device(c->id);
-    if (!rc)
-        rc = fdwk_mem_info(&fr, &tot);
-    if (!rc && need > fr) {
+    int rc = 0;
+    if ((st = check_fits(c, &rc, err)) != FDW_OK) {
         gpu_destroy(c);
-        return fdw_fail(err, FDW_ERR_NOMEM, "grid", "the imaging engine needs %.2f GiB on GPU "
-                        "%d (its fields, %ld checkpoints and a store of %d: imaging.md) but "
-                        "%.2f GiB are free", need / 1073741824.0, plan->device_ids[0],
-                        c->nck / 2, c->sched.L, fr / 1073741824.0);
+        return st;
     }
+    tap_stage t = {0};
     if (!rc)
-        rc = fdwk_stream_create(&c->s, 0);
+        rc = set_fields(c);
     if (!rc)
-        rc = dalloc(c, (void **)&c->peak, sizeof *c->peak);
-    for (int b = 0; b < 2 && !rc; b++) {
-        rc = dalloc(c, (void **)&c->u[b], fb);
-        if (!rc)
-            rc = dalloc(c, (void **)&c->w[b], fb);
-        if (!rc)
-            rc = fdwk_memset_async(c->u[b], 0, fb, c->s);
-        if (!rc)
-            rc = fdwk_memset_async(c->w[b], 0, fb, c->s);
-    }
+        rc = stage_alloc(&t, prob->nsrc_taps + prob->nrec_taps);
     if (!rc)
-        rc = upload_field(c, &c->v, d->vdt2);
-    if (!rc && (prob->qx || prob->qy || prob->qz)) {
-        float *z = calloc((size_t)(prob->nx + prob->ny + prob->nz), sizeof *z);
-        rc = z ? 0 : 2;
-        if (!rc)
-            rc = upload(c, (void **)&c->qx, prob->qx ? prob->qx : z, (size_t)prob->nx * 4);
-        if (!rc)
-            rc = upload(c, (void **)&c->qy, prob->qy ? prob->qy : z, (size_t)prob->ny * 4);
-        if (!rc)
-            rc = upload(c, (void **)&c->qz, prob->qz ? prob->qz : z, (size_t)prob->nz * 4);
-        free(z);
-    }
-    /* the source by point, its wavelets; the receivers' rows */
-    const int ns = prob->nsrc_taps, nt = prob->nrec_taps, nrows = prob->nreceivers;
-    long *off = malloc((size_t)(ns + nt + 1) * sizeof *off);
-    int *own = malloc((size_t)(ns + nt + 1) * sizeof *own);
-    float *wt = malloc((size_t)(ns + nt + 1) * sizeof *wt);
-    int *rs = calloc((size_t)nrows + 1, sizeof *rs);
-    if (!rc && (!off || !own || !wt || !rs))
-        rc = 2;
-    if (!rc) {
-        for (int t = 0; t < ns; t++) {
-            off[t] = offset_of(c, prob->src_taps[t].index);
-            own[t] = prob->src_taps[t].owner;
-            wt[t] = prob->src_taps[t].weight;
-        }
-        rc = upload_points(c, ns, off, own, wt, &c->nsp, &c->src_off, &c->src_start,
-                           &c->src_owner, &c->src_w);
-    }
-    int nsrc = 0; /* the sources: their wavelets are nsrc x nt */
-    for (int t = 0; t < ns; t++)
-        nsrc = prob->src_taps[t].owner + 1 > nsrc ? prob->src_taps[t].owner + 1 : nsrc;
+        rc = set_source(c, &t);
     if (!rc)
-        rc = upload(c, (void **)&c->wav, prob->wavelets,
-                    (size_t)prob->nt * (size_t)nsrc * sizeof(float));
-    if (!rc) { /* rows: the taps are in row order already (positioning.c) */
-        for (int t = 0; t < nt; t++) {
-            rs[prob->rec_taps[t].owner + 1]++;
-            off[t] = offset_of(c, prob->rec_taps[t].index);
-            wt[t] = prob->rec_taps[t].weight;
-        }
-        for (int q = 0; q < nrows; q++)
-            rs[q + 1] += rs[q];
-        rc = upload(c, (void **)&c->rec_start, rs, (size_t)(nrows + 1) * sizeof *rs);
-        if (!rc)
-            rc = upload(c, (void **)&c->rec_off, off, (size_t)nt * sizeof *off);
-        if (!rc)
-            rc = upload(c, (void **)&c->rec_w, wt, (size_t)nt * sizeof *wt);
-        if (!rc)
-            rc = dalloc(c, (void **)&c->rec, (size_t)prob->nrec_slots * nrows * sizeof(float));
-        if (!rc)
-            rc = fdwk_memset_async(c->rec, 0, (size_t)prob->nrec_slots * nrows * sizeof(float),
-                                   c->s);
-    }
-    if (!rc && born) {
-        float *h = malloc(n * sizeof *h);
-        rc = h ? 0 : 2;
-        for (size_t g = 0; g < n && !rc; g++) { /* dV / (1 + q), as the CPU engine */
-            const int i = (int)(g % prob->nx), j = (int)((g / prob->nx) % prob->ny),
-                      k = (int)(g / ((size_t)prob->nx * prob->ny));
-            const float q = prob->qx || prob->qy || prob->qz
-                                ? (prob->qx ? prob->qx[i] : 0.0f) +
-                                      ((prob->qy ? prob->qy[j] : 0.0f) +
-                                       (prob->qz ? prob->qz[k] : 0.0f))
-                                : 0.0f;
-            h[g] = prob->qx || prob->qy || prob->qz ? d->dvdt2[g] / (1.0f + q) : d->dvdt2[g];
-        }
-        if (!rc)
-            rc = upload_field(c, &c->dv, h);
-        free(h);
-    }
-    if (!rc && !born) {
-        /* the adjoint's taps: the receivers', each to its receiver, weight V / (1 + q) */
-        const int nrec = fdw_problem_receivers(prob);
-        for (int t = 0; t < nt && !rc; t++) {
-            const fdw_tap *tp = &prob->rec_taps[t];
-            int rcv = tp->owner;
-            if (prob->rec_rows)
-                for (rcv = 0; rcv < nrec && prob->rec_rows[rcv + 1] <= tp->owner; rcv++)
-                    ;
-            own[t] = rcv;
-            const uint64_t g = tp->index, nx = (uint64_t)prob->nx, ny = (uint64_t)prob->ny;
-            const float q = prob->qx || prob->qy || prob->qz
-                                ? (prob->qx ? prob->qx[g % nx] : 0.0f) +
-                                      ((prob->qy ? prob->qy[(g / nx) % ny] : 0.0f) +
-                                       (prob->qz ? prob->qz[g / (nx * ny)] : 0.0f))
-                                : 0.0f;
-            wt[t] = (float)((double)tp->weight * (double)d->vdt2[g] / (1.0 + (double)q));
-        }
-        if (!rc)
-            rc = upload_points(c, nt, off, own, wt, &c->nap, &c->adj_off, &c->adj_start,
-                               &c->adj_owner, &c->adj_w);
-        if (!rc)
-            rc = dalloc(c, (void **)&c->adjw, (size_t)nrec * (size_t)(d->nt + 1) * sizeof(float));
-        if (!rc)
-            rc = dalloc(c, (void **)&c->img, fb);
-        if (!rc)
-            rc = fdwk_memset_async(c->img, 0, fb, c->s);
-        if (!rc && ill && !(rc = dalloc(c, (void **)&c->ill, fb)))
-            rc = fdwk_memset_async(c->ill, 0, fb, c->s);
-        c->ck = calloc((size_t)c->nck + 1, sizeof *c->ck);
-        c->store = calloc((size_t)c->sched.L, sizeof *c->store);
-        if (!rc && (!c->ck || !c->store))
-            rc = 2;
-        for (long i = 0; i < c->nck && !rc; i++)
-            rc = dalloc(c, (void **)&c->ck[i], fb);
-        for (int i = 0; i < c->sched.L && !rc; i++)
-            if (!(rc = dalloc(c, (void **)&c->store[i], fb)))
-                rc = fdwk_memset_async(c->store[i], 0, fb, c->s);
-        c->res.image = malloc(n * sizeof(float));
-        c->res.illum = malloc(n * sizeof(float));
-        if (!rc && (!c->res.image || !c->res.illum))
-            rc = 2;
-    }
-    free(off), free(own), free(wt), free(rs);
+        rc = set_receivers(c, &t);
+    if (!rc)
+        rc = born ? set_born(c) : set_passes(c, &t);
+    stage_free(&t);
     if (!rc)
         rc = fdwk_stream_sync(c->s);
     if (rc) {
-        const fdw_status st = gpu_fail(c, err, rc, "setting up");
+        st = gpu_fail(c, err, rc, "setting up");
         gpu_destroy(c);
         return st;
     }
     *out = c;
-    return FDW_OK;
-}
-
-static fdw_status gpu_extract(void *vctx, int nregions, const fdw_slice *regions, float **host,
-                              fdw_error *err)
-{
-    (void)vctx, (void)nregions, (void)regions, (void)host;
-    return fdw_fail(err, FDW_ERR_UNSUPPORTED, "snapshots", "the imaging kinds take no "
-                    "snapshots");
-}
-
-static fdw_status gpu_extract_done(void *vctx, int *done, fdw_error *err)
-{
-    (void)vctx, (void)err;
-    *done = 1;
     return FDW_OK;
 }
 
@@ -639,9 +754,9 @@ static fdw_status gpu_fetch_receivers(void *vctx, long first, long count, float 
 {
     img_gpu *c = vctx;
     const fdw_problem *p = &c->prob;
-    if (first < 0 || count < 0 || first + count > p->nrec_slots)
-        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: receiver slots %ld..%ld "
-                        "of %ld", first, first + count, p->nrec_slots);
+    const fdw_status st = fdw_img_check_slots(p, first, count, err);
+    if (st != FDW_OK)
+        return st;
     int rc = fdwk_set_device(c->id);
     if (!rc)
         rc = fdwk_stream_sync(c->s);
@@ -681,8 +796,6 @@ const fdw_backend fdw_img_cuda_engine = {
     .create = gpu_create,
     .destroy = gpu_destroy,
     .step = gpu_step,
-    .extract = gpu_extract,
-    .extract_done = gpu_extract_done,
     .wait = gpu_wait,
     .fetch_receivers = gpu_fetch_receivers,
     .field_peak = gpu_field_peak,

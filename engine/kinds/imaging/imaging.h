@@ -1,7 +1,8 @@
 /* imaging.h — what the imaging kinds share (born, rtm, gradient: engine/kinds/born, rtm,
  * gradient; docs/imaging.md): their spec members, their problem data and their engine.
- * They are the acoustic kind's propagator (order 2..16, sponge or none, free surface) and
- * its exact discrete linearisation and adjoint:
+ * They are the acoustic kind's propagator (order 2..16, sponge, CPML or none, free surface)
+ * and its exact discrete linearisation and adjoint (the CPML's, its memory variables and
+ * their transpose: imaging_cpml.h):
  *
  * The acoustic scheme (acoustic.h) with V = (v dt)^2, D = 1 + q (the sponge), Z the free
  * surface's hold of plane 0 and s the sources:
@@ -22,7 +23,8 @@
  * keeps u at every L-th step (a checkpoint of u[n] and u[n-1]), and the backward pass
  * steps each segment of L steps forward again from its checkpoint into a store of L
  * fields, then runs z through it (imaging_plan.c chooses L: about sqrt(2 N), the least
- * memory for two forward passes and one adjoint). */
+ * memory for two forward passes and one adjoint). With a CPML the checkpoints keep u's
+ * memory variables too and the store each step's layer term. */
 #ifndef FDW_IMAGING_H
 #define FDW_IMAGING_H
 
@@ -78,6 +80,11 @@ typedef struct fdw_img_data {
     long nt;                   /* time steps of one propagation */
     double dt;
     int seg;                   /* L: steps between checkpoints */
+    /* CPML (boundary type "cpml"; else pml_a all NULL): the acoustic kind's layers and
+     * coefficients (acoustic.h), its recursion and transpose in imaging_cpml.h */
+    int pml_w[3][2];
+    const float *pml_a[3], *pml_b[3];
+    float pml_d1[3][FDW_MAX_RADIUS + 1];
 } fdw_img_data;
 
 /* What an engine leaves for the outputs (its context starts with it). */
@@ -147,13 +154,15 @@ typedef struct img_sched {
 /* What one engine step does: the phase; it, the time step (IMG_ADJOINT: n, the step
  * whose u[n] meets z[n+1]); restore: first put segment seg's start (checkpoint or zero)
  * into the background field and the store's first slot; checkpoint >= 0: first save u[it],
- * u[it-1] as that checkpoint; store >= 0: the store's slot of u[it] (IMG_FORWARD: before
- * the step; IMG_RECOMPUTE: of u[it+1], after it; IMG_ADJOINT: where u[n] is); last: the
- * forward pass's last step (the adjoint's traces follow). */
+ * u[it-1] as that checkpoint; memory >= 0 (a CPML): first save its memory variables
+ * (those of step it - 1, segment memory + 1's start) as that memory checkpoint, for
+ * segments 1 .. K-1; store >= 0: the store's slot of u[it] (IMG_FORWARD: before the step;
+ * IMG_RECOMPUTE: of u[it+1], after it; IMG_ADJOINT: where u[n] is); last: the forward
+ * pass's last step (the adjoint's traces follow). */
 typedef struct img_unit {
     img_phase phase;
     long it, seg, pos;
-    long checkpoint, store;
+    long checkpoint, memory, store;
     int restore, last;
 } img_unit;
 
@@ -186,6 +195,25 @@ extern const struct fdw_stack_ops fdw_img_gradient_stack;
             .unstable_hint = "the finite-difference scheme is stable at this dt for the "   \
                              "model's largest velocity (time.dt is checked against it), so " \
                              "look at the velocity model and the data's amplitudes"}
+
+/* ---- what both engines work out alike on the host (imaging_engine.c) ---- */
+/* An engine's context of size bytes, zeroed, into *ctx for a problem it can run (complete,
+ * one device, one process). */
+fdw_status fdw_img_engine_new(const fdw_problem *prob, const fdw_plan *plan, size_t size,
+                              void **ctx, fdw_error *err);
+/* The sponge's q = qx + (qy + qz) at global grid index g (0 without a sponge). */
+float fdw_img_sponge_at(const fdw_problem *p, uint64_t g);
+/* born's source term dV / (1 + q) per point (grid order), a new array in *out; 0 or -1. */
+int fdw_img_born_source(const fdw_problem *p, float **out);
+/* The output receiver whose rows include receiver tap t's row. */
+int fdw_img_tap_receiver(const fdw_problem *p, const fdw_tap *t);
+/* The adjoint's weight at receiver tap t: the tap's weight times V / (1 + q) there. */
+float fdw_img_adjoint_weight(const fdw_problem *p, const fdw_tap *t);
+/* gradient: the residual tr = R u - d_obs ([receiver][slot]) of the recorded rows slots
+ * ([slot][row]) and the misfit 1/2 sum tr^2; 0, or -1 out of memory. */
+int fdw_img_residual(const fdw_problem *p, const float *slots, float *tr, double *misfit);
+/* fetch_receivers' range check. */
+fdw_status fdw_img_check_slots(const fdw_problem *p, long first, long count, fdw_error *err);
 
 /* ---- the engines: the CPU's (cpu_imaging.c), the GPU's (cuda_imaging.c, CUDA builds);
  * their entries in the kinds' tables ---- */

@@ -1,12 +1,13 @@
 /* imaging_build.c — the imaging kinds' problem (imaging.h): the acoustic propagator's
  * coefficients and (v dt)^2, born's dV = 2 v dv dt^2 from its perturbation, the traces of
  * rtm's and gradient's "data" (raw, or SEG-Y through imaging_segy.c), the shared wave parts (sponge, the shot's source taps and
- * wavelets, the receivers' rows); the reconstruction's segment length and the run loop's
- * step count; and the memory all that takes. */
+ * wavelets, the receivers' rows), the CPML's coefficients; the reconstruction's segment
+ * length and the run loop's step count; and the memory all that takes. */
 #include "kinds/imaging/imaging.h"
+#include "kinds/imaging/imaging_cpml.h"
+#include "kinds/acoustic/acoustic.h"
 
 #include "core/error.h"
-#include "core/fd_coeffs.h"
 #include "model/model_io.h"
 #include "run/problem.h"
 #include "spec/spec.h"
@@ -37,6 +38,18 @@ static uint64_t fields_held(img_mode mode, long nt)
     return 8 + (uint64_t)(K > 2 ? 2 * (K - 2) : 0) + (uint64_t)L;
 }
 
+/* With a CPML, its memory variables and layer terms (imaging_cpml.h) and coefficients. */
+static uint64_t cpml_bytes(const fdw_spec *spec, const fdw_img_spec *k)
+{
+    const uint64_t P = fdw_img_pml_points(spec);
+    if (P == 0)
+        return 0;
+    const int L = fdw_img_segment(spec->nt);
+    const int term = k->mode == IMG_GRADIENT || k->condition == IMG_COND_ADJOINT;
+    return 4 * fdw_img_pml_floats(P, k->mode, segments(spec->nt, L), L, term) +
+           8 * (uint64_t)(spec->nx + spec->ny + spec->nz);
+}
+
 uint64_t fdw_img_device_bytes(const fdw_spec *spec)
 {
     const fdw_img_spec *k = spec->kspec;
@@ -44,7 +57,7 @@ uint64_t fdw_img_device_bytes(const fdw_spec *spec)
     const uint64_t pad = (uint64_t)(spec->nz + 2 * spec->radius) * (spec->nx + 32) *
                          (spec->ny + 2 * spec->radius);
     return (pad > pts ? pad : pts) * 4 * fields_held(k->mode, spec->nt) +
-           wave_device_bytes(spec, 0, 0);
+           cpml_bytes(spec, k) + wave_device_bytes(spec, 0, 0);
 }
 
 /* dv per point: the file, or the points (at their nearest grid point) or layers. */
@@ -136,10 +149,6 @@ static fdw_status load_data(const fdw_spec *spec, const fdw_img_spec *k, fdw_img
 fdw_status fdw_img_build(const fdw_spec *spec, fdw_problem *prob, fdw_error *err)
 {
     const fdw_img_spec *k = spec->kspec;
-    double c[FDW_MAX_RADIUS + 1];
-    if (fdw_fd2_coeffs(spec->order, c) != 0)
-        return fdw_fail(err, FDW_ERR_SPEC, "order", "order %d has no coefficients",
-                        spec->order);
     fdw_img_data *d = fdw_problem_alloc(1, sizeof *d, "the imaging problem", err);
     if (!d)
         return FDW_ERR_NOMEM;
@@ -152,17 +161,17 @@ fdw_status fdw_img_build(const fdw_spec *spec, fdw_problem *prob, fdw_error *err
     d->nt = spec->nt;
     d->dt = spec->dt;
     d->seg = fdw_img_segment(spec->nt);
-    for (int m = 0; m <= spec->radius; m++) {
-        d->cx[m] = (float)(c[m] / (spec->dx * spec->dx));
-        d->cy[m] = (float)(c[m] / (spec->dy * spec->dy));
-        d->cz[m] = (float)(c[m] / (spec->dz * spec->dz));
-    }
+    fdw_status st = fdw_acoustic_coeffs(spec, d->cx, d->cy, d->cz, err);
+    if (st == FDW_OK)
+        st = fdw_acoustic_cpml_build(spec, d->pml_w, d->pml_a, d->pml_b, d->pml_d1, err);
+    if (st != FDW_OK)
+        return st;
     const size_t n = (size_t)spec->nx * spec->ny * spec->nz;
     float *v = fdw_problem_alloc(n, sizeof(float), "the velocity model", err);
     if (!v)
         return FDW_ERR_NOMEM;
     d->vdt2 = v;
-    fdw_status st = fdw_model_load(spec, v, err);
+    st = fdw_model_load(spec, v, err);
     if (st != FDW_OK)
         return st;
     const double dt = spec->dt;
@@ -194,6 +203,10 @@ void fdw_img_free_problem(fdw_problem *prob)
     free(d->vdt2);
     free(d->dvdt2);
     free(d->data);
+    for (int a = 0; a < 3; a++) {
+        free((void *)d->pml_a[a]);
+        free((void *)d->pml_b[a]);
+    }
     free(d);
     prob->kdata = NULL;
 }

@@ -1,7 +1,8 @@
 /* imaging_sched.c — the order of an imaging shot's work (imaging.h), which both engines
  * follow: the segment length, the run loop's step count, and what each step does. rtm and
- * gradient: the forward pass (checkpoints at the start of segments 1 .. K-2, the last
- * segment's fields into the store), then from the last segment down the adjoint through
+ * gradient: the forward pass (checkpoints at the start of segments 1 .. K-2, with a CPML
+ * its memory variables at the start of segments 1 .. K-1, the last segment's fields into
+ * the store), then from the last segment down the adjoint through
  * each segment, every segment but the last first stepped forward again into the store from
  * its checkpoint (segment 0 from the zero initial state). */
 #include "kinds/imaging/imaging.h"
@@ -42,13 +43,15 @@ static long seg_len(const img_sched *s, long k)
 img_unit img_sched_unit(const img_sched *s)
 {
     img_unit u = {.phase = s->phase, .seg = s->seg, .pos = s->pos, .checkpoint = -1,
-                  .store = -1, .restore = s->entered};
+                  .memory = -1, .store = -1, .restore = s->entered};
     switch (s->phase) {
     case IMG_FORWARD: {
         const long k = s->pos / s->L;
         u.it = s->pos;
         if (s->pos % s->L == 0 && k >= 1 && k <= s->K - 2)
             u.checkpoint = k - 1;
+        if (s->pos % s->L == 0 && k >= 1)
+            u.memory = k - 1;
         if (k == s->K - 1)
             u.store = s->pos - k * s->L;
         u.last = s->pos == s->nt - 1;

@@ -21,7 +21,8 @@
 int fdw_img_segy_wanted(const json_t *root)
 {
     const json_t *f = json_object_get(json_object_get(root, "data"), "format");
-    return json_is_string(f) && strcmp(json_string_value(f), "segy") == 0;
+    return (json_is_string(f) && strcmp(json_string_value(f), "segy") == 0) ||
+           fdw_img_segy_per_shot(root);
 }
 
 void fdw_img_segy_free(img_segy *g)
@@ -34,6 +35,12 @@ void fdw_img_segy_free(img_segy *g)
     free(g->shot_ffid);
     free(g->shot_first);
     free(g->shot_count);
+    for (int k = 0; g->shot_path && k < g->nshots; k++)
+        free(g->shot_path[k]);
+    free(g->shot_path);
+    free(g->shot_size);
+    free(g->shot_mtime);
+    free(g->shot_datum);
     free(g);
 }
 
@@ -92,12 +99,10 @@ int fdw_img_segy_add(spec_ctx *c, img_segy *g, int t, int first)
     return 0;
 }
 
-/* The checks on the trace's length, interval, units and scalars, its receiver inside the
- * grid. */
-int fdw_img_segy_geometry(spec_ctx *c, img_segy *g, fdw_segy_in *in, int t)
+int fdw_img_segy_header_check(spec_ctx *c, const img_segy *g, const fdw_segy_in *in, int t)
 {
     const char *p = g->path;
-    int32_t ns, dt, units, esc, csc, v[7];
+    int32_t ns, dt, units, esc, csc;
     segy_get_field(in->hdr, SEGY_TR_SAMPLE_COUNT, &ns);
     segy_get_field(in->hdr, SEGY_TR_SAMPLE_INTER, &dt);
     segy_get_field(in->hdr, SEGY_TR_COORD_UNITS, &units);
@@ -121,6 +126,18 @@ int fdw_img_segy_geometry(spec_ctx *c, img_segy *g, fdw_segy_in *in, int t)
                        "scalars are 0, +-1, +-10, +-100, +-1000 or +-10000 (negative divides)",
                        t + 1, p, scalar_valid(esc) ? H_CSCAL : H_ESCAL,
                        (int)(scalar_valid(esc) ? csc : esc));
+    return 0;
+}
+
+/* The trace's header checks, its geometry, its receiver inside the grid. */
+int fdw_img_segy_geometry(spec_ctx *c, img_segy *g, fdw_segy_in *in, int t)
+{
+    const char *p = g->path;
+    int32_t esc, csc, v[7];
+    if (fdw_img_segy_header_check(c, g, in, t))
+        return -1;
+    segy_get_field(in->hdr, SEGY_TR_ELEV_SCALAR, &esc);
+    segy_get_field(in->hdr, SEGY_TR_SOURCE_GROUP_SCALAR, &csc);
     static const int fields[7] = {SEGY_TR_SOURCE_X, SEGY_TR_SOURCE_Y, SEGY_TR_SOURCE_SURF_ELEV,
                                   SEGY_TR_SOURCE_DEPTH, SEGY_TR_GROUP_X, SEGY_TR_GROUP_Y,
                                   SEGY_TR_RECV_GROUP_ELEV};
@@ -182,7 +199,7 @@ fail:
 
 /* The shot's traces from the file's headers: those of data.ffid (ffid_given) or of the
  * file's only FFID, each checked (fdw_img_segy_geometry). */
-static int scan(spec_ctx *c, img_segy *g, int ffid_given)
+int fdw_img_segy_scan_one(spec_ctx *c, img_segy *g, int ffid_given)
 {
     fdw_segy_in in;
     const char *p = g->path;
@@ -337,7 +354,7 @@ int fdw_img_segy_scan(spec_ctx *c, const json_t *root, fdw_img_spec *k, json_t *
 {
     static const char *const keys[] = {"format", "path", "ffid", "datum", "sample_interval",
                                        "samples", "traces", "receivers", "source", "size",
-                                       "mtime", NULL};
+                                       "mtime", "name", NULL};
     json_t *o;
     char given[FDW_PATH_MAX];
     long long ffid = -1;
@@ -345,6 +362,8 @@ int fdw_img_segy_scan(spec_ctx *c, const json_t *root, fdw_img_spec *k, json_t *
     if (!g)
         return sp_fail(c, "data", "out of memory parsing data");
     k->segy = g;
+    if (fdw_img_segy_per_shot(root))
+        return fdw_img_segy_scan_shots(c, root, g, wave);
     if (sp_object(c, root, "", "data", 1, &o) || sp_keys(c, o, "data", keys) ||
         sp_string(c, o, "data", "path", 1, given, sizeof given) ||
         sp_resolve_path(c, "data.path", given, FDW_FILE_KIND_DATA, "segy", 1, NULL, g->path) ||
@@ -360,7 +379,7 @@ int fdw_img_segy_scan(spec_ctx *c, const json_t *root, fdw_img_spec *k, json_t *
         return fdw_img_segy_scan_survey(c, root, g, wave);
     }
     const int rec = recorded(c, o, g);
-    if (rec < 0 || (rec == 0 && scan(c, g, ffid >= 0)))
+    if (rec < 0 || (rec == 0 && fdw_img_segy_scan_one(c, g, ffid >= 0)))
         return -1;
     return wave_root(c, root, g, wave);
 }
@@ -438,20 +457,32 @@ int fdw_img_segy_finish(spec_ctx *c, fdw_img_spec *k, json_t *norm)
     return 0;
 }
 
+/* The file of the shot whose traces start at first: g's one file, or that shot's own. */
+static void file_of(const img_segy *g, long first, const char **path, long long *size,
+                    long long *mtime)
+{
+    *path = g->path, *size = g->size, *mtime = g->mtime_ns;
+    for (int k = 0; g->shot_path && k < g->nshots; k++)
+        if (g->shot_first[k] == first)
+            *path = g->shot_path[k], *size = g->shot_size[k], *mtime = g->shot_mtime[k];
+}
+
 fdw_status fdw_img_segy_load(const img_segy *g, long first, long count, float *data,
                              long slots, fdw_error *err)
 {
-    long long size, mtime;
-    if (fdw_img_segy_stamp(g->path, &size, &mtime) != 0 || size != g->size || mtime != g->mtime_ns)
+    long long size, mtime, was_size, was_mtime;
+    const char *path;
+    file_of(g, first, &path, &was_size, &was_mtime);
+    if (fdw_img_segy_stamp(path, &size, &mtime) != 0 || size != was_size || mtime != was_mtime)
         return fdw_fail(err, FDW_ERR_IO, "data.path", "data.path: %.256s changed after the "
                         "spec was checked (its size or modification time): submit the job "
-                        "again", g->path);
+                        "again", path);
     fdw_segy_in in;
-    fdw_status st = fdw_segy_in_open(&in, g->path, "data.path", "data", err);
+    fdw_status st = fdw_segy_in_open(&in, path, "data.path", "data", err);
     float *buf = st == FDW_OK ? malloc((size_t)in.ns * sizeof *buf) : NULL;
     if (st == FDW_OK && in.ns != g->samples)
         st = fdw_fail(err, FDW_ERR_IO, "data.path", "data.path: %.256s changed after the spec "
-                      "was checked: its traces hold %d samples, not %d", g->path, in.ns,
+                      "was checked: its traces hold %d samples, not %d", path, in.ns,
                       g->samples);
     else if (st == FDW_OK && !buf)
         st = fdw_fail(err, FDW_ERR_NOMEM, "data.path", "out of memory for a trace");
@@ -462,7 +493,7 @@ fdw_status fdw_img_segy_load(const img_segy *g, long first, long count, float *d
         const int t = g->trace[first + r];
         if (segy_readtrace(in.fp, t, buf, in.trace0, in.trsize) != SEGY_OK) {
             st = fdw_fail(err, FDW_ERR_IO, "data.path", "data.path: cannot read trace %d of "
-                          "%.256s", t + 1, g->path);
+                          "%.256s", t + 1, path);
             break;
         }
         segy_to_native(in.format, in.ns, buf);

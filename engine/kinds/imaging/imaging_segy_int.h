@@ -1,6 +1,7 @@
 /* imaging_segy_int.h — what the SEG-Y data readers of the imaging kinds share
  * (imaging_segy.c: one shot, the record, loading; imaging_segy_survey.c: a survey of every
- * FFID of a file): the scanned file, its header fields' names for messages, and the
+ * FFID of a file; imaging_segy_shots.c: a survey of one file per shot;
+ * imaging_segy_inspect.c: an upload's check): the scanned file, its header fields' names for messages, and the
  * trace-by-trace checks. Internal to engine/kinds/imaging. */
 #ifndef FDW_IMAGING_SEGY_INT_H
 #define FDW_IMAGING_SEGY_INT_H
@@ -27,6 +28,11 @@ struct img_segy {
     int nshots;
     long long *shot_ffid;
     int *shot_first, *shot_count;
+    /* a survey of one file per shot (imaging_segy_shots.c): each shot's file, its size and
+     * mtime when read, its datum; NULL for one file */
+    char **shot_path;
+    long long *shot_size, *shot_mtime;
+    double *shot_datum;
 };
 
 /* Header fields as errors name them: segyio's name and the bytes. */
@@ -58,6 +64,10 @@ int fdw_img_segy_open(spec_ctx *c, img_segy *g, fdw_segy_in *in);
 /* One more trace t in g (room grows by doubling); first: where the current shot's traces
  * start in g, for the per-shot limit. */
 int fdw_img_segy_add(spec_ctx *c, img_segy *g, int t, int first);
+/* Trace t's header (in in->hdr) against what every trace shares: its sample count and
+ * interval those of g, its coordinate units lengths, its scalars SEG-Y rev 1's. Needs no
+ * grid (fdw_data_inspect at upload runs it too). */
+int fdw_img_segy_header_check(spec_ctx *c, const img_segy *g, const fdw_segy_in *in, int t);
 /* Trace t's geometry (its header in in->hdr) into g's last entry, with its checks. */
 int fdw_img_segy_geometry(spec_ctx *c, img_segy *g, fdw_segy_in *in, int t);
 /* The root the wave sections parse, with g's sample interval as time.sample_interval (a
@@ -75,5 +85,24 @@ int fdw_img_segy_check_length(spec_ctx *c, const img_segy *g);
 /* a survey of the file's every FFID (imaging_segy_survey.c) */
 int fdw_img_segy_scan_survey(spec_ctx *c, const json_t *root, img_segy *g, json_t **wave);
 int fdw_img_segy_finish_survey(spec_ctx *c, img_segy *g, json_t *norm);
+/* The newest trace's source (trace t of path, shot k of g) against its shot's first
+ * trace's: within half a grid spacing per axis, or the shot has two sources (error on
+ * field). */
+int fdw_img_segy_same_source(spec_ctx *c, const img_segy *g, int k, int t, const char *path,
+                             const char *field);
+/* The root the wave sections parse: the survey's shots listed as g's headers give them
+ * (numbered: each numbered by its FFID). */
+int fdw_img_segy_survey_root(spec_ctx *c, const json_t *root, const img_segy *g, int numbered,
+                             json_t **wave);
+
+/* a survey whose listed shots each name a file (imaging_segy_shots.c) */
+int fdw_img_segy_per_shot(const json_t *root);
+int fdw_img_segy_scan_shots(spec_ctx *c, const json_t *root, img_segy *g, json_t **wave);
+/* The normalised survey.shots of g's files: [{"data": {format, path, ffid, datum, size,
+ * mtime}}, ...] (fdw_img_segy_finish_survey keeps them). */
+json_t *fdw_img_segy_shot_files(const img_segy *g);
+/* One shot of g->path (data.ffid's when ffid_given, else the file's only FFID), each trace
+ * checked (imaging_segy.c). */
+int fdw_img_segy_scan_one(spec_ctx *c, img_segy *g, int ffid_given);
 
 #endif

@@ -106,9 +106,8 @@ static ffid_ref *read_ffids(spec_ctx *c, const img_segy *g, fdw_segy_in *in, int
     return r;
 }
 
-/* The newest trace's source (trace t of shot k) against its shot's first trace's: within
- * half a grid spacing per axis, or the shot has two sources. */
-static int same_source(spec_ctx *c, const img_segy *g, int k, int t)
+int fdw_img_segy_same_source(spec_ctx *c, const img_segy *g, int k, int t, const char *path,
+                              const char *field)
 {
     const fdw_spec *s = c->spec;
     const double h[3] = {s->dx, s->dy, s->dz};
@@ -116,10 +115,10 @@ static int same_source(spec_ctx *c, const img_segy *g, int k, int t)
     const double *a = g->src[f], *b = g->src[g->ntr - 1];
     const int ax = fdw_img_segy_far_axis(s, b, a);
     if (ax >= 0)
-        return sp_fail(c, "data.path", "data.path: trace %d of %.256s puts the source of FFID "
-                       "%lld at %c = %g m (%s), more than half a grid spacing (%g m) from where "
-                       "the shot's first trace %d puts it (%g m): a shot has one source", t + 1,
-                       g->path, g->shot_ffid[k], "xyz"[ax], b[ax], SOURCE_FIELD[ax],
+        return sp_fail(c, field, "%s: trace %d of %.256s puts the source of FFID %lld at %c = "
+                       "%g m (%s), more than half a grid spacing (%g m) from where the shot's "
+                       "first trace %d puts it (%g m): a shot has one source", field, t + 1,
+                       path, g->shot_ffid[k], "xyz"[ax], b[ax], SOURCE_FIELD[ax],
                        0.5 * h[ax], g->trace[f] + 1, a[ax]);
     return 0;
 }
@@ -147,7 +146,7 @@ static int read_shots(spec_ctx *c, img_segy *g, fdw_segy_in *in, const ffid_ref 
             fdw_img_segy_geometry(c, g, in, t))
             return -1;
         if (g->ntr - 1 > g->shot_first[k]) {
-            if (same_source(c, g, k, t))
+            if (fdw_img_segy_same_source(c, g, k, t, g->path, "data.path"))
                 return -1;
         } else {
             char what[512];
@@ -163,8 +162,8 @@ static int read_shots(spec_ctx *c, img_segy *g, fdw_segy_in *in, const ffid_ref 
     return 0;
 }
 
-/* The root the wave sections parse: the survey's shots listed as the headers give them. */
-static int survey_root(spec_ctx *c, const json_t *root, const img_segy *g, json_t **wave)
+int fdw_img_segy_survey_root(spec_ctx *c, const json_t *root, const img_segy *g, int numbered,
+                             json_t **wave)
 {
     if (fdw_img_segy_interval_root(c, root, g, wave))
         return -1;
@@ -173,9 +172,11 @@ static int survey_root(spec_ctx *c, const json_t *root, const img_segy *g, json_
         json_t *pts = json_array();
         for (int i = 0; i < g->shot_count[k]; i++)
             json_array_append_new(pts, sp_json_vec3(g->rec[g->shot_first[k] + i]));
-        json_array_append_new(shots, json_pack("{sosIso}", "position",
-                                               sp_json_vec3(g->src[g->shot_first[k]]), "number",
-                                               (json_int_t)g->shot_ffid[k], "receivers", pts));
+        json_t *shot = json_pack("{soso}", "position", sp_json_vec3(g->src[g->shot_first[k]]),
+                                 "receivers", pts);
+        if (numbered)
+            json_object_set_new(shot, "number", json_integer(g->shot_ffid[k]));
+        json_array_append_new(shots, shot);
     }
     json_object_set_new(json_object_get(*wave, "survey"), "shots", shots);
     return 0;
@@ -194,24 +195,32 @@ int fdw_img_segy_scan_survey(spec_ctx *c, const json_t *root, img_segy *g, json_
     if (rc)
         return -1;
     memcpy(g->source, g->src[0], sizeof g->source);
-    return survey_root(c, root, g, wave);
+    return fdw_img_segy_survey_root(c, root, g, 1, wave);
 }
 
 int fdw_img_segy_finish_survey(spec_ctx *c, img_segy *g, json_t *norm)
 {
     if (fdw_img_segy_check_length(c, g))
         return -1;
-    /* the user's form: the headers give the shots and their receivers */
+    /* the user's form: the headers give the shots and their receivers (and with one file a
+     * shot, the shots list their files: imaging_segy_shots.c) */
     json_object_del(c->norm, "receivers");
     json_t *w = json_object_get(json_object_get(c->norm, "survey"), "wavelet");
-    json_object_set_new(c->norm, "survey", json_pack("{sO}", "wavelet", w));
+    json_t *sv = json_pack("{sO}", "wavelet", w);
+    if (g->shot_path)
+        json_object_set_new(sv, "shots", fdw_img_segy_shot_files(g));
+    json_object_set_new(c->norm, "survey", sv);
     json_object_set_new(norm, "format", json_string("segy"));
-    json_object_set_new(norm, "path", json_string(g->path));
-    json_object_set_new(norm, "datum", json_real(g->datum));
+    if (!g->shot_path) {
+        json_object_set_new(norm, "path", json_string(g->path));
+        json_object_set_new(norm, "datum", json_real(g->datum));
+    }
     json_object_set_new(norm, "sample_interval", json_real(g->interval_us * 1e-6));
     json_object_set_new(norm, "samples", json_integer(g->samples));
-    json_object_set_new(norm, "size", json_integer(g->size));
-    json_object_set_new(norm, "mtime", json_integer(g->mtime_ns));
+    if (!g->shot_path) {
+        json_object_set_new(norm, "size", json_integer(g->size));
+        json_object_set_new(norm, "mtime", json_integer(g->mtime_ns));
+    }
     free(g->src); /* checked */
     g->src = NULL;
     return 0;

@@ -7,9 +7,12 @@
  * gather.f32 of the same geometry; or a shot of a SEG-Y file: imaging_segy.c), rtm's
  * "imaging" (condition, illumination, Laplacian) and gradient's "gradient" (parameter).
  * A survey (spec_survey.c) runs its shots as such specs, the data then every shot's traces
- * in shot order (a forward survey's all_shots.f32). What these kinds do not take (a CPML,
- * snapshots) is refused naming it. A survey of SEG-Y data takes the file's every FFID as a
- * shot (imaging_segy_survey.c). */
+ * in shot order (a forward survey's all_shots.f32). What these kinds do not take (snapshots;
+ * a CPML bottom layer whose stencil reaches the free surface's mirror) is refused naming
+ * it. A survey of SEG-Y data takes the file's every FFID as a
+ * shot (imaging_segy_survey.c), or reads each listed shot from its own file
+ * (imaging_segy_shots.c). Through the daemon, "data": {"name"} (and a listed shot's) names
+ * an upload, resolved here to its file (fdw_parse_opts.resolve_data). */
 #include "kinds/imaging/imaging.h"
 #include "kinds/wave/wave_spec.h"
 #include "spec/spec_survey.h"
@@ -25,12 +28,6 @@ static const char *const MODE_NAME[] = {"born", "rtm", "gradient"};
 static int refuse(spec_ctx *c, const json_t *root, img_mode mode)
 {
     const char *kind = MODE_NAME[mode];
-    json_t *bo = json_object_get(root, "boundary");
-    json_t *bt = json_is_object(bo) ? json_object_get(bo, "type") : NULL;
-    if (json_is_string(bt) && strcmp(json_string_value(bt), "cpml") == 0)
-        return sp_fail(c, "boundary.type", "boundary.type \"cpml\" is not defined for kind "
-                       "\"%s\" (its adjoint is not the CPML's own recursion): use \"sponge\" "
-                       "or \"none\"", kind);
     const int survey = json_object_get(root, "survey") != NULL;
     /* the normalised spec's "snapshots": {"every": 0, ...} asks for none */
     const json_t *snap = json_object_get(root, "snapshots");
@@ -56,7 +53,7 @@ static int data_file(spec_ctx *c, const json_t *o, const char *sect, uint64_t fl
 {
     char given[FDW_PATH_MAX], field[SP_PATH];
     sp_key(field, sect, "path");
-    static const char *const keys[] = {"format", "path", NULL};
+    static const char *const keys[] = {"format", "path", "name", NULL};
     static const char *const formats[] = {"raw-f32", NULL};
     int fmt = 0;
     if (sp_keys(c, o, sect, keys) || sp_enum(c, o, sect, "format", 0, formats, &fmt) ||
@@ -213,7 +210,102 @@ static int parse_gradient(spec_ctx *c, const json_t *root, fdw_img_spec *k, json
     return 0;
 }
 
+/* One "data" object (sect) that names an upload ("name"): the file and format the
+ * daemon's resolver gives it, set as its "path" and "format". A normalised spec keeps the
+ * name beside the path it stood for, and that path is used as it is. */
+static int resolve_one(spec_ctx *c, json_t *o, const char *sect)
+{
+    const json_t *n = json_is_object(o) ? json_object_get(o, "name") : NULL;
+    char f[SP_PATH], path[FDW_PATH_MAX], format[16];
+    if (!n)
+        return 0;
+    sp_key(f, sect, "name");
+    if (!json_is_string(n) || !json_string_length(n))
+        return sp_fail(c, f, "%s must be the name of uploaded data (a string), not %s", f,
+                       sp_type_name(n));
+    if (json_object_get(o, "path")) {
+        if (c->opts && c->opts->normalised)
+            return 0;
+        return sp_fail(c, f, "%s names uploaded data and %s.path a file: give one of them",
+                       f, sect);
+    }
+    if (!c->opts || !c->opts->resolve_data)
+        return sp_fail(c, f, "%s names data uploaded to fdwaved (PUT /v1/data/NAME), which "
+                       "only a job submitted to it can use: give %s.path instead", f, sect);
+    const char *name = json_string_value(n);
+    if (c->opts->resolve_data(c->opts->resolve_user, name, path, sizeof path, format,
+                              sizeof format) != 0)
+        return sp_fail(c, f, "%s: no uploaded data named \"%.200s\" (GET /v1/data lists "
+                       "yours)", f, name);
+    const json_t *given = json_object_get(o, "format");
+    if (given && !(json_is_string(given) && strcmp(json_string_value(given), format) == 0)) {
+        sp_key(f, sect, "format");
+        return sp_fail(c, f, "%s must be the format of the upload \"%.200s\", \"%s\", or "
+                       "left out", f, name, format);
+    }
+    json_object_set_new(o, "format", json_string(format));
+    json_object_set_new(o, "path", json_string(path));
+    return 0;
+}
+
+/* root with every "data" that names an upload (the job's, each listed survey shot's)
+ * resolved (resolve_one) into *named, a copy; *named stays NULL when none does. */
+static int resolve_named(spec_ctx *c, const json_t *root, json_t **named)
+{
+    const json_t *sv = json_object_get(root, "survey");
+    const json_t *shots = json_is_object(sv) ? json_object_get(sv, "shots") : NULL;
+    int any = json_object_get(json_object_get(root, "data"), "name") != NULL;
+    for (size_t i = 0; json_is_array(shots) && i < json_array_size(shots); i++)
+        any |= json_object_get(json_object_get(json_array_get(shots, i), "data"), "name") != NULL;
+    if (!any)
+        return 0;
+    *named = json_deep_copy(root);
+    if (!*named)
+        return sp_fail(c, "data", "out of memory parsing data");
+    if (resolve_one(c, json_object_get(*named, "data"), "data"))
+        return -1;
+    shots = json_object_get(json_object_get(*named, "survey"), "shots");
+    for (size_t i = 0; json_is_array(shots) && i < json_array_size(shots); i++) {
+        char f[SP_PATH], d[SP_PATH];
+        sp_idx(f, "survey.shots", i);
+        sp_key(d, f, "data");
+        if (resolve_one(c, json_object_get(json_array_get(shots, i), "data"), d))
+            return -1;
+    }
+    return 0;
+}
+
+/* An error of data named by upload speaks of data.name where the readers say data.path. */
+static void name_the_field(spec_ctx *c, const json_t *root)
+{
+    static const char p[] = "data.path";
+    if (!c->err || !json_object_get(json_object_get(root, "data"), "name") ||
+        strncmp(c->err->field, p, sizeof p - 1) != 0)
+        return;
+    memcpy(c->err->field, "data.name", sizeof p - 1);
+    if (strncmp(c->err->message, p, sizeof p - 1) == 0)
+        memcpy(c->err->message, "data.name", sizeof p - 1);
+}
+
+static int parse_kind(spec_ctx *c, const json_t *root, img_mode mode);
+
 int fdw_img_parse(spec_ctx *c, const json_t *root, img_mode mode)
+{
+    json_t *named = NULL;
+    int rc = mode != IMG_BORN ? resolve_named(c, root, &named) : 0;
+    if (rc == 0)
+        rc = parse_kind(c, named ? named : root, mode);
+    if (rc == 0 && json_object_get(json_object_get(root, "data"), "name"))
+        json_object_set(json_object_get(c->norm, "data"), "name",
+                        json_object_get(json_object_get(root, "data"), "name"));
+    if (rc)
+        name_the_field(c, root);
+    json_decref(named);
+    return rc;
+}
+
+/* The kind's sections, its "data" a file by path. */
+static int parse_kind(spec_ctx *c, const json_t *root, img_mode mode)
 {
     fdw_spec *s = c->spec;
     fdw_img_spec *k = calloc(1, sizeof *k);
@@ -229,9 +321,30 @@ int fdw_img_parse(spec_ctx *c, const json_t *root, img_mode mode)
     json_decref(wave);
     if (rc)
         return -1;
+    /* The CPML's transpose (imaging_cpml.h) takes the field as zero off the grid, which the
+     * free surface's mirror above plane 0 is not. */
+    const fdw_boundary *b = &s->boundary;
+    if (b->type == FDW_BOUNDARY_CPML && b->free_surface && s->nz - b->width[5] < s->radius)
+        return sp_fail(c, "boundary.width.zmax", "kind \"%s\" with a free surface needs the "
+                       "CPML's bottom layer (%d planes) at least the stencil radius %d below "
+                       "the surface: the grid has %d planes", MODE_NAME[mode], b->width[5],
+                       s->radius, s->nz);
     if (s->nreceivers < 1 && !s->survey)
         return sp_fail(c, "receivers", "kind \"%s\" needs at least one receiver",
                        MODE_NAME[mode]);
+    int shot;
+    double at[3];
+    const int on_surface = mode == IMG_BORN ? 0 : wave_receivers_on_surface(s, &shot, at);
+    if (on_surface)
+        return sp_fail(c, "receivers",
+                       "%d receiver%s on the free surface (the first at (%g, %g, %g) m%s), "
+                       "where the pressure is held at zero: the modelled data there are zero, "
+                       "so kind \"%s\" cannot use their recorded data; put them at least one "
+                       "grid spacing down (z = %g m; SEG-Y data: data.datum %g m higher), or "
+                       "drop boundary.free_surface",
+                       on_surface, on_surface == 1 ? " lies" : "s lie", at[0], at[1], at[2],
+                       shot >= 0 ? ", of a shot" : "", MODE_NAME[mode], s->origin[2] + s->dz,
+                       s->dz);
     json_t *norm = json_object();
     const char *sect = mode == IMG_BORN ? "perturbation" : "data";
     json_object_set_new(c->norm, sect, norm);

@@ -6,10 +6,7 @@
 #include "kinds/stencil/stencil.h"
 
 typedef struct stencil_args {
-    float *out;                /* result at (0,0) of local plane 0 */
-    const float *in;           /* current field at the same point */
-    ptrdiff_t sy, sz;
-    int nx;
+    cpu_planes p;
     float sc[FDW_MAX_RADIUS + 1];
 } stencil_args;
 
@@ -34,15 +31,13 @@ stencil_rows(const stencil_args *a, int k, int j0, int j1, const int R)
     for (int m = 0; m <= R; m++)
         sc[m] = a->sc[m];
     for (int j = j0; j < j1; j++) {
-        ptrdiff_t o = (ptrdiff_t)k * a->sz + (ptrdiff_t)j * a->sy;
-        stencil_row(a->out + o, a->in + o, a->nx, a->sy, a->sz, sc, R);
+        ptrdiff_t o = (ptrdiff_t)k * a->p.sz + (ptrdiff_t)j * a->p.sy;
+        stencil_row(a->p.out + o, a->p.in + o, a->p.nx, a->p.sy, a->p.sz, sc, R);
     }
 }
 
-typedef void (*stencil_fn)(const stencil_args *a, int k, int j0, int j1);
-
 #define FDW_STENCIL_KERNEL(R)                                                           \
-    FDW_CPU_CLONES static void stencil_r##R(const stencil_args *a, int k, int j0, int j1) \
+    FDW_CPU_CLONES static void stencil_r##R(const void *a, int k, int j0, int j1)       \
     {                                                                                   \
         stencil_rows(a, k, j0, j1, R);                                                  \
     }
@@ -55,7 +50,7 @@ FDW_STENCIL_KERNEL(6)
 FDW_STENCIL_KERNEL(7)
 FDW_STENCIL_KERNEL(8)
 
-static stencil_fn stencil_kernel(int r)
+static cpu_rows_fn stencil_kernel(int r)
 {
     switch (r) {
     case 1: return stencil_r1;
@@ -72,26 +67,12 @@ static stencil_fn stencil_kernel(int r)
 
 static void stencil_planes(const cpu_ctx *c, const cpu_slab *s, int ka, int kb)
 {
-    if (kb <= ka)
-        return;
     stencil_args a;
-    a.out = cpu_base(c, s, 1 - c->cur);
-    a.in = cpu_base(c, s, c->cur);
-    a.sy = c->px;
-    a.sz = c->plane;
-    a.nx = c->nx;
+    a.p = cpu_planes_of(c, s);
     const fdw_stencil_data *d = c->prob.kdata;
     for (int m = 0; m <= FDW_MAX_RADIUS; m++)
         a.sc[m] = d->sc[m];
-    stencil_fn fn = stencil_kernel(c->r);
-    const int ny = c->ny, yb = c->yblock, nb = (ny + yb - 1) / yb;
-    const int chunk = cpu_chunk(nb, kb - ka);
-#pragma omp parallel for collapse(2) schedule(dynamic, chunk)
-    for (int b = 0; b < nb; b++)
-        for (int k = ka; k < kb; k++) {
-            int j0 = b * yb, j1 = j0 + yb < ny ? j0 + yb : ny;
-            fn(&a, k, j0, j1);
-        }
+    cpu_walk_planes(c, ka, kb, stencil_kernel(c->r), &a);
 }
 
 const fdw_cpu_ops fdw_stencil_cpu = {.planes = stencil_planes};

@@ -243,12 +243,6 @@ static fdw_status cpu_sweep_extract(void *vctx, int nregions, const fdw_slice *r
 }
 
 
-static fdw_status cpu_sweep_wait(void *vctx, fdw_error *err)
-{
-    (void)vctx;
-    (void)err;
-    return FDW_OK;
-}
 
 
 static uint64_t cpu_sweep_device_bytes(void *vctx, int dev)
@@ -263,8 +257,5 @@ const fdw_backend fdw_sweep_cpu_engine = {
     .destroy = cpu_sweep_destroy,
     .step = cpu_sweep_step,
     .extract = cpu_sweep_extract,
-    .extract_done = sweep_engine_extract_done,
-    .wait = cpu_sweep_wait,
-    .fetch_receivers = sweep_engine_no_receivers,
     .device_bytes = cpu_sweep_device_bytes,
 };

@@ -524,9 +524,7 @@ const fdw_backend fdw_sweep_cuda_engine = {
     .destroy = sweep_cuda_destroy,
     .step = sweep_cuda_step,
     .extract = sweep_cuda_extract,
-    .extract_done = sweep_engine_extract_done,
     .wait = sweep_cuda_wait,
-    .fetch_receivers = sweep_engine_no_receivers,
     .device_bytes = sweep_cuda_device_bytes,
 };
 

@@ -106,11 +106,9 @@ typedef struct sweep_engine {
     fdw_status (*fetch)(void *ctx, void *out, int f64, fdw_error *err);
 } sweep_engine;
 
-/* What both engines' tables share (sweep_engine.c): extract is complete when it returns;
- * there are no receivers; a region must lie in the grid (FDW_ERR_INTERNAL naming it). */
-fdw_status sweep_engine_extract_done(void *ctx, int *done, fdw_error *err);
-fdw_status sweep_engine_no_receivers(void *ctx, long first, long count, float *host,
-                                     fdw_error *err);
+/* What both engines share (sweep_engine.c): a region must lie in the grid
+ * (FDW_ERR_INTERNAL naming it). Their tables leave extract_done and fetch_receivers out:
+ * an extract is complete when it returns, and there are no receivers (backend.h). */
 fdw_status sweep_engine_region(const struct fdw_problem *p, const fdw_slice *rg,
                                const float *host, int q, fdw_error *err);
 

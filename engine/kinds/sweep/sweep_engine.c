@@ -1,29 +1,9 @@
-/* sweep_engine.c — what the sweep kind's two engines (cpu_sweep.c, cuda_sweep.c) share of
- * their backend tables: extracts that are complete when they return, no receivers, and the
- * check of a requested region. */
+/* sweep_engine.c — what the sweep kind's two engines (cpu_sweep.c, cuda_sweep.c) share:
+ * the check of a requested region. */
 #include "kinds/sweep/sweep.h"
 
 #include "core/error.h"
 #include "run/backend.h"
-
-fdw_status sweep_engine_extract_done(void *ctx, int *done, fdw_error *err)
-{
-    (void)ctx;
-    (void)err;
-    *done = 1;
-    return FDW_OK;
-}
-
-fdw_status sweep_engine_no_receivers(void *ctx, long first, long count, float *host,
-                                     fdw_error *err)
-{
-    (void)ctx;
-    (void)first;
-    (void)host;
-    if (count == 0)
-        return FDW_OK;
-    return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "the sweep kind records no receivers");
-}
 
 fdw_status sweep_engine_region(const fdw_problem *p, const fdw_slice *rg, const float *host,
                                int q, fdw_error *err)

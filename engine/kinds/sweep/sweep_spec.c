@@ -112,10 +112,8 @@ static int parse_slice(spec_ctx *c, const json_t *e, const char *path, fdw_slice
     const fdw_spec *s = c->spec;
     int plane = 0;
     long long index = 0;
-    if (!json_is_object(e))
-        return sp_fail(c, path, "%s must be an object {\"plane\", \"index\"}, not %s", path,
-                       sp_type_name(e));
-    if (sp_keys(c, e, path, keys) || sp_enum(c, e, path, "plane", 1, PLANES, &plane))
+    if (sp_entry(c, e, path, "{\"plane\", \"index\"}", keys) ||
+        sp_enum(c, e, path, "plane", 1, PLANES, &plane))
         return -1;
     const int across = plane == FDW_PLANE_XY ? s->nz : plane == FDW_PLANE_XZ ? s->ny : s->nx;
     if (sp_int(c, e, path, "index", 1, 0, across - 1, &index))

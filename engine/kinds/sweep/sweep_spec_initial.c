@@ -28,15 +28,29 @@ static void box(const fdw_spec *s, int a, double *lo, double *hi)
     *hi = s->origin[a] + (n[a] - 1) * h[a];
 }
 
+/* A list member's n entries of size bytes each (zeroed; one at least), its normalised
+ * array as name in norm (*out); NULL, failed at field, out of memory. */
+static void *begin_list(spec_ctx *c, size_t n, size_t size, const char *field, json_t *norm,
+                        const char *name, json_t **out)
+{
+    void *items = calloc(n ? n : 1, size);
+    if (!items) {
+        sp_fail(c, field, "out of memory");
+        return NULL;
+    }
+    *out = json_array();
+    json_object_set_new(norm, name, *out);
+    return items;
+}
+
 static int parse_points(spec_ctx *c, fdw_sweep_spec *k, const json_t *arr, json_t *norm)
 {
     static const char *const keys[] = {"position", "t0", NULL};
     const size_t n = json_array_size(arr);
-    k->points = calloc(n ? n : 1, sizeof *k->points);
-    if (!k->points)
-        return sp_fail(c, "initial.points", "out of memory");
-    json_t *out = json_array();
-    json_object_set_new(norm, "points", out);
+    json_t *out;
+    if (!(k->points = begin_list(c, n, sizeof *k->points, "initial.points", norm, "points",
+                                 &out)))
+        return -1;
     for (size_t i = 0; i < n; i++) {
         char path[SP_PATH], field[SP_PATH], what[48];
         const json_t *e = json_array_get(arr, i);
@@ -44,10 +58,8 @@ static int parse_points(spec_ctx *c, fdw_sweep_spec *k, const json_t *arr, json_
         sp_idx(path, "initial.points", i);
         sp_key(field, path, "position");
         snprintf(what, sizeof what, "initial point %zu", i);
-        if (!json_is_object(e))
-            return sp_fail(c, path, "%s must be an object {\"position\", \"t0\"}, not %s",
-                           path, sp_type_name(e));
-        if (sp_keys(c, e, path, keys) || sp_vec3(c, e, path, "position", 1, p->pos) ||
+        if (sp_entry(c, e, path, "{\"position\", \"t0\"}", keys) ||
+            sp_vec3(c, e, path, "position", 1, p->pos) ||
             sp_check_inside(c, field, p->pos, what) || sp_num(c, e, path, "t0", 0, &p->t0))
             return -1;
         k->npoints = (int)i + 1;
@@ -63,20 +75,17 @@ static int parse_planes(spec_ctx *c, fdw_sweep_spec *k, const json_t *arr, json_
     static const char *const keys[] = {"point", "normal", "t0", NULL};
     const fdw_spec *s = c->spec;
     const size_t n = json_array_size(arr);
-    k->planes = calloc(n ? n : 1, sizeof *k->planes);
-    if (!k->planes)
-        return sp_fail(c, "initial.planes", "out of memory");
-    json_t *out = json_array();
-    json_object_set_new(norm, "planes", out);
+    json_t *out;
+    if (!(k->planes = begin_list(c, n, sizeof *k->planes, "initial.planes", norm, "planes",
+                                 &out)))
+        return -1;
     for (size_t i = 0; i < n; i++) {
         char path[SP_PATH], field[SP_PATH];
         const json_t *e = json_array_get(arr, i);
         sweep_plane_src *p = &k->planes[i];
         sp_idx(path, "initial.planes", i);
-        if (!json_is_object(e))
-            return sp_fail(c, path, "%s must be an object {\"point\", \"normal\", \"t0\"}, "
-                           "not %s", path, sp_type_name(e));
-        if (sp_keys(c, e, path, keys) || sp_vec3(c, e, path, "point", 1, p->point) ||
+        if (sp_entry(c, e, path, "{\"point\", \"normal\", \"t0\"}", keys) ||
+            sp_vec3(c, e, path, "point", 1, p->point) ||
             sp_vec3(c, e, path, "normal", 1, p->normal) || sp_num(c, e, path, "t0", 0, &p->t0))
             return -1;
         const double len = sweep_length(p->normal);

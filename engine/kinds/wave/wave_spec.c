@@ -42,7 +42,8 @@ int wave_parse(spec_ctx *c, const json_t *root)
            wave_parse_boundary(c, root) ||
            (survey ? sp_parse_survey(c, root) : wave_parse_sources(c, root)) ||
            wave_finish_boundary(c) || wave_parse_receivers(c, root) ||
-           (survey && sp_finish_survey(c, root)) || wave_check_dt_resolution(c)
+           (survey && sp_finish_survey(c, root)) || wave_check_sources_below_surface(c, root) ||
+           wave_check_dt_resolution(c)
                ? -1
                : 0;
 }
@@ -79,6 +80,17 @@ void wave_warnings(spec_ctx *c)
                 "at (%g, %g, %g) m); their recordings are damped",
                 inside, s->nreceivers, first, s->receivers[first].pos[0],
                 s->receivers[first].pos[1], s->receivers[first].pos[2]);
+    int shot;
+    double at[3];
+    const int on_surface = wave_receivers_on_surface(s, &shot, at);
+    if (on_surface)
+        sp_warn(c,
+                "%d receiver%s on the free surface, where the pressure is held at zero, and "
+                "record%s nothing (the first at (%g, %g, %g) m%s); one grid spacing down (z = "
+                "%g m) a receiver records the wave with its surface ghost",
+                on_surface, on_surface == 1 ? " lies" : "s lie", on_surface == 1 ? "s" : "",
+                at[0], at[1], at[2], shot >= 0 ? ", of a shot" : "",
+                s->origin[2] + s->dz);
     if (s->nreceivers > 0) {
         /* Said now rather than discovered at the end of a long run: SEG-Y rev 1 cannot hold
          * this gather, so the run writes gather.f32 only. */

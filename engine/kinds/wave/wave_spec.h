@@ -15,6 +15,12 @@ int wave_parse(spec_ctx *c, const json_t *root);
 /* Dispersion, sources and receivers inside the absorbing layer, gathers SEG-Y cannot hold
  * (wave_spec.c): the kinds' fdw_kind_section.warnings. */
 void wave_warnings(spec_ctx *c);
+/* A source (or a survey's shot) on a free surface, where it would radiate nothing:
+ * refused naming its position's field (wave_surface.c). */
+int wave_check_sources_below_surface(spec_ctx *c, const json_t *root);
+/* How many receivers (of every shot of a survey) lie on a free surface, where they record
+ * nothing; the first's shot number (-1: not a survey's own) and position (wave_surface.c). */
+int wave_receivers_on_surface(const fdw_spec *s, int *first_shot, double first_pos[3]);
 /* Device memory of bytes_per_point per point plus the ghost planes of exchanged_fields
  * arrays per slab boundary and the receiver recordings (wave_spec.c). */
 uint64_t wave_device_bytes(const fdw_spec *spec, unsigned bytes_per_point,
