@@ -18,6 +18,56 @@
 
 namespace fdwk {
 
+// A stage's x window of the thread (columns [xq, xq + NXS) of its box row, from rc).
+template <int NXS>
+__device__ __forceinline__ void load_window(const float *s, int rc, float (&xs)[NXS])
+{
+#pragma unroll
+    for (int t = 0; t < NXS / 4; ++t) {
+        const float4 v = *reinterpret_cast<const float4 *>(s + rc + 4 * t);
+        xs[4 * t] = v.x;
+        xs[4 * t + 1] = v.y;
+        xs[4 * t + 2] = v.z;
+        xs[4 * t + 3] = v.w;
+    }
+}
+
+// The acoustic Laplacian at the thread's 4 points of a plane: x and y neighbours from the
+// plane's box in a stage (s, the thread's window from rc), z neighbours from its queue q
+// (the point at q[e][b + R]); a's c0, cx, cy, cz. The CPU reference's order of operations.
+template <int R, int SW, int XL, int QN, class A>
+__device__ __forceinline__ void box_lap(const A &a, const float *s, int rc,
+                                        const float (&q)[4][QN], int b, float (&lap)[4])
+{
+    float xs[4 + 2 * XL];
+    load_window(s, rc, xs);
+    float lx[4], ly[4], lz[4];
+#pragma unroll
+    for (int d = 1; d <= R; ++d) {
+        const float4 yp = *reinterpret_cast<const float4 *>(s + rc + XL + d * SW);
+        const float4 ym = *reinterpret_cast<const float4 *>(s + rc + XL - d * SW);
+        const float ypv[4] = {yp.x, yp.y, yp.z, yp.w};
+        const float ymv[4] = {ym.x, ym.y, ym.z, ym.w};
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const float tx_ = a.cx[d] * (xs[XL + e + d] + xs[XL + e - d]);
+            const float ty_ = a.cy[d] * (ypv[e] + ymv[e]);
+            const float tz_ = a.cz[d] * (q[e][b + R + d] + q[e][b + R - d]);
+            if (d == 1) {
+                lx[e] = tx_;
+                ly[e] = ty_;
+                lz[e] = tz_;
+            } else {
+                lx[e] += tx_;
+                ly[e] += ty_;
+                lz[e] += tz_;
+            }
+        }
+    }
+#pragma unroll
+    for (int e = 0; e < 4; ++e) lap[e] = ((a.c0 * q[e][b + R] + lx[e]) + ly[e]) + lz[e];
+}
+
 // TXV threads per row (tile width 4 TXV), BY thread rows (tile height), L planes in flight
 // beyond the ring's R + NB, NB planes per iteration.
 template <int R, int TXV, int BY, int L, bool ACOUSTIC, int NB = 1, bool IMG = false>
@@ -63,12 +113,7 @@ fd25_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
         mbar_wait(&bar[lp % S], (uint32_t)((lp / S) & 1));
     };
 
-    if (tid == 0) {
-        for (int st = 0; st < S; ++st) mbar_init(&bar[st], 1);
-        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    }
-    __syncthreads();
+    ring_init(bar, S, tid);
     if (tid == 0)
         for (int p = kb; p < kb + S && p < kl; ++p) issue(p);
 
@@ -119,44 +164,12 @@ fd25_kernel(const fdwk_fd_args a, const __grid_constant__ CUtensorMap mu,
             if (NB > 1 && k + b >= ke) break;
             const int kk = k + b;
             const float *s = ring + ((kk - kb) % S) * G::STAGE_FLOATS;
-            float xs[NXS];
-#pragma unroll
-            for (int t = 0; t < NXS / 4; ++t) {
-                const float4 v = *reinterpret_cast<const float4 *>(s + rc + 4 * t);
-                xs[4 * t] = v.x;
-                xs[4 * t + 1] = v.y;
-                xs[4 * t + 2] = v.z;
-                xs[4 * t + 3] = v.w;
-            }
             float lap[4];
             if (ACOUSTIC) {
-                float lx[4], ly[4], lz[4];
-#pragma unroll
-                for (int d = 1; d <= R; ++d) {
-                    const float4 yp = *reinterpret_cast<const float4 *>(s + rc + XL + d * SW);
-                    const float4 ym = *reinterpret_cast<const float4 *>(s + rc + XL - d * SW);
-                    const float ypv[4] = {yp.x, yp.y, yp.z, yp.w};
-                    const float ymv[4] = {ym.x, ym.y, ym.z, ym.w};
-#pragma unroll
-                    for (int e = 0; e < 4; ++e) {
-                        const float tx_ = a.cx[d] * (xs[XL + e + d] + xs[XL + e - d]);
-                        const float ty_ = a.cy[d] * (ypv[e] + ymv[e]);
-                        const float tz_ = a.cz[d] * (q[e][b + R + d] + q[e][b + R - d]);
-                        if (d == 1) {
-                            lx[e] = tx_;
-                            ly[e] = ty_;
-                            lz[e] = tz_;
-                        } else {
-                            lx[e] += tx_;
-                            ly[e] += ty_;
-                            lz[e] += tz_;
-                        }
-                    }
-                }
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    lap[e] = ((a.c0 * q[e][b + R] + lx[e]) + ly[e]) + lz[e];
+                box_lap<R, SW, XL>(a, s, rc, q, b, lap);
             } else {
+                float xs[NXS];
+                load_window(s, rc, xs);
 #pragma unroll
                 for (int e = 0; e < 4; ++e) lap[e] = a.c0 * q[e][b + R];
 #pragma unroll

@@ -118,6 +118,54 @@ inline int make_map(CUtensorMap *m, const float *base, long d0, long d1, long d2
     return r == CUDA_SUCCESS ? 0 : (int)cudaErrorInvalidValue;
 }
 
+// A field's box map for the 2.5D walk: u (interior origin) from (x, y, z) = (-XL, -R, -R)
+// with dims (nx + 2XL, ny + 2R, nk + 2R), boxes of SW x SH; XL cells left of the interior
+// (inside the row offset) and up to XL right of it (row padding, zeros), cells past the
+// map reading as zero.
+inline int make_box_map(CUtensorMap *m, const float *u, int nx, int ny, int nk, long pitch,
+                        long plane, int R, int XL, int SW, int SH)
+{
+    const long right = pitch - 8 - nx < XL ? pitch - 8 - nx : XL;
+    return make_map(m, u - (long)R * plane - (long)R * pitch - XL, nx + XL + right, ny + 2 * R,
+                    nk + 2 * R, pitch, plane, SW, SH);
+}
+
+// A kernel's dynamic shared-memory limit raised to bytes on this device, once per device
+// (one bit per device id in raised, the caller's per-kernel static; ids >= 64 set it every
+// launch). Host threads of different GPUs may get here at once: atomics, and setting it
+// twice is harmless. 0, or a CUDA error (cudaErrorInvalidConfiguration: it does not fit).
+template <class K>
+int raise_smem(K kern, int bytes, std::atomic<unsigned long long> &raised)
+{
+    int dev = 0;
+    cudaGetDevice(&dev);
+    const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
+    if (bit && (raised.load() & bit)) return 0;
+    int optin = 0;
+    if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+            cudaSuccess ||
+        bytes > optin)
+        return (int)cudaErrorInvalidConfiguration;
+    const cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               bytes);
+    if (e != cudaSuccess) return (int)e;
+    raised.fetch_or(bit);
+    return 0;
+}
+
+// Planes per block along z: zbase, fewer when the grid (xy tiles, nk planes) would give
+// fewer than `want` blocks (more, shorter block lives balance the SMs), never below 2R.
+inline int fit_zchunk(int zbase, long xy, int nk, long want, int R)
+{
+    int zc = zbase;
+    if (xy * ((nk + zc - 1) / zc) < want) {
+        const long chunks = (want + xy - 1) / xy;
+        zc = (int)((nk + chunks - 1) / chunks);
+        if (zc < 2 * R) zc = 2 * R;
+    }
+    return zc;
+}
+
 // One step of configuration (TXV, BY, L, NB): tensor maps for this step's pointers, the
 // dynamic shared-memory ring, and the z chunk (zbase planes, fewer when the grid is too
 // small to give two waves of blocks: more, shorter block lives balance the SMs).
@@ -135,25 +183,11 @@ int launch_fd25(const fdwk_fd_args &a, int zbase, cudaStream_t s)
     const int nthreads = TXV * BY;
     const int nk = a.k1 - a.k0;
     if (nk <= 0 || a.nx <= 0 || a.ny <= 0) return 0;
-    // The shared-memory limit is a per-device attribute of the function: raise it once on
-    // each device (one bit per device id; ids >= 64 set it every launch). Host threads of
-    // different GPUs may get here at once: atomics, and setting it twice is harmless.
+    // The shared-memory limit is a per-device attribute of the function (a ring that does
+    // not fit this GPU: the launch fails).
     static std::atomic<unsigned long long> raised{0};
     static std::atomic<int> resident{-1};
-    int dev = 0;
-    cudaGetDevice(&dev);
-    const unsigned long long bit = dev >= 0 && dev < 64 ? 1ull << dev : 0;
-    if (!bit || !(raised.load() & bit)) {
-        int optin = 0; // a ring that does not fit this GPU: the launch fails
-        if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
-                cudaSuccess ||
-            G::SMEM_BYTES > optin)
-            return (int)cudaErrorInvalidConfiguration;
-        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             G::SMEM_BYTES);
-        if (e != cudaSuccess) return (int)e;
-        raised.fetch_or(bit);
-    }
+    if (const int e = raise_smem(kern, G::SMEM_BYTES, raised)) return e;
     if (resident.load() < 0) {
         int n = 0;
         if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kern, nthreads, G::SMEM_BYTES) !=
@@ -163,23 +197,10 @@ int launch_fd25(const fdwk_fd_args &a, int zbase, cudaStream_t s)
     }
     const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + TY - 1) / TY;
     fdwk_fd_args b = a;
-    if (b.zchunk <= 0) {
-        int zc = zbase;
-        const long want = 2L * resident.load() * sm_count();
-        const long xy = (long)gx * gy;
-        if (xy * ((nk + zc - 1) / zc) < want) {
-            const long chunks = (want + xy - 1) / xy;
-            zc = (int)((nk + chunks - 1) / chunks);
-            if (zc < 2 * R) zc = 2 * R;
-        }
-        b.zchunk = zc;
-    }
+    if (b.zchunk <= 0)
+        b.zchunk = fit_zchunk(zbase, (long)gx * gy, nk, 2L * resident.load() * sm_count(), R);
     CUtensorMap mu, mo, mv;
-    // x extent: XL cells left of the interior (inside the row offset) and up to XL right of
-    // it; whatever lies there is row padding (zeros), and cells past the map read as zero.
-    const long right = a.pitch - 8 - a.nx < G::XL ? a.pitch - 8 - a.nx : G::XL;
-    int e = make_map(&mu, a.u - (long)R * a.plane - (long)R * a.pitch - G::XL, a.nx + G::XL + right,
-                     a.ny + 2 * R, a.k1 + 2 * R, a.pitch, a.plane, G::SW, G::SH);
+    int e = make_box_map(&mu, a.u, a.nx, a.ny, a.k1, a.pitch, a.plane, R, G::XL, G::SW, G::SH);
     if (e) return e;
     if (AC) {
         if ((e = make_map(&mo, a.prev ? a.prev : a.out, a.nx, a.ny, a.k1, a.pitch, a.plane, TX,

@@ -82,4 +82,16 @@ __device__ __forceinline__ void tma_load_3d(void *dst, const CUtensorMap *map, i
                  : "memory");
 }
 
+// The ring's S stage barriers, one arrival each, made by thread 0 and fenced for the copy
+// engine; the block waits for them before any copy is issued.
+__device__ __forceinline__ void ring_init(uint64_t *bar, int S, int tid)
+{
+    if (tid == 0) {
+        for (int st = 0; st < S; ++st) mbar_init(&bar[st], 1);
+        asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    }
+    __syncthreads();
+}
+
 } // namespace fdwk

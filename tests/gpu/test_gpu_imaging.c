@@ -3,10 +3,11 @@
  * gather, rtm's image with each condition and option, the gradient and its predicted
  * gather, the misfit), with a sponge and with a CPML (loop tests: _i indexes BOUNDARY), a
  * free surface or not, a velocity gradient and a reconstruction of many segments; the
- * dot-product test on the GPU with either layer; and with --bench, rtm
- * and gradient of one 512^3 shot of 3000 steps against the acoustic kind's forward run of
- * the same shot, in the same process (the issue's 3.5x). With --small it runs two small
- * CUDA rtm jobs only, a sponge's and a CPML's (for compute-sanitizer). Exits 77 (ctest:
+ * dot-product test on the GPU with either layer; rtm and gradient by either reconstruction
+ * (checkpoints, boundary); and with --bench, rtm and gradient of one 512^3 shot of 3000
+ * steps by each scheme against the acoustic kind's forward run of the same shot, in the
+ * same process (the issue's 3.5x). With --small it runs four small CUDA rtm jobs only, a
+ * sponge's and a CPML's by each scheme (for compute-sanitizer). Exits 77 (ctest:
  * skipped) without a GPU. */
 #include <check.h>
 #include <jansson.h>
@@ -22,6 +23,7 @@
 static char g_dir[64];
 
 static const char *const BOUNDARY[] = {"sponge", "cpml"};
+static const char *const RECON[] = {"checkpoints", "boundary"};
 
 static void write_f32(const char *path, const float *v, size_t n)
 {
@@ -144,24 +146,29 @@ START_TEST(test_gpu_equals_cpu)
         static const char *const opts[] = {
             "", ", \"imaging\": {\"condition\": \"crosscorrelation\", \"illumination\": true, "
                 "\"laplacian\": true}"};
-        for (int o = 0; o < 2; o++) {
-            snprintf(extra, sizeof extra, ", \"data\": {\"path\": \"%s\"}%s", dp, opts[o]);
-            shot(json, sizeof json, "rtm", model, bnd, fs, extra);
-            run("rtm_cpu", FDW_BACKEND_CPU, json);
-            run("rtm_gpu", FDW_BACKEND_CUDA, json);
-            same("rtm_gpu", "rtm_cpu", "image.f32");
-            if (o)
-                same("rtm_gpu", "rtm_cpu", "illumination.f32");
+        for (int r = 0; r < 2; r++) {
+            printf(" reconstruction %s:\n", RECON[r]);
+            for (int o = 0; o < 2; o++) {
+                snprintf(extra, sizeof extra, ", \"data\": {\"path\": \"%s\"}%s, "
+                         "\"reconstruction\": \"%s\"", dp, opts[o], RECON[r]);
+                shot(json, sizeof json, "rtm", model, bnd, fs, extra);
+                run("rtm_cpu", FDW_BACKEND_CPU, json);
+                run("rtm_gpu", FDW_BACKEND_CUDA, json);
+                same("rtm_gpu", "rtm_cpu", "image.f32");
+                if (o)
+                    same("rtm_gpu", "rtm_cpu", "illumination.f32");
+            }
+            snprintf(extra, sizeof extra, ", \"data\": {\"path\": \"%s\"}, \"gradient\": "
+                     "{\"parameter\": \"slowness2\"}, \"reconstruction\": \"%s\"", dp,
+                     RECON[r]);
+            shot(json, sizeof json, "gradient", model, bnd, fs, extra);
+            run("grad_cpu", FDW_BACKEND_CPU, json);
+            run("grad_gpu", FDW_BACKEND_CUDA, json);
+            same("grad_gpu", "grad_cpu", "gradient.f32");
+            same("grad_gpu", "grad_cpu", "gather.f32");
+            printf("  misfit: cuda %.17g, cpu %.17g\n", misfit("grad_gpu"), misfit("grad_cpu"));
+            ck_assert(misfit("grad_gpu") == misfit("grad_cpu"));
         }
-        snprintf(extra, sizeof extra, ", \"data\": {\"path\": \"%s\"}, \"gradient\": "
-                 "{\"parameter\": \"slowness2\"}", dp);
-        shot(json, sizeof json, "gradient", model, bnd, fs, extra);
-        run("grad_cpu", FDW_BACKEND_CPU, json);
-        run("grad_gpu", FDW_BACKEND_CUDA, json);
-        same("grad_gpu", "grad_cpu", "gradient.f32");
-        same("grad_gpu", "grad_cpu", "gather.f32");
-        printf("  misfit: cuda %.17g, cpu %.17g\n", misfit("grad_gpu"), misfit("grad_cpu"));
-        ck_assert(misfit("grad_gpu") == misfit("grad_cpu"));
     }
 }
 END_TEST
@@ -194,7 +201,8 @@ START_TEST(test_gpu_dot_product)
         d[i] = (float)(bd[i] + rms * (((s >> 8) & 0xffff) / 32768.0 - 1.0));
     }
     write_f32(dp, d, nd);
-    snprintf(extra, sizeof extra, ", \"data\": {\"path\": \"%s\"}", dp);
+    snprintf(extra, sizeof extra, ", \"data\": {\"path\": \"%s\"}, \"reconstruction\": "
+             "\"checkpoints\"", dp);
     shot(json, sizeof json, "rtm", model, bnd, 1, extra);
     run("rtm_gpu", FDW_BACKEND_CUDA, json);
     snprintf(path, sizeof path, "%s/rtm_gpu/image.f32", g_dir);
@@ -214,7 +222,8 @@ START_TEST(test_gpu_dot_product)
 END_TEST
 
 /* rtm and gradient of one shot against the acoustic forward run of the same shot, 512^3,
- * 3000 steps, order 8, sponge 20 (--bench). */
+ * 3000 steps, order 8, sponge 20 (--bench), each by the boundary scheme ("auto" picks it
+ * here) and by the checkpoints. */
 START_TEST(test_bench)
 {
     const char *base =
@@ -229,21 +238,28 @@ START_TEST(test_bench)
     snprintf(json, sizeof json, "{\"kind\": \"acoustic\", %s}", base);
     const double fwd = run("b_fwd", FDW_BACKEND_CUDA, json);
     snprintf(data, sizeof data, "%s/b_fwd/gather.f32", g_dir);
-    snprintf(json, sizeof json, "{\"kind\": \"rtm\", %s, \"data\": {\"path\": \"%s\"}}", base, data);
-    const double rtm = run("b_rtm", FDW_BACKEND_CUDA, json);
-    snprintf(json, sizeof json, "{\"kind\": \"gradient\", %s, \"data\": {\"path\": \"%s\"}}", base,
-             data);
-    const double grad = run("b_grad", FDW_BACKEND_CUDA, json);
+    double t[2][2];
+    for (int r = 0; r < 2; r++) {
+        snprintf(json, sizeof json, "{\"kind\": \"rtm\", %s, \"data\": {\"path\": \"%s\"}, "
+                 "\"reconstruction\": \"%s\"}", base, data, RECON[1 - r]);
+        t[r][0] = run("b_rtm", FDW_BACKEND_CUDA, json);
+        snprintf(json, sizeof json, "{\"kind\": \"gradient\", %s, \"data\": {\"path\": "
+                 "\"%s\"}, \"reconstruction\": \"%s\"}", base, data, RECON[1 - r]);
+        t[r][1] = run("b_grad", FDW_BACKEND_CUDA, json);
+    }
     const double pts = 512.0 * 512.0 * 512.0 * 3000.0;
     printf("{\"benchmark\": \"imaging\", \"grid\": 512, \"nt\": 3000, \"forward_s\": %.3f, "
-           "\"rtm_s\": %.3f, \"gradient_s\": %.3f, \"rtm_over_forward\": %.3f, "
-           "\"gradient_over_forward\": %.3f, \"forward_gpts\": %.2f}\n", fwd, rtm, grad,
-           rtm / fwd, grad / fwd, pts / fwd / 1e9);
+           "\"reconstruction\": \"boundary\", \"rtm_s\": %.3f, \"gradient_s\": %.3f, "
+           "\"rtm_over_forward\": %.3f, \"gradient_over_forward\": %.3f, "
+           "\"rtm_checkpoints_s\": %.3f, \"gradient_checkpoints_s\": %.3f, "
+           "\"rtm_checkpoints_over_forward\": %.3f, \"gradient_checkpoints_over_forward\": "
+           "%.3f, \"forward_gpts\": %.2f}\n", fwd, t[0][0], t[0][1], t[0][0] / fwd,
+           t[0][1] / fwd, t[1][0], t[1][1], t[1][0] / fwd, t[1][1] / fwd, pts / fwd / 1e9);
 }
 END_TEST
 
-/* One small rtm job on the GPU with a sponge, one with a CPML (for compute-sanitizer:
- * --small). */
+/* Small rtm jobs on the GPU, a sponge's and a CPML's, by either scheme (for
+ * compute-sanitizer: --small). */
 START_TEST(test_small)
 {
     char json[2048], zp[128];
@@ -259,8 +275,8 @@ START_TEST(test_small)
              "[115, 95, 40], \"wavelet\": {\"type\": \"ricker\", \"f0\": 25}}], \"receivers\": "
              "{\"points\": [[50, 95, 40], [180, 95, 40]]}, \"boundary\": {\"type\": "
              "\"%s\", \"width\": 4, \"free_surface\": true}, \"data\": {\"path\": "
-             "\"%s\"}, \"imaging\": {\"illumination\": true, \"laplacian\": true}}",
-             BOUNDARY[_i], zp);
+             "\"%s\"}, \"imaging\": {\"illumination\": true, \"laplacian\": true}, "
+             "\"reconstruction\": \"%s\"}", BOUNDARY[_i % 2], zp, RECON[_i / 2]);
     run("small", FDW_BACKEND_CUDA, json);
 }
 END_TEST
@@ -284,7 +300,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "--bench") == 0) {
         tcase_add_test(tc, test_bench);
     } else if (strcmp(mode, "--small") == 0) {
-        tcase_add_loop_test(tc, test_small, 0, 2);
+        tcase_add_loop_test(tc, test_small, 0, 4);
     } else {
         tcase_add_loop_test(tc, test_gpu_equals_cpu, 0, 2);
         tcase_add_loop_test(tc, test_gpu_dot_product, 0, 2);

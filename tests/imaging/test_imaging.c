@@ -106,8 +106,9 @@ START_TEST(test_dot_product)
         const fdw_result res =
             img_run(g_dir, "rtm", "{\"kind\": \"rtm\", %s, \"velocity\": {\"type\": \"file\", "
                     "\"format\": \"raw-f32\", \"path\": \"%s\"}, \"data\": {\"path\": "
-                    "\"%s\"}}", shot(fs, nt, bnd), model, dp);
-        ck_assert_int_eq(res.steps_done, fdw_img_engine_steps(IMG_RTM, nt, fdw_img_segment(nt)));
+                    "\"%s\"}, \"reconstruction\": \"checkpoints\"}", shot(fs, nt, bnd), model, dp);
+        ck_assert_int_eq(res.steps_done, fdw_img_engine_steps(IMG_RTM, nt, fdw_img_segment(nt),
+                                                              IMG_RECON_CHECKPOINTS));
         snprintf(path, sizeof path, "%s/born/gather.f32", g_dir);
         float *dd = img_read_f32(path, (size_t)NREC * ns);
         snprintf(path, sizeof path, "%s/rtm/image.f32", g_dir);
@@ -197,7 +198,8 @@ START_TEST(test_gradient_fd)
     img_run(g_dir, "obs", "{\"kind\": \"acoustic\", %s, \"velocity\": {\"type\": \"file\", "
         "\"format\": \"raw-f32\", \"path\": \"%s\"}}", fs, mt);
     const char *gfmt = "{\"kind\": \"gradient\", %s, \"velocity\": {\"type\": \"file\", "
-                       "\"format\": \"raw-f32\", \"path\": \"%s\"}, \"data\": {\"path\": \"%s\"}}";
+                       "\"format\": \"raw-f32\", \"path\": \"%s\"}, \"data\": {\"path\": \"%s\"}, "
+                       "\"reconstruction\": \"checkpoints\"}";
     img_run(g_dir, "g", gfmt, fs, m0, dobs);
     snprintf(path, sizeof path, "%s/g/gradient.f32", g_dir);
     float *g = img_read_f32(path, n);
@@ -412,7 +414,8 @@ START_TEST(test_cpml_memory)
     for (int k = 0; k < 2; k++)
         for (int b = 0; b < 2; b++) {
             snprintf(j, sizeof j, "{\"kind\": \"%s\", %s, \"velocity\": {\"type\": "
-                     "\"constant\", \"value\": 2000}, \"data\": {\"path\": \"%s\"}%s}",
+                     "\"constant\", \"value\": 2000}, \"data\": {\"path\": \"%s\"}%s, "
+                     "\"reconstruction\": \"checkpoints\"}",
                      k ? "gradient" : "rtm", shot(0, nt, b ? "cpml" : "none"), d,
                      k ? "" : ", \"imaging\": {\"condition\": \"crosscorrelation\"}");
             char *w = strstr(j, "\"width\": 8");
@@ -434,6 +437,148 @@ START_TEST(test_cpml_memory)
     ck_assert_uint_eq(bytes[1][1] - bytes[1][0], 4 * (4 * P + 2 * P * (K - 1) + L * P) + coeffs);
     printf("CPML memory (32^3, 8-point layers, %ld segments of %d): gradient %.2f MiB more "
            "than without a layer\n", K, L, (double)(bytes[1][1] - bytes[1][0]) / 1048576.0);
+}
+END_TEST
+
+/* The boundary scheme (docs/imaging.md): with dv inside the interior, the dot-product test
+ * to 1e-4 (the reconstructed u equals the forward one to rounding, not bit for bit); its
+ * image against the checkpointed scheme's on the interior (and zero outside it), the
+ * gradient's misfit bit for bit (the forward pass is the same) and its gradient close;
+ * 2 nt engine steps; "auto" resolved in the normalised spec. A free surface (fs 1) or
+ * none, each layer type. */
+START_TEST(test_boundary_scheme)
+{
+    const char *bnd = BOUNDARY[_i % 2];
+    const int fs = _i / 2;
+    const long nt = 400, ns = nt / 2 + 1;
+    const size_t n = (size_t)N * N * N;
+    char model[128], dvp[128], dp[128], path[200];
+    snprintf(model, sizeof model, "%s/bgrad.f32", g_dir);
+    snprintf(dvp, sizeof dvp, "%s/bdv.f32", g_dir);
+    snprintf(dp, sizeof dp, "%s/bd.f32", g_dir);
+    gradient_model(model, NULL, 0.0);
+    /* the interior of shot(): 8-point layers all round, none at a free surface */
+    const int klo = fs ? 0 : 8;
+    unsigned seed = 5;
+    float *dv = calloc(n, sizeof *dv), *d = malloc((size_t)NREC * ns * sizeof *d);
+    for (int k = klo; k < N - 8; k++)
+        for (int j = 8; j < N - 8; j++)
+            for (int i = 8; i < N - 8; i++)
+                dv[((size_t)k * N + j) * N + i] = (float)(20.0 * img_normal(&seed));
+    img_write_f32(dvp, dv, n);
+    img_run(g_dir, "bborn", "{\"kind\": \"born\", %s, \"velocity\": {\"type\": \"file\", "
+            "\"format\": \"raw-f32\", \"path\": \"%s\"}, \"perturbation\": {\"type\": "
+            "\"file\", \"path\": \"%s\"}}", shot(fs, nt, bnd), model, dvp);
+    snprintf(path, sizeof path, "%s/bborn/gather.f32", g_dir);
+    float *b0 = img_read_f32(path, (size_t)NREC * ns);
+    const double rms = sqrt(img_dot(b0, b0, (size_t)NREC * ns) / (NREC * ns));
+    for (size_t i = 0; i < (size_t)NREC * ns; i++)
+        d[i] = (float)(b0[i] + rms * img_normal(&seed));
+    img_write_f32(dp, d, (size_t)NREC * ns);
+    const char *fmt = "{\"kind\": \"%s\", %s, \"velocity\": {\"type\": \"file\", "
+                      "\"format\": \"raw-f32\", \"path\": \"%s\"}, \"data\": {\"path\": "
+                      "\"%s\"}, \"reconstruction\": \"%s\"}";
+    float *img[2], *grad[2];
+    double misfit[2];
+    for (int r = 0; r < 2; r++) {
+        const char *scheme = r ? "boundary" : "checkpoints";
+        char o[32];
+        snprintf(o, sizeof o, "brtm%d", r);
+        const fdw_result res = img_run(g_dir, o, fmt, "rtm", shot(fs, nt, bnd), model, dp, scheme);
+        if (r)
+            ck_assert_int_eq(res.steps_done, 2 * nt);
+        snprintf(path, sizeof path, "%s/%s/image.f32", g_dir, o);
+        img[r] = img_read_f32(path, n);
+        snprintf(o, sizeof o, "bgrad%d", r);
+        img_run(g_dir, o, fmt, "gradient", shot(fs, nt, bnd), model, dp, scheme);
+        snprintf(path, sizeof path, "%s/%s/gradient.f32", g_dir, o);
+        grad[r] = img_read_f32(path, n);
+        misfit[r] = img_misfit(g_dir, o);
+    }
+    const double a = img_dot(b0, d, (size_t)NREC * ns), b = img_dot(dv, img[1], n);
+    const double rel = fabs(a - b) / fmax(fabs(a), fabs(b));
+    double mi = 0.0, di = 0.0, mg = 0.0, dg = 0.0;
+    for (int k = 0; k < N; k++)
+        for (int j = 0; j < N; j++)
+            for (int i = 0; i < N; i++) {
+                const size_t q = ((size_t)k * N + j) * N + i;
+                const int inside = k >= klo && k < N - 8 && j >= 8 && j < N - 8 && i >= 8 &&
+                                   i < N - 8;
+                if (!inside) {
+                    ck_assert_msg(img[1][q] == 0.0f && grad[1][q] == 0.0f, "(%d, %d, %d) "
+                                  "outside the interior: image %g, gradient %g", i, j, k,
+                                  img[1][q], grad[1][q]);
+                    continue;
+                }
+                mi = fmax(mi, fabs(img[0][q])), di = fmax(di, fabs(img[1][q] - img[0][q]));
+                mg = fmax(mg, fabs(grad[0][q])), dg = fmax(dg, fabs(grad[1][q] - grad[0][q]));
+            }
+    printf("boundary scheme (%s%s): dot product <born dv, d> = %.9e, <dv, rtm d> = %.9e, "
+           "relative %.2e; against the checkpoints on the interior: image %.2e, gradient "
+           "%.2e of the largest; misfit %.9e and %.9e\n", bnd, fs ? ", free surface" : "", a,
+           b, rel, di / mi, dg / mg, misfit[0], misfit[1]);
+    ck_assert_double_gt(fabs(a), 0.0);
+    ck_assert_double_lt(rel, 1e-4);
+    ck_assert_double_lt(di, 1e-4 * mi);
+    ck_assert_double_lt(dg, 1e-4 * mg);
+    ck_assert_msg(misfit[0] == misfit[1], "misfit %.17g and %.17g", misfit[0], misfit[1]);
+    free(dv), free(d), free(b0);
+    for (int r = 0; r < 2; r++)
+        free(img[r]), free(grad[r]);
+}
+END_TEST
+
+/* "auto" is the scheme that holds less (imaging_recon.h), named in the normalised spec,
+ * and the memory estimate counts that scheme's bytes. */
+START_TEST(test_recon_auto)
+{
+    char j[4096], d[160];
+    snprintf(d, sizeof d, "%s/auto.f32", g_dir);
+    const long nts[2] = {400, 20000};
+    for (int t = 0; t < 2; t++) {
+        const long ns = nts[t] / 2 + 1;
+        float *z = calloc((size_t)NREC * ns, sizeof *z);
+        img_write_f32(d, z, (size_t)NREC * ns);
+        free(z);
+        uint64_t bytes[3];
+        const char *given[3] = {"auto", "checkpoints", "boundary"};
+        char *norm = NULL;
+        for (int g = 0; g < 3; g++) {
+            snprintf(j, sizeof j, "{\"kind\": \"rtm\", %s, \"velocity\": {\"type\": "
+                     "\"constant\", \"value\": 2000}, \"data\": {\"path\": \"%s\"}, "
+                     "\"reconstruction\": \"%s\"}", shot(0, nts[t], "sponge"), d, given[g]);
+            fdw_spec *spec = NULL;
+            fdw_error err;
+            ck_assert_msg(fdw_spec_parse(j, strlen(j), NULL, &spec, &err) == FDW_OK, "%s",
+                          err.message);
+            bytes[g] = fdw_spec_device_bytes(spec);
+            if (g == 0)
+                norm = fdw_spec_to_json(spec);
+            fdw_spec_free(spec);
+        }
+        const int boundary = bytes[2] <= bytes[1];
+        ck_assert_uint_eq(bytes[0], boundary ? bytes[2] : bytes[1]);
+        json_t *nj = json_loads(norm, 0, NULL);
+        const char *said = json_string_value(json_object_get(nj, "reconstruction"));
+        ck_assert_msg(said && strcmp(said, boundary ? "boundary" : "checkpoints") == 0, "%s",
+                      norm);
+        json_decref(nj);
+        printf("reconstruction auto, 32^3, %ld steps: checkpoints %.1f MiB, boundary %.1f "
+               "MiB: %s\n", nts[t], bytes[1] / 1048576.0, bytes[2] / 1048576.0,
+               boundary ? "boundary" : "checkpoints");
+        /* 400 steps: the bands are the smaller; 20000: the checkpoints */
+        ck_assert_int_eq(boundary, t == 0);
+        free(norm);
+    }
+    snprintf(j, sizeof j, "{\"kind\": \"rtm\", %s, \"velocity\": {\"type\": \"constant\", "
+             "\"value\": 2000}, \"data\": {\"path\": \"%s\"}, \"reconstruction\": \"bands\"}",
+             shot(0, nts[1], "sponge"), d);
+    img_refused(j, "reconstruction", "boundary");
+    snprintf(j, sizeof j, "{\"kind\": \"born\", %s, \"velocity\": {\"type\": \"constant\", "
+             "\"value\": 2000}, \"perturbation\": {\"type\": \"points\", \"points\": "
+             "[{\"position\": [150, 150, 150], \"dv\": 10}]}, \"reconstruction\": \"boundary\"}",
+             shot(0, nts[1], "sponge"));
+    img_refused(j, "reconstruction", "");
 }
 END_TEST
 
@@ -492,6 +637,8 @@ static void add_tests(TCase *tc)
     tcase_add_test(tc, test_cpml_forward);
     tcase_add_test(tc, test_cpml_memory);
     tcase_add_loop_test(tc, test_dot_product, 0, 2);
+    tcase_add_test(tc, test_recon_auto);
+    tcase_add_loop_test(tc, test_boundary_scheme, 0, 4);
     tcase_add_loop_test(tc, test_born_linearises, 0, 2);
     tcase_add_loop_test(tc, test_gradient_fd, 0, 2);
     tcase_add_loop_test(tc, test_flat_reflector, 0, 2);

@@ -7,7 +7,7 @@
 #include "kinds/kind.h"
 
 static const char *const KEYS[] = {"velocity", "time", "sources", "receivers", "boundary",
-                                   "survey", "data", "gradient", NULL};
+                                   "survey", "data", "gradient", "reconstruction", NULL};
 
 static int gradient_parse(struct spec_ctx *c, const struct json_t *root)
 {

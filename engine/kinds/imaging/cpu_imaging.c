@@ -19,6 +19,7 @@
  * fdw_img_engine_steps), so progress and cancellation work as for any kind. */
 #include "kinds/imaging/imaging.h"
 #include "kinds/imaging/imaging_cpml.h"
+#include "kinds/imaging/imaging_recon.h"
 #include "kinds/acoustic/cpu_acoustic_kernel.h"
 #include "cpu/cpu_kind.h"
 
@@ -60,6 +61,8 @@ typedef struct img_cpu {
     float *term;               /* born: the background's layer term of the step */
     float **mck;               /* u's memory variables at segment k's start, k = 1..K-1 */
     float **sterm;             /* the store's layer terms (where the image takes lap u) */
+    img_band band;             /* the boundary scheme: the interior and its band */
+    float *bands;              /* the bands of u[1] .. u[nt-2], band.points floats each */
     img_sched sched;           /* imaging_sched.c */
     uint64_t bytes;
 } img_cpu;
@@ -119,13 +122,14 @@ static void update(img_cpu *c, float *next, float *cur, float *set, int adjoint)
         memset(next + (ptrdiff_t)c->r * c->plane, 0, (size_t)c->plane * sizeof(float));
 }
 
-/* The shot's source after the update of step it, as the backends add it. */
-static void inject_source(const img_cpu *c, float *buf, long it)
+/* The shot's source after the update of step it, as the backends add it (sign 1), or
+ * taken off again (-1: the boundary scheme's step back). */
+static void inject_source(const img_cpu *c, float *buf, long it, float sign)
 {
     float *f = at_origin(c, buf);
     for (int t = 0; t < c->nsrc; t++)
         f[c->src_off[t]] += c->prob.wavelets[(size_t)c->src_owner[t] * (size_t)c->prob.nt + it] *
-                            c->src_w[t];
+                            (sign * c->src_w[t]);
 }
 
 /* The receivers' rows of buf after step it, when a slot is due. */
@@ -188,7 +192,7 @@ static void born_step(img_cpu *c, long it)
 {
     laplacian(c, c->u[c->cu], c->lap);
     update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
-    inject_source(c, c->u[1 - c->cu], it);
+    inject_source(c, c->u[1 - c->cu], it, 1.0f);
     if (c->mu)
         img_pml_term(&c->pml, c->mu, c->term);
     update(c, c->w[1 - c->cw], c->w[c->cw], c->mw, 0);
@@ -216,21 +220,32 @@ static void copy_set(const img_cpu *c, float *dst, const float *src)
     memcpy(dst, src, 2 * c->pml.count * sizeof(float));
 }
 
-/* One forward step of the background from time it (checkpoint or store first). */
+/* The bands' slot of u[n + 1] (imaging_sched.c: slot n). */
+static float *band_slot(const img_cpu *c, long slot)
+{
+    return c->bands + (size_t)slot * (size_t)c->band.points;
+}
+
+/* One forward step of the background from time it (checkpoint or store first; the
+ * boundary scheme: the new field's band saved after it). */
 static void forward_step(img_cpu *c, const img_unit *u)
 {
+    const int boundary = c->d->recon == IMG_RECON_BOUNDARY;
     if (u->checkpoint >= 0) {
         copy_field(c, c->ck[2 * u->checkpoint], c->u[c->cu]);
         copy_field(c, c->ck[2 * u->checkpoint + 1], c->u[1 - c->cu]);
     }
     if (u->memory >= 0 && c->mu)
         copy_set(c, c->mck[u->memory], c->mu);
-    if (u->store >= 0)
+    if (u->store >= 0 && !boundary)
         copy_field(c, c->store[u->store], c->u[c->cu]);
     update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
-    inject_source(c, c->u[1 - c->cu], u->it);
+    inject_source(c, c->u[1 - c->cu], u->it, 1.0f);
     c->cu = 1 - c->cu;
-    if (u->store >= 0 && c->sterm)
+    if (u->store >= 0 && boundary)
+        img_band_copy(&c->band, at_origin(c, c->u[c->cu]), c->px, c->plane,
+                      band_slot(c, u->store), 1);
+    else if (u->store >= 0 && c->sterm)
         img_pml_term(&c->pml, c->mu, c->sterm[u->store]);
     if (c->d->mode == IMG_GRADIENT)
         record(c, c->u[c->cu], u->it);
@@ -277,7 +292,7 @@ static void restore_segment(img_cpu *c, long k)
 static void recompute_step(img_cpu *c, const img_unit *u)
 {
     update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
-    inject_source(c, c->u[1 - c->cu], u->it);
+    inject_source(c, c->u[1 - c->cu], u->it, 1.0f);
     c->cu = 1 - c->cu;
     copy_field(c, c->store[u->store], c->u[c->cu]);
     if (c->sterm)
@@ -311,6 +326,48 @@ static void adjoint_step(img_cpu *c, const img_unit *u)
         img_pml_apply(&c->pml, c->sterm[u->store], z + c->origin, c->img + c->origin);
 }
 
+/* The boundary scheme's unit n (imaging_sched.c): with back, the image's term n + 1 and
+ * u[n] on the interior from u[n+1] (the centre, whose Laplacian both take) and u[n+2] less
+ * the source of step n + 1, its band put back from the forward pass's; z's step to n + 1
+ * as adjoint_step's. Per point the GPU's fused kernel's operations (kernels/imaging). */
+static void back_step(img_cpu *c, const img_unit *u)
+{
+    const long n = u->it;
+    if (n == c->d->nt - 1) /* the forward pass left u[nt] current: u[nt-1] is the centre */
+        c->cu = 1 - c->cu;
+    float *un = c->u[c->cu], *up = c->u[1 - c->cu];
+    const float *z = c->w[c->cw];
+    if (u->back) {
+        inject_source(c, up, n + 1, -1.0f);
+        laplacian(c, un, c->lap);
+        const img_band *g = &c->band;
+        const int xcorr = c->d->condition == IMG_COND_XCORR, ill = c->d->illumination;
+#pragma omp parallel for collapse(2) schedule(static)
+        for (int k = g->lo[2]; k < g->hi[2]; k++)
+            for (int j = g->lo[1]; j < g->hi[1]; j++) {
+                const ptrdiff_t o = c->origin + k * c->plane + (ptrdiff_t)j * c->px;
+                for (int i = g->lo[0]; i < g->hi[0]; i++) {
+                    if (k < c->k0) { /* a free surface's plane 0: held at zero, no image */
+                        up[o + i] = 0.f;
+                        continue;
+                    }
+                    const float uc = un[o + i], l = c->lap[o + i];
+                    c->img[o + i] += xcorr ? uc * z[o + i] : l * z[o + i];
+                    if (ill)
+                        c->ill[o + i] += uc * uc;
+                    up[o + i] = (2.f * uc - up[o + i]) + c->v[o + i] * l;
+                }
+            }
+        if (u->store >= 0)
+            img_band_copy(g, at_origin(c, up), c->px, c->plane, band_slot(c, u->store), 0);
+    }
+    update(c, c->w[1 - c->cw], c->w[c->cw], c->mw, 1);
+    inject_adjoint(c, c->w[1 - c->cw], n + 1);
+    c->cw = 1 - c->cw;
+    if (u->back)
+        c->cu = 1 - c->cu;
+}
+
 static int finish_outputs(img_cpu *c);
 
 static fdw_status cpu_img_step(void *vctx, long it, fdw_error *err)
@@ -333,7 +390,10 @@ static fdw_status cpu_img_step(void *vctx, long it, fdw_error *err)
         recompute_step(c, &u);
         break;
     case IMG_ADJOINT:
-        adjoint_step(c, &u);
+        if (c->d->recon == IMG_RECON_BOUNDARY)
+            back_step(c, &u);
+        else
+            adjoint_step(c, &u);
         break;
     case IMG_DONE:
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: step %ld after the last",
@@ -393,6 +453,7 @@ static void cpu_img_destroy(void *vctx)
     for (int i = 0; c->sterm && i < c->sched.L; i++)
         free(c->sterm[i]);
     free(c->sterm);
+    free(c->bands);
     free(c->res.image), free(c->res.illum), free(c->res.predicted);
     free(c);
 }
@@ -535,15 +596,25 @@ static int set_pml_passes(img_cpu *c)
     return 0;
 }
 
-/* rtm, gradient: the schedule, the checkpoints, the store and the sums; 0, or -1 out of
- * memory. */
+/* rtm, gradient: the schedule, the checkpoints and the store or the bands, and the sums;
+ * 0, or -1 out of memory. */
 static int set_passes(img_cpu *c)
 {
     const size_t n = (size_t)c->nx * c->ny * c->nz;
-    img_sched_init(&c->sched, c->d->nt, c->d->seg);
-    const long nck = 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0);
+    const int boundary = c->d->recon == IMG_RECON_BOUNDARY;
+    img_sched_init(&c->sched, c->d->nt, c->d->seg, c->d->recon);
+    const long nck = boundary ? 0 : 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0);
+    const int nstore = boundary ? 0 : c->sched.L;
+    if (boundary) {
+        const int dims[3] = {c->nx, c->ny, c->nz};
+        img_band_init(&c->band, c->d->ilo, c->d->ihi, dims, c->r);
+        const long slots = c->d->nt > 2 ? c->d->nt - 2 : 0;
+        if (slots > 0 && c->band.points > 0 &&
+            !(c->bands = alloc_field(c, (size_t)slots * (size_t)c->band.points)))
+            return -1;
+    }
     c->ck = calloc((size_t)(nck + 1), sizeof *c->ck);
-    c->store = calloc((size_t)c->sched.L, sizeof *c->store);
+    c->store = calloc((size_t)nstore + 1, sizeof *c->store);
     c->img = malloc(c->nbuf * sizeof(float));
     c->ill = malloc(c->nbuf * sizeof(float));
     c->res.image = malloc(n * sizeof(float));
@@ -556,10 +627,10 @@ static int set_passes(img_cpu *c)
     for (long i = 0; i < nck; i++)
         if (!(c->ck[i] = alloc_field(c, c->nbuf)))
             return -1;
-    for (int i = 0; i < c->sched.L; i++)
+    for (int i = 0; i < nstore; i++)
         if (!(c->store[i] = alloc_field(c, c->nbuf)))
             return -1;
-    return c->pml.on ? set_pml_passes(c) : 0;
+    return c->pml.on && !boundary ? set_pml_passes(c) : 0;
 }
 
 static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, void **out,

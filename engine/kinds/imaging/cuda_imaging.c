@@ -10,6 +10,7 @@
  * stepped as the CPU engine steps them (cuda_imaging_cpml.c). */
 #include "kinds/imaging/imaging.h"
 #include "kinds/imaging/cuda_imaging_cpml.h"
+#include "kinds/imaging/imaging_recon.h"
 
 #include "acoustic/fdwk_acoustic.h"
 #include "cuda/cuda_kind.h"
@@ -43,11 +44,15 @@ typedef struct img_gpu {
     img_gpu_pml pml;
     float *mu, *mw, *term, **mck, **sterm;
     long nmck;
+    /* the boundary scheme: the interior and its band, the bands of u[1] .. u[nt-2] */
+    img_band band;
+    fdwk_img_box box;
+    float *bands;
     /* the shot's source by grid point (CSR), its wavelets */
     int nsp;
     long *src_off;
     int *src_start, *src_owner;
-    float *src_w, *wav;
+    float *src_w, *src_wneg, *wav; /* src_wneg: -src_w, the source taken off again */
     /* the receivers' rows (CSR by row) and their recordings [slot][row] */
     int *rec_start;
     long *rec_off;
@@ -138,11 +143,12 @@ static void update(img_gpu *c, float *next, float *cur, float *set, int adjoint)
     step_field(c, next, cur, NULL, set, adjoint);
 }
 
-static void inject_source(img_gpu *c, float *f, long it)
+/* The shot's source after the update of step it (sign 1), or taken off again (-1). */
+static void inject_source(img_gpu *c, float *f, long it, int sign)
 {
     if (c->nsp > 0)
-        note(c, fdwk_inject(at(c, f), c->nsp, c->src_off, c->src_start, c->src_owner, c->src_w,
-                            c->wav, c->prob.nt, it, c->s));
+        note(c, fdwk_inject(at(c, f), c->nsp, c->src_off, c->src_start, c->src_owner,
+                            sign > 0 ? c->src_w : c->src_wneg, c->wav, c->prob.nt, it, c->s));
 }
 
 static void record(img_gpu *c, const float *f, long it)
@@ -164,7 +170,7 @@ static void copy_field(img_gpu *c, float *dst, const float *src)
 static void born_step(img_gpu *c, long it)
 {
     update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
-    inject_source(c, c->u[1 - c->cu], it);
+    inject_source(c, c->u[1 - c->cu], it, 1);
     if (c->mu)
         note(c, fdwk_img_pml_term(&c->pml.k, c->mu, c->term, c->s));
     update(c, c->w[1 - c->cw], c->w[c->cw], c->mw, 0);
@@ -184,20 +190,35 @@ static void copy_set(img_gpu *c, float *dst, const float *src)
     note(c, fdwk_d2d_async(dst, src, 2 * c->pml.g.count * sizeof(float), c->s));
 }
 
+/* The bands' slot (imaging_sched.c: slot n holds u[n+1]'s band). */
+static float *band_slot(const img_gpu *c, long slot)
+{
+    return c->bands + (size_t)slot * (size_t)c->band.points;
+}
+
+static void band_copy(img_gpu *c, float *field, long slot, int save)
+{
+    note(c, fdwk_img_band(at(c, field), band_slot(c, slot), &c->box, c->L.pitch, c->L.plane,
+                          (long long)c->band.points, save, c->s));
+}
+
 static void forward_step(img_gpu *c, const img_unit *u)
 {
+    const int boundary = c->d->recon == IMG_RECON_BOUNDARY;
     if (u->checkpoint >= 0) {
         copy_field(c, c->ck[2 * u->checkpoint], c->u[c->cu]);
         copy_field(c, c->ck[2 * u->checkpoint + 1], c->u[1 - c->cu]);
     }
     if (u->memory >= 0 && c->mu)
         copy_set(c, c->mck[u->memory], c->mu);
-    if (u->store >= 0)
+    if (u->store >= 0 && !boundary)
         copy_field(c, c->store[u->store], c->u[c->cu]);
     update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
-    inject_source(c, c->u[1 - c->cu], u->it);
+    inject_source(c, c->u[1 - c->cu], u->it, 1);
     c->cu = 1 - c->cu;
-    if (u->store >= 0 && c->sterm)
+    if (u->store >= 0 && boundary)
+        band_copy(c, c->u[c->cu], u->store, 1);
+    else if (u->store >= 0 && c->sterm)
         note(c, fdwk_img_pml_term(&c->pml.k, c->mu, c->sterm[u->store], c->s));
     if (c->d->mode == IMG_GRADIENT)
         record(c, c->u[c->cu], u->it);
@@ -229,7 +250,7 @@ static void recompute_step(img_gpu *c, const img_unit *u)
 {
     const int j = u->store;
     step_field(c, c->store[j], c->store[j - 1], j >= 2 ? c->store[j - 2] : c->u[1], c->mu, 0);
-    inject_source(c, c->store[j], u->it);
+    inject_source(c, c->store[j], u->it, 1);
     if (c->sterm)
         note(c, fdwk_img_pml_term(&c->pml.k, c->mu, c->sterm[j - 1], c->s));
 }
@@ -252,6 +273,55 @@ static void adjoint_step(img_gpu *c, const img_unit *u)
     if (!xcorr && c->sterm)
         note(c, fdwk_img_pml_apply(&c->pml.k, c->sterm[u->store], at(c, c->w[c->cw]),
                                    at(c, c->img), c->s));
+}
+
+/* The boundary scheme's unit n (cpu_imaging.c's back_step): the source of step n + 1 off
+ * u[n+2], both centres mirrored, then one pass (fdwk_img_backward: the image's term n + 1,
+ * z to n + 1, with back u to u[n] on the interior), z's CPML transpose and traces, and
+ * u[n]'s band put back. */
+static void back_step(img_gpu *c, const img_unit *u)
+{
+    const fdw_problem *p = &c->prob;
+    const fdw_img_data *d = c->d;
+    const long n = u->it, m = n + 1;
+    if (n == d->nt - 1) /* the forward pass left u[nt] current: u[nt-1] is the centre */
+        c->cu = 1 - c->cu;
+    float *un = c->u[c->cu], *up = c->u[1 - c->cu];
+    if (u->back)
+        inject_source(c, up, n + 1, -1);
+    if (p->free_surface) {
+        note(c, fdwk_free_surface(at(c, un), &c->L, p->radius, c->s));
+        note(c, fdwk_free_surface(at(c, c->w[c->cw]), &c->L, p->radius, c->s));
+    }
+    fdwk_img_back_args a;
+    memset(&a, 0, sizeof a);
+    a.radius = p->radius;
+    a.u = at(c, un), a.uo = at(c, up);
+    a.z = at(c, c->w[c->cw]), a.zo = at(c, c->w[1 - c->cw]);
+    a.vdt2 = at(c, c->v);
+    a.img = at(c, c->img), a.ill = c->ill ? at(c, c->ill) : NULL;
+    a.qx = c->qx, a.qy = c->qy, a.qz = c->qz;
+    a.nx = p->nx, a.ny = p->ny, a.nz = p->nz;
+    a.pitch = c->L.pitch, a.plane = c->L.plane;
+    a.free_surface = p->free_surface, a.k0 = c->k0;
+    a.zchunk = p->tuning->cuda_zchunk;
+    a.c0 = (d->cx[0] + d->cy[0]) + d->cz[0];
+    for (int q = 0; q <= FDW_MAX_RADIUS; q++)
+        a.cx[q] = d->cx[q], a.cy[q] = d->cy[q], a.cz[q] = d->cz[q];
+    a.box = c->box;
+    a.do_u = a.do_img = u->back;
+    a.xcorr = d->condition == IMG_COND_XCORR;
+    note(c, fdwk_img_backward(&a, c->s));
+    if (c->mw)
+        note(c, fdwk_img_pml_adjoint(&c->pml.k, c->mw, a.z, a.zo, a.vdt2, c->s));
+    if (m % p->rec_interval == 0 && m / p->rec_interval < p->nrec_slots && c->nap > 0)
+        note(c, fdwk_inject(a.zo, c->nap, c->adj_off, c->adj_start, c->adj_owner, c->adj_w,
+                            c->adjw, d->nt + 1, m, c->s));
+    c->cw = 1 - c->cw;
+    if (u->back && u->store >= 0)
+        band_copy(c, up, u->store, 0);
+    if (u->back)
+        c->cu = 1 - c->cu;
 }
 
 /* ---- the adjoint's traces and the outputs (host) ---- */
@@ -345,7 +415,10 @@ static fdw_status gpu_step(void *vctx, long it, fdw_error *err)
             recompute_step(c, &u);
             break;
         case IMG_ADJOINT:
-            adjoint_step(c, &u);
+            if (c->d->recon == IMG_RECON_BOUNDARY)
+                back_step(c, &u);
+            else
+                adjoint_step(c, &u);
             break;
         case IMG_DONE:
             return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: step %ld after the "
@@ -385,7 +458,8 @@ static void gpu_destroy(void *vctx)
     free(c->mck), free(c->sterm);
     img_gpu_pml_destroy(&c->pml);
     fdwk_free(c->src_off), fdwk_free(c->src_start), fdwk_free(c->src_owner);
-    fdwk_free(c->src_w), fdwk_free(c->wav);
+    fdwk_free(c->src_w), fdwk_free(c->src_wneg), fdwk_free(c->wav);
+    fdwk_free(c->bands);
     fdwk_free(c->rec_start), fdwk_free(c->rec_off), fdwk_free(c->rec_w), fdwk_free(c->rec);
     fdwk_free(c->adj_off), fdwk_free(c->adj_start), fdwk_free(c->adj_owner);
     fdwk_free(c->adj_w), fdwk_free(c->adjw), fdwk_free(c->peak);
@@ -484,20 +558,30 @@ static fdw_status check_fits(img_gpu *c, int *rc, fdw_error *err)
     const int born = c->d->mode == IMG_BORN;
     img_pml g;
     fdw_img_pml_init(&g, &c->prob, c->L.pitch, c->L.plane);
-    const uint64_t need = fb * (uint64_t)(5 + (born ? 2 : c->nck + c->sched.L)) +
-                          (born ? 0 : fb * (c->d->illumination ? 2 : 1)) +
-                          4 * fdw_img_pml_floats(g.count, c->d->mode, c->sched.K, c->sched.L,
-                                                 needs_term(c));
+    const int boundary = !born && c->d->recon == IMG_RECON_BOUNDARY;
+    const uint64_t bands = boundary && c->d->nt > 2
+                               ? 4 * c->band.points * (uint64_t)(c->d->nt - 2) : 0;
+    const uint64_t need = fb * (uint64_t)(5 + (born ? 2 : boundary ? 0 : c->nck + c->sched.L)) +
+                          (born ? 0 : fb * (c->d->illumination ? 2 : 1)) + bands +
+                          4 * fdw_img_pml_floats(g.count, c->d->mode, c->sched.K,
+                                                 boundary ? 0 : c->sched.L, needs_term(c));
     uint64_t fr = 0, tot = 0;
     *rc = fdwk_set_device(c->id);
     if (!*rc)
         *rc = fdwk_mem_info(&fr, &tot);
     if (!*rc && need > fr)
-        return fdw_fail(err, FDW_ERR_NOMEM, "grid", "the imaging engine needs %.2f GiB on GPU "
-                        "%d (its fields, %ld checkpoints and a store of %d%s: imaging.md) but "
-                        "%.2f GiB are free", need / 1073741824.0, c->id, c->nck / 2,
-                        c->sched.L, g.on ? ", with the CPML's memory variables" : "",
-                        fr / 1073741824.0);
+        return boundary
+                   ? fdw_fail(err, FDW_ERR_NOMEM, "grid", "the imaging engine needs %.2f GiB on "
+                              "GPU %d (its fields and the bands of %ld steps%s: imaging.md) but "
+                              "%.2f GiB are free", need / 1073741824.0, c->id, c->d->nt - 2,
+                              g.on ? ", with the CPML's memory variables" : "",
+                              fr / 1073741824.0)
+                   : fdw_fail(err, FDW_ERR_NOMEM, "grid", "the imaging engine needs %.2f GiB on "
+                              "GPU %d (its fields, %ld checkpoints and a store of %d%s: "
+                              "imaging.md) but %.2f GiB are free", need / 1073741824.0, c->id,
+                              c->nck / 2, c->sched.L,
+                              g.on ? ", with the CPML's memory variables" : "",
+                              fr / 1073741824.0);
     return FDW_OK;
 }
 
@@ -584,6 +668,16 @@ static int set_source(img_gpu *c, tap_stage *t)
     if (!rc)
         rc = upload(c, (void **)&c->wav, prob->wavelets,
                     (size_t)prob->nt * (size_t)fdw_problem_sources(prob) * sizeof(float));
+    if (rc || c->d->recon != IMG_RECON_BOUNDARY || c->d->mode == IMG_BORN)
+        return rc;
+    /* the weights negated, in upload_points' order */
+    float *w = malloc(((size_t)n + 1) * sizeof *w);
+    rc = w ? fdwk_d2h(w, c->src_w, (size_t)n * sizeof *w) : 2;
+    for (int i = 0; i < n && !rc; i++)
+        w[i] = -w[i];
+    if (!rc)
+        rc = upload(c, (void **)&c->src_wneg, w, (size_t)n * sizeof *w);
+    free(w);
     return rc;
 }
 
@@ -665,15 +759,20 @@ static int set_passes(img_gpu *c, tap_stage *t)
         rc = zero_field(c, &c->img);
     if (!rc && c->d->illumination)
         rc = zero_field(c, &c->ill);
+    const int boundary = c->d->recon == IMG_RECON_BOUNDARY;
+    const int nstore = boundary ? 0 : c->sched.L;
     c->ck = calloc((size_t)c->nck + 1, sizeof *c->ck);
-    c->store = calloc((size_t)c->sched.L, sizeof *c->store);
+    c->store = calloc((size_t)nstore + 1, sizeof *c->store);
     if (!rc && (!c->ck || !c->store))
         rc = 2;
     for (long i = 0; i < c->nck && !rc; i++)
         rc = dalloc(c, (void **)&c->ck[i], c->L.total * sizeof(float));
-    for (int i = 0; i < c->sched.L && !rc; i++)
+    for (int i = 0; i < nstore && !rc; i++)
         rc = zero_field(c, &c->store[i]);
-    if (!rc && c->pml.g.on)
+    const long slots = c->d->nt > 2 ? c->d->nt - 2 : 0;
+    if (!rc && boundary && slots > 0 && c->band.points > 0)
+        rc = dalloc(c, (void **)&c->bands, (size_t)slots * c->band.points * sizeof(float));
+    if (!rc && c->pml.g.on && !boundary)
         rc = set_pml_passes(c);
     c->res.image = malloc(n * sizeof(float));
     c->res.illum = malloc(n * sizeof(float));
@@ -685,16 +784,6 @@ static int set_passes(img_gpu *c, tap_stage *t)
 static fdw_status gpu_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
                              fdw_error *err)
 {
-    const fdw_img_data *kd = prob->kdata;
-    if (kd->pml_a[0] || kd->pml_a[1] || kd->pml_a[2])
-        /* The CPML kernels of this engine (img_cpml.cu) are built but have not yet run on a
-         * GPU against the CPU engine (tests/gpu/test_gpu_imaging): until they have, no
-         * result of theirs is handed out. Remove this refusal with that run's record. */
-        return fdw_fail(err, FDW_ERR_SPEC, "boundary.type",
-                        "boundary.type \"cpml\" for the imaging kinds runs on the CPU backend "
-                        "only for now (its GPU path awaits its first check against the CPU on "
-                        "a GPU): run it on the CPU backend (fdwave-run --backend cpu, or a "
-                        "daemon whose devices are CPUs), or with \"sponge\" on the GPU");
     img_gpu *c = NULL;
     fdw_status st = fdw_img_engine_new(prob, plan, sizeof *c, (void **)&c, err);
     if (st != FDW_OK)
@@ -710,8 +799,14 @@ static fdw_status gpu_create(const fdw_problem *prob, const fdw_plan *plan, void
     fdwk_layout_init(&c->L, prob->nx, prob->ny, prob->nz, prob->radius);
     c->org = fdwk_origin(&c->L);
     const int born = d->mode == IMG_BORN;
-    if (!born)
-        img_sched_init(&c->sched, d->nt, d->seg);
+    if (!born) {
+        img_sched_init(&c->sched, d->nt, d->seg, d->recon);
+        const int dims[3] = {prob->nx, prob->ny, prob->nz};
+        img_band_init(&c->band, d->ilo, d->ihi, dims, prob->radius);
+        for (int a = 0; a < 3; a++)
+            c->box.lo[a] = c->band.lo[a], c->box.hi[a] = c->band.hi[a],
+            c->box.dlo[a] = c->band.dlo[a], c->box.dhi[a] = c->band.dhi[a];
+    }
     c->nck = born ? 0 : 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0);
     int rc = 0;
     if ((st = check_fits(c, &rc, err)) != FDW_OK) {

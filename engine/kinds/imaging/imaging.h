@@ -35,6 +35,11 @@
 typedef enum { IMG_BORN = 0, IMG_RTM, IMG_GRADIENT } img_mode;
 typedef enum { IMG_COND_ADJOINT = 0, IMG_COND_XCORR } img_condition;
 typedef enum { IMG_PARAM_VELOCITY = 0, IMG_PARAM_SLOWNESS2 } img_parameter;
+/* How rtm and gradient get u[n] backwards in time (docs/imaging.md, "Reconstructing the
+ * source field"): checkpoints and recomputation (exact), or the interior's boundary band
+ * saved every step and u stepped back in time beside z (to rounding, the image inside the
+ * absorbing layers zero). */
+typedef enum { IMG_RECON_CHECKPOINTS = 0, IMG_RECON_BOUNDARY } img_recon;
 
 /* A perturbation of the velocity (born): a file of dv per point, points, or layers. */
 typedef enum { IMG_PERT_FILE = 0, IMG_PERT_POINTS, IMG_PERT_LAYERS } img_pert_type;
@@ -65,6 +70,8 @@ typedef struct fdw_img_spec {
     int laplacian;             /* the Laplacian of the image (against backscatter) */
     /* gradient */
     img_parameter parameter;
+    /* rtm, gradient: "reconstruction" as chosen ("auto" resolved, imaging_band.c) */
+    img_recon recon;
 } fdw_img_spec;
 
 /* The problem's own data (fdw_problem.kdata). */
@@ -80,6 +87,11 @@ typedef struct fdw_img_data {
     long nt;                   /* time steps of one propagation */
     double dt;
     int seg;                   /* L: steps between checkpoints */
+    img_recon recon;
+    /* The interior: the points no absorbing layer touches, [lo, hi) per axis (x, y, z);
+     * the boundary scheme reconstructs u there, its band (the points within the radius
+     * outside it) saved every step (imaging_band.h). */
+    int ilo[3], ihi[3];
     /* CPML (boundary type "cpml"; else pml_a all NULL): the acoustic kind's layers and
      * coefficients (acoustic.h), its recursion and transpose in imaging_cpml.h */
     int pml_w[3][2];
@@ -138,7 +150,7 @@ uint64_t fdw_img_device_bytes(const struct fdw_spec *spec);
 /* The steps between checkpoints and the engine's steps for nt time steps (the run loop's
  * count: born nt; rtm and gradient the forward pass, the recomputation and the adjoint). */
 int fdw_img_segment(long nt);
-long fdw_img_engine_steps(img_mode mode, long nt, int seg);
+long fdw_img_engine_steps(img_mode mode, long nt, int seg, img_recon recon);
 
 /* ---- the order of the work (imaging_sched.c) ---- */
 typedef enum { IMG_FORWARD = 0, IMG_RECOMPUTE, IMG_ADJOINT, IMG_DONE } img_phase;
@@ -146,13 +158,19 @@ typedef enum { IMG_FORWARD = 0, IMG_RECOMPUTE, IMG_ADJOINT, IMG_DONE } img_phase
 typedef struct img_sched {
     long nt, K;                /* time steps; segments of L steps */
     int L;
+    img_recon recon;
     img_phase phase;
     long seg, pos;             /* the segment and the step within the phase's part */
     int entered;               /* the backward pass has just come to segment seg */
 } img_sched;
 
 /* What one engine step does: the phase; it, the time step (IMG_ADJOINT: n, the step
- * whose u[n] meets z[n+1]); restore: first put segment seg's start (checkpoint or zero)
+ * whose u[n] meets z[n+1]). The boundary scheme (IMG_RECON_BOUNDARY): IMG_FORWARD's
+ * store >= 0 saves u[it+1]'s band after the step as that slot; IMG_ADJOINT's back says the
+ * unit also adds the image's term n + 1 (lap u[n+1] z[n+2], before z's step) and steps u
+ * back to u[n] (from u[n+1] and u[n+2] less the source of step n + 1), and its store >= 0
+ * is the slot of u[n]'s band, put back after that step. The checkpointed scheme:
+ * restore: first put segment seg's start (checkpoint or zero)
  * into the background field and the store's first slot; checkpoint >= 0: first save u[it],
  * u[it-1] as that checkpoint; memory >= 0 (a CPML): first save its memory variables
  * (those of step it - 1, segment memory + 1's start) as that memory checkpoint, for
@@ -163,10 +181,10 @@ typedef struct img_unit {
     img_phase phase;
     long it, seg, pos;
     long checkpoint, memory, store;
-    int restore, last;
+    int restore, last, back;
 } img_unit;
 
-void img_sched_init(img_sched *s, long nt, int L);
+void img_sched_init(img_sched *s, long nt, int L, img_recon recon);
 img_unit img_sched_unit(const img_sched *s);
 void img_sched_advance(img_sched *s);
 

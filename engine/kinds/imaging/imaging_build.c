@@ -1,10 +1,11 @@
 /* imaging_build.c — the imaging kinds' problem (imaging.h): the acoustic propagator's
  * coefficients and (v dt)^2, born's dV = 2 v dv dt^2 from its perturbation, the traces of
  * rtm's and gradient's "data" (raw, or SEG-Y through imaging_segy.c), the shared wave parts (sponge, the shot's source taps and
- * wavelets, the receivers' rows), the CPML's coefficients; the reconstruction's segment
- * length and the run loop's step count; and the memory all that takes. */
+ * wavelets, the receivers' rows), the CPML's coefficients; the reconstruction's scheme,
+ * segment length and interior, the run loop's step count; and the memory all that takes. */
 #include "kinds/imaging/imaging.h"
 #include "kinds/imaging/imaging_cpml.h"
+#include "kinds/imaging/imaging_recon.h"
 #include "kinds/acoustic/acoustic.h"
 
 #include "core/error.h"
@@ -19,45 +20,23 @@
 #include <string.h>
 #include <sys/types.h>
 
-/* Segments of L steps over nt. */
-static long segments(long nt, int seg)
-{
-    return (nt + seg - 1) / seg;
-}
-
-/* Fields a run holds at once (each nx*ny*nz floats, padded): rtm and gradient the
- * background and the adjoint field (2 each), V, the Laplacian's scratch, the image, the
- * illumination, the checkpoints of the segments 1 .. K-2 (2 each) and the store of L;
- * born the two fields of each wavefield, V, dV and the scratch. */
-static uint64_t fields_held(img_mode mode, long nt)
-{
-    if (mode == IMG_BORN)
-        return 7;
-    const int L = fdw_img_segment(nt);
-    const long K = segments(nt, L);
-    return 8 + (uint64_t)(K > 2 ? 2 * (K - 2) : 0) + (uint64_t)L;
-}
-
-/* With a CPML, its memory variables and layer terms (imaging_cpml.h) and coefficients. */
-static uint64_t cpml_bytes(const fdw_spec *spec, const fdw_img_spec *k)
-{
-    const uint64_t P = fdw_img_pml_points(spec);
-    if (P == 0)
-        return 0;
-    const int L = fdw_img_segment(spec->nt);
-    const int term = k->mode == IMG_GRADIENT || k->condition == IMG_COND_ADJOINT;
-    return 4 * fdw_img_pml_floats(P, k->mode, segments(spec->nt, L), L, term) +
-           8 * (uint64_t)(spec->nx + spec->ny + spec->nz);
-}
-
+/* Working fields a run holds at once (each nx*ny*nz floats, padded): rtm and gradient the
+ * background and the adjoint field (2 each), V, the Laplacian's scratch, the image and the
+ * illumination; born the two fields of each wavefield, V, dV and the scratch. The
+ * reconstruction's own memory (checkpoints and store, or the bands; with a CPML its
+ * memory variables too) is imaging_recon.c's; born's CPML sets and the coefficients here. */
 uint64_t fdw_img_device_bytes(const fdw_spec *spec)
 {
     const fdw_img_spec *k = spec->kspec;
-    const uint64_t pts = (uint64_t)spec->nx * spec->ny * spec->nz;
-    const uint64_t pad = (uint64_t)(spec->nz + 2 * spec->radius) * (spec->nx + 32) *
-                         (spec->ny + 2 * spec->radius);
-    return (pad > pts ? pad : pts) * 4 * fields_held(k->mode, spec->nt) +
-           cpml_bytes(spec, k) + wave_device_bytes(spec, 0, 0);
+    const int born = k->mode == IMG_BORN;
+    const uint64_t P = fdw_img_pml_points(spec);
+    const int term = k->mode == IMG_GRADIENT || k->condition == IMG_COND_ADJOINT;
+    return fdw_img_field_bytes(spec) * (born ? 7 : 8) +
+           fdw_img_recon_bytes(spec, k->mode, term, k->recon) +
+           (P ? 4 * (born ? fdw_img_pml_floats(P, IMG_BORN, 0, 0, 0) : 0) +
+                    8 * (uint64_t)(spec->nx + spec->ny + spec->nz)
+              : 0) +
+           wave_device_bytes(spec, 0, 0);
 }
 
 /* dv per point: the file, or the points (at their nearest grid point) or layers. */
@@ -161,6 +140,8 @@ fdw_status fdw_img_build(const fdw_spec *spec, fdw_problem *prob, fdw_error *err
     d->nt = spec->nt;
     d->dt = spec->dt;
     d->seg = fdw_img_segment(spec->nt);
+    d->recon = k->recon;
+    fdw_img_interior(spec, d->ilo, d->ihi);
     fdw_status st = fdw_acoustic_coeffs(spec, d->cx, d->cy, d->cz, err);
     if (st == FDW_OK)
         st = fdw_acoustic_cpml_build(spec, d->pml_w, d->pml_a, d->pml_b, d->pml_d1, err);
@@ -191,7 +172,7 @@ fdw_status fdw_img_build(const fdw_spec *spec, fdw_problem *prob, fdw_error *err
     st = fdw_problem_wave(spec, prob, err);
     if (st == FDW_OK && k->mode != IMG_BORN)
         st = load_data(spec, k, d, prob, err);
-    prob->nsteps = fdw_img_engine_steps(k->mode, spec->nt, d->seg);
+    prob->nsteps = fdw_img_engine_steps(k->mode, spec->nt, d->seg, d->recon);
     return st;
 }
 

@@ -14,6 +14,7 @@
  * (imaging_segy_shots.c). Through the daemon, "data": {"name"} (and a listed shot's) names
  * an upload, resolved here to its file (fdw_parse_opts.resolve_data). */
 #include "kinds/imaging/imaging.h"
+#include "kinds/imaging/imaging_recon.h"
 #include "kinds/wave/wave_spec.h"
 #include "spec/spec_survey.h"
 
@@ -210,6 +211,23 @@ static int parse_gradient(spec_ctx *c, const json_t *root, fdw_img_spec *k, json
     return 0;
 }
 
+/* rtm's and gradient's "reconstruction" (imaging_recon.h): "auto" resolved on this spec's
+ * grid, steps and layers, so the normalised spec says which scheme runs. */
+static int parse_recon(spec_ctx *c, const json_t *root, fdw_img_spec *k)
+{
+    static const char *const names[] = {"auto", "checkpoints", "boundary", NULL};
+    int r = 0;
+    if (sp_enum(c, root, "", "reconstruction", 0, names, &r))
+        return -1;
+    const int term = k->mode == IMG_GRADIENT || k->condition == IMG_COND_ADJOINT;
+    k->recon = r == 0   ? fdw_img_recon_auto(c->spec, k->mode, term)
+               : r == 1 ? IMG_RECON_CHECKPOINTS
+                        : IMG_RECON_BOUNDARY;
+    json_object_set_new(c->norm, "reconstruction",
+                        json_string(names[k->recon == IMG_RECON_BOUNDARY ? 2 : 1]));
+    return 0;
+}
+
 /* One "data" object (sect) that names an upload ("name"): the file and format the
  * daemon's resolver gives it, set as its "path" and "format". A normalised spec keeps the
  * name beside the path it stood for, and that path is used as it is. */
@@ -354,8 +372,9 @@ static int parse_kind(spec_ctx *c, const json_t *root, img_mode mode)
         return -1;
     json_t *extra = json_object();
     json_object_set_new(c->norm, mode == IMG_RTM ? "imaging" : "gradient", extra);
-    return mode == IMG_RTM ? parse_imaging(c, root, k, extra)
-                           : parse_gradient(c, root, k, extra);
+    if (mode == IMG_RTM ? parse_imaging(c, root, k, extra) : parse_gradient(c, root, k, extra))
+        return -1;
+    return parse_recon(c, root, k);
 }
 
 void fdw_img_warnings(spec_ctx *c)

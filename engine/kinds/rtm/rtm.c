@@ -6,7 +6,7 @@
 #include "kinds/kind.h"
 
 static const char *const KEYS[] = {"velocity", "time", "sources", "receivers", "boundary",
-                                   "survey", "data", "imaging", NULL};
+                                   "survey", "data", "imaging", "reconstruction", NULL};
 
 static int rtm_parse(struct spec_ctx *c, const struct json_t *root)
 {

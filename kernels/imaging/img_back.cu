@@ -1,0 +1,322 @@
+// img_back.cu — the boundary scheme's backward pass on the GPU (fdwk_imaging.h): one kernel
+// per time step that steps the adjoint field z and the background u back in time together
+// and adds the image's term, so the pass moves u[n+1] and z[n+2] (their stencils), u[n+2],
+// z[n+3], V and the image once: 36 bytes a point against 16 + 16 + 16 for the steps and the
+// sum apart. It is the 2.5D kernel of common/fd25.cuh (Micikevicius 2009 on Hopper: a ring
+// of shared-memory stages filled by bulk tensor copies, each thread 4 x points and their
+// z neighbours in registers) with two fields in each stage; the point values read once
+// (u[n+2], z[n+3], the sums) come straight from global memory as 16-byte vectors. And the
+// band's copies, one thread a band point.
+#include "imaging/fdwk_imaging.h"
+#include "common/fd_launch.cuh"
+#include "common/fd_point.cuh"
+#include "common/tma.cuh"
+#include <cuda_runtime.h>
+
+namespace fdwk {
+namespace {
+
+// 4 values at p (all4: one 16-byte load; else those of the grid).
+__device__ __forceinline__ void load4(const float *p, bool all4, const bool (&ok)[4], float (&v)[4])
+{
+    if (all4) {
+        const float4 w = *reinterpret_cast<const float4 *>(p);
+        v[0] = w.x, v[1] = w.y, v[2] = w.z, v[3] = w.w;
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) v[e] = ok[e] ? p[e] : 0.f;
+    }
+}
+
+__device__ __forceinline__ void store4(float *p, bool all4, const bool (&ok)[4], const float (&v)[4])
+{
+    if (all4) {
+        *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+            if (ok[e]) p[e] = v[e];
+    }
+}
+
+template <int R, int TX, int TY, int L>
+struct back_geom {
+    using G = tma_geom<R, TX, TY, L, false>;
+    static constexpr int STAGE = 2 * G::BOX_FLOATS + G::TILE_FLOATS; // u box, z box, V tile
+    static constexpr int SMEM = G::S * STAGE * 4 + G::S * 8 + 128;
+};
+
+// Two blocks an SM up to radius 4 (their rings fit its shared memory; 128 registers a
+// thread), one above.
+template <int R, int TXV, int BY, int L>
+__global__ void __launch_bounds__(TXV * BY, R <= 4 ? 2 : 1)
+back25_kernel(const fdwk_img_back_args a, const __grid_constant__ CUtensorMap mu,
+              const __grid_constant__ CUtensorMap mz, const __grid_constant__ CUtensorMap mv)
+{
+    constexpr int TX = 4 * TXV, TY = BY;
+    using B = back_geom<R, TX, TY, L>;
+    using G = typename B::G;
+    constexpr int SW = G::SW, XL = G::XL, S = G::S;
+
+    extern __shared__ unsigned char smem_raw[];
+    float *ring = reinterpret_cast<float *>(
+        (reinterpret_cast<uintptr_t>(smem_raw) + 127) & ~static_cast<uintptr_t>(127));
+    uint64_t *bar = reinterpret_cast<uint64_t *>(ring + S * B::STAGE);
+
+    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TXV + tx;
+    const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;
+    const int xq = 4 * tx, i = i0 + xq, j = j0 + ty;
+    const int kb = blockIdx.z * a.zchunk;
+    const int ke = min(kb + a.zchunk, a.nz);
+    const int kl = ke + R;
+    const long plane = a.plane;
+
+    auto issue = [&](int p) {
+        const int st = (p - kb) % S;
+        float *stage = ring + st * B::STAGE;
+        const bool upd = p < ke;
+        mbar_expect_tx(&bar[st], 2 * G::BOX_BYTES + (upd ? G::TILE_BYTES : 0));
+        tma_load_3d(stage, &mu, i0, j0, p + R, &bar[st]);
+        tma_load_3d(stage + G::BOX_FLOATS, &mz, i0, j0, p + R, &bar[st]);
+        if (upd) tma_load_3d(stage + 2 * G::BOX_FLOATS, &mv, i0, j0, p, &bar[st]);
+    };
+    auto wait = [&](int p) {
+        const int lp = p - kb;
+        mbar_wait(&bar[lp % S], (uint32_t)((lp / S) & 1));
+    };
+
+    ring_init(bar, S, tid);
+    if (tid == 0)
+        for (int p = kb; p < kb + S && p < kl; ++p) issue(p);
+
+    const bool rowok = j < a.ny;
+    bool ok[4], in[4];
+    const bool jin = j >= a.box.lo[1] && j < a.box.hi[1];
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+        ok[e] = rowok && (i + e < a.nx);
+        in[e] = ok[e] && jin && i + e >= a.box.lo[0] && i + e < a.box.hi[0];
+    }
+    const bool all4 = rowok && (i + 3 < a.nx);
+    const bool allin = all4 && in[0] && in[1] && in[2] && in[3];
+    const long col = (long)j * a.pitch + i;
+
+    float qxi[4] = {0.f, 0.f, 0.f, 0.f}, qyj = 0.f;
+    const bool sponge = a.qx != nullptr;
+    if (sponge) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) qxi[e] = i + e < a.nx ? a.qx[i + e] : 0.f;
+        qyj = rowok ? a.qy[j] : 0.f;
+    }
+
+    // the queues: qu[e][d] = u(k - R + d), qz likewise, at column i + e
+    float qu[4][2 * R + 1], qz[4][2 * R + 1];
+#pragma unroll
+    for (int d = 0; d < 2 * R; ++d) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            const long o = (long)(kb - R + d) * plane + col + e;
+            qu[e][d] = ok[e] ? a.u[o] : 0.f;
+            qz[e][d] = ok[e] ? a.z[o] : 0.f;
+        }
+    }
+    for (int p = kb; p < kb + R && p < kl; ++p) wait(p);
+
+    const int rc = (ty + R) * SW + xq;
+    for (int k = kb; k < ke; ++k) {
+        // the point values first, so their loads fly while the stage's copies land
+        const long o = (long)k * plane + col;
+        const bool kin = k >= a.box.lo[2] && k < a.box.hi[2];
+        const bool dou = a.do_u && kin, doi = a.do_img && kin && k >= a.k0;
+        float up[4], zp[4], im[4], il[4];
+        load4(a.zo + o, all4, ok, zp);
+        if (dou) load4(a.uo + o, all4, ok, up);
+        if (doi) load4(a.img + o, all4, ok, im);
+        if (doi && a.ill) load4(a.ill + o, all4, ok, il);
+        wait(k + R);
+        {
+            const float *head = ring + ((k + R - kb) % S) * B::STAGE;
+            const float4 hu = *reinterpret_cast<const float4 *>(head + rc + XL);
+            const float4 hz = *reinterpret_cast<const float4 *>(head + G::BOX_FLOATS + rc + XL);
+            qu[0][2 * R] = hu.x, qu[1][2 * R] = hu.y, qu[2][2 * R] = hu.z, qu[3][2 * R] = hu.w;
+            qz[0][2 * R] = hz.x, qz[1][2 * R] = hz.y, qz[2][2 * R] = hz.z, qz[3][2 * R] = hz.w;
+        }
+        const float *s = ring + ((k - kb) % S) * B::STAGE;
+        float lu[4], lz[4];
+        box_lap<R, SW, XL>(a, s, rc, qu, 0, lu);
+        box_lap<R, SW, XL>(a, s + G::BOX_FLOATS, rc, qz, 0, lz);
+        float vv[4];
+        {
+            const float4 v4 =
+                *reinterpret_cast<const float4 *>(s + 2 * G::BOX_FLOATS + ty * TX + xq);
+            vv[0] = v4.x, vv[1] = v4.y, vv[2] = v4.z, vv[3] = v4.w;
+        }
+        const bool zero = a.free_surface && k == 0;
+        if (doi) { // the image's term: u[n+1] with z[n+2]
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                im[e] = im[e] + (a.xcorr ? qu[e][R] * qz[e][R] : lu[e] * qz[e][R]);
+            if (allin) {
+                store4(a.img + o, true, ok, im);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (in[e]) a.img[o + e] = im[e];
+            }
+            if (a.ill) {
+#pragma unroll
+                for (int e = 0; e < 4; ++e) il[e] = il[e] + qu[e][R] * qu[e][R];
+                if (allin) {
+                    store4(a.ill + o, true, ok, il);
+                } else {
+#pragma unroll
+                    for (int e = 0; e < 4; ++e)
+                        if (in[e]) a.ill[o + e] = il[e];
+                }
+            }
+        }
+        {
+            const float qzk = sponge ? a.qz[k] : 0.f;
+            float r[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const float v = fd_acoustic_update(qz[e][R], zp[e], vv[e], lz[e],
+                                                   qxi[e] + (qyj + qzk));
+                r[e] = zero ? 0.f : v;
+            }
+            store4(a.zo + o, all4, ok, r);
+        }
+        if (dou) {
+            float r[4];
+#pragma unroll
+            for (int e = 0; e < 4; ++e) r[e] = zero ? 0.f : (2.f * qu[e][R] - up[e]) + vv[e] * lu[e];
+            if (allin) {
+                store4(a.uo + o, true, ok, r);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (in[e]) a.uo[o + e] = r[e];
+            }
+        }
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+#pragma unroll
+            for (int d = 0; d < 2 * R; ++d) qu[e][d] = qu[e][d + 1], qz[e][d] = qz[e][d + 1];
+        }
+        __syncthreads(); // every thread is done with plane k's stage
+        if (tid == 0 && k + S < kl) issue(k + S);
+    }
+}
+
+// Radius R's launch: 64 x 16 tiles (64 x 8 from radius 5: the two boxes of the ring
+// fit a block's shared memory), one plane in flight beyond the ring.
+template <int R>
+int launch_back(const fdwk_img_back_args &a, cudaStream_t s)
+{
+    constexpr int TXV = 16, BY = R <= 4 ? 16 : 8, L = 1, TX = 4 * TXV;
+    using B = back_geom<R, TX, BY, L>;
+    using G = typename B::G;
+    auto kern = back25_kernel<R, TXV, BY, L>;
+    static std::atomic<unsigned long long> raised{0};
+    if (const int e = raise_smem(kern, B::SMEM, raised)) return e;
+    const int gx = (a.nx + TX - 1) / TX, gy = (a.ny + BY - 1) / BY;
+    fdwk_img_back_args b = a;
+    if (b.zchunk <= 0) // 48 planes, fewer where that leaves fewer than two blocks an SM
+        b.zchunk = fit_zchunk(48, (long)gx * gy, a.nz, 2L * sm_count(), R);
+    CUtensorMap mu, mz, mv;
+    int e = make_box_map(&mu, a.u, a.nx, a.ny, a.nz, a.pitch, a.plane, R, G::XL, G::SW, G::SH);
+    if (!e)
+        e = make_box_map(&mz, a.z, a.nx, a.ny, a.nz, a.pitch, a.plane, R, G::XL, G::SW, G::SH);
+    if (!e) e = make_map(&mv, a.vdt2, a.nx, a.ny, a.nz, a.pitch, a.plane, TX, BY);
+    if (e) return e;
+    dim3 grid(gx, gy, (a.nz + b.zchunk - 1) / b.zchunk);
+    kern<<<grid, dim3(TXV, BY), B::SMEM, s>>>(b, mu, mz, mv);
+    return (int)cudaGetLastError();
+}
+
+// Band point idx's (i, j, k): first the rows of the grown box wholly in the band (the
+// planes below the interior, the rows beside it in its planes, the planes above), then
+// the two pieces of each row through the interior.
+struct band_shape {
+    fdwk_img_box b;
+    long long nlow, nmid, nfull; // rows below, rows beside; points of whole rows
+    int DW, DH, IH, PW;
+};
+
+__device__ __forceinline__ void band_point(const band_shape &g, long long idx, int &i, int &j,
+                                           int &k)
+{
+    const fdwk_img_box &b = g.b;
+    if (idx < g.nfull) {
+        const long long r = idx / g.DW;
+        i = b.dlo[0] + (int)(idx - r * g.DW);
+        if (r < g.nlow) {
+            k = b.dlo[2] + (int)(r / g.DH), j = b.dlo[1] + (int)(r % g.DH);
+        } else if (r < g.nlow + g.nmid) {
+            const long long t = r - g.nlow;
+            const int side = g.DH - g.IH, m = (int)(t % side), below = b.lo[1] - b.dlo[1];
+            k = b.lo[2] + (int)(t / side);
+            j = m < below ? b.dlo[1] + m : b.hi[1] + (m - below);
+        } else {
+            const long long t = r - g.nlow - g.nmid;
+            k = b.hi[2] + (int)(t / g.DH), j = b.dlo[1] + (int)(t % g.DH);
+        }
+    } else {
+        const long long t = idx - g.nfull, rr = t / g.PW;
+        const int x = (int)(t - rr * g.PW), left = b.lo[0] - b.dlo[0];
+        k = b.lo[2] + (int)(rr / g.IH), j = b.lo[1] + (int)(rr % g.IH);
+        i = x < left ? b.dlo[0] + x : b.hi[0] + (x - left);
+    }
+}
+
+__global__ void band_kernel(float *field, float *store, band_shape g, long pitch, long plane,
+                            long long points, int save)
+{
+    const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= points) return;
+    int i, j, k;
+    band_point(g, idx, i, j, k);
+    float *f = field + (long)k * plane + (long)j * pitch + i;
+    if (save)
+        store[idx] = *f;
+    else
+        *f = store[idx];
+}
+
+} // namespace
+} // namespace fdwk
+
+extern "C" int fdwk_img_backward(const fdwk_img_back_args *a, fdwk_stream st)
+{
+    const cudaStream_t s = (cudaStream_t)st;
+    if (a->nx <= 0 || a->ny <= 0 || a->nz <= 0) return 0;
+    switch (a->radius) {
+    case 1: return fdwk::launch_back<1>(*a, s);
+    case 2: return fdwk::launch_back<2>(*a, s);
+    case 3: return fdwk::launch_back<3>(*a, s);
+    case 4: return fdwk::launch_back<4>(*a, s);
+    case 5: return fdwk::launch_back<5>(*a, s);
+    case 6: return fdwk::launch_back<6>(*a, s);
+    case 7: return fdwk::launch_back<7>(*a, s);
+    case 8: return fdwk::launch_back<8>(*a, s);
+    default: return (int)cudaErrorInvalidValue;
+    }
+}
+
+extern "C" int fdwk_img_band(float *field, float *store, const fdwk_img_box *b, long pitch,
+                             long plane, long long points, int save, fdwk_stream st)
+{
+    if (points <= 0) return 0;
+    fdwk::band_shape g;
+    g.b = *b;
+    g.DW = b->dhi[0] - b->dlo[0], g.DH = b->dhi[1] - b->dlo[1];
+    g.IH = b->hi[1] - b->lo[1], g.PW = g.DW - (b->hi[0] - b->lo[0]);
+    g.nlow = (long long)(b->lo[2] - b->dlo[2]) * g.DH;
+    g.nmid = (long long)(b->hi[2] - b->lo[2]) * (g.DH - g.IH);
+    g.nfull = (g.nlow + g.nmid + (long long)(b->dhi[2] - b->hi[2]) * g.DH) * g.DW;
+    const int threads = 256;
+    const unsigned blocks = (unsigned)((points + threads - 1) / threads);
+    fdwk::band_kernel<<<blocks, threads, 0, (cudaStream_t)st>>>(field, store, g, pitch, plane,
+                                                                points, save);
+    return (int)cudaGetLastError();
+}
