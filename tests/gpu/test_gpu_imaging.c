@@ -46,9 +46,9 @@ static unsigned char *slurp(const char *path, size_t *len)
     return b;
 }
 
-/* Run the spec on a backend (the CPU with its portable kernels) into g_dir/out; the loop's
- * seconds. */
-static double run(const char *out, fdw_backend_kind be, const char *json)
+/* Run the spec on a backend (the CPU with its portable kernels) into g_dir/out with the
+ * GPU kernels' planes per block zchunk (0: their rule); the loop's seconds. */
+static double run_z(const char *out, fdw_backend_kind be, const char *json, int zchunk)
 {
     char dir[160];
     snprintf(dir, sizeof dir, "%s/%s", g_dir, out);
@@ -56,7 +56,7 @@ static double run(const char *out, fdw_backend_kind be, const char *json)
     fdw_error err;
     ck_assert_msg(fdw_spec_parse(json, strlen(json), NULL, &spec, &err) == FDW_OK, "%s: %s",
                   err.field, err.message);
-    fdw_tuning tune = {.cpu_portable = 1};
+    fdw_tuning tune = {.cpu_portable = 1, .cuda_zchunk = zchunk};
     fdw_run_opts o = {.out_dir = dir, .backend = be, .tuning = &tune};
     fdw_result res;
     ck_assert_msg(fdw_run(spec, &o, NULL, &res, &err) == FDW_OK, "%s (%s): %s", out,
@@ -64,6 +64,11 @@ static double run(const char *out, fdw_backend_kind be, const char *json)
     ck_assert_str_eq(res.backend, be == FDW_BACKEND_CUDA ? "cuda" : "cpu");
     fdw_spec_free(spec);
     return res.elapsed_s;
+}
+
+static double run(const char *out, fdw_backend_kind be, const char *json)
+{
+    return run_z(out, be, json, 0);
 }
 
 /* Files of g_dir/a and g_dir/b equal byte for byte. */
@@ -247,14 +252,23 @@ START_TEST(test_bench)
                  "\"%s\"}, \"reconstruction\": \"%s\"}", base, data, RECON[1 - r]);
         t[r][1] = run("b_grad", FDW_BACKEND_CUDA, json);
     }
+    /* the boundary scheme's rtm with longer z chunks (every kernel of the run takes them) */
+    double tz[2];
+    const int zc[2] = {96, 160};
+    snprintf(json, sizeof json, "{\"kind\": \"rtm\", %s, \"data\": {\"path\": \"%s\"}, "
+             "\"reconstruction\": \"boundary\"}", base, data);
+    for (int z = 0; z < 2; z++)
+        tz[z] = run_z("b_rtm", FDW_BACKEND_CUDA, json, zc[z]);
     const double pts = 512.0 * 512.0 * 512.0 * 3000.0;
     printf("{\"benchmark\": \"imaging\", \"grid\": 512, \"nt\": 3000, \"forward_s\": %.3f, "
            "\"reconstruction\": \"boundary\", \"rtm_s\": %.3f, \"gradient_s\": %.3f, "
            "\"rtm_over_forward\": %.3f, \"gradient_over_forward\": %.3f, "
            "\"rtm_checkpoints_s\": %.3f, \"gradient_checkpoints_s\": %.3f, "
            "\"rtm_checkpoints_over_forward\": %.3f, \"gradient_checkpoints_over_forward\": "
-           "%.3f, \"forward_gpts\": %.2f}\n", fwd, t[0][0], t[0][1], t[0][0] / fwd,
-           t[0][1] / fwd, t[1][0], t[1][1], t[1][0] / fwd, t[1][1] / fwd, pts / fwd / 1e9);
+           "%.3f, \"rtm_zchunk96_s\": %.3f, \"rtm_zchunk160_s\": %.3f, "
+           "\"forward_gpts\": %.2f}\n", fwd, t[0][0], t[0][1], t[0][0] / fwd,
+           t[0][1] / fwd, t[1][0], t[1][1], t[1][0] / fwd, t[1][1] / fwd, tz[0], tz[1],
+           pts / fwd / 1e9);
 }
 END_TEST
 
