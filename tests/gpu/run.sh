@@ -43,7 +43,7 @@
 # Run it from the working tree (`bash tests/gpu/run.sh ...` with .carry in the device
 # tool's carry list); a `git archive HEAD` copy there may come from a stale .git.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|nsys|ete|stability|imaging|sweep|checkpoint|survey|positioning|scaling]... [-- bench arguments]
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|imgncu|nsys|ete|stability|imaging|sweep|checkpoint|survey|positioning|scaling]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -169,6 +169,29 @@ if has ncu; then
       "$BUILD/bench/fdwave-bench" $c >> "$OUT/ncu.txt" 2>&1
   done
   grep -E "^---|DRAM Throughput|Memory Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Issued Ipc|Achieved Occupancy|Registers Per|L2 Hit|Duration|Warp Cycles Per Issued" "$OUT/ncu.txt" | head -80 | tee -a "$LOG"
+fi
+
+# Stage "imgncu" (only when named): Nsight Compute on the boundary scheme's fused backward
+# kernel (back25_kernel) and the forward step's (fd25_kernel) of a 512^3 rtm job, order 8,
+# sponge 20: throughput, memory, occupancy and warp stall reasons. Log: img_ncu.txt.
+if printf '%s\n' "${STAGES[@]}" | grep -qx imgncu; then
+  say "imgncu: Nsight Compute on the fused backward kernel of a 512^3 rtm job"
+  cmake --build "$BUILD" -j"$(nproc)" --target fdwave-run >>"$LOG" 2>&1
+  python3 -c "import array,sys; array.array('f',[0.0]*(21*41)).tofile(open(sys.argv[1],'wb'))" "$OUT/zero.f32"
+  cat >"$OUT/img_ncu.json" <<JSON
+{"kind": "rtm", "grid": {"nx": 512, "ny": 512, "nz": 512, "dx": 10, "dy": 10, "dz": 10}, "order": 8,
+ "velocity": {"type": "constant", "value": 2500}, "time": {"nt": 40, "dt": 0.0015},
+ "sources": [{"position": [2560, 2560, 300], "wavelet": {"type": "ricker", "f0": 15}}],
+ "receivers": {"lines": [{"from": [300, 2560, 250], "to": [4800, 2560, 250], "count": 21}]},
+ "boundary": {"type": "sponge", "width": 20}, "data": {"path": "$OUT/zero.f32"},
+ "reconstruction": "boundary"}
+JSON
+  (cd "$OUT" && timeout 300 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
+     --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats \
+     -k 'regex:back25_kernel|fd25_kernel' -s 30 -c 2 \
+     "$BUILD/engine/fdwave-run" img_ncu.json --backend cuda --quiet --out img_ncu_out > img_ncu.txt 2>&1)
+  grep -E "back25_kernel|fd25_kernel|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Issue Slots|Achieved Occupancy|Theoretical Occupancy|Registers Per|L2 Hit|Warp Cycles Per Issued|Stall|No Eligible|One or More" \
+    "$OUT/img_ncu.txt" | sed 's/(fdwk_.*//' | cut -c1-160 | head -80 | tee -a "$LOG"
 fi
 
 if printf '%s\n' "${STAGES[@]}" | grep -qx nsys; then
