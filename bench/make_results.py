@@ -342,14 +342,42 @@ def build(recs, others, configs):
         used.update(r["_file"] for r in got)
         return section(title, what, head, [row(r) + row_tail(r) for r in got])
 
+    def ckpt_cols(r):
+        if "rtm_checkpoints_s" not in r:
+            return "| | "
+        return (f"| {r['rtm_checkpoints_over_forward']:.2f}x | "
+                f"{r['gradient_checkpoints_over_forward']:.2f}x ")
+
     out += dated("imaging",
-                 lambda r: f"| {r['grid']}^3 | {r['nt']} | {r['forward_s']:.3f} s | "
+                 lambda r: f"| {r['grid']}^3 | {r['nt']} | "
+                           f"{r.get('reconstruction', 'checkpoints')} | {r['forward_s']:.3f} s | "
                            f"{r['rtm_s']:.3f} s | {r['gradient_s']:.3f} s | "
-                           f"{r['rtm_over_forward']:.2f}x | {r['gradient_over_forward']:.2f}x ",
+                           f"{r['rtm_over_forward']:.2f}x | {r['gradient_over_forward']:.2f}x "
+                           + ckpt_cols(r),
                  "Imaging: one shot's rtm and gradient against its forward run",
                  "One 512^3 shot, 3000 steps, order 8, sponge 20, 451 receivers, on one GPU; "
-                 "every record in date order (the speed work of issue 27, docs/imaging.md).",
-                 "| grid | steps | forward | rtm | gradient | rtm / forward | gradient / forward |")
+                 "every record in date order (the speed work of issue 27, docs/imaging.md); "
+                 "scheme: the reconstruction of the rtm and gradient columns, and where a record "
+                 "has them, the checkpointed scheme's ratios of the same run.",
+                 "| grid | steps | scheme | forward | rtm | gradient | rtm / forward | "
+                 "gradient / forward | checkpoints: rtm / forward | gradient / forward |")
+    # Checkpoint cost (tests/gpu/run.sh checkpoint: bench/ckpt_cost.sh): a row a record.
+    ck = sorted((r for r in recs if str(r.get("what", "")).startswith("checkpoint cost")),
+                key=lambda r: r["_file"])
+    used.update(r["_file"] for r in ck)
+    out += section("Checkpoint cost", "bench/ckpt_cost.sh: an acoustic order-8 job with a CPML "
+                   "run without checkpoints and with one every checkpoint_steps steps; what a "
+                   "checkpoint cost the time loop (issue 26's goal: 1.5 s for 9.6 GiB).",
+                   "| grid | steps | every | size | loop paused (engine) | by the loop times' "
+                   "difference | write |",
+                   [f"| {'x'.join(str(n) for n in r['job']['grid'])} | {r['job']['nt']} | "
+                    f"{r['checkpoint_steps']} | {r['checkpoint_mib'] / 1024:.1f} GiB | "
+                    + (f"{r['loop_paused_seconds']:.3f} s | " if 'loop_paused_seconds' in r
+                       else "(written in the loop) | ")
+                    + f"{r['seconds_per_checkpoint_by_difference']:.2f} s | "
+                    + (f"{r['write_seconds']:.1f} s " if 'write_seconds' in r else "")
+                    + row_tail(dict(r, device=r.get(
+                        'device', r.get('gpu', '')))) for r in ck])
     out += dated("rtm_survey_daemon",
                  lambda r: f"| {'x'.join(str(n) for n in r['grid'])} | {r['nt']} | {r['shots']} | "
                            f"{r['receivers']} | {r['gpus']} | {r['forward_survey_s']:.2f} s | "

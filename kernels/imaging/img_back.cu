@@ -4,9 +4,10 @@
 // z[n+3], V and the image once: 36 bytes a point against 16 + 16 + 16 for the steps and the
 // sum apart. It is the 2.5D kernel of common/fd25.cuh (Micikevicius 2009 on Hopper: a ring
 // of shared-memory stages filled by bulk tensor copies, each thread 4 x points and their
-// z neighbours in registers) with two fields in each stage; the point values read once
-// (u[n+2], z[n+3], the sums) come straight from global memory as 16-byte vectors. And the
-// band's copies, one thread a band point.
+// z neighbours in registers) with both fields' boxes in each stage, and a second ring of two
+// stages for the point tiles read once (V, u[n+2], z[n+3]), a plane ahead; the sums come
+// straight from global memory as 16-byte vectors. And the band's copies, one thread a band
+// point.
 #include "imaging/fdwk_imaging.h"
 #include "common/fd_launch.cuh"
 #include "common/fd_point.cuh"
@@ -39,11 +40,16 @@ __device__ __forceinline__ void store4(float *p, bool all4, const bool (&ok)[4],
     }
 }
 
+// Two rings: S stages of the two boxes (plane k's x/y neighbours, plane k + R's centre for
+// the queues), and T = 2 stages of plane k's point tiles (V, u[n+2], z[n+3]), filled a
+// plane ahead, so no point value waits on a global load.
 template <int R, int TX, int TY, int L>
 struct back_geom {
     using G = tma_geom<R, TX, TY, L, false>;
-    static constexpr int STAGE = 2 * G::BOX_FLOATS + G::TILE_FLOATS; // u box, z box, V tile
-    static constexpr int SMEM = G::S * STAGE * 4 + G::S * 8 + 128;
+    static constexpr int T = 2;
+    static constexpr int STAGE = 2 * G::BOX_FLOATS;  // u box, z box
+    static constexpr int TSTAGE = 3 * G::TILE_FLOATS; // V, u[n+2], z[n+3]
+    static constexpr int SMEM = G::S * STAGE * 4 + T * TSTAGE * 4 + (G::S + T) * 8 + 128;
 };
 
 // Two blocks an SM up to radius 4 (their rings fit its shared memory; 128 registers a
@@ -51,7 +57,8 @@ struct back_geom {
 template <int R, int TXV, int BY, int L>
 __global__ void __launch_bounds__(TXV * BY, R <= 4 ? 2 : 1)
 back25_kernel(const fdwk_img_back_args a, const __grid_constant__ CUtensorMap mu,
-              const __grid_constant__ CUtensorMap mz, const __grid_constant__ CUtensorMap mv)
+              const __grid_constant__ CUtensorMap mz, const __grid_constant__ CUtensorMap mv,
+              const __grid_constant__ CUtensorMap muo, const __grid_constant__ CUtensorMap mzo)
 {
     constexpr int TX = 4 * TXV, TY = BY;
     using B = back_geom<R, TX, TY, L>;
@@ -61,7 +68,8 @@ back25_kernel(const fdwk_img_back_args a, const __grid_constant__ CUtensorMap mu
     extern __shared__ unsigned char smem_raw[];
     float *ring = reinterpret_cast<float *>(
         (reinterpret_cast<uintptr_t>(smem_raw) + 127) & ~static_cast<uintptr_t>(127));
-    uint64_t *bar = reinterpret_cast<uint64_t *>(ring + S * B::STAGE);
+    float *tiles = ring + S * B::STAGE;
+    uint64_t *bar = reinterpret_cast<uint64_t *>(tiles + B::T * B::TSTAGE), *tbar = bar + S;
 
     const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * TXV + tx;
     const int i0 = blockIdx.x * TX, j0 = blockIdx.y * TY;
@@ -74,20 +82,32 @@ back25_kernel(const fdwk_img_back_args a, const __grid_constant__ CUtensorMap mu
     auto issue = [&](int p) {
         const int st = (p - kb) % S;
         float *stage = ring + st * B::STAGE;
-        const bool upd = p < ke;
-        mbar_expect_tx(&bar[st], 2 * G::BOX_BYTES + (upd ? G::TILE_BYTES : 0));
+        mbar_expect_tx(&bar[st], 2 * G::BOX_BYTES);
         tma_load_3d(stage, &mu, i0, j0, p + R, &bar[st]);
         tma_load_3d(stage + G::BOX_FLOATS, &mz, i0, j0, p + R, &bar[st]);
-        if (upd) tma_load_3d(stage + 2 * G::BOX_FLOATS, &mv, i0, j0, p, &bar[st]);
+    };
+    auto issue_tiles = [&](int p) {
+        const int st = (p - kb) % B::T;
+        float *stage = tiles + st * B::TSTAGE;
+        mbar_expect_tx(&tbar[st], 3 * G::TILE_BYTES);
+        tma_load_3d(stage, &mv, i0, j0, p, &tbar[st]);
+        tma_load_3d(stage + G::TILE_FLOATS, &muo, i0, j0, p, &tbar[st]);
+        tma_load_3d(stage + 2 * G::TILE_FLOATS, &mzo, i0, j0, p, &tbar[st]);
     };
     auto wait = [&](int p) {
         const int lp = p - kb;
         mbar_wait(&bar[lp % S], (uint32_t)((lp / S) & 1));
     };
+    auto wait_tiles = [&](int p) {
+        const int lp = p - kb;
+        mbar_wait(&tbar[lp % B::T], (uint32_t)((lp / B::T) & 1));
+    };
 
-    ring_init(bar, S, tid);
-    if (tid == 0)
+    ring_init(bar, S + B::T, tid);
+    if (tid == 0) {
         for (int p = kb; p < kb + S && p < kl; ++p) issue(p);
+        for (int p = kb; p < kb + B::T && p < ke; ++p) issue_tiles(p);
+    }
 
     const bool rowok = j < a.ny;
     bool ok[4], in[4];
@@ -124,15 +144,12 @@ back25_kernel(const fdwk_img_back_args a, const __grid_constant__ CUtensorMap mu
 
     const int rc = (ty + R) * SW + xq;
     for (int k = kb; k < ke; ++k) {
-        // the point values first, so their loads fly while the stage's copies land
+        // the sums' values first, so their loads fly while the stages' copies land
         const long o = (long)k * plane + col;
         const bool kin = k >= a.box.lo[2] && k < a.box.hi[2];
         const bool dou = a.do_u && kin, doi = a.do_img && kin && k >= a.k0;
-        float up[4], zp[4], im[4], il[4];
-        load4(a.zo + o, all4, ok, zp);
-        if (dou) load4(a.uo + o, all4, ok, up);
+        float im[4];
         if (doi) load4(a.img + o, all4, ok, im);
-        if (doi && a.ill) load4(a.ill + o, all4, ok, il);
         wait(k + R);
         {
             const float *head = ring + ((k + R - kb) % S) * B::STAGE;
@@ -145,11 +162,16 @@ back25_kernel(const fdwk_img_back_args a, const __grid_constant__ CUtensorMap mu
         float lu[4], lz[4];
         box_lap<R, SW, XL>(a, s, rc, qu, 0, lu);
         box_lap<R, SW, XL>(a, s + G::BOX_FLOATS, rc, qz, 0, lz);
-        float vv[4];
+        wait_tiles(k);
+        const float *t = tiles + ((k - kb) % B::T) * B::TSTAGE + ty * TX + xq;
+        float vv[4], up[4], zp[4];
         {
-            const float4 v4 =
-                *reinterpret_cast<const float4 *>(s + 2 * G::BOX_FLOATS + ty * TX + xq);
+            const float4 v4 = *reinterpret_cast<const float4 *>(t);
+            const float4 u4 = *reinterpret_cast<const float4 *>(t + G::TILE_FLOATS);
+            const float4 z4 = *reinterpret_cast<const float4 *>(t + 2 * G::TILE_FLOATS);
             vv[0] = v4.x, vv[1] = v4.y, vv[2] = v4.z, vv[3] = v4.w;
+            up[0] = u4.x, up[1] = u4.y, up[2] = u4.z, up[3] = u4.w;
+            zp[0] = z4.x, zp[1] = z4.y, zp[2] = z4.z, zp[3] = z4.w;
         }
         const bool zero = a.free_surface && k == 0;
         if (doi) { // the image's term: u[n+1] with z[n+2]
@@ -164,6 +186,8 @@ back25_kernel(const fdwk_img_back_args a, const __grid_constant__ CUtensorMap mu
                     if (in[e]) a.img[o + e] = im[e];
             }
             if (a.ill) {
+                float il[4];
+                load4(a.ill + o, all4, ok, il);
 #pragma unroll
                 for (int e = 0; e < 4; ++e) il[e] = il[e] + qu[e][R] * qu[e][R];
                 if (allin) {
@@ -203,8 +227,9 @@ back25_kernel(const fdwk_img_back_args a, const __grid_constant__ CUtensorMap mu
 #pragma unroll
             for (int d = 0; d < 2 * R; ++d) qu[e][d] = qu[e][d + 1], qz[e][d] = qz[e][d + 1];
         }
-        __syncthreads(); // every thread is done with plane k's stage
+        __syncthreads(); // every thread is done with plane k's stages
         if (tid == 0 && k + S < kl) issue(k + S);
+        if (tid == 0 && k + B::T < ke) issue_tiles(k + B::T);
     }
 }
 
@@ -223,14 +248,16 @@ int launch_back(const fdwk_img_back_args &a, cudaStream_t s)
     fdwk_img_back_args b = a;
     if (b.zchunk <= 0) // 48 planes, fewer where that leaves fewer than two blocks an SM
         b.zchunk = fit_zchunk(48, (long)gx * gy, a.nz, 2L * sm_count(), R);
-    CUtensorMap mu, mz, mv;
+    CUtensorMap mu, mz, mv, muo, mzo;
     int e = make_box_map(&mu, a.u, a.nx, a.ny, a.nz, a.pitch, a.plane, R, G::XL, G::SW, G::SH);
     if (!e)
         e = make_box_map(&mz, a.z, a.nx, a.ny, a.nz, a.pitch, a.plane, R, G::XL, G::SW, G::SH);
     if (!e) e = make_map(&mv, a.vdt2, a.nx, a.ny, a.nz, a.pitch, a.plane, TX, BY);
+    if (!e) e = make_map(&muo, a.uo, a.nx, a.ny, a.nz, a.pitch, a.plane, TX, BY);
+    if (!e) e = make_map(&mzo, a.zo, a.nx, a.ny, a.nz, a.pitch, a.plane, TX, BY);
     if (e) return e;
     dim3 grid(gx, gy, (a.nz + b.zchunk - 1) / b.zchunk);
-    kern<<<grid, dim3(TXV, BY), B::SMEM, s>>>(b, mu, mz, mv);
+    kern<<<grid, dim3(TXV, BY), B::SMEM, s>>>(b, mu, mz, mv, muo, mzo);
     return (int)cudaGetLastError();
 }
 

@@ -188,7 +188,7 @@ if printf '%s\n' "${STAGES[@]}" | grep -qx imgncu; then
 JSON
   (cd "$OUT" && timeout 300 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
      --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats \
-     -k 'regex:back25_kernel|fd25_kernel' -s 30 -c 2 \
+     -k 'regex:back25_kernel' -s 5 -c 1 \
      "$BUILD/engine/fdwave-run" img_ncu.json --backend cuda --quiet --out img_ncu_out > img_ncu.txt 2>&1)
   grep -E "back25_kernel|fd25_kernel|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Issue Slots|Achieved Occupancy|Theoretical Occupancy|Registers Per|L2 Hit|Warp Cycles Per Issued|Stall|No Eligible|One or More" \
     "$OUT/img_ncu.txt" | sed 's/(fdwk_.*//' | cut -c1-160 | head -80 | tee -a "$LOG"
