@@ -43,6 +43,19 @@ __device__ __forceinline__ void store4(float *p, bool all4, const bool (&ok)[4],
 // Two rings: S stages of the two boxes (plane k's x/y neighbours, plane k + R's centre for
 // the queues), and T = 2 stages of plane k's point tiles (V, u[n+2], z[n+3]), filled a
 // plane ahead, so no point value waits on a global load.
+// 4 values at p where in[e] (the interior's points; allin: all four, one 16-byte store).
+__device__ __forceinline__ void store_in(float *p, bool allin, const bool (&in)[4],
+                                         const float (&v)[4])
+{
+    if (allin) {
+        *reinterpret_cast<float4 *>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+            if (in[e]) p[e] = v[e];
+    }
+}
+
 template <int R, int TX, int TY, int L>
 struct back_geom {
     using G = tma_geom<R, TX, TY, L, false>;
@@ -178,25 +191,13 @@ back25_kernel(const fdwk_img_back_args a, const __grid_constant__ CUtensorMap mu
 #pragma unroll
             for (int e = 0; e < 4; ++e)
                 im[e] = im[e] + (a.xcorr ? qu[e][R] * qz[e][R] : lu[e] * qz[e][R]);
-            if (allin) {
-                store4(a.img + o, true, ok, im);
-            } else {
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    if (in[e]) a.img[o + e] = im[e];
-            }
+            store_in(a.img + o, allin, in, im);
             if (a.ill) {
                 float il[4];
                 load4(a.ill + o, all4, ok, il);
 #pragma unroll
                 for (int e = 0; e < 4; ++e) il[e] = il[e] + qu[e][R] * qu[e][R];
-                if (allin) {
-                    store4(a.ill + o, true, ok, il);
-                } else {
-#pragma unroll
-                    for (int e = 0; e < 4; ++e)
-                        if (in[e]) a.ill[o + e] = il[e];
-                }
+                store_in(a.ill + o, allin, in, il);
             }
         }
         {
@@ -214,13 +215,7 @@ back25_kernel(const fdwk_img_back_args a, const __grid_constant__ CUtensorMap mu
             float r[4];
 #pragma unroll
             for (int e = 0; e < 4; ++e) r[e] = zero ? 0.f : (2.f * qu[e][R] - up[e]) + vv[e] * lu[e];
-            if (allin) {
-                store4(a.uo + o, true, ok, r);
-            } else {
-#pragma unroll
-                for (int e = 0; e < 4; ++e)
-                    if (in[e]) a.uo[o + e] = r[e];
-            }
+            store_in(a.uo + o, allin, in, r);
         }
 #pragma unroll
         for (int e = 0; e < 4; ++e) {
