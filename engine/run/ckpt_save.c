@@ -4,9 +4,9 @@
  * (ckpt_writer.h), which writes this process's file: temporary name, checksum, fsync,
  * rename (ckpt_io.h). The loop learns without blocking that the write has ended (in a
  * distributed run through the reduction it makes every step anyway) and then publishes
- * it: the processes agree that every file is complete, rank 0 replaces "current", each
- * removes its older files, the checkpoint callback is called. At most one write is in
- * flight; the image is allocated once per run, on the writer's thread ahead of the first
+ * it: the processes agree that every file is complete, rank 0 replaces "current", the
+ * checkpoint callback is called, and each process's older files are removed by the
+ * writer's thread (their unlink can take seconds). At most one write is in flight; the image is allocated once per run, on the writer's thread ahead of the first
  * checkpoint where it can be (see maybe_prepare). */
 #include "core/error.h"
 #include "core/limits.h"
@@ -25,12 +25,14 @@
 typedef fdw_run_state run;
 
 /* What the writer's thread was last given (JOB_NONE once collected). */
-enum { JOB_NONE, JOB_PREPARE, JOB_WRITE };
+enum { JOB_NONE, JOB_PREPARE, JOB_WRITE, JOB_REMOVE };
 
 struct fdw_ckpt_save {
     fdw_ckpt_writer *writer;
     const fdw_backend *be;     /* prepare's target */
     void *ctx;
+    const run *r;              /* the removal's directory and rank */
+    long keep;                 /* the removal's checkpoint to keep */
     int job;
     /* the write in flight: read by the writer's thread from submit until it ends */
     long step;
@@ -76,6 +78,26 @@ static fdw_status write_job(void *arg, fdw_error *err)
     return st;
 }
 
+/* The files of older checkpoints removed (after a publication): a large file's unlink
+ * takes seconds where its pages are cached, so it runs beside the loop. */
+static fdw_status remove_job(void *arg, fdw_error *err)
+{
+    (void)err;
+    const struct fdw_ckpt_save *s = arg;
+    fdw_ckpt_remove_files(s->r, s->keep);
+    return FDW_OK;
+}
+
+/* Collect a removal that has ended, or (wait) the one in flight. */
+static void finish_remove(struct fdw_ckpt_save *s, int wait)
+{
+    if (!s || s->job != JOB_REMOVE || (!wait && fdw_ckpt_writer_busy(s->writer)))
+        return;
+    fdw_error e;
+    fdw_ckpt_writer_wait(s->writer, &e);
+    s->job = JOB_NONE;
+}
+
 /* The writer's thread, started at first use. */
 static fdw_status open_save(run *r, fdw_error *err)
 {
@@ -86,6 +108,7 @@ static fdw_status open_save(run *r, fdw_error *err)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL, "out of host memory for checkpoints");
     s->be = r->be;
     s->ctx = r->ctx;
+    s->r = r;
     s->step = -1;
     const fdw_status st = fdw_ckpt_writer_start(&s->writer, err);
     if (st != FDW_OK) {
@@ -106,8 +129,9 @@ static fdw_status not_written(long step, fdw_status st, fdw_error *err)
 
 /* The write in flight has ended on this process with status st (collected): agree with
  * the other processes; when every file is complete, rank 0 makes the checkpoint current
- * and each removes its older files; otherwise each removes its file (the previous
- * checkpoint stays current) and the failure is returned. Collective. */
+ * and each has its older files removed by the writer's thread (remove_job); otherwise
+ * each removes its file (the previous checkpoint stays current) and the failure is
+ * returned. Collective. */
 static fdw_status publish(run *r, fdw_status st, fdw_error *err)
 {
     struct fdw_ckpt_save *s = r->ckpt.save;
@@ -131,10 +155,12 @@ static fdw_status publish(run *r, fdw_status st, fdw_error *err)
         unlink(s->path);
         return st;
     }
-    fdw_ckpt_remove_files(r, step);
     r->ckpt.written = step;
     s->pause_s += fdw_now() - t0; /* the loop's part of the work too */
     fdw_ckpt_report(r, 0, step, s->t_end - s->t0, s->pause_s);
+    s->keep = step;
+    s->job = JOB_REMOVE;
+    fdw_ckpt_writer_submit(s->writer, remove_job, s);
     return FDW_OK;
 }
 
@@ -201,6 +227,7 @@ fdw_status fdw_checkpoint_poll(run *r, long done, int *due, fdw_error *err)
     /* the flag and whether this process still writes, in one reduction: the largest flag
      * wins, and where none is due the low bit says whether any process still writes */
     struct fdw_ckpt_save *s = r->ckpt.save;
+    finish_remove(s, 0);
     const int writing = s && s->job == JOB_WRITE;
     int v = 2 * flag + (writing && fdw_ckpt_writer_busy(s->writer));
     if (r->comm && r->comm->allreduce_max(r->comm, &v) != 0)
@@ -227,6 +254,8 @@ fdw_status fdw_checkpoint_write(run *r, fdw_error *err)
         st = finish_write(r, "the next checkpoint", err);
     else if (st == FDW_OK && s->job == JOB_PREPARE)
         st = finish_prepare(s, err);
+    if (st == FDW_OK)
+        finish_remove(s, 1); /* (the publication just made may have started one) */
     const double t0 = fdw_now();
     if (st == FDW_OK) {
         s->step = step;
@@ -256,6 +285,7 @@ fdw_status fdw_checkpoint_write(run *r, fdw_error *err)
 fdw_status fdw_checkpoint_settle(run *r, fdw_status st, fdw_error *err)
 {
     struct fdw_ckpt_save *s = r->ckpt.save;
+    finish_remove(s, 1);
     if (!s || s->job == JOB_NONE)
         return st;
     fdw_error e;

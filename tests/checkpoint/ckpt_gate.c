@@ -1,12 +1,14 @@
 /* ckpt_gate.c — the tests' fsync, which holds checkpoint files' when armed (see
- * ckpt_gate.h). A hold waits for a release token; tokens given before the write gets
- * there are kept for it. The real fsync is the system call. */
+ * ckpt_gate.h), and their unlink, which notes which thread removes a finished checkpoint
+ * file. A hold waits for a release token; tokens given before the write gets there are
+ * kept for it. The real calls are the system calls. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "ckpt_gate.h"
 #include "ckpt_util.h"
 
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -92,4 +94,37 @@ int fsync(int fd)
         pthread_mutex_unlock(&g_mu);
     }
     return (int)syscall(SYS_fsync, fd);
+}
+
+static pid_t g_unlinkers[64]; /* the threads that removed finished checkpoint files */
+static int g_nunlinks;
+
+void ckpt_gate_unlinks_reset(void)
+{
+    pthread_mutex_lock(&g_mu);
+    g_nunlinks = 0;
+    pthread_mutex_unlock(&g_mu);
+}
+
+int ckpt_gate_unlinks(pid_t *tids, int max)
+{
+    pthread_mutex_lock(&g_mu);
+    const int n = g_nunlinks < max ? g_nunlinks : max;
+    for (int i = 0; i < n; i++)
+        tids[i] = g_unlinkers[i];
+    pthread_mutex_unlock(&g_mu);
+    return n;
+}
+
+int unlink(const char *path)
+{
+    const char *name = strrchr(path, '/');
+    name = name ? name + 1 : path;
+    if (fnmatch("ckpt-*.r*", name, 0) == 0 && fnmatch("*.tmp", name, 0) != 0) {
+        pthread_mutex_lock(&g_mu);
+        if (g_nunlinks < (int)(sizeof g_unlinkers / sizeof *g_unlinkers))
+            g_unlinkers[g_nunlinks++] = (pid_t)syscall(SYS_gettid);
+        pthread_mutex_unlock(&g_mu);
+    }
+    return (int)syscall(SYS_unlinkat, AT_FDCWD, path, 0);
 }

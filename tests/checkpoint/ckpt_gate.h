@@ -9,6 +9,8 @@
 #ifndef FDW_TEST_CKPT_GATE_H
 #define FDW_TEST_CKPT_GATE_H
 
+#include <sys/types.h>
+
 /* Hold the fsync of the checkpoint files after the next `skip` ones: n of them (n < 0:
  * every one). */
 void ckpt_gate_hold(int skip, int n);
@@ -27,5 +29,11 @@ void ckpt_gate_on_log(const char *msg);
  * (ckpt_util.h): 0 until its stop_at-th poll, then, once a write is held, 1 (cancelled is
  * polled before each step, so its call k comes with k - 1 steps done; suspend after). */
 int ckpt_gate_stop(void *user);
+
+/* The tests' unlink notes the thread of each removal of a finished checkpoint file
+ * ("ckpt-*.r*", not a temporary): forget those noted; the first max of them into tids,
+ * their count. */
+void ckpt_gate_unlinks_reset(void);
+int ckpt_gate_unlinks(pid_t *tids, int max);
 
 #endif
