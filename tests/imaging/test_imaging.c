@@ -17,7 +17,10 @@
  *   - with a CPML, the forward field's traces (gradient's predicted ones) equal to the
  *     acoustic kind's bit for bit, and the memory estimate counting the CPML's memory
  *     variables in the checkpoints and the store;
- *   - refusals, each naming its field; and the engine's step count. */
+ *   - the boundary reconstruction scheme against the checkpoints (dot product with dv in
+ *     the interior, image, gradient, misfit) and "reconstruction": "auto"'s choice;
+ *   - refusals, each naming its field; and the engine's step count. The exactness tests
+ *     pin "reconstruction": "checkpoints". */
 #include "fdwave/fdwave.h"
 #include "kinds/imaging/imaging.h"
 
