@@ -19,12 +19,14 @@
  * -v^3 / 2 times it. lap is the scheme's Laplacian (its coefficients, the free surface's
  * odd mirror), computed apart from the update with a fixed order of operations.
  *
- * The background field u[n] is needed backwards in time while z runs: the forward pass
- * keeps u at every L-th step (a checkpoint of u[n] and u[n-1]), and the backward pass
- * steps each segment of L steps forward again from its checkpoint into a store of L
- * fields, then runs z through it (imaging_plan.c chooses L: about sqrt(2 N), the least
- * memory for two forward passes and one adjoint). With a CPML the checkpoints keep u's
- * memory variables too and the store each step's layer term. */
+ * The background field u[n] is needed backwards in time while z runs (imaging_recon.h
+ * chooses how). Checkpoints: the forward pass keeps u at every L-th step (a checkpoint of
+ * u[n] and u[n-1]), and the backward pass steps each segment of L steps forward again from
+ * its checkpoint into a store of L fields, then runs z through it (imaging_sched.c's L:
+ * about sqrt(2 N), the least memory for two forward passes and one adjoint); with a CPML
+ * the checkpoints keep u's memory variables too and the store each step's layer term.
+ * Boundary: the forward pass saves the band around the interior every step, and the
+ * backward pass steps u back on the interior beside z, the band put back each step. */
 #ifndef FDW_IMAGING_H
 #define FDW_IMAGING_H
 
