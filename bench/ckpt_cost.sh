@@ -5,7 +5,8 @@
 # (manifest's elapsed_s) and their difference per checkpoint, and the engine's own figures
 # from its "checkpoint written" lines: how long the loop paused for each checkpoint (the
 # copy into host memory, and any wait for the previous write) and how long its file took
-# to write while the loop went on. For the pause to be the whole cost, CS steps must take
+# to write while the loop went on; and from its info lines how fast the loop stepped while
+# each file was written, against before it. For the pause to be the whole cost, CS steps must take
 # longer than one write (else the next checkpoint waits for it: that shows as pause).
 #
 # Usage: bench/ckpt_cost.sh BUILD_DIR [cpu|cuda]
@@ -54,17 +55,23 @@ def load(name):
 plain = [load("plain%d" % r) for r in range(1, runs + 1)]
 withc = [load("with%d" % r) for r in range(1, runs + 1)]
 cks = []  # (MiB, write seconds, loop paused seconds)
+paces = []  # (ms a step while a write ran, ms a step before it)
 for r in range(1, runs + 1):
     err = open("%s/with%d.err" % (work, r), errors="replace").read()
     # (an fdwave-run that wrote its checkpoints in the loop says no pause: it is the write)
     cks += [(float(m.group(1)), float(m.group(2)), float(m.group(3) or m.group(2))) for m in
             re.finditer(r"checkpoint written at step \d+ of \d+ \(([\d.]+) MiB, ([\d.]+) s"
                         r"(?:; the loop paused ([\d.]+) s)?\)", err)]
+    paces += [(float(m.group(1)), float(m.group(2))) for m in
+              re.finditer(r"steps at ([\d.]+) ms a step while it was written \(([\d.]+) ms a "
+                          r"step before it\)", err)]
 rec = {"what": "checkpoint cost, fdwave-run --backend %s (bench/ckpt_cost.sh)" % backend,
        "gpu": gpu, "job": {"kind": "acoustic", "order": 8, "grid": [n, n, n], "nt": nt,
                            "boundary": "cpml 16"},
        "checkpoint_steps": cs, "runs": runs, "plain": plain, "with_checkpoints": withc,
        "checkpoints": [{"mib": m, "write_seconds": w, "loop_paused_seconds": p} for m, w, p in cks]}
+for c, (dur, bef) in zip(rec["checkpoints"], paces if len(paces) == len(cks) else []):
+    c.update({"ms_per_step_while_written": dur, "ms_per_step_before": bef})
 tp = [p["elapsed_s"] for p in plain if "elapsed_s" in p]
 tw = [w["elapsed_s"] for w in withc if "elapsed_s" in w]
 per_run = len(cks) // runs
@@ -86,6 +93,11 @@ if cks and len(tp) == runs and len(tw) == runs and per_run:
           "its file written in %.3f s meanwhile; %.4f s a step; at an interval of 600 s: %.2f%% "
           "of the job's time" % (paused, diff, rec["write_seconds"], rec["step_seconds"],
                                   100 * rec["fraction_at_600s"]))
+    if len(paces) == len(cks):
+        rec.update({"ms_per_step_while_written": statistics.median(d for d, _ in paces),
+                    "ms_per_step_before": statistics.median(b for _, b in paces)})
+        print("the loop's steps: %.3f ms while a file was written, %.3f ms before (medians)"
+              % (rec["ms_per_step_while_written"], rec["ms_per_step_before"]))
 else:
     rec["error"] = "no checkpoint figures: see the runs' logs"
     print(rec["error"], [p.get("status") for p in plain], [w.get("status") for w in withc])

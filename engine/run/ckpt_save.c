@@ -44,6 +44,10 @@ struct fdw_ckpt_save {
     double pause_s;            /* how long the loop stopped for it (the capture, the wait
                                   for the previous write, its own publication) */
     double t_end;              /* writer: when its file was complete (or failed) */
+    /* the loop's pace around a write (step_rates): the last publication (or the loop's
+     * start), and the write's submission */
+    double t_mark, t_sub;
+    long step_mark, step_sub;
 };
 
 static const fdw_checkpoint_opts *opts_of(const run *r)
@@ -110,6 +114,8 @@ static fdw_status open_save(run *r, fdw_error *err)
     s->ctx = r->ctx;
     s->r = r;
     s->step = -1;
+    s->t_mark = r->meter.t_start;
+    s->step_mark = r->steps_done;
     const fdw_status st = fdw_ckpt_writer_start(&s->writer, err);
     if (st != FDW_OK) {
         free(s);
@@ -117,6 +123,21 @@ static fdw_status open_save(run *r, fdw_error *err)
     }
     r->ckpt.save = s;
     return FDW_OK;
+}
+
+/* How fast the loop stepped while the write just published went on, against before it
+ * (since the previous publication or the loop's start): a write that slows the steps
+ * shows here, where the pause does not. An info line; the marks move on. */
+static void step_rates(run *r, struct fdw_ckpt_save *s, long step)
+{
+    const double now = fdw_now(), before = s->t_sub - s->t_mark, during = now - s->t_sub;
+    const long nb = s->step_sub - s->step_mark, nd = r->steps_done - s->step_sub;
+    if (nb > 0 && nd > 0 && before > 0.0 && during > 0.0)
+        fdw_run_log(r, FDW_LOG_INFO, "checkpoint of step %ld: the loop ran %ld steps at %.3f "
+                    "ms a step while it was written (%.3f ms a step before it)", step, nd,
+                    1e3 * during / (double)nd, 1e3 * before / (double)nb);
+    s->t_mark = now;
+    s->step_mark = r->steps_done;
 }
 
 /* Prefix err's message with which checkpoint could not be written. */
@@ -158,6 +179,7 @@ static fdw_status publish(run *r, fdw_status st, fdw_error *err)
     r->ckpt.written = step;
     s->pause_s += fdw_now() - t0; /* the loop's part of the work too */
     fdw_ckpt_report(r, 0, step, s->t_end - s->t0, s->pause_s);
+    step_rates(r, s, step);
     s->keep = step;
     s->job = JOB_REMOVE;
     fdw_ckpt_writer_submit(s->writer, remove_job, s);
@@ -277,6 +299,8 @@ fdw_status fdw_checkpoint_write(run *r, fdw_error *err)
     r->ckpt.t_last = fdw_now();
     s->t0 = t0;
     s->pause_s = r->ckpt.t_last - t_in;
+    s->t_sub = r->ckpt.t_last;
+    s->step_sub = step;
     s->job = JOB_WRITE;
     fdw_ckpt_writer_submit(s->writer, write_job, s);
     return FDW_OK;
