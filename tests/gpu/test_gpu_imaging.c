@@ -19,19 +19,12 @@
 #include <unistd.h>
 
 #include "fdwave/fdwave.h"
+#include "img_check.h"
 
 static char g_dir[64];
 
 static const char *const BOUNDARY[] = {"sponge", "cpml"};
 static const char *const RECON[] = {"checkpoints", "boundary"};
-
-static void write_f32(const char *path, const float *v, size_t n)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(v, sizeof *v, n, f), n);
-    ck_assert_int_eq(fclose(f), 0);
-}
 
 static unsigned char *slurp(const char *path, size_t *len)
 {
@@ -93,17 +86,6 @@ static void same(const char *a, const char *b, const char *name)
     free(x), free(y);
 }
 
-static double misfit(const char *out)
-{
-    char path[200];
-    snprintf(path, sizeof path, "%s/%s/manifest.json", g_dir, out);
-    json_t *m = json_load_file(path, 0, NULL);
-    ck_assert_ptr_nonnull(m);
-    const double j = json_number_value(json_object_get(json_object_get(m, "result"), "misfit"));
-    json_decref(m);
-    return j;
-}
-
 #define N 40
 /* The shot: 40^3, a velocity gradient, an absorbing layer of type bnd 8 points wide, the
  * free surface or not, 400 steps (15 segments of 28). */
@@ -135,8 +117,8 @@ START_TEST(test_gpu_equals_cpu)
         s = s * 1664525u + 1013904223u;
         dv[q] = (float)((int)(s >> 9) % 41 - 20);
     }
-    write_f32(model, v, n);
-    write_f32(dvp, dv, n);
+    img_write_f32(model, v, n);
+    img_write_f32(dvp, dv, n);
     free(v), free(dv);
     for (int fs = 0; fs < 2; fs++) {
         printf("%s, %s:\n", bnd, fs ? "free surface" : "absorbing all round");
@@ -171,8 +153,8 @@ START_TEST(test_gpu_equals_cpu)
             run("grad_gpu", FDW_BACKEND_CUDA, json);
             same("grad_gpu", "grad_cpu", "gradient.f32");
             same("grad_gpu", "grad_cpu", "gather.f32");
-            printf("  misfit: cuda %.17g, cpu %.17g\n", misfit("grad_gpu"), misfit("grad_cpu"));
-            ck_assert(misfit("grad_gpu") == misfit("grad_cpu"));
+            printf("  misfit: cuda %.17g, cpu %.17g\n", img_misfit(g_dir, "grad_gpu"), img_misfit(g_dir, "grad_cpu"));
+            ck_assert(img_misfit(g_dir, "grad_gpu") == img_misfit(g_dir, "grad_cpu"));
         }
     }
 }
@@ -205,7 +187,7 @@ START_TEST(test_gpu_dot_product)
         s = s * 1664525u + 1013904223u;
         d[i] = (float)(bd[i] + rms * (((s >> 8) & 0xffff) / 32768.0 - 1.0));
     }
-    write_f32(dp, d, nd);
+    img_write_f32(dp, d, nd);
     snprintf(extra, sizeof extra, ", \"data\": {\"path\": \"%s\"}, \"reconstruction\": "
              "\"checkpoints\"", dp);
     shot(json, sizeof json, "rtm", model, bnd, 1, extra);
@@ -281,7 +263,7 @@ START_TEST(test_small)
     float z[2 * 61];
     for (int i = 0; i < 2 * 61; i++)
         z[i] = (float)(i % 7) - 3.0f;
-    write_f32(zp, z, 2 * 61);
+    img_write_f32(zp, z, 2 * 61);
     snprintf(json, sizeof json,
              "{\"kind\": \"rtm\", \"grid\": {\"nx\": 24, \"ny\": 20, \"nz\": 22, \"dx\": 10, "
              "\"dy\": 10, \"dz\": 10}, \"velocity\": {\"type\": \"constant\", \"value\": "

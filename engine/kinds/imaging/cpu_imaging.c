@@ -158,22 +158,24 @@ static void inject_adjoint(const img_cpu *c, float *buf, long m)
                            c->rt_adj[t];
 }
 
-/* out = the scheme's Laplacian of buf (mirrored first) at every owned point, in the
- * order ((c0 u + x terms) + y terms) + z terms. */
-static void laplacian(const img_cpu *c, float *buf, float *out)
+/* out = the scheme's Laplacian of buf (mirrored first) at the points of the box [lo, hi)
+ * (NULL: every owned point), in the order ((c0 u + x terms) + y terms) + z terms. */
+static void laplacian(const img_cpu *c, float *buf, float *out, const int *lo, const int *hi)
 {
     mirror(c, buf);
     const fdw_img_data *d = c->d;
     const float c0 = (d->cx[0] + d->cy[0]) + d->cz[0];
     const int R = c->r;
     const ptrdiff_t sy = c->px, sz = c->plane;
+    const int all_lo[3] = {0, 0, 0}, all_hi[3] = {c->nx, c->ny, c->nz};
+    const int *a = lo ? lo : all_lo, *b = hi ? hi : all_hi;
 #pragma omp parallel for collapse(2) schedule(static)
-    for (int k = 0; k < c->nz; k++)
-        for (int j = 0; j < c->ny; j++) {
+    for (int k = a[2]; k < b[2]; k++)
+        for (int j = a[1]; j < b[1]; j++) {
             const ptrdiff_t o = c->origin + k * sz + j * sy;
             const float *u = buf + o;
             float *l = out + o;
-            for (int i = 0; i < c->nx; i++) {
+            for (int i = a[0]; i < b[0]; i++) {
                 float lx = 0.0f, ly = 0.0f, lz = 0.0f;
                 for (int m = 1; m <= R; m++) {
                     lx += d->cx[m] * (u[i + m] + u[i - m]);
@@ -190,7 +192,7 @@ static void laplacian(const img_cpu *c, float *buf, float *out)
 /* u and du one step on, du's source dV (lap u + the layer term of u's step). */
 static void born_step(img_cpu *c, long it)
 {
-    laplacian(c, c->u[c->cu], c->lap);
+    laplacian(c, c->u[c->cu], c->lap, NULL, NULL);
     update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
     inject_source(c, c->u[1 - c->cu], it, 1.0f);
     if (c->mu)
@@ -310,7 +312,7 @@ static void adjoint_step(img_cpu *c, const img_unit *u)
     const float *z = c->w[c->cw];
     const int xcorr = c->d->condition == IMG_COND_XCORR, ill = c->d->illumination;
     if (!xcorr)
-        laplacian(c, un, c->lap);
+        laplacian(c, un, c->lap, NULL, NULL);
 #pragma omp parallel for collapse(2) schedule(static)
     for (int k = c->k0; k < c->nz; k++)
         for (int j = 0; j < c->ny; j++) {
@@ -339,8 +341,8 @@ static void back_step(img_cpu *c, const img_unit *u)
     const float *z = c->w[c->cw];
     if (u->back) {
         inject_source(c, up, n + 1, -1.0f);
-        laplacian(c, un, c->lap);
         const img_band *g = &c->band;
+        laplacian(c, un, c->lap, g->lo, g->hi); /* the interior: all that reads it */
         const int xcorr = c->d->condition == IMG_COND_XCORR, ill = c->d->illumination;
 #pragma omp parallel for collapse(2) schedule(static)
         for (int k = g->lo[2]; k < g->hi[2]; k++)
@@ -608,9 +610,8 @@ static int set_passes(img_cpu *c)
     if (boundary) {
         const int dims[3] = {c->nx, c->ny, c->nz};
         img_band_init(&c->band, c->d->ilo, c->d->ihi, dims, c->r);
-        const long slots = c->d->nt > 2 ? c->d->nt - 2 : 0;
-        if (slots > 0 && c->band.points > 0 &&
-            !(c->bands = alloc_field(c, (size_t)slots * (size_t)c->band.points)))
+        const uint64_t floats = img_band_floats(&c->band, c->d->nt);
+        if (floats > 0 && !(c->bands = alloc_field(c, (size_t)floats)))
             return -1;
     }
     c->ck = calloc((size_t)(nck + 1), sizeof *c->ck);

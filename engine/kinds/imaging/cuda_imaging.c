@@ -559,8 +559,7 @@ static fdw_status check_fits(img_gpu *c, int *rc, fdw_error *err)
     img_pml g;
     fdw_img_pml_init(&g, &c->prob, c->L.pitch, c->L.plane);
     const int boundary = !born && c->d->recon == IMG_RECON_BOUNDARY;
-    const uint64_t bands = boundary && c->d->nt > 2
-                               ? 4 * c->band.points * (uint64_t)(c->d->nt - 2) : 0;
+    const uint64_t bands = boundary ? 4 * img_band_floats(&c->band, c->d->nt) : 0;
     const uint64_t need = fb * (uint64_t)(5 + (born ? 2 : boundary ? 0 : c->nck + c->sched.L)) +
                           (born ? 0 : fb * (c->d->illumination ? 2 : 1)) + bands +
                           4 * fdw_img_pml_floats(g.count, c->d->mode, c->sched.K,
@@ -769,9 +768,9 @@ static int set_passes(img_gpu *c, tap_stage *t)
         rc = dalloc(c, (void **)&c->ck[i], c->L.total * sizeof(float));
     for (int i = 0; i < nstore && !rc; i++)
         rc = zero_field(c, &c->store[i]);
-    const long slots = c->d->nt > 2 ? c->d->nt - 2 : 0;
-    if (!rc && boundary && slots > 0 && c->band.points > 0)
-        rc = dalloc(c, (void **)&c->bands, (size_t)slots * c->band.points * sizeof(float));
+    const uint64_t floats = boundary ? img_band_floats(&c->band, c->d->nt) : 0;
+    if (!rc && floats > 0)
+        rc = dalloc(c, (void **)&c->bands, (size_t)floats * sizeof(float));
     if (!rc && c->pml.g.on && !boundary)
         rc = set_pml_passes(c);
     c->res.image = malloc(n * sizeof(float));

@@ -38,6 +38,11 @@ void img_band_init(img_band *g, const int lo[3], const int hi[3], const int n[3]
     g->points = box - in;
 }
 
+uint64_t img_band_floats(const img_band *g, long nt)
+{
+    return g->points * (uint64_t)(nt > 2 ? nt - 2 : 0);
+}
+
 void img_band_copy(const img_band *g, float *field, ptrdiff_t sy, ptrdiff_t sz, float *store,
                    int save)
 {
@@ -62,15 +67,15 @@ void img_band_copy(const img_band *g, float *field, ptrdiff_t sy, ptrdiff_t sz, 
         }
 }
 
-/* The band's points of a spec. */
-static uint64_t band_points(const fdw_spec *s)
+/* The band of a spec. */
+static img_band band_of(const fdw_spec *s)
 {
     int lo[3], hi[3];
     const int n[3] = {s->nx, s->ny, s->nz};
     img_band g;
     fdw_img_interior(s, lo, hi);
     img_band_init(&g, lo, hi, n, s->radius);
-    return g.points;
+    return g;
 }
 
 uint64_t fdw_img_field_bytes(const fdw_spec *s)
@@ -86,9 +91,10 @@ uint64_t fdw_img_recon_bytes(const fdw_spec *s, img_mode mode, int term, img_rec
     if (mode == IMG_BORN)
         return 0;
     const uint64_t P = fdw_img_pml_points(s);
-    if (r == IMG_RECON_BOUNDARY) /* the bands of u[1] .. u[nt-2]; u's and z's CPML sets */
-        return 4 * band_points(s) * (uint64_t)(s->nt > 2 ? s->nt - 2 : 0) +
-               4 * fdw_img_pml_floats(P, mode, 1, 0, 0);
+    if (r == IMG_RECON_BOUNDARY) { /* the bands; u's and z's CPML sets */
+        const img_band g = band_of(s);
+        return 4 * img_band_floats(&g, s->nt) + 4 * fdw_img_pml_floats(P, mode, 1, 0, 0);
+    }
     const int L = fdw_img_segment(s->nt);
     const long K = (s->nt + L - 1) / L;
     return fdw_img_field_bytes(s) * ((uint64_t)(K > 2 ? 2 * (K - 2) : 0) + (uint64_t)L) +

@@ -27,6 +27,9 @@ typedef struct img_band {
 } img_band;
 
 void img_band_init(img_band *g, const int lo[3], const int hi[3], const int n[3], int r);
+/* Floats of all the bands a run of nt steps saves (those of u[1] .. u[nt-2], the slots of
+ * imaging_sched.c's boundary units). */
+uint64_t img_band_floats(const img_band *g, long nt);
 /* The band of a field (point (0,0,0) at field; row and plane strides sy, sz) into store
  * (save) or back from it, row by row of the grown box (the CPU engine's order). */
 void img_band_copy(const img_band *g, float *field, ptrdiff_t sy, ptrdiff_t sz, float *store,
