@@ -156,13 +156,15 @@ back25_kernel(const fdwk_img_back_args a, const __grid_constant__ CUtensorMap mu
     for (int p = kb; p < kb + R && p < kl; ++p) wait(p);
 
     const int rc = (ty + R) * SW + xq;
+    // whether plane k takes the image's term (and steps u back: dou)
+    auto takes = [&](int k) { return k >= a.box.lo[2] && k < a.box.hi[2] && k >= a.k0; };
+    // the image's values a plane ahead: their load flies through a whole plane's work
+    float im[4];
+    if (a.do_img && takes(kb)) load4(a.img + (long)kb * plane + col, all4, ok, im);
     for (int k = kb; k < ke; ++k) {
-        // the sums' values first, so their loads fly while the stages' copies land
         const long o = (long)k * plane + col;
         const bool kin = k >= a.box.lo[2] && k < a.box.hi[2];
-        const bool dou = a.do_u && kin, doi = a.do_img && kin && k >= a.k0;
-        float im[4];
-        if (doi) load4(a.img + o, all4, ok, im);
+        const bool dou = a.do_u && kin, doi = a.do_img && takes(k);
         wait(k + R);
         {
             const float *head = ring + ((k + R - kb) % S) * B::STAGE;
@@ -200,6 +202,7 @@ back25_kernel(const fdwk_img_back_args a, const __grid_constant__ CUtensorMap mu
                 store_in(a.ill + o, allin, in, il);
             }
         }
+        if (a.do_img && k + 1 < ke && takes(k + 1)) load4(a.img + o + plane, all4, ok, im);
         {
             const float qzk = sponge ? a.qz[k] : 0.f;
             float r[4];
@@ -258,43 +261,48 @@ int launch_back(const fdwk_img_back_args &a, cudaStream_t s)
 
 // Band point idx's (i, j, k): first the rows of the grown box wholly in the band (the
 // planes below the interior, the rows beside it in its planes, the planes above), then
-// the two pieces of each row through the interior.
+// the two pieces of each row through the interior. I is the index type: 32 bits where
+// the band's points allow (the divisions are most of the copy's work; 64-bit ones cost
+// several times as much).
+template <typename I>
 struct band_shape {
     fdwk_img_box b;
-    long long nlow, nmid, nfull; // rows below, rows beside; points of whole rows
-    int DW, DH, IH, PW;
+    I nlow, nmid, nfull; // rows below, rows beside; points of whole rows
+    I DW, DH, IH, PW;
 };
 
-__device__ __forceinline__ void band_point(const band_shape &g, long long idx, int &i, int &j,
-                                           int &k)
+template <typename I>
+__device__ __forceinline__ void band_point(const band_shape<I> &g, I idx, int &i, int &j, int &k)
 {
     const fdwk_img_box &b = g.b;
     if (idx < g.nfull) {
-        const long long r = idx / g.DW;
+        const I r = idx / g.DW;
         i = b.dlo[0] + (int)(idx - r * g.DW);
         if (r < g.nlow) {
-            k = b.dlo[2] + (int)(r / g.DH), j = b.dlo[1] + (int)(r % g.DH);
+            const I q = r / g.DH;
+            k = b.dlo[2] + (int)q, j = b.dlo[1] + (int)(r - q * g.DH);
         } else if (r < g.nlow + g.nmid) {
-            const long long t = r - g.nlow;
-            const int side = g.DH - g.IH, m = (int)(t % side), below = b.lo[1] - b.dlo[1];
-            k = b.lo[2] + (int)(t / side);
+            const I t = r - g.nlow, side = g.DH - g.IH, q = t / side;
+            const int m = (int)(t - q * side), below = b.lo[1] - b.dlo[1];
+            k = b.lo[2] + (int)q;
             j = m < below ? b.dlo[1] + m : b.hi[1] + (m - below);
         } else {
-            const long long t = r - g.nlow - g.nmid;
-            k = b.hi[2] + (int)(t / g.DH), j = b.dlo[1] + (int)(t % g.DH);
+            const I t = r - g.nlow - g.nmid, q = t / g.DH;
+            k = b.hi[2] + (int)q, j = b.dlo[1] + (int)(t - q * g.DH);
         }
     } else {
-        const long long t = idx - g.nfull, rr = t / g.PW;
+        const I t = idx - g.nfull, rr = t / g.PW, q = rr / g.IH;
         const int x = (int)(t - rr * g.PW), left = b.lo[0] - b.dlo[0];
-        k = b.lo[2] + (int)(rr / g.IH), j = b.lo[1] + (int)(rr % g.IH);
+        k = b.lo[2] + (int)q, j = b.lo[1] + (int)(rr - q * g.IH);
         i = x < left ? b.dlo[0] + x : b.hi[0] + (x - left);
     }
 }
 
-__global__ void band_kernel(float *field, float *store, band_shape g, long pitch, long plane,
-                            long long points, int save)
+template <typename I>
+__global__ void band_kernel(float *field, float *store, band_shape<I> g, long pitch, long plane,
+                            I points, int save)
 {
-    const long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const I idx = (I)blockIdx.x * blockDim.x + threadIdx.x;
     if (idx >= points) return;
     int i, j, k;
     band_point(g, idx, i, j, k);
@@ -303,6 +311,23 @@ __global__ void band_kernel(float *field, float *store, band_shape g, long pitch
         store[idx] = *f;
     else
         *f = store[idx];
+}
+
+template <typename I>
+int launch_band(float *field, float *store, const fdwk_img_box *b, long pitch, long plane,
+                long long points, int save, cudaStream_t s)
+{
+    band_shape<I> g;
+    g.b = *b;
+    g.DW = b->dhi[0] - b->dlo[0], g.DH = b->dhi[1] - b->dlo[1];
+    g.IH = b->hi[1] - b->lo[1], g.PW = g.DW - (b->hi[0] - b->lo[0]);
+    g.nlow = (I)(b->lo[2] - b->dlo[2]) * g.DH;
+    g.nmid = (I)(b->hi[2] - b->lo[2]) * (g.DH - g.IH);
+    g.nfull = (g.nlow + g.nmid + (I)(b->dhi[2] - b->hi[2]) * g.DH) * g.DW;
+    const int threads = 256;
+    const unsigned blocks = (unsigned)((points + threads - 1) / threads);
+    band_kernel<I><<<blocks, threads, 0, s>>>(field, store, g, pitch, plane, (I)points, save);
+    return (int)cudaGetLastError();
 }
 
 } // namespace
@@ -329,16 +354,9 @@ extern "C" int fdwk_img_band(float *field, float *store, const fdwk_img_box *b, 
                              long plane, long long points, int save, fdwk_stream st)
 {
     if (points <= 0) return 0;
-    fdwk::band_shape g;
-    g.b = *b;
-    g.DW = b->dhi[0] - b->dlo[0], g.DH = b->dhi[1] - b->dlo[1];
-    g.IH = b->hi[1] - b->lo[1], g.PW = g.DW - (b->hi[0] - b->lo[0]);
-    g.nlow = (long long)(b->lo[2] - b->dlo[2]) * g.DH;
-    g.nmid = (long long)(b->hi[2] - b->lo[2]) * (g.DH - g.IH);
-    g.nfull = (g.nlow + g.nmid + (long long)(b->dhi[2] - b->hi[2]) * g.DH) * g.DW;
-    const int threads = 256;
-    const unsigned blocks = (unsigned)((points + threads - 1) / threads);
-    fdwk::band_kernel<<<blocks, threads, 0, (cudaStream_t)st>>>(field, store, g, pitch, plane,
-                                                                points, save);
-    return (int)cudaGetLastError();
+    const cudaStream_t s = (cudaStream_t)st;
+    return points < (1LL << 32) - 256
+               ? fdwk::launch_band<unsigned>(field, store, b, pitch, plane, points, save, s)
+               : fdwk::launch_band<unsigned long long>(field, store, b, pitch, plane, points,
+                                                       save, s);
 }

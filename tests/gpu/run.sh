@@ -192,6 +192,13 @@ JSON
      "$BUILD/engine/fdwave-run" img_ncu.json --backend cuda --quiet --out img_ncu_out > img_ncu.txt 2>&1)
   grep -E "back25_kernel|fd25_kernel|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Issue Slots|Achieved Occupancy|Theoretical Occupancy|Registers Per|L2 Hit|Warp Cycles Per Issued|Stall|No Eligible|One or More" \
     "$OUT/img_ncu.txt" | sed 's/(fdwk_.*//' | cut -c1-160 | head -80 | tee -a "$LOG"
+  # Every kernel of two forward steps (after 20) and two backward steps (after 20 of the
+  # 40): what a step costs besides its main kernel (the band's copies, the injections).
+  for skip in 60 200; do
+    (cd "$OUT" && timeout 200 ncu --section SpeedOfLight -s $skip -c 8 \
+       "$BUILD/engine/fdwave-run" img_ncu.json --backend cuda --quiet --out img_ncu_out2 > img_ncu_all_$skip.txt 2>&1)
+    grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput" "$OUT/img_ncu_all_$skip.txt" | sed 's/(fdwk_.*//; s/(float \*.*//' | cut -c1-120 | tee -a "$LOG"
+  done
 fi
 
 if printf '%s\n' "${STAGES[@]}" | grep -qx nsys; then

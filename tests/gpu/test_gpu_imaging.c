@@ -225,15 +225,22 @@ START_TEST(test_bench)
     snprintf(json, sizeof json, "{\"kind\": \"acoustic\", %s}", base);
     const double fwd = run("b_fwd", FDW_BACKEND_CUDA, json);
     snprintf(data, sizeof data, "%s/b_fwd/gather.f32", g_dir);
-    double t[2][2];
+    double t[2][2], ph[2][2][4]; /* [scheme][rtm, gradient]: time_s and the loop's */
     for (int r = 0; r < 2; r++) {
         snprintf(json, sizeof json, "{\"kind\": \"rtm\", %s, \"data\": {\"path\": \"%s\"}, "
                  "\"reconstruction\": \"%s\"}", base, data, RECON[1 - r]);
         t[r][0] = run("b_rtm", FDW_BACKEND_CUDA, json);
+        img_times(g_dir, "b_rtm", ph[r][0]);
         snprintf(json, sizeof json, "{\"kind\": \"gradient\", %s, \"data\": {\"path\": "
                  "\"%s\"}, \"reconstruction\": \"%s\"}", base, data, RECON[1 - r]);
         t[r][1] = run("b_grad", FDW_BACKEND_CUDA, json);
+        img_times(g_dir, "b_grad", ph[r][1]);
     }
+    for (int r = 0; r < 2; r++)
+        for (int m = 0; m < 2; m++)
+            printf("  %s by %s: forward pass %.3f s, backward pass %.3f s, image %.3f s, "
+                   "loop %.3f s\n", m ? "gradient" : "rtm", RECON[1 - r], ph[r][m][0],
+                   ph[r][m][1], ph[r][m][2], ph[r][m][3]);
     /* the boundary scheme's rtm with longer z chunks (every kernel of the run takes them) */
     double tz[2];
     const int zc[2] = {96, 160};
@@ -248,9 +255,12 @@ START_TEST(test_bench)
            "\"rtm_checkpoints_s\": %.3f, \"gradient_checkpoints_s\": %.3f, "
            "\"rtm_checkpoints_over_forward\": %.3f, \"gradient_checkpoints_over_forward\": "
            "%.3f, \"rtm_zchunk96_s\": %.3f, \"rtm_zchunk160_s\": %.3f, "
-           "\"forward_gpts\": %.2f}\n", fwd, t[0][0], t[0][1], t[0][0] / fwd,
-           t[0][1] / fwd, t[1][0], t[1][1], t[1][0] / fwd, t[1][1] / fwd, tz[0], tz[1],
-           pts / fwd / 1e9);
+           "\"forward_gpts\": %.2f, \"rtm_forward_pass_s\": %.3f, \"rtm_backward_pass_s\": "
+           "%.3f, \"rtm_image_s\": %.3f, \"gradient_forward_pass_s\": %.3f, "
+           "\"gradient_backward_pass_s\": %.3f, \"gradient_image_s\": %.3f}\n", fwd,
+           t[0][0], t[0][1], t[0][0] / fwd, t[0][1] / fwd, t[1][0], t[1][1], t[1][0] / fwd,
+           t[1][1] / fwd, tz[0], tz[1], pts / fwd / 1e9, ph[0][0][0], ph[0][0][1],
+           ph[0][0][2], ph[0][1][0], ph[0][1][1], ph[0][1][2]);
 }
 END_TEST
 

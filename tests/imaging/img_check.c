@@ -66,6 +66,24 @@ double img_misfit(const char *dir, const char *out)
     return j;
 }
 
+void img_times(const char *dir, const char *out, double t[4])
+{
+    char path[200];
+    snprintf(path, sizeof path, "%s/%s/manifest.json", dir, out);
+    json_t *m = json_load_file(path, 0, NULL);
+    ck_assert_ptr_nonnull(m);
+    const json_t *r = json_object_get(m, "result"), *ts = json_object_get(r, "time_s");
+    ck_assert_msg(json_is_object(ts), "%s: no result.time_s", path);
+    const char *const key[3] = {"forward", "backward", "image"};
+    for (int q = 0; q < 3; q++) {
+        const json_t *v = json_object_get(ts, key[q]);
+        ck_assert_msg(json_is_number(v), "%s: no result.time_s.%s", path, key[q]);
+        t[q] = json_number_value(v);
+    }
+    t[3] = json_number_value(json_object_get(r, "elapsed_s"));
+    json_decref(m);
+}
+
 double img_normal(unsigned *state)
 {
     double u[2];

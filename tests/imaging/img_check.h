@@ -20,6 +20,9 @@ fdw_result img_run(const char *dir, const char *out, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* result.misfit of dir/out's manifest. */
 double img_misfit(const char *dir, const char *out);
+/* The manifest's result.time_s of run out in dir: t[0] forward, t[1] backward, t[2] image,
+ * and t[3] the result's elapsed_s (the loop's seconds). */
+void img_times(const char *dir, const char *out, double t[4]);
 /* A deterministic normal deviate stream (Box-Muller on a counter hash). */
 double img_normal(unsigned *state);
 /* sum a b in double. */

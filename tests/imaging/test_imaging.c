@@ -497,6 +497,12 @@ START_TEST(test_boundary_scheme)
         snprintf(path, sizeof path, "%s/%s/gradient.f32", g_dir, o);
         grad[r] = img_read_f32(path, n);
         misfit[r] = img_misfit(g_dir, o);
+        /* the phases' seconds: each measured, together within the loop's */
+        double t[4];
+        img_times(g_dir, o, t);
+        ck_assert_msg(t[0] > 0.0 && t[1] > 0.0 && t[2] >= 0.0 && t[0] + t[1] + t[2] <= t[3],
+                      "%s: time_s forward %g backward %g image %g, loop %g", o, t[0], t[1],
+                      t[2], t[3]);
     }
     const double a = img_dot(b0, d, (size_t)NREC * ns), b = img_dot(dv, img[1], n);
     const double rel = fabs(a - b) / fmax(fabs(a), fabs(b));

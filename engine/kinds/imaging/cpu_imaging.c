@@ -380,13 +380,16 @@ static fdw_status cpu_img_step(void *vctx, long it, fdw_error *err)
         return FDW_OK;
     }
     const img_unit u = img_sched_unit(&c->sched);
+    fdw_img_clock(&c->res, 0);
     if (u.restore)
         restore_segment(c, u.seg);
     switch (u.phase) {
     case IMG_FORWARD:
         forward_step(c, &u);
-        if (u.last)
+        if (u.last) {
             start_adjoint(c);
+            fdw_img_clock(&c->res, 1);
+        }
         break;
     case IMG_RECOMPUTE:
         recompute_step(c, &u);
@@ -408,23 +411,20 @@ static fdw_status cpu_img_step(void *vctx, long it, fdw_error *err)
     return FDW_OK;
 }
 
-/* The sums in the grid's order, then the outputs' arrays (imaging_finish.c). */
+/* The sums in the grid's order, straight into the outputs' arrays, finished there
+ * (imaging_finish.c). */
 static int finish_outputs(img_cpu *c)
 {
-    const size_t n = (size_t)c->nx * c->ny * c->nz;
-    float *img = malloc(n * sizeof *img), *ill = malloc(n * sizeof *ill);
-    int rc = -1;
-    if (img && ill) {
-        for (int k = 0; k < c->nz; k++)
-            for (int j = 0; j < c->ny; j++) {
-                const ptrdiff_t o = c->origin + k * c->plane + (ptrdiff_t)j * c->px;
-                const size_t g = ((size_t)k * c->ny + j) * c->nx;
-                memcpy(img + g, c->img + o, (size_t)c->nx * sizeof *img);
-                memcpy(ill + g, c->ill + o, (size_t)c->nx * sizeof *ill);
-            }
-        rc = fdw_img_finish_sums(&c->prob, img, ill, &c->res);
-    }
-    free(img), free(ill);
+    fdw_img_clock(&c->res, 2);
+    for (int k = 0; k < c->nz; k++)
+        for (int j = 0; j < c->ny; j++) {
+            const ptrdiff_t o = c->origin + k * c->plane + (ptrdiff_t)j * c->px;
+            const size_t g = ((size_t)k * c->ny + j) * c->nx;
+            memcpy(c->res.image + g, c->img + o, (size_t)c->nx * sizeof(float));
+            memcpy(c->res.illum + g, c->ill + o, (size_t)c->nx * sizeof(float));
+        }
+    const int rc = fdw_img_finish_sums(&c->prob, c->res.image, c->res.illum, &c->res);
+    fdw_img_clock(&c->res, 3);
     return rc;
 }
 

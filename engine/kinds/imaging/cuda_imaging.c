@@ -379,16 +379,16 @@ static int download_sum(img_gpu *c, float *h, float *field)
 
 static fdw_status finish_outputs(img_gpu *c, fdw_error *err)
 {
-    const size_t n = (size_t)c->prob.nx * c->prob.ny * c->prob.nz;
-    float *img = malloc(n * sizeof *img), *ill = calloc(n, sizeof *ill);
-    int rc = img && ill ? fdwk_stream_sync(c->s) : 2;
-    if (!rc)
-        rc = download_sum(c, img, c->img);
+    int rc = fdwk_stream_sync(c->s);
+    fdw_img_clock(&c->res, 2);
+    if (!rc) /* straight into the outputs' arrays, finished there */
+        rc = download_sum(c, c->res.image, c->img);
     if (!rc && c->ill)
-        rc = download_sum(c, ill, c->ill);
-    if (!rc && fdw_img_finish_sums(&c->prob, img, ill, &c->res) != 0)
+        rc = download_sum(c, c->res.illum, c->ill);
+    if (!rc && fdw_img_finish_sums(&c->prob, c->res.image, c->ill ? c->res.illum : NULL,
+                                   &c->res) != 0)
         rc = 2;
-    free(img), free(ill);
+    fdw_img_clock(&c->res, 3);
     return rc ? gpu_fail(c, err, rc, "the image's last pass") : FDW_OK;
 }
 
@@ -403,13 +403,17 @@ static fdw_status gpu_step(void *vctx, long it, fdw_error *err)
         born_step(c, it);
     } else {
         const img_unit u = img_sched_unit(&c->sched);
+        fdw_img_clock(&c->res, 0);
         if (u.restore)
             restore_segment(c, u.seg);
         switch (u.phase) {
         case IMG_FORWARD:
             forward_step(c, &u);
-            if (u.last)
+            if (u.last) {
                 st = start_adjoint(c, err);
+                if (st == FDW_OK && fdwk_stream_sync(c->s) == 0)
+                    fdw_img_clock(&c->res, 1);
+            }
             break;
         case IMG_RECOMPUTE:
             recompute_step(c, &u);

@@ -107,13 +107,24 @@ typedef struct img_result {
     float *illum;              /* the source's illumination sum u^2, or NULL */
     double misfit;             /* gradient: 1/2 sum (R u - d_obs)^2 */
     float *predicted;          /* gradient: R u, [slot][row] like fetch_receivers */
+    /* Wall-clock seconds of the shot's phases, for the manifest (rtm, gradient): the
+     * forward pass; the backward pass (its recomputation included); the image's last pass
+     * (the sums to the host and finished). t0: when the first step began. */
+    double t0, forward_s, backward_s, finish_s;
 } img_result;
 
 /* The outputs' arrays from an engine's sums in the grid's order (imaging_finish.c): the
  * image in the spec's parameter, the illumination normalisation and the Laplacian filter
- * as rtm asks; res->image and res->illum already allocated. 0, or -1 out of memory. */
+ * as rtm asks; res->image and res->illum already allocated. img may be res->image and ill
+ * res->illum (finished in place); ill NULL: no illumination sum (res->illum zeroed).
+ * 0, or -1 out of memory. */
 int fdw_img_finish_sums(const fdw_problem *p, const float *img, const float *ill,
                          img_result *res);
+
+/* The phase clock of res (imaging_engine.c): fdw_img_clock(res, 0) as a step begins
+ * (starts it once), 1 when the forward pass's work is done, 2 when the backward pass's
+ * is, 3 when the outputs' arrays are; each engine calls it after its device is idle. */
+void fdw_img_clock(img_result *res, int phase);
 
 /* ---- spec (imaging_spec.c) ---- */
 struct spec_ctx;

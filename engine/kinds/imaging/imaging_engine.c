@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "run/positioning.h"
+#include "run/progress.h"
 
 #include <stdlib.h>
 
@@ -93,4 +94,19 @@ fdw_status fdw_img_check_slots(const fdw_problem *p, long first, long count, fdw
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: receiver slots %ld..%ld "
                         "of %ld", first, first + count, p->nrec_slots);
     return FDW_OK;
+}
+
+void fdw_img_clock(img_result *res, int phase)
+{
+    const double now = fdw_now();
+    if (phase == 0) {
+        if (res->t0 <= 0.0)
+            res->t0 = now;
+    } else if (phase == 1) {
+        res->forward_s = now - res->t0;
+    } else if (phase == 2) {
+        res->backward_s = now - res->t0 - res->forward_s;
+    } else {
+        res->finish_s = now - res->t0 - res->forward_s - res->backward_s;
+    }
 }

@@ -9,7 +9,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* -lap(f) with zero outside the grid, the scheme's coefficients, in float as the engines'
  * Laplacian: ((c0 f + x terms) + y terms) + z terms. */
@@ -56,9 +55,10 @@ int fdw_img_finish_sums(const fdw_problem *p, const float *img, const float *ill
                 x *= -0.5 * v * v * v;
             }
         }
+        const float a = ill ? ill[g] : 0.0f;
         res->image[g] = (float)x;
-        res->illum[g] = (float)ill[g];
-        imax = fmax(imax, ill[g]);
+        res->illum[g] = a;
+        imax = fmax(imax, a);
     }
     if (d->mode == IMG_RTM && d->illumination)
 #pragma omp parallel for schedule(static)
@@ -69,8 +69,8 @@ int fdw_img_finish_sums(const fdw_problem *p, const float *img, const float *ill
         if (!tmp)
             return -1;
         neg_laplacian(p, d, res->image, tmp);
-        memcpy(res->image, tmp, n * sizeof *tmp);
-        free(tmp);
+        free(res->image); /* the engines' malloc: the filtered image takes its place */
+        res->image = tmp;
     }
     return 0;
 }

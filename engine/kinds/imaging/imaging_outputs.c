@@ -13,6 +13,7 @@
 #include "run/run_state.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* The volumes and result members of rtm and the gradient: one shot's (nshots 0) or the
  * sum of a survey's nshots; predicted names the predicted traces' file. */
@@ -83,6 +84,10 @@ fdw_status fdw_img_finish(fdw_run_state *r, char *extra, size_t len, fdw_error *
     if (st == FDW_OK)
         st = write_outputs(r->spec, r->opts->out_dir, r->manifest, res->image, res->illum,
                            res->misfit, 0, "gather.f32", extra, len, err);
+    const size_t used = strlen(extra);
+    if (st == FDW_OK && used < len) /* where the shot's time went */
+        snprintf(extra + used, len - used, ", \"time_s\": {\"forward\": %.6f, \"backward\": "
+                 "%.6f, \"image\": %.6f}", res->forward_s, res->backward_s, res->finish_s);
     return st;
 }
 
