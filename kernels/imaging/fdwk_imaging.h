@@ -29,6 +29,11 @@ int fdwk_img_accumulate(float *img, float *ill, const float *u, const float *z,
                         const fdwk_layout *L, const fdwk_img_lap *c, int k0, int xcorr,
                         fdwk_stream st);
 
+/* The image's scaling in place at every interior point (imaging_finish.c's, in double):
+ * img = img / V * (2 sqrt(V) dt), then times -v^3 / 2 (v = sqrt(V) / dt) when slowness2. */
+int fdwk_img_scale(float *img, const float *vdt2, const fdwk_layout *L, double dt,
+                   int slowness2, fdwk_stream st);
+
 /* ---- the boundary scheme (engine/kinds/imaging/imaging_recon.h) ---- */
 
 /* The interior box [lo, hi) per axis and the box grown by the radius within the grid

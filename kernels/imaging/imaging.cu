@@ -114,9 +114,44 @@ int image_sum(float *img, float *ill, const float *u, const float *z, const fdwk
     return fdwk::fd_step<true, true>(a, st);
 }
 
+// The image's scaling at each interior point, in double as imaging_finish.c's: the sum
+// over V times 2 v dt (v dt = sqrt V), and for the gradient in slowness squared -v^3 / 2
+// times that. A thread a point of a row (x); rows (y) and planes (z) over the grid's y
+// and z, strided past its limit.
+__global__ void scale_kernel(float *img, const float *vdt2, int nx, int ny, int nz, long pitch,
+                             long plane, double dt, int slowness2)
+{
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nx) return;
+    for (int k = blockIdx.z; k < nz; k += gridDim.z)
+        for (int j = blockIdx.y; j < ny; j += gridDim.y) {
+            const long o = (long)k * plane + (long)j * pitch + i;
+            const double V = vdt2[o], vdt = sqrt(V);
+            double x = (double)img[o] / V * (2.0 * vdt * dt);
+            if (slowness2) {
+                const double v = vdt / dt;
+                x *= -0.5 * v * v * v;
+            }
+            img[o] = (float)x;
+        }
+}
+
 } // namespace
 
 extern "C" {
+
+int fdwk_img_scale(float *img, const float *vdt2, const fdwk_layout *L, double dt,
+                   int slowness2, fdwk_stream st)
+{
+    if (L->nx <= 0 || L->ny <= 0 || L->nz <= 0) return 0;
+    const int threads = 128;
+    const dim3 grid((unsigned)((L->nx + threads - 1) / threads),
+                    (unsigned)(L->ny < 65535 ? L->ny : 65535),
+                    (unsigned)(L->nz < 65535 ? L->nz : 65535));
+    scale_kernel<<<grid, threads, 0, (cudaStream_t)st>>>(img, vdt2, L->nx, L->ny, L->nz, L->pitch,
+                                                         L->plane, dt, slowness2);
+    return (int)cudaGetLastError();
+}
 
 int fdwk_img_born(float *s, const float *dv, const float *u, const fdwk_layout *L,
                   const fdwk_img_lap *c, int k0, fdwk_stream st)

@@ -423,7 +423,7 @@ static int finish_outputs(img_cpu *c)
             memcpy(c->res.image + g, c->img + o, (size_t)c->nx * sizeof(float));
             memcpy(c->res.illum + g, c->ill + o, (size_t)c->nx * sizeof(float));
         }
-    const int rc = fdw_img_finish_sums(&c->prob, c->res.image, c->res.illum, &c->res);
+    const int rc = fdw_img_finish_sums(&c->prob, c->res.image, c->res.illum, 0, &c->res);
     fdw_img_clock(&c->res, 3);
     return rc;
 }

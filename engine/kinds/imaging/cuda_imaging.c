@@ -377,15 +377,27 @@ static int download_sum(img_gpu *c, float *h, float *field)
     return rc ? rc : fdwk_stream_sync(c->s);
 }
 
+/* The sums to the outputs' arrays: the image scaled on the device (its double-precision
+ * work is most of the host's finishing), both downloaded straight into the arrays (their
+ * pages touched first by every host thread), the rest finished there. */
 static fdw_status finish_outputs(img_gpu *c, fdw_error *err)
 {
+    const fdw_img_data *d = c->d;
+    const size_t n = (size_t)c->prob.nx * c->prob.ny * c->prob.nz;
     int rc = fdwk_stream_sync(c->s);
     fdw_img_clock(&c->res, 2);
-    if (!rc) /* straight into the outputs' arrays, finished there */
+    if (!rc && fdw_img_scales(d))
+        rc = fdwk_img_scale(at(c, c->img), at(c, c->v), &c->L, d->dt,
+                            d->mode == IMG_GRADIENT && d->parameter == IMG_PARAM_SLOWNESS2,
+                            c->s);
+    fdw_img_first_touch(c->res.image, n);
+    if (c->ill)
+        fdw_img_first_touch(c->res.illum, n);
+    if (!rc)
         rc = download_sum(c, c->res.image, c->img);
     if (!rc && c->ill)
         rc = download_sum(c, c->res.illum, c->ill);
-    if (!rc && fdw_img_finish_sums(&c->prob, c->res.image, c->ill ? c->res.illum : NULL,
+    if (!rc && fdw_img_finish_sums(&c->prob, c->res.image, c->ill ? c->res.illum : NULL, 1,
                                    &c->res) != 0)
         rc = 2;
     fdw_img_clock(&c->res, 3);

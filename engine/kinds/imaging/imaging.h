@@ -114,12 +114,18 @@ typedef struct img_result {
 } img_result;
 
 /* The outputs' arrays from an engine's sums in the grid's order (imaging_finish.c): the
- * image in the spec's parameter, the illumination normalisation and the Laplacian filter
- * as rtm asks; res->image and res->illum already allocated. img may be res->image and ill
- * res->illum (finished in place); ill NULL: no illumination sum (res->illum zeroed).
- * 0, or -1 out of memory. */
-int fdw_img_finish_sums(const fdw_problem *p, const float *img, const float *ill,
+ * image in the spec's parameter (unless scaled: the engine scaled it as fdwk_img_scale
+ * does), the illumination normalisation and the Laplacian filter as rtm asks; res->image
+ * and res->illum already allocated. img may be res->image and ill res->illum (finished in
+ * place); ill NULL: no illumination sum (res->illum zeroed). 0, or -1 out of memory. */
+int fdw_img_finish_sums(const fdw_problem *p, const float *img, const float *ill, int scaled,
                          img_result *res);
+/* Whether the image's sum is scaled to the spec's parameter: the adjoint condition and
+ * the gradient (the cross-correlation is the sum itself). */
+int fdw_img_scales(const fdw_img_data *d);
+/* Every page of a[0..n) touched by the host's threads together, so that a copy into it
+ * (a device's download) does not fault it in page by page on one thread. */
+void fdw_img_first_touch(float *a, size_t n);
 
 /* The phase clock of res (imaging_engine.c): fdw_img_clock(res, 0) as a step begins
  * (starts it once), 1 when the forward pass's work is done, 2 when the backward pass's

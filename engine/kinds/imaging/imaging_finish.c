@@ -38,16 +38,30 @@ static void neg_laplacian(const fdw_problem *p, const fdw_img_data *d, const flo
             }
 }
 
-int fdw_img_finish_sums(const fdw_problem *p, const float *img, const float *ill,
+int fdw_img_scales(const fdw_img_data *d)
+{
+    return d->condition == IMG_COND_ADJOINT || d->mode == IMG_GRADIENT;
+}
+
+void fdw_img_first_touch(float *a, size_t n)
+{
+    const size_t step = 4096 / sizeof *a;
+#pragma omp parallel for schedule(static)
+    for (size_t g = 0; g < n; g += step)
+        a[g] = 0.0f;
+}
+
+int fdw_img_finish_sums(const fdw_problem *p, const float *img, const float *ill, int scaled,
                         img_result *res)
 {
     const fdw_img_data *d = p->kdata;
     const size_t n = (size_t)p->nx * p->ny * p->nz;
+    const int scale = !scaled && fdw_img_scales(d);
     double imax = 0.0;
 #pragma omp parallel for reduction(max : imax) schedule(static)
     for (size_t g = 0; g < n; g++) {
         double x = img[g];
-        if (d->condition == IMG_COND_ADJOINT || d->mode == IMG_GRADIENT) {
+        if (scale) {
             const double vdt = sqrt((double)d->vdt2[g]); /* v dt */
             x = x / (double)d->vdt2[g] * (2.0 * vdt * d->dt);
             if (d->mode == IMG_GRADIENT && d->parameter == IMG_PARAM_SLOWNESS2) {
