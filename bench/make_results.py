@@ -348,19 +348,26 @@ def build(recs, others, configs):
         return (f"| {r['rtm_checkpoints_over_forward']:.2f}x | "
                 f"{r['gradient_checkpoints_over_forward']:.2f}x ")
 
+    def phase_cols(r):
+        if "rtm_forward_pass_s" not in r:
+            return f"| | {r.get('note', '')} "
+        return (f"| {r['rtm_forward_pass_s']:.2f} / {r['rtm_backward_pass_s']:.2f} / "
+                f"{r['rtm_image_s']:.2f} s | {r.get('note', '')} ")
+
     out += dated("imaging",
                  lambda r: f"| {r['grid']}^3 | {r['nt']} | "
                            f"{r.get('reconstruction', 'checkpoints')} | {r['forward_s']:.3f} s | "
                            f"{r['rtm_s']:.3f} s | {r['gradient_s']:.3f} s | "
                            f"{r['rtm_over_forward']:.2f}x | {r['gradient_over_forward']:.2f}x "
-                           + ckpt_cols(r),
+                           + ckpt_cols(r) + phase_cols(r),
                  "Imaging: one shot's rtm and gradient against its forward run",
                  "One 512^3 shot, 3000 steps, order 8, sponge 20, 451 receivers, on one GPU; "
                  "every record in date order (the speed work of issue 27, docs/imaging.md); "
                  "scheme: the reconstruction of the rtm and gradient columns, and where a record "
                  "has them, the checkpointed scheme's ratios of the same run.",
                  "| grid | steps | scheme | forward | rtm | gradient | rtm / forward | "
-                 "gradient / forward | checkpoints: rtm / forward | gradient / forward |")
+                 "gradient / forward | checkpoints: rtm / forward | gradient / forward | "
+                 "rtm's forward / backward / image passes | note |")
     # Checkpoint cost (tests/gpu/run.sh checkpoint: bench/ckpt_cost.sh): a row a record.
     ck = sorted((r for r in recs if str(r.get("what", "")).startswith("checkpoint cost")),
                 key=lambda r: r["_file"])
