@@ -187,7 +187,7 @@ if printf '%s\n' "${STAGES[@]}" | grep -qx imgncu; then
  "reconstruction": "boundary"}
 JSON
   (cd "$OUT" && timeout 300 ncu --section SpeedOfLight --section MemoryWorkloadAnalysis \
-     --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats \
+     --section Occupancy --section WarpStateStats --section LaunchStats --section SchedulerStats --section SourceCounters \
      -k 'regex:back25_kernel' -s 5 -c 1 \
      "$BUILD/engine/fdwave-run" img_ncu.json --backend cuda --quiet --out img_ncu_out > img_ncu.txt 2>&1)
   grep -E "back25_kernel|fd25_kernel|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Issue Slots|Achieved Occupancy|Theoretical Occupancy|Registers Per|L2 Hit|Warp Cycles Per Issued|Stall|No Eligible|One or More" \
