@@ -71,9 +71,8 @@ void access_rights_of(fdwd_app *app, const char *user, identity *who)
         return;
     }
     sqlite3_stmt *st = db_stmt(db(app->db), "SELECT admin FROM tokens WHERE name = ?1");
-    if (!st)
+    if (!db_bind(st, "t", user))
         return;
-    sqlite3_bind_text(st, 1, user, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW)
         who->admin = sqlite3_column_int(st, 0) != 0;
     db_stmt_done(st);

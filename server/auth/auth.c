@@ -33,8 +33,7 @@ int auth_check(fdwd_app *app, const char *token, int loopback, identity *who)
         digest_sha256_hex(token, strlen(token), hex);
         sqlite3_stmt *st = db_stmt(c, "SELECT name, admin FROM tokens WHERE hash = ?1");
         int found = 0;
-        if (st) {
-            sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
+        if (db_bind(st, "t", hex)) {
             if (sqlite3_step(st) == SQLITE_ROW) {
                 snprintf(who->user, sizeof who->user, "%s", sqlite3_column_text(st, 0));
                 who->admin = sqlite3_column_int(st, 1);
@@ -76,20 +75,15 @@ static int token_add(fdwd_app *app, const char *name, int admin)
     char hex[65];
     digest_sha256_hex(token, strlen(token), hex);
     sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c,
-                                 "INSERT INTO tokens (name, hash, admin, created_at) "
-                                 "VALUES (?1, ?2, ?3, ?4)",
-                                 -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_stmt *st = db_bind(db_stmt(c, "INSERT INTO tokens (name, hash, admin, created_at) "
+                                          "VALUES (?1, ?2, ?3, ?4)"),
+                               "ttni", name, hex, admin, now_ms());
+    if (!st) {
         fprintf(stderr, "fdwaved token add: database error\n");
         return 1;
     }
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, hex, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, admin);
-    sqlite3_bind_int64(st, 4, now_ms());
     int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     if (rc == SQLITE_CONSTRAINT) {
         fprintf(stderr, "fdwaved token add: a token named \"%s\" exists; remove it first\n",
                 name);
@@ -105,10 +99,8 @@ static int token_add(fdwd_app *app, const char *name, int admin)
 
 static int token_list(fdwd_app *app)
 {
-    sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c, "SELECT name, admin, created_at FROM tokens ORDER BY name",
-                                 -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_stmt *st = db_stmt(db(app->db), "SELECT name, admin, created_at FROM tokens ORDER BY name");
+    if (!st) {
         fprintf(stderr, "fdwaved token list: database error\n");
         return 1;
     }
@@ -118,22 +110,20 @@ static int token_list(fdwd_app *app)
         printf("%s\t%s\t%s\n", sqlite3_column_text(st, 0),
                sqlite3_column_int(st, 1) ? "admin" : "user", when);
     }
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     return 0;
 }
 
 static int token_remove(fdwd_app *app, const char *name)
 {
     sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c, "DELETE FROM tokens WHERE name = ?1", -1, &st, NULL) !=
-                  SQLITE_OK) {
+    sqlite3_stmt *st = db_bind(db_stmt(c, "DELETE FROM tokens WHERE name = ?1"), "t", name);
+    if (!st) {
         fprintf(stderr, "fdwaved token remove: database error\n");
         return 1;
     }
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     sqlite3_step(st);
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     if (sqlite3_changes(c) == 0) {
         fprintf(stderr, "fdwaved token remove: no token named \"%s\"\n", name);
         return 1;
