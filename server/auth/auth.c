@@ -31,18 +31,13 @@ int auth_check(fdwd_app *app, const char *token, int loopback, identity *who)
     if (token && *token) {
         char hex[65];
         digest_sha256_hex(token, strlen(token), hex);
-        sqlite3_stmt *st = db_stmt(c, "SELECT name, admin FROM tokens WHERE hash = ?1");
-        int found = 0;
-        if (db_bind(st, "t", hex)) {
-            if (sqlite3_step(st) == SQLITE_ROW) {
-                snprintf(who->user, sizeof who->user, "%s", sqlite3_column_text(st, 0));
-                who->admin = sqlite3_column_int(st, 1);
-                found = 1;
-            }
+        sqlite3_stmt *st = db_row(c, "SELECT name, admin FROM tokens WHERE hash = ?1", "t", hex);
+        if (st) {
+            snprintf(who->user, sizeof who->user, "%s", sqlite3_column_text(st, 0));
+            who->admin = sqlite3_column_int(st, 1);
             db_stmt_done(st);
-        }
-        if (found)
             return 0;
+        }
     }
     /* No (valid) token: allowed only while no tokens exist and we listen on loopback. */
     if (loopback && auth_token_count(app) == 0) {

@@ -344,13 +344,31 @@ int db_run(sqlite3 *c, const char *sql, const char *types, ...)
     return rc;
 }
 
+static sqlite3_stmt *rowv(sqlite3 *c, const char *sql, const char *types, va_list ap)
+{
+    sqlite3_stmt *st = bindv(db_stmt(c, sql), types, ap);
+    if (st && sqlite3_step(st) == SQLITE_ROW)
+        return st;
+    db_stmt_done(st);
+    return NULL;
+}
+
+sqlite3_stmt *db_row(sqlite3 *c, const char *sql, const char *types, ...)
+{
+    va_list ap;
+    va_start(ap, types);
+    sqlite3_stmt *st = rowv(c, sql, types, ap);
+    va_end(ap);
+    return st;
+}
+
 int64_t db_int(sqlite3 *c, const char *sql, int64_t dflt, const char *types, ...)
 {
     va_list ap;
     va_start(ap, types);
-    sqlite3_stmt *st = bindv(db_stmt(c, sql), types, ap);
+    sqlite3_stmt *st = rowv(c, sql, types, ap);
     va_end(ap);
-    const int64_t v = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : dflt;
+    const int64_t v = st ? sqlite3_column_int64(st, 0) : dflt;
     db_stmt_done(st);
     return v;
 }

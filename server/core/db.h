@@ -46,8 +46,11 @@ sqlite3_stmt *db_bind(sqlite3_stmt *st, const char *types, ...);
 /* Run db_stmt(c, sql) bound as db_bind once and give it back. Returns its first step's
  * code (SQLITE_DONE, SQLITE_ROW or an error; SQLITE_ERROR without a statement). */
 int db_run(sqlite3 *c, const char *sql, const char *types, ...);
-/* The integer in the first column of db_stmt(c, sql)'s first row, bound as db_bind;
- * dflt when there is no row or on an error. */
+/* db_stmt(c, sql) bound as db_bind and stepped to its first row: read it, then give it
+ * back with db_stmt_done. NULL (nothing to give back) when there is no row or on an
+ * error. */
+sqlite3_stmt *db_row(sqlite3 *c, const char *sql, const char *types, ...);
+/* The integer in the first column of db_row(c, sql, ...); dflt when there is no row. */
 int64_t db_int(sqlite3 *c, const char *sql, int64_t dflt, const char *types, ...);
 
 /* Moves (increases) after every COMMIT on any connection. A cache of something read

@@ -161,13 +161,9 @@ static int load_events(stream *s, uint64_t seq)
     /* Nothing new: if the job's "end" lies at or before where the client resumed
      * (Last-Event-ID after the end), there is nothing more to wait for. */
     if (n == 0 && !s->ended &&
-        (st = db_stmt(c, "SELECT 1 FROM events WHERE job_id = ?1 AND type = 'end' AND "
-                         "id <= ?2 LIMIT 1"))) {
-        db_bind(st, "ii", s->job_id, s->last_id);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            s->ended = 1;
-        db_stmt_done(st);
-    }
+        db_int(c, "SELECT 1 FROM events WHERE job_id = ?1 AND type = 'end' AND id <= ?2 LIMIT 1",
+               0, "ii", s->job_id, s->last_id))
+        s->ended = 1;
     return n;
 }
 

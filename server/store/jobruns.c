@@ -18,21 +18,16 @@ static json_t *time_or_null(int64_t ms)
 int jobruns_estimates(fdwd_app *app, int64_t id, uint64_t *host_bytes, uint64_t *device_bytes,
                       double *wall_time)
 {
-    sqlite3_stmt *st = db_bind(db_stmt(db(app->db), "SELECT coalesce(host_bytes, 0), coalesce("
-                                                    "device_bytes, 0), coalesce(wall_time, 0) "
-                                                    "FROM jobs WHERE id = ?1"),
-                               "i", id);
+    sqlite3_stmt *st = db_row(db(app->db), "SELECT coalesce(host_bytes, 0), coalesce("
+                                           "device_bytes, 0), coalesce(wall_time, 0) FROM jobs "
+                                           "WHERE id = ?1", "i", id);
     if (!st)
         return -1;
-    int rc = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *host_bytes = (uint64_t)sqlite3_column_int64(st, 0);
-        *device_bytes = (uint64_t)sqlite3_column_int64(st, 1);
-        *wall_time = sqlite3_column_double(st, 2);
-        rc = 0;
-    }
+    *host_bytes = (uint64_t)sqlite3_column_int64(st, 0);
+    *device_bytes = (uint64_t)sqlite3_column_int64(st, 1);
+    *wall_time = sqlite3_column_double(st, 2);
     db_stmt_done(st);
-    return rc;
+    return 0;
 }
 
 /* One UPDATE of jobs by id with an optional integer and text parameter. */
@@ -91,10 +86,9 @@ int jobruns_record_usage(fdwd_app *app, const run_usage *u)
 
 double jobruns_wall_used(fdwd_app *app, int64_t id)
 {
-    sqlite3_stmt *st = db_bind(
-        db_stmt(db(app->db), "SELECT coalesce(sum(wall_seconds), 0) FROM usage WHERE job_id = ?1"),
-        "i", id);
-    double v = st && sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : 0;
+    sqlite3_stmt *st = db_row(db(app->db), "SELECT coalesce(sum(wall_seconds), 0) FROM usage "
+                                           "WHERE job_id = ?1", "i", id);
+    double v = st ? sqlite3_column_double(st, 0) : 0;
     db_stmt_done(st);
     return v;
 }
@@ -125,17 +119,16 @@ void jobruns_render(const job_runs *r, json_t *j)
 
 void jobruns_json(fdwd_app *app, int64_t id, json_t *j)
 {
-    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
-        db_stmt(c, "SELECT host_bytes, device_bytes, wall_time, checkpoint_step, "
+        db_row(db(app->db), "SELECT host_bytes, device_bytes, wall_time, checkpoint_step, "
                    "checkpoint_at, outputs_removed_at, outputs_removed_by, "
                    "(SELECT count(*) FROM usage WHERE job_id = ?1), "
                    "(SELECT coalesce(sum(device_seconds), 0) FROM usage WHERE job_id = ?1), "
                    "(SELECT coalesce(sum(wall_seconds), 0) FROM usage WHERE job_id = ?1), "
                    "(SELECT coalesce(max(peak_host_bytes), 0) FROM usage WHERE job_id = ?1), "
                    "(SELECT coalesce(max(peak_device_bytes), 0) FROM usage WHERE job_id = ?1) "
-                   "FROM jobs WHERE id = ?1");
-    if (db_bind(st, "i", id) && sqlite3_step(st) == SQLITE_ROW) {
+                   "FROM jobs WHERE id = ?1", "i", id);
+    if (st) {
         const job_runs r = {
             .host_bytes = (uint64_t)sqlite3_column_int64(st, 0),
             .device_bytes = (uint64_t)sqlite3_column_int64(st, 1),

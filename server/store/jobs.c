@@ -253,15 +253,10 @@ int jobs_read(fdwd_app *app, int64_t id, const identity *who, job_visitor fn, vo
 int jobs_visible(fdwd_app *app, int64_t id, const identity *who, const char **state)
 {
     sqlite3_stmt *st =
-        db_bind(db_stmt(db(app->db), "SELECT owner, state FROM jobs WHERE id = ?1"), "i", id);
-    int ok = 0;
-    if (!st)
-        return 0;
-    if (sqlite3_step(st) == SQLITE_ROW && may_see(who, (const char *)sqlite3_column_text(st, 0))) {
-        ok = 1;
-        if (state)
-            *state = state_static((const char *)sqlite3_column_text(st, 1));
-    }
+        db_row(db(app->db), "SELECT owner, state FROM jobs WHERE id = ?1", "i", id);
+    const int ok = st && may_see(who, (const char *)sqlite3_column_text(st, 0));
+    if (ok && state)
+        *state = state_static((const char *)sqlite3_column_text(st, 1));
     db_stmt_done(st);
     return ok;
 }
@@ -394,25 +389,19 @@ static char *text_dup(sqlite3_stmt *st, int i)
 int jobs_load_for_run(fdwd_app *app, int64_t id, job_run_facts *out)
 {
     memset(out, 0, sizeof *out);
-    sqlite3_stmt *st = db_bind(db_stmt(db(app->db), "SELECT owner, spec_json, spec_files, "
-                                                    "warnings, shots, attempts FROM jobs WHERE id = ?1"),
-                               "i", id);
+    sqlite3_stmt *st = db_row(db(app->db), "SELECT owner, spec_json, spec_files, warnings, "
+                                           "shots, attempts FROM jobs WHERE id = ?1", "i", id);
     if (!st)
         return -1;
-    int rc = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        out->owner = text_dup(st, 0);
-        out->spec_json = text_dup(st, 1);
-        out->spec_files = text_dup(st, 2);
-        out->warnings = text_dup(st, 3);
-        out->shots = sqlite3_column_int(st, 4);
-        out->attempts = sqlite3_column_int(st, 5);
-        rc = out->owner && out->spec_json ? 0 : -1;
-    }
+    *out = (job_run_facts){.owner = text_dup(st, 0), .spec_json = text_dup(st, 1),
+                           .spec_files = text_dup(st, 2), .warnings = text_dup(st, 3),
+                           .shots = sqlite3_column_int(st, 4),
+                           .attempts = sqlite3_column_int(st, 5)};
     db_stmt_done(st);
-    if (rc)
-        jobs_run_facts_free(out);
-    return rc;
+    if (out->owner && out->spec_json)
+        return 0;
+    jobs_run_facts_free(out);
+    return -1;
 }
 
 void jobs_run_facts_free(job_run_facts *f)
@@ -427,18 +416,16 @@ void jobs_run_facts_free(job_run_facts *f)
 int jobs_model(fdwd_app *app, int64_t id, char name[160], char hex[65])
 {
     name[0] = hex[0] = '\0';
-    sqlite3_stmt *st = db_bind(
-        db_stmt(db(app->db), "SELECT model_name, model_sha256 FROM jobs WHERE id = ?1"), "i", id);
+    sqlite3_stmt *st =
+        db_row(db(app->db), "SELECT model_name, model_sha256 FROM jobs WHERE id = ?1", "i", id);
     if (!st)
         return -1;
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
-    if (rc == 0 && sqlite3_column_type(st, 0) == SQLITE_TEXT &&
-        sqlite3_column_type(st, 1) == SQLITE_TEXT) {
+    if (sqlite3_column_type(st, 0) == SQLITE_TEXT && sqlite3_column_type(st, 1) == SQLITE_TEXT) {
         snprintf(name, 160, "%s", (const char *)sqlite3_column_text(st, 0));
         snprintf(hex, 65, "%s", (const char *)sqlite3_column_text(st, 1));
     }
     db_stmt_done(st);
-    return rc;
+    return 0;
 }
 
 int jobs_finish(fdwd_app *app, int64_t id, const char *state, const char *reason, int requeue,

@@ -14,16 +14,14 @@
 
 double usage_device_seconds(fdwd_app *app, const char *user, int64_t since_ms)
 {
-    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
-        db_stmt(c, "SELECT (SELECT coalesce(sum(device_seconds), 0) FROM usage "
+        db_row(db(app->db), "SELECT (SELECT coalesce(sum(device_seconds), 0) FROM usage "
                    "WHERE owner = ?2 AND ended_at >= ?3) + "
                    "(SELECT coalesce(sum(json_array_length(devices) * "
                    "(?1 - max(started_at, ?3)) / 1000.0), 0) FROM jobs "
-                   "WHERE state = 'running' AND owner = ?2 AND started_at IS NOT NULL)");
-    if (!db_bind(st, "iti", now_ms(), user, since_ms))
-        return -1;
-    double v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : -1;
+                   "WHERE state = 'running' AND owner = ?2 AND started_at IS NOT NULL)",
+               "iti", now_ms(), user, since_ms);
+    double v = st ? sqlite3_column_double(st, 0) : -1;
     db_stmt_done(st);
     return v;
 }
@@ -74,26 +72,21 @@ int usage_decayed(fdwd_app *app, double halflife_s, usage_user *out, int cap)
 int usage_standing(fdwd_app *app, const char *user, long *queued, int *running_devices,
                    uint64_t *disk)
 {
-    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
-        db_stmt(c, "SELECT (SELECT count(*) FROM jobs WHERE owner = ?1 AND state = "
+        db_row(db(app->db), "SELECT (SELECT count(*) FROM jobs WHERE owner = ?1 AND state = "
                    "'queued'), (SELECT coalesce(sum(json_array_length(devices)), 0) FROM "
                    "jobs WHERE owner = ?1 AND state = 'running'), (SELECT "
                    "coalesce(sum(o.bytes), 0) FROM outputs o JOIN jobs j ON j.id = "
                    "o.job_id WHERE j.owner = ?1 AND j.outputs_removed_at IS NULL) + (SELECT "
                    "coalesce(sum(bytes), 0) FROM models WHERE owner = ?1) + (SELECT "
-                   "coalesce(sum(bytes), 0) FROM datasets WHERE owner = ?1)");
-    if (!db_bind(st, "t", user))
+                   "coalesce(sum(bytes), 0) FROM datasets WHERE owner = ?1)", "t", user);
+    if (!st)
         return -1;
-    int rc = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *queued = (long)sqlite3_column_int64(st, 0);
-        *running_devices = sqlite3_column_int(st, 1);
-        *disk = (uint64_t)sqlite3_column_int64(st, 2);
-        rc = 0;
-    }
+    *queued = (long)sqlite3_column_int64(st, 0);
+    *running_devices = sqlite3_column_int(st, 1);
+    *disk = (uint64_t)sqlite3_column_int64(st, 2);
     db_stmt_done(st);
-    return rc;
+    return 0;
 }
 
 static json_t *time_text(int64_t ms)
