@@ -13,14 +13,7 @@ int auth_token_count(fdwd_app *app)
 {
     /* Asked on every request without a token (tokens may be added by `fdwaved token
      * add` while the daemon runs, so the answer is not kept): a kept statement. */
-    sqlite3_stmt *st = db_stmt(db(app->db), "SELECT count(*) FROM tokens");
-    int n = -1;
-    if (st) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            n = sqlite3_column_int(st, 0);
-        db_stmt_done(st);
-    }
-    return n;
+    return (int)db_int(db(app->db), "SELECT count(*) FROM tokens", -1, "");
 }
 
 int auth_check(fdwd_app *app, const char *token, int loopback, identity *who)
