@@ -70,13 +70,10 @@ void access_rights_of(fdwd_app *app, const char *user, identity *who)
         who->admin = strcmp(user, "local") == 0;
         return;
     }
-    sqlite3_stmt *st = db_stmt(db(app->db), "SELECT admin FROM tokens WHERE name = ?1");
-    if (!st)
-        return;
-    sqlite3_bind_text(st, 1, user, -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        who->admin = sqlite3_column_int(st, 0) != 0;
-    db_stmt_done(st);
+    const int64_t admin =
+        db_int(db(app->db), "SELECT admin FROM tokens WHERE name = ?1", -1, "t", user);
+    if (admin >= 0)
+        who->admin = admin != 0;
 }
 
 int access_check_allowed(fdwd_app *app, char *err, size_t errlen)

@@ -13,14 +13,7 @@ int auth_token_count(fdwd_app *app)
 {
     /* Asked on every request without a token (tokens may be added by `fdwaved token
      * add` while the daemon runs, so the answer is not kept): a kept statement. */
-    sqlite3_stmt *st = db_stmt(db(app->db), "SELECT count(*) FROM tokens");
-    int n = -1;
-    if (st) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            n = sqlite3_column_int(st, 0);
-        db_stmt_done(st);
-    }
-    return n;
+    return (int)db_int(db(app->db), "SELECT count(*) FROM tokens", -1, "");
 }
 
 int auth_check(fdwd_app *app, const char *token, int loopback, identity *who)
@@ -31,19 +24,13 @@ int auth_check(fdwd_app *app, const char *token, int loopback, identity *who)
     if (token && *token) {
         char hex[65];
         digest_sha256_hex(token, strlen(token), hex);
-        sqlite3_stmt *st = db_stmt(c, "SELECT name, admin FROM tokens WHERE hash = ?1");
-        int found = 0;
+        sqlite3_stmt *st = db_row(c, "SELECT name, admin FROM tokens WHERE hash = ?1", "t", hex);
         if (st) {
-            sqlite3_bind_text(st, 1, hex, -1, SQLITE_STATIC);
-            if (sqlite3_step(st) == SQLITE_ROW) {
-                snprintf(who->user, sizeof who->user, "%s", sqlite3_column_text(st, 0));
-                who->admin = sqlite3_column_int(st, 1);
-                found = 1;
-            }
+            snprintf(who->user, sizeof who->user, "%s", sqlite3_column_text(st, 0));
+            who->admin = sqlite3_column_int(st, 1);
             db_stmt_done(st);
-        }
-        if (found)
             return 0;
+        }
     }
     /* No (valid) token: allowed only while no tokens exist and we listen on loopback. */
     if (loopback && auth_token_count(app) == 0) {
@@ -76,20 +63,15 @@ static int token_add(fdwd_app *app, const char *name, int admin)
     char hex[65];
     digest_sha256_hex(token, strlen(token), hex);
     sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c,
-                                 "INSERT INTO tokens (name, hash, admin, created_at) "
-                                 "VALUES (?1, ?2, ?3, ?4)",
-                                 -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_stmt *st = db_bind(db_stmt(c, "INSERT INTO tokens (name, hash, admin, created_at) "
+                                          "VALUES (?1, ?2, ?3, ?4)"),
+                               "ttni", name, hex, admin, now_ms());
+    if (!st) {
         fprintf(stderr, "fdwaved token add: database error\n");
         return 1;
     }
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, hex, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, admin);
-    sqlite3_bind_int64(st, 4, now_ms());
     int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     if (rc == SQLITE_CONSTRAINT) {
         fprintf(stderr, "fdwaved token add: a token named \"%s\" exists; remove it first\n",
                 name);
@@ -105,10 +87,8 @@ static int token_add(fdwd_app *app, const char *name, int admin)
 
 static int token_list(fdwd_app *app)
 {
-    sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c, "SELECT name, admin, created_at FROM tokens ORDER BY name",
-                                 -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_stmt *st = db_stmt(db(app->db), "SELECT name, admin, created_at FROM tokens ORDER BY name");
+    if (!st) {
         fprintf(stderr, "fdwaved token list: database error\n");
         return 1;
     }
@@ -118,22 +98,20 @@ static int token_list(fdwd_app *app)
         printf("%s\t%s\t%s\n", sqlite3_column_text(st, 0),
                sqlite3_column_int(st, 1) ? "admin" : "user", when);
     }
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     return 0;
 }
 
 static int token_remove(fdwd_app *app, const char *name)
 {
     sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c, "DELETE FROM tokens WHERE name = ?1", -1, &st, NULL) !=
-                  SQLITE_OK) {
+    sqlite3_stmt *st = db_bind(db_stmt(c, "DELETE FROM tokens WHERE name = ?1"), "t", name);
+    if (!st) {
         fprintf(stderr, "fdwaved token remove: database error\n");
         return 1;
     }
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     sqlite3_step(st);
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     if (sqlite3_changes(c) == 0) {
         fprintf(stderr, "fdwaved token remove: no token named \"%s\"\n", name);
         return 1;

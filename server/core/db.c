@@ -10,13 +10,14 @@
 #include "core/migrations.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#define STMT_CACHE 32
+#define STMT_CACHE 64 /* room for every statement one thread runs: the hot ones stay prepared */
 
 typedef struct conn_node {
     struct fdwd_db *owner;
@@ -301,6 +302,75 @@ void db_stmt_done(sqlite3_stmt *st)
                 return;
             }
     sqlite3_finalize(st);
+}
+
+static sqlite3_stmt *bindv(sqlite3_stmt *st, const char *types, va_list ap)
+{
+    const int np = st ? sqlite3_bind_parameter_count(st) : 0;
+    for (int i = 1; types[i - 1]; i++) {
+        const char t = types[i - 1];
+        const int64_t v = t == 'i' ? va_arg(ap, int64_t) : t == 'n' ? va_arg(ap, int) : 0;
+        const double f = t == 'f' ? va_arg(ap, double) : 0;
+        const char *s = t == 't' ? va_arg(ap, const char *) : NULL;
+        if (i > np || t == '-' || (t == 't' && !s))
+            continue;
+        if (t == 'f')
+            sqlite3_bind_double(st, i, f);
+        else if (t == 't')
+            sqlite3_bind_text(st, i, s, -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_int64(st, i, v);
+    }
+    return st;
+}
+
+sqlite3_stmt *db_bind(sqlite3_stmt *st, const char *types, ...)
+{
+    va_list ap;
+    va_start(ap, types);
+    bindv(st, types, ap);
+    va_end(ap);
+    return st;
+}
+
+int db_run(sqlite3 *c, const char *sql, const char *types, ...)
+{
+    va_list ap;
+    va_start(ap, types);
+    sqlite3_stmt *st = bindv(db_stmt(c, sql), types, ap);
+    va_end(ap);
+    const int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
+    db_stmt_done(st);
+    return rc;
+}
+
+static sqlite3_stmt *rowv(sqlite3 *c, const char *sql, const char *types, va_list ap)
+{
+    sqlite3_stmt *st = bindv(db_stmt(c, sql), types, ap);
+    if (st && sqlite3_step(st) == SQLITE_ROW)
+        return st;
+    db_stmt_done(st);
+    return NULL;
+}
+
+sqlite3_stmt *db_row(sqlite3 *c, const char *sql, const char *types, ...)
+{
+    va_list ap;
+    va_start(ap, types);
+    sqlite3_stmt *st = rowv(c, sql, types, ap);
+    va_end(ap);
+    return st;
+}
+
+int64_t db_int(sqlite3 *c, const char *sql, int64_t dflt, const char *types, ...)
+{
+    va_list ap;
+    va_start(ap, types);
+    sqlite3_stmt *st = rowv(c, sql, types, ap);
+    va_end(ap);
+    const int64_t v = st ? sqlite3_column_int64(st, 0) : dflt;
+    db_stmt_done(st);
+    return v;
 }
 
 void db_rollback(sqlite3 *c)

@@ -36,6 +36,23 @@ void db_rollback(sqlite3 *c);
 sqlite3_stmt *db_stmt(sqlite3 *c, const char *sql);
 void db_stmt_done(sqlite3_stmt *st);
 
+/* Bind st's parameters ?1, ?2, ... in order, one letter of types each: 'i' an int64_t,
+ * 'n' an int, 'f' a double, 't' a string that stays valid while st is used (NULL binds
+ * NULL), '-' none (takes no argument; the parameter stays NULL). Letters past st's last
+ * parameter are read but not bound, so one list can serve statements with fewer. Returns
+ * st; a NULL st is passed through, so db_bind(db_stmt(c, sql), ...) needs no check in
+ * between. */
+sqlite3_stmt *db_bind(sqlite3_stmt *st, const char *types, ...);
+/* Run db_stmt(c, sql) bound as db_bind once and give it back. Returns its first step's
+ * code (SQLITE_DONE, SQLITE_ROW or an error; SQLITE_ERROR without a statement). */
+int db_run(sqlite3 *c, const char *sql, const char *types, ...);
+/* db_stmt(c, sql) bound as db_bind and stepped to its first row: read it, then give it
+ * back with db_stmt_done. NULL (nothing to give back) when there is no row or on an
+ * error. */
+sqlite3_stmt *db_row(sqlite3 *c, const char *sql, const char *types, ...);
+/* The integer in the first column of db_row(c, sql, ...); dflt when there is no row. */
+int64_t db_int(sqlite3 *c, const char *sql, int64_t dflt, const char *types, ...);
+
 /* Moves (increases) after every COMMIT on any connection. A cache of something read
  * from the database is valid while the generation read before reading it is current. */
 uint64_t db_generation(fdwd_db *d);

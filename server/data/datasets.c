@@ -73,10 +73,8 @@ static void facts_free(void *facts)
 static void bind_facts(sqlite3_stmt *st, const void *facts)
 {
     const data_facts *d = facts;
-    sqlite3_bind_int64(st, 7, d->info.traces);
-    sqlite3_bind_int(st, 8, d->info.samples);
-    sqlite3_bind_double(st, 9, d->info.sample_interval);
-    sqlite3_bind_text(st, 10, d->ffids, -1, SQLITE_STATIC);
+    db_bind(st, "------inft", (int64_t)d->info.traces, d->info.samples, d->info.sample_interval,
+            d->ffids);
 }
 
 /* The API's object of an upload from its row and facts (ffids: JSON text). */

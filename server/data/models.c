@@ -104,15 +104,8 @@ static json_t *model_json(const model_row *m)
 static void bind_facts(sqlite3_stmt *st, const void *facts)
 {
     const fdw_model_info *f = facts;
-    sqlite3_bind_int64(st, 7, (sqlite3_int64)f->nvalues);
-    sqlite3_bind_int(st, 8, f->nx);
-    sqlite3_bind_int(st, 9, f->ny);
-    sqlite3_bind_int(st, 10, f->nz);
-    sqlite3_bind_double(st, 11, f->dx);
-    sqlite3_bind_double(st, 12, f->dy);
-    sqlite3_bind_double(st, 13, f->dz);
-    sqlite3_bind_double(st, 14, f->vmin);
-    sqlite3_bind_double(st, 15, f->vmax);
+    db_bind(st, "------innnfffff", (int64_t)f->nvalues, f->nx, f->ny, f->nz, f->dx, f->dy, f->dz,
+            f->vmin, f->vmax);
 }
 
 /* fdw_model_inspect of the uploaded file, its messages naming the model instead of the
@@ -238,21 +231,12 @@ static void learn_facts(fdwd_app *app, const char *path, const char *name, const
     snprintf(found.format, sizeof found.format, "%s", format);
     snprintf(found.sha256, sizeof found.sha256, "%s", info->sha256);
     sqlite3 *c = db(app->db);
-    sqlite3_stmt *st = db_stmt(c, "UPDATE models SET nvalues = ?1, nx = ?2, ny = ?3, nz = ?4, "
-                               "dx = ?5, dy = ?6, dz = ?7, vmin = ?8, vmax = ?9 WHERE name = "
-                               "?10 AND created_at = ?11");
-    if (st) {
-        sqlite3_bind_int64(st, 1, (sqlite3_int64)found.nvalues);
-        sqlite3_bind_int(st, 2, found.nx);
-        sqlite3_bind_int(st, 3, found.ny);
-        sqlite3_bind_int(st, 4, found.nz);
-        sqlite3_bind_double(st, 5, found.dx);
-        sqlite3_bind_double(st, 6, found.dy);
-        sqlite3_bind_double(st, 7, found.dz);
-        sqlite3_bind_double(st, 8, found.vmin);
-        sqlite3_bind_double(st, 9, found.vmax);
-        sqlite3_bind_text(st, 10, name, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 11, created_at);
+    /* the facts' parameters are numbered as in an upload's row (bind_facts) */
+    sqlite3_stmt *st = db_stmt(c, "UPDATE models SET nvalues = ?7, nx = ?8, ny = ?9, nz = ?10, "
+                               "dx = ?11, dy = ?12, dz = ?13, vmin = ?14, vmax = ?15 WHERE name "
+                               "= ?1 AND created_at = ?6");
+    if (db_bind(st, "t----i", name, created_at)) {
+        bind_facts(st, &found);
         if (sqlite3_step(st) == SQLITE_DONE)
             log_info("model %s: recorded its facts (%llu values, %g..%g m/s)", name,
                      (unsigned long long)found.nvalues, found.vmin, found.vmax);
@@ -272,9 +256,8 @@ int models_resolve(const app_caller *caller, const char *name, char *path, size_
         return -1;
     sqlite3 *c = db(app->db);
     sqlite3_stmt *st = db_stmt(c, "SELECT " MODEL_COLS " FROM models WHERE name = ?1");
-    if (!st)
+    if (!db_bind(st, "t", name))
         return -1;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     int found = 0, has_facts = 0;
     int64_t created_at = 0;
     char format[16] = "";

@@ -175,9 +175,8 @@ static int current_owner(upload_store *s, const char *name, char *owner, size_t 
     sqlite3_stmt *st = db_stmt(c, s->sql_owner);
     owner[0] = '\0';
     *bytes = 0;
-    if (!st)
+    if (!db_bind(st, "t", name))
         return -1;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW) {
         snprintf(owner, cap, "%s", sqlite3_column_text(st, 0));
         *bytes = (uint64_t)sqlite3_column_int64(st, 1);
@@ -441,15 +440,11 @@ void upload_rename_in(char *msg, size_t cap, const char *from, const char *to)
 static int record_row(upload_store *s, sqlite3 *c, const upload_row *r, const void *facts,
                       int replacing)
 {
-    sqlite3_stmt *st = db_stmt(c, replacing ? s->sql_update : s->sql_insert);
+    sqlite3_stmt *st = db_bind(db_stmt(c, replacing ? s->sql_update : s->sql_insert), "tttiti",
+                               r->name, r->owner, r->format, (int64_t)r->bytes, r->sha256,
+                               r->created_at);
     if (!st)
         return -1;
-    sqlite3_bind_text(st, 1, r->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, r->owner, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, r->format, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4, (sqlite3_int64)r->bytes);
-    sqlite3_bind_text(st, 5, r->sha256, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 6, r->created_at);
     s->kind->bind(st, facts);
     int rc = sqlite3_step(st);
     db_stmt_done(st);
@@ -584,9 +579,7 @@ json_t *upload_list(upload_store *s, const identity *who, const char *key)
     sqlite3 *c = db(s->app->db);
     sqlite3_stmt *st = db_stmt(c, s->sql_list);
     json_t *arr = json_array();
-    if (st) {
-        sqlite3_bind_int(st, 1, who->admin);
-        sqlite3_bind_text(st, 2, who->user, -1, SQLITE_STATIC);
+    if (db_bind(st, "nt", who->admin, who->user)) {
         while (sqlite3_step(st) == SQLITE_ROW)
             json_array_append_new(arr, s->kind->row_json(st));
         db_stmt_done(st);
@@ -603,7 +596,7 @@ json_t *upload_get(upload_store *s, const identity *who, const char *name, uploa
         set_error(e, 500, "internal", NULL, "database error");
         return NULL;
     }
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    db_bind(st, "t", name);
     if (sqlite3_step(st) == SQLITE_ROW &&
         identity_may_read(who, (const char *)sqlite3_column_text(st, 1)))
         j = s->kind->row_json(st);
@@ -621,9 +614,8 @@ static long long job_using(sqlite3 *c, const char *path, char *state, size_t cap
     sqlite3_stmt *st = db_stmt(c, "SELECT j.id, j.state FROM jobs j, json_each(j.spec_files) f WHERE "
                                   "j.state IN ('queued', 'running') AND j.spec_files IS NOT "
                                   "NULL AND json_extract(f.value, '$.path') = ?1 LIMIT 1");
-    if (!st)
+    if (!db_bind(st, "t", path))
         return -1;
-    sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
     const int rc = sqlite3_step(st);
     const long long id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : rc == SQLITE_DONE ? 0 : -1;
     if (id > 0)
@@ -661,9 +653,7 @@ int upload_delete(upload_store *s, const identity *who, const char *name, upload
         goto out;
     }
     sqlite3_stmt *st = mine ? db_stmt(c, s->sql_delete) : NULL;
-    if (st) {
-        sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 2, owner, -1, SQLITE_STATIC);
+    if (db_bind(st, "tt", name, owner)) {
         rc = sqlite3_step(st) == SQLITE_DONE && sqlite3_changes(c) == 1 ? 0 : -1;
         db_stmt_done(st);
     }
@@ -694,9 +684,8 @@ int upload_resolve(upload_store *s, const identity *who, const char *name, char 
     sqlite3 *c = db(s->app->db);
     sqlite3_stmt *st = db_stmt(c, s->sql_one);
     int found = 0;
-    if (!st)
+    if (!db_bind(st, "t", name))
         return -1;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW &&
         identity_may_read(who, (const char *)sqlite3_column_text(st, 1))) {
         found = 1;

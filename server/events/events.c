@@ -48,11 +48,7 @@ int64_t events_append_text(sqlite3 *c, int64_t job_id, const char *type, const c
     sqlite3_stmt *st = db_stmt(c, "INSERT INTO events (job_id, type, data, created_at) "
                                   "VALUES (?1, ?2, ?3, ?4)");
     int64_t id = -1;
-    if (st) {
-        sqlite3_bind_int64(st, 1, job_id);
-        sqlite3_bind_text(st, 2, type, -1, SQLITE_STATIC);
-        sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 4, now_ms());
+    if (db_bind(st, "itti", job_id, type, text, now_ms())) {
         if (sqlite3_step(st) == SQLITE_DONE)
             id = sqlite3_last_insert_rowid(c);
         else
@@ -98,11 +94,8 @@ static void side_effects(sqlite3 *c, const ev *e)
     if (strcmp(e->type, "progress") == 0) {
         sqlite3_stmt *st = db_stmt(c, "UPDATE jobs SET progress = ?1 WHERE id = ?2");
         char *text = st ? json_dumps(e->data, JSON_COMPACT) : NULL;
-        if (text) {
-            sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-            sqlite3_bind_int64(st, 2, e->job_id);
+        if (text && db_bind(st, "ti", text, e->job_id))
             sqlite3_step(st);
-        }
         db_stmt_done(st);
         free(text);
     } else if (strcmp(e->type, "snapshot") == 0) {

@@ -134,10 +134,8 @@ static int load_events(stream *s, uint64_t seq)
     sqlite3 *c = db(s->hub->db);
     sqlite3_stmt *st = db_stmt(c, "SELECT id, type, data FROM events WHERE job_id = ?1 AND "
                                   "id > ?2 ORDER BY id LIMIT 200");
-    if (!st)
+    if (!db_bind(st, "ii", s->job_id, s->last_id))
         return -1;
-    sqlite3_bind_int64(st, 1, s->job_id);
-    sqlite3_bind_int64(st, 2, s->last_id);
     int n = 0, rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         int64_t id = sqlite3_column_int64(st, 0);
@@ -163,14 +161,9 @@ static int load_events(stream *s, uint64_t seq)
     /* Nothing new: if the job's "end" lies at or before where the client resumed
      * (Last-Event-ID after the end), there is nothing more to wait for. */
     if (n == 0 && !s->ended &&
-        (st = db_stmt(c, "SELECT 1 FROM events WHERE job_id = ?1 AND type = 'end' AND "
-                         "id <= ?2 LIMIT 1"))) {
-        sqlite3_bind_int64(st, 1, s->job_id);
-        sqlite3_bind_int64(st, 2, s->last_id);
-        if (sqlite3_step(st) == SQLITE_ROW)
-            s->ended = 1;
-        db_stmt_done(st);
-    }
+        db_int(c, "SELECT 1 FROM events WHERE job_id = ?1 AND type = 'end' AND id <= ?2 LIMIT 1",
+               0, "ii", s->job_id, s->last_id))
+        s->ended = 1;
     return n;
 }
 

@@ -248,6 +248,63 @@ static enum MHD_Result first_call(request *r)
     return MHD_YES;
 }
 
+/* Drop what a request's body gathered (it will be refused). */
+static void drop_body(request *r)
+{
+    free(r->body);
+    r->body = NULL;
+    r->len = r->cap = 0;
+}
+
+/* n more bytes of a request's body: onto its upload, or gathered for POST /v1/jobs, each
+ * within its limit (what is over it is answered when the body is complete), or the
+ * request refused when the body comes too slowly. */
+static enum MHD_Result body_chunk(request *r, const char *data, size_t n)
+{
+    fdwd_app *app = r->app;
+    if (r->too_slow)
+        return MHD_YES; /* answered; MHD closes the connection */
+    if (conn_body(r->cs, n)) {
+        r->too_slow = 1;
+        upload_abort(r->upload);
+        r->upload = NULL;
+        drop_body(r);
+        return reply_error(r, 408, "request_timeout", NULL,
+                           "the request body arrived at less than %llu bytes/s",
+                           (unsigned long long)app->cfg.body_min_rate);
+    }
+    if (r->upload && !r->upload_failed) {
+        if (upload_bytes(r->upload) + n > r->upload_limit)
+            r->too_large = 1;
+        else if (upload_write(r->upload, data, n))
+            r->upload_failed = 1;
+        if (r->too_large || r->upload_failed) {
+            upload_abort(r->upload);
+            r->upload = NULL;
+        }
+    } else if (!r->upload && r->route == R_JOBS && !r->too_large) {
+        if (r->len + n > app->cfg.max_body) {
+            r->too_large = 1;
+            drop_body(r);
+            return MHD_YES;
+        }
+        if (r->len + n + 1 > r->cap) {
+            size_t cap = r->cap ? r->cap * 2 : 4096;
+            while (cap < r->len + n + 1)
+                cap *= 2;
+            char *b = realloc(r->body, cap);
+            if (!b)
+                return MHD_NO;
+            r->body = b;
+            r->cap = cap;
+        }
+        memcpy(r->body + r->len, data, n);
+        r->len += n;
+        r->body[r->len] = '\0';
+    }
+    return MHD_YES;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_size, void **ctx)
@@ -278,53 +335,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         return first_call(r);
     }
     if (*upload_size) {
-        size_t n = *upload_size;
+        const size_t n = *upload_size;
         *upload_size = 0;
-        if (r->too_slow)
-            return MHD_YES; /* answered; MHD closes the connection */
-        if (conn_body(r->cs, n)) {
-            r->too_slow = 1;
-            upload_abort(r->upload);
-            r->upload = NULL;
-            free(r->body);
-            r->body = NULL;
-            r->len = r->cap = 0;
-            return reply_error(r, 408, "request_timeout", NULL,
-                               "the request body arrived at less than %llu bytes/s",
-                               (unsigned long long)app->cfg.body_min_rate);
-        }
-        if (r->upload && !r->upload_failed) {
-            if (upload_bytes(r->upload) + n > r->upload_limit)
-                r->too_large = 1;
-            else if (upload_write(r->upload, upload_data, n))
-                r->upload_failed = 1;
-            if (r->too_large || r->upload_failed) {
-                upload_abort(r->upload);
-                r->upload = NULL;
-            }
-        } else if (!r->upload && r->route == R_JOBS && !r->too_large) {
-            if (r->len + n > app->cfg.max_body) {
-                r->too_large = 1;
-                free(r->body);
-                r->body = NULL;
-                r->len = r->cap = 0;
-            } else {
-                if (r->len + n + 1 > r->cap) {
-                    size_t cap = r->cap ? r->cap * 2 : 4096;
-                    while (cap < r->len + n + 1)
-                        cap *= 2;
-                    char *b = realloc(r->body, cap);
-                    if (!b)
-                        return MHD_NO;
-                    r->body = b;
-                    r->cap = cap;
-                }
-                memcpy(r->body + r->len, upload_data, n);
-                r->len += n;
-                r->body[r->len] = '\0';
-            }
-        }
-        return MHD_YES;
+        return body_chunk(r, upload_data, n);
     }
     /* Body complete. */
     if (r->too_slow)

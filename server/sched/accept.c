@@ -47,10 +47,7 @@ int accept_enqueue(fdwd_app *app, accept_req *a)
 /* Run one of the savepoint statements (kept prepared: this runs three times a job). */
 static int savepoint(sqlite3 *c, const char *sql)
 {
-    sqlite3_stmt *st = db_stmt(c, sql);
-    int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
-    db_stmt_done(st);
-    return rc == SQLITE_DONE ? 0 : -1;
+    return db_run(c, sql, "") == SQLITE_DONE ? 0 : -1;
 }
 
 static void commit_batch(fdwd_app *app, accept_req *batch)

@@ -54,7 +54,10 @@ void slurm_tell(const char *job_dir, const char *word)
     }
 }
 
-int slurm_job_ended(int64_t slurm_id, double *next_ask, runner_outcome *out)
+/* Has Slurm job slurm_id ended (its state into out: slurm_state, "GONE" when Slurm no
+ * longer knows it, slurm_exit, slurm_signal)? Asks scontrol at most once a second
+ * (*next_ask). */
+static int slurm_job_ended(int64_t slurm_id, double *next_ask, runner_outcome *out)
 {
     if (slurm_mono_s() < *next_ask)
         return 0;

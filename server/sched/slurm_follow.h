@@ -30,11 +30,6 @@ void slurm_read_quietly(const char *path, off_t *at, supervise *s);
 /* Append a word for the runners to job_dir/control. */
 void slurm_tell(const char *job_dir, const char *word);
 
-/* Has Slurm job slurm_id ended (its state into out: slurm_state, "GONE" when Slurm no
- * longer knows it, slurm_exit, slurm_signal)? Asks scontrol at most once a second
- * (*next_ask). */
-int slurm_job_ended(int64_t slurm_id, double *next_ask, runner_outcome *out);
-
 /* Follow out's Slurm job (s->out->slurm_id, whose lines go to proto) from *at until the
  * runner's result line, the job's end, or the daemon's shutdown (out->detached): cancel
  * (s->cb->cancelled) becomes scancel, suspend (s->cb->suspend) the word "suspend". */

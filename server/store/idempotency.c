@@ -27,10 +27,8 @@ idem_match idem_lookup(sqlite3 *c, const char *owner, const char *key, const cha
     sqlite3_stmt *st =
         db_stmt(c, "SELECT id, request_hash, spec_body FROM jobs WHERE owner = ?1 AND "
                    "idempotency_key = ?2");
-    if (!st)
+    if (!db_bind(st, "tt", owner, key))
         return IDEM_ERROR;
-    sqlite3_bind_text(st, 1, owner, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
     idem_match m = IDEM_NEW;
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {

@@ -18,21 +18,16 @@ static json_t *time_or_null(int64_t ms)
 int jobruns_estimates(fdwd_app *app, int64_t id, uint64_t *host_bytes, uint64_t *device_bytes,
                       double *wall_time)
 {
-    sqlite3 *c = db(app->db);
-    sqlite3_stmt *st = db_stmt(c, "SELECT coalesce(host_bytes, 0), coalesce(device_bytes, "
-                                  "0), coalesce(wall_time, 0) FROM jobs WHERE id = ?1");
+    sqlite3_stmt *st = db_row(db(app->db), "SELECT coalesce(host_bytes, 0), coalesce("
+                                           "device_bytes, 0), coalesce(wall_time, 0) FROM jobs "
+                                           "WHERE id = ?1", "i", id);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int rc = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *host_bytes = (uint64_t)sqlite3_column_int64(st, 0);
-        *device_bytes = (uint64_t)sqlite3_column_int64(st, 1);
-        *wall_time = sqlite3_column_double(st, 2);
-        rc = 0;
-    }
+    *host_bytes = (uint64_t)sqlite3_column_int64(st, 0);
+    *device_bytes = (uint64_t)sqlite3_column_int64(st, 1);
+    *wall_time = sqlite3_column_double(st, 2);
     db_stmt_done(st);
-    return rc;
+    return 0;
 }
 
 /* One UPDATE of jobs by id with an optional integer and text parameter. */
@@ -43,21 +38,8 @@ static int update(fdwd_app *app, const char *sql, int64_t id, int64_t a, const c
      * /v1/jobs/ID's cached answers (jobcache.c) show the change at once */
     if (!c || db_begin(c, 1) != SQLITE_OK)
         return -1;
-    sqlite3_stmt *st = db_stmt(c, sql);
-    if (!st) {
-        db_rollback(c);
-        return -1;
-    }
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_bind_parameter_count(st) >= 2)
-        sqlite3_bind_int64(st, 2, a);
-    if (sqlite3_bind_parameter_count(st) >= 3)
-        sqlite3_bind_text(st, 3, text, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-    if (rc)
+    if (db_run(c, sql, "iit", id, a, text) != SQLITE_DONE) {
         log_warn("jobs: %s: %s", sql, sqlite3_errmsg(c));
-    db_stmt_done(st);
-    if (rc) {
         db_rollback(c);
         return -1;
     }
@@ -66,17 +48,10 @@ static int update(fdwd_app *app, const char *sql, int64_t id, int64_t a, const c
 
 int jobruns_checkpoint(fdwd_app *app, int64_t id, long step)
 {
-    sqlite3 *c = db(app->db);
-    sqlite3_stmt *st = db_stmt(c, "UPDATE jobs SET checkpoint_step = ?2, checkpoint_at = ?3 "
-                                  "WHERE id = ?1");
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    sqlite3_bind_int64(st, 2, step);
-    sqlite3_bind_int64(st, 3, now_ms());
-    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-    db_stmt_done(st);
-    return rc;
+    return db_run(db(app->db), "UPDATE jobs SET checkpoint_step = ?2, checkpoint_at = ?3 WHERE id = ?1",
+                  "iii", id, (int64_t)step, now_ms()) == SQLITE_DONE
+               ? 0
+               : -1;
 }
 
 int jobruns_checkpoint_clear(fdwd_app *app, int64_t id)
@@ -95,38 +70,25 @@ int jobruns_outputs_removed(fdwd_app *app, int64_t id, const char *by)
 int jobruns_record_usage(fdwd_app *app, const run_usage *u)
 {
     sqlite3 *c = db(app->db);
-    sqlite3_stmt *st =
-        db_stmt(c, "INSERT INTO usage (job_id, owner, devices, started_at, ended_at, "
-                   "wall_seconds, device_seconds, peak_host_bytes, peak_device_bytes, "
-                   "outcome) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, u->job_id);
-    sqlite3_bind_text(st, 2, u->owner, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 3, u->devices);
-    sqlite3_bind_int64(st, 4, u->started_at);
-    sqlite3_bind_int64(st, 5, u->ended_at);
-    sqlite3_bind_double(st, 6, u->wall_seconds);
-    sqlite3_bind_double(st, 7, u->wall_seconds * u->devices);
-    sqlite3_bind_int64(st, 8, (sqlite3_int64)u->peak_host_bytes);
-    sqlite3_bind_int64(st, 9, (sqlite3_int64)u->peak_device_bytes);
-    sqlite3_bind_text(st, 10, u->outcome, -1, SQLITE_STATIC);
-    int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-    if (rc)
+    int rc = db_run(c, "INSERT INTO usage (job_id, owner, devices, started_at, ended_at, "
+                       "wall_seconds, device_seconds, peak_host_bytes, peak_device_bytes, "
+                       "outcome) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    "itniiffiit", u->job_id, u->owner, u->devices, u->started_at, u->ended_at,
+                    u->wall_seconds, u->wall_seconds * u->devices, (int64_t)u->peak_host_bytes,
+                    (int64_t)u->peak_device_bytes, u->outcome) == SQLITE_DONE
+                 ? 0
+                 : -1;
+    if (rc && c)
         log_warn("usage: recording job %lld's run failed: %s", (long long)u->job_id,
                  sqlite3_errmsg(c));
-    db_stmt_done(st);
     return rc;
 }
 
 double jobruns_wall_used(fdwd_app *app, int64_t id)
 {
-    sqlite3_stmt *st =
-        db_stmt(db(app->db), "SELECT coalesce(sum(wall_seconds), 0) FROM usage WHERE job_id = ?1");
-    if (!st)
-        return 0;
-    sqlite3_bind_int64(st, 1, id);
-    double v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : 0;
+    sqlite3_stmt *st = db_row(db(app->db), "SELECT coalesce(sum(wall_seconds), 0) FROM usage "
+                                           "WHERE job_id = ?1", "i", id);
+    double v = st ? sqlite3_column_double(st, 0) : 0;
     db_stmt_done(st);
     return v;
 }
@@ -157,20 +119,16 @@ void jobruns_render(const job_runs *r, json_t *j)
 
 void jobruns_json(fdwd_app *app, int64_t id, json_t *j)
 {
-    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
-        db_stmt(c, "SELECT host_bytes, device_bytes, wall_time, checkpoint_step, "
+        db_row(db(app->db), "SELECT host_bytes, device_bytes, wall_time, checkpoint_step, "
                    "checkpoint_at, outputs_removed_at, outputs_removed_by, "
                    "(SELECT count(*) FROM usage WHERE job_id = ?1), "
                    "(SELECT coalesce(sum(device_seconds), 0) FROM usage WHERE job_id = ?1), "
                    "(SELECT coalesce(sum(wall_seconds), 0) FROM usage WHERE job_id = ?1), "
                    "(SELECT coalesce(max(peak_host_bytes), 0) FROM usage WHERE job_id = ?1), "
                    "(SELECT coalesce(max(peak_device_bytes), 0) FROM usage WHERE job_id = ?1) "
-                   "FROM jobs WHERE id = ?1");
-    if (!st)
-        return;
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW) {
+                   "FROM jobs WHERE id = ?1", "i", id);
+    if (st) {
         const job_runs r = {
             .host_bytes = (uint64_t)sqlite3_column_int64(st, 0),
             .device_bytes = (uint64_t)sqlite3_column_int64(st, 1),

@@ -29,46 +29,22 @@ static const char *state_static(const char *s)
     return "unknown";
 }
 
-/* One integer from a query with up to three integer parameters; -1 on error. sql must
- * be a string literal (the statement stays prepared, see db_stmt). */
-static int64_t query_int3(sqlite3 *c, const char *sql, int64_t a, int64_t b, int64_t d)
-{
-    sqlite3_stmt *st = db_stmt(c, sql);
-    int64_t v = -1;
-    if (!st)
-        return -1;
-    int np = sqlite3_bind_parameter_count(st);
-    sqlite3_bind_int64(st, 1, a);
-    if (np >= 2)
-        sqlite3_bind_int64(st, 2, b);
-    if (np >= 3)
-        sqlite3_bind_int64(st, 3, d);
-    if (sqlite3_step(st) == SQLITE_ROW)
-        v = sqlite3_column_int64(st, 0);
-    db_stmt_done(st);
-    return v;
-}
-
 /* Number of queued jobs that will run before this one (0 = next), ignoring aging.
  * Higher priorities come from the trigger-kept queue_counts table; within the job's own
  * priority, the newest queued job (the usual case: a submit) is "all the others", and
  * only a job in the middle of its level needs an index range count. */
 static int64_t queue_position(sqlite3 *c, int64_t id, int priority)
 {
-    int64_t higher = query_int3(
-        c, "SELECT coalesce(sum(n), 0) FROM queue_counts WHERE priority > ?1", priority, 0, 0);
-    int64_t newest = query_int3(
-        c, "SELECT coalesce(max(id), 0) FROM jobs WHERE state = 'queued' AND priority = ?1",
-        priority, 0, 0);
-    int64_t same;
-    if (id >= newest)
-        same = query_int3(c, "SELECT n - 1 FROM queue_counts WHERE priority = ?1", priority, 0,
-                          0);
-    else
-        same = query_int3(c,
-                          "SELECT count(*) FROM jobs WHERE state = 'queued' AND "
-                          "priority = ?1 AND id < ?2",
-                          priority, id, 0);
+    int64_t higher = db_int(c, "SELECT coalesce(sum(n), 0) FROM queue_counts WHERE priority > ?1",
+                            -1, "n", priority);
+    int64_t newest = db_int(
+        c, "SELECT coalesce(max(id), 0) FROM jobs WHERE state = 'queued' AND priority = ?1", -1,
+        "n", priority);
+    int64_t same =
+        id >= newest
+            ? db_int(c, "SELECT n - 1 FROM queue_counts WHERE priority = ?1", -1, "n", priority)
+            : db_int(c, "SELECT count(*) FROM jobs WHERE state = 'queued' AND priority = ?1 "
+                        "AND id < ?2", -1, "ni", priority, id);
     return higher < 0 || same < 0 ? -1 : higher + same;
 }
 
@@ -168,19 +144,7 @@ static int commit_notify(fdwd_app *app, sqlite3 *c, int64_t id)
 static int change_state(sqlite3 *c, const char *sql, int64_t id, const char *state,
                         const char *reason, int64_t n)
 {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(c, sql, -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_text(st, 1, reason, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 2, now_ms());
-    sqlite3_bind_int64(st, 3, id);
-    if (sqlite3_bind_parameter_count(st) >= 4)
-        sqlite3_bind_int64(st, 4, n);
-    if (sqlite3_bind_parameter_count(st) >= 5)
-        sqlite3_bind_text(st, 5, state, -1, SQLITE_STATIC);
-    const int rc = sqlite3_step(st);
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
+    if (db_run(c, sql, "tiiit", reason, now_ms(), id, n, state) != SQLITE_DONE)
         return -1;
     const int changed = sqlite3_changes(c);
     return changed == 1 && append_state(c, id, state, reason) ? -1 : changed;
@@ -188,7 +152,6 @@ static int change_state(sqlite3 *c, const char *sql, int64_t id, const char *sta
 
 int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
 {
-    sqlite3_stmt *st;
     out->existed = 0;
     out->key_reused = 0;
     out->queue_position = -1;
@@ -210,43 +173,22 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
             return 0;
         }
     }
-    st = db_stmt(c, "INSERT INTO jobs (owner, name, kind, state, priority, "
-                    "devices_requested, devices_wanted, idempotency_key, spec_body, "
-                    "spec_json, warnings, created_at, host_bytes, device_bytes, wall_time, "
-                    "request_hash, model_name, model_sha256, spec_files, shots) "
-                    "VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
-                    "?13, ?14, ?15, ?16, ?17, ?18, ?19)");
-    if (!st)
-        goto fail;
-    sqlite3_bind_text(st, 1, j->owner, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, j->name ? j->name : "", -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, j->kind, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 4, j->priority);
-    sqlite3_bind_int(st, 5, j->devices_requested);
-    if (j->devices_wanted)
-        sqlite3_bind_text(st, 6, j->devices_wanted, -1, SQLITE_STATIC);
-    if (j->idempotency_key)
-        sqlite3_bind_text(st, 7, j->idempotency_key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 8, j->spec_body, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 9, j->spec_json, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 10, j->warnings ? j->warnings : "[]", -1, SQLITE_STATIC);
     out->created_at = now_ms();
-    sqlite3_bind_int64(st, 11, out->created_at);
-    sqlite3_bind_int64(st, 12, (sqlite3_int64)j->host_bytes);
-    sqlite3_bind_int64(st, 13, (sqlite3_int64)j->device_bytes);
-    if (j->wall_time > 0)
+    sqlite3_stmt *st = db_bind(
+        db_stmt(c, "INSERT INTO jobs (owner, name, kind, state, priority, "
+                   "devices_requested, devices_wanted, idempotency_key, spec_body, "
+                   "spec_json, warnings, created_at, host_bytes, device_bytes, wall_time, "
+                   "request_hash, model_name, model_sha256, spec_files, shots) "
+                   "VALUES (?1, ?2, ?3, 'queued', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, "
+                   "?13, ?14, ?15, ?16, ?17, ?18, ?19)"),
+        "tttnntttttiii-ttttn", j->owner, j->name ? j->name : "", j->kind, j->priority,
+        j->devices_requested, j->devices_wanted, j->idempotency_key, j->spec_body, j->spec_json,
+        j->warnings ? j->warnings : "[]", out->created_at, (int64_t)j->host_bytes,
+        (int64_t)j->device_bytes, j->idempotency_key ? request_hash : NULL, j->model_name,
+        j->model_name ? j->model_sha256 : NULL, j->spec_files, j->shots);
+    if (st && j->wall_time > 0)
         sqlite3_bind_double(st, 14, j->wall_time);
-    if (j->idempotency_key)
-        sqlite3_bind_text(st, 15, request_hash, -1, SQLITE_STATIC);
-    if (j->model_name) {
-        sqlite3_bind_text(st, 16, j->model_name, -1, SQLITE_STATIC);
-        if (j->model_sha256)
-            sqlite3_bind_text(st, 17, j->model_sha256, -1, SQLITE_STATIC);
-    }
-    if (j->spec_files)
-        sqlite3_bind_text(st, 18, j->spec_files, -1, SQLITE_STATIC);
-    sqlite3_bind_int(st, 19, j->shots);
-    int rc = sqlite3_step(st);
+    int rc = st ? sqlite3_step(st) : SQLITE_ERROR;
     db_stmt_done(st);
     if (rc != SQLITE_DONE)
         goto fail;
@@ -254,8 +196,8 @@ int jobs_insert_tx(sqlite3 *c, const job_new *j, job_stored *out)
     /* Its queue position: the job is the newest of its priority (ids only grow), so every
      * queued job of its priority or higher comes first (see queue_position). */
     out->queue_position =
-        query_int3(c, "SELECT coalesce(sum(n), 0) - 1 FROM queue_counts WHERE priority >= ?1",
-                   j->priority, 0, 0);
+        db_int(c, "SELECT coalesce(sum(n), 0) - 1 FROM queue_counts WHERE priority >= ?1", -1,
+               "n", j->priority);
     /* append_state(c, id, "queued", why) without building JSON: the reason is the place
      * in the queue when jobs are ahead of it (what the scheduler finds comes later). */
     char data[160];
@@ -296,10 +238,9 @@ static int may_see(const identity *who, const char *owner)
 int jobs_read(fdwd_app *app, int64_t id, const identity *who, job_visitor fn, void *user)
 {
     sqlite3 *c = db(app->db);
-    sqlite3_stmt *st = db_stmt(c, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1");
+    sqlite3_stmt *st = db_bind(db_stmt(c, "SELECT " JOB_COLS " FROM jobs WHERE id = ?1"), "i", id);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, id);
     int found = 0;
     if (sqlite3_step(st) == SQLITE_ROW && may_see(who, (const char *)sqlite3_column_text(st, 1))) {
         visit_row(c, st, fn, user);
@@ -311,19 +252,12 @@ int jobs_read(fdwd_app *app, int64_t id, const identity *who, job_visitor fn, vo
 
 int jobs_visible(fdwd_app *app, int64_t id, const identity *who, const char **state)
 {
-    sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
-    int ok = 0;
-    if (!c || sqlite3_prepare_v2(c, "SELECT owner, state FROM jobs WHERE id = ?1", -1, &st,
-                                 NULL) != SQLITE_OK)
-        return 0;
-    sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW && may_see(who, (const char *)sqlite3_column_text(st, 0))) {
-        ok = 1;
-        if (state)
-            *state = state_static((const char *)sqlite3_column_text(st, 1));
-    }
-    sqlite3_finalize(st);
+    sqlite3_stmt *st =
+        db_row(db(app->db), "SELECT owner, state FROM jobs WHERE id = ?1", "i", id);
+    const int ok = st && may_see(who, (const char *)sqlite3_column_text(st, 0));
+    if (ok && state)
+        *state = state_static((const char *)sqlite3_column_text(st, 1));
+    db_stmt_done(st);
     return ok;
 }
 
@@ -331,24 +265,15 @@ int jobs_page(fdwd_app *app, const identity *who, const char *state, const char 
               int64_t before, job_visitor fn, void *user, int *more)
 {
     sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
     *more = 0;
     /* instr() rather than LIKE: a name filter holding % or _ means those characters. */
-    if (!c || sqlite3_prepare_v2(c,
-                                 "SELECT " JOB_COLS " FROM jobs WHERE (?1 OR owner = ?2) AND "
-                                 "(?3 IS NULL OR state = ?3) AND (?4 <= 0 OR id < ?4) AND "
-                                 "(?6 IS NULL OR instr(lower(name), lower(?6)) > 0) "
-                                 "ORDER BY id DESC LIMIT ?5",
-                                 -1, &st, NULL) != SQLITE_OK)
+    sqlite3_stmt *st = db_bind(db_stmt(c, "SELECT " JOB_COLS " FROM jobs WHERE (?1 OR owner = ?2) "
+                                          "AND (?3 IS NULL OR state = ?3) AND (?4 <= 0 OR id < ?4) "
+                                          "AND (?6 IS NULL OR instr(lower(name), lower(?6)) > 0) "
+                                          "ORDER BY id DESC LIMIT ?5"),
+                               "nttint", who->admin, who->user, state, before, limit + 1, name);
+    if (!st)
         return -1;
-    sqlite3_bind_int(st, 1, who->admin);
-    sqlite3_bind_text(st, 2, who->user, -1, SQLITE_STATIC);
-    if (state)
-        sqlite3_bind_text(st, 3, state, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4, before);
-    sqlite3_bind_int(st, 5, limit + 1);
-    if (name)
-        sqlite3_bind_text(st, 6, name, -1, SQLITE_STATIC);
     int n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (n == limit) {
@@ -358,7 +283,7 @@ int jobs_page(fdwd_app *app, const identity *who, const char *state, const char 
         visit_row(c, st, fn, user);
         n++;
     }
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     return n;
 }
 
@@ -373,7 +298,6 @@ int jobs_cancel(fdwd_app *app, int64_t id, const identity *who)
         return 404;
     }
     int status;
-    sqlite3_stmt *st;
     if (strcmp(state, "queued") == 0) {
         char reason[200];
         snprintf(reason, sizeof reason, "cancelled by %s while queued", who->user);
@@ -383,12 +307,9 @@ int jobs_cancel(fdwd_app *app, int64_t id, const identity *who)
             goto fail;
         status = 200;
     } else if (strcmp(state, "running") == 0) {
-        if (sqlite3_prepare_v2(c, "UPDATE jobs SET cancel_requested = 1 WHERE id = ?1", -1,
-                               &st, NULL) != SQLITE_OK)
+        if (db_run(c, "UPDATE jobs SET cancel_requested = 1 WHERE id = ?1", "i", id) !=
+            SQLITE_DONE)
             goto fail;
-        sqlite3_bind_int64(st, 1, id);
-        sqlite3_step(st);
-        sqlite3_finalize(st);
         status = 202;
     } else {
         db_rollback(c);
@@ -411,21 +332,13 @@ int jobs_claim(fdwd_app *app, int64_t id, const int *devices, int ndevices)
         json_array_append_new(arr, json_integer(devices[i]));
     char *devs = json_dumps(arr, JSON_COMPACT);
     json_decref(arr);
-    sqlite3_stmt *st;
-    int changed = 0;
-    if (sqlite3_prepare_v2(c,
-                           "UPDATE jobs SET state = 'running', attempts = attempts + 1, "
-                           "started_at = ?1, finished_at = NULL, reason = NULL, devices = ?2, "
-                           "progress = NULL, cancel_requested = 0, waiting = NULL "
-                           "WHERE id = ?3 AND state = 'queued'",
-                           -1, &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, now_ms());
-        sqlite3_bind_text(st, 2, devs ? devs : "[]", -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, id);
-        if (sqlite3_step(st) == SQLITE_DONE)
-            changed = sqlite3_changes(c);
-        sqlite3_finalize(st);
-    }
+    int changed = db_run(c, "UPDATE jobs SET state = 'running', attempts = attempts + 1, "
+                            "started_at = ?1, finished_at = NULL, reason = NULL, devices = ?2, "
+                            "progress = NULL, cancel_requested = 0, waiting = NULL "
+                            "WHERE id = ?3 AND state = 'queued'",
+                         "iti", now_ms(), devs ? devs : "[]", id) == SQLITE_DONE
+                      ? sqlite3_changes(c)
+                      : 0;
     free(devs);
     if (changed != 1 || append_state(c, id, "running", NULL)) {
         db_rollback(c);
@@ -445,19 +358,13 @@ int jobs_set_waiting(fdwd_app *app, int64_t id, const char *why)
     sqlite3 *c = db(app->db);
     if (!c || db_begin(c, 0) != SQLITE_OK)
         return -1;
-    sqlite3_stmt *st = db_stmt(c, "UPDATE jobs SET waiting = ?1 WHERE id = ?2 AND "
-                                  "state = 'queued' AND waiting IS NOT ?1");
-    int changed = -1, priority = 0;
-    if (st) {
-        if (why)
-            sqlite3_bind_text(st, 1, why, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 2, id);
-        changed = sqlite3_step(st) == SQLITE_DONE ? sqlite3_changes(c) : -1;
-        db_stmt_done(st);
-    }
+    int changed = db_run(c, "UPDATE jobs SET waiting = ?1 WHERE id = ?2 AND "
+                            "state = 'queued' AND waiting IS NOT ?1", "ti", why, id) == SQLITE_DONE
+                      ? sqlite3_changes(c)
+                      : -1;
     char place[96];
     if (changed == 1 && !why) { /* back to its place: say how many jobs are ahead */
-        priority = (int)query_int3(c, "SELECT priority FROM jobs WHERE id = ?1", id, 0, 0);
+        int priority = (int)db_int(c, "SELECT priority FROM jobs WHERE id = ?1", -1, "i", id);
         jobs_place_reason(queue_position(c, id, priority), place, sizeof place);
     }
     if (changed < 0 || (changed == 1 && append_state(c, id, "queued", why ? why : place))) {
@@ -482,27 +389,19 @@ static char *text_dup(sqlite3_stmt *st, int i)
 int jobs_load_for_run(fdwd_app *app, int64_t id, job_run_facts *out)
 {
     memset(out, 0, sizeof *out);
-    sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c, "SELECT owner, spec_json, spec_files, warnings, shots, "
-                                    "attempts FROM jobs WHERE id = ?1", -1, &st, NULL) !=
-                  SQLITE_OK)
+    sqlite3_stmt *st = db_row(db(app->db), "SELECT owner, spec_json, spec_files, warnings, "
+                                           "shots, attempts FROM jobs WHERE id = ?1", "i", id);
+    if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int rc = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        out->owner = text_dup(st, 0);
-        out->spec_json = text_dup(st, 1);
-        out->spec_files = text_dup(st, 2);
-        out->warnings = text_dup(st, 3);
-        out->shots = sqlite3_column_int(st, 4);
-        out->attempts = sqlite3_column_int(st, 5);
-        rc = out->owner && out->spec_json ? 0 : -1;
-    }
-    sqlite3_finalize(st);
-    if (rc)
-        jobs_run_facts_free(out);
-    return rc;
+    *out = (job_run_facts){.owner = text_dup(st, 0), .spec_json = text_dup(st, 1),
+                           .spec_files = text_dup(st, 2), .warnings = text_dup(st, 3),
+                           .shots = sqlite3_column_int(st, 4),
+                           .attempts = sqlite3_column_int(st, 5)};
+    db_stmt_done(st);
+    if (out->owner && out->spec_json)
+        return 0;
+    jobs_run_facts_free(out);
+    return -1;
 }
 
 void jobs_run_facts_free(job_run_facts *f)
@@ -516,21 +415,17 @@ void jobs_run_facts_free(job_run_facts *f)
 
 int jobs_model(fdwd_app *app, int64_t id, char name[160], char hex[65])
 {
-    sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
     name[0] = hex[0] = '\0';
-    if (!c || sqlite3_prepare_v2(c, "SELECT model_name, model_sha256 FROM jobs WHERE id = ?1",
-                                 -1, &st, NULL) != SQLITE_OK)
+    sqlite3_stmt *st =
+        db_row(db(app->db), "SELECT model_name, model_sha256 FROM jobs WHERE id = ?1", "i", id);
+    if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st) == SQLITE_ROW ? 0 : -1;
-    if (rc == 0 && sqlite3_column_type(st, 0) == SQLITE_TEXT &&
-        sqlite3_column_type(st, 1) == SQLITE_TEXT) {
+    if (sqlite3_column_type(st, 0) == SQLITE_TEXT && sqlite3_column_type(st, 1) == SQLITE_TEXT) {
         snprintf(name, 160, "%s", (const char *)sqlite3_column_text(st, 0));
         snprintf(hex, 65, "%s", (const char *)sqlite3_column_text(st, 1));
     }
-    sqlite3_finalize(st);
-    return rc;
+    db_stmt_done(st);
+    return 0;
 }
 
 int jobs_finish(fdwd_app *app, int64_t id, const char *state, const char *reason, int requeue,
@@ -563,8 +458,8 @@ int jobs_retry(fdwd_app *app, int64_t id, const char *reason, int max_attempts)
     sqlite3 *c = db(app->db);
     if (!c || db_begin(c, 1) != SQLITE_OK)
         return -1;
-    int attempts = (int)query_int3(c, "SELECT attempts FROM jobs WHERE id = ?1 AND "
-                                      "state = 'running'", id, 0, 0);
+    int attempts = (int)db_int(c, "SELECT attempts FROM jobs WHERE id = ?1 AND state = 'running'",
+                               -1, "i", id);
     if (attempts < 0) { /* not running any more: nothing to do */
         db_rollback(c);
         return 1;
@@ -665,11 +560,9 @@ fail:
 
 int jobs_count_by_state(fdwd_app *app, int64_t counts[5])
 {
-    sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
     memset(counts, 0, 5 * sizeof counts[0]);
-    if (!c || sqlite3_prepare_v2(c, "SELECT state, count(*) FROM jobs GROUP BY state", -1, &st,
-                                 NULL) != SQLITE_OK)
+    sqlite3_stmt *st = db_stmt(db(app->db), "SELECT state, count(*) FROM jobs GROUP BY state");
+    if (!st)
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *s = (const char *)sqlite3_column_text(st, 0);
@@ -677,6 +570,6 @@ int jobs_count_by_state(fdwd_app *app, int64_t counts[5])
             if (strcmp(s, jobs_states[i]) == 0)
                 counts[i] = sqlite3_column_int64(st, 1);
     }
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     return 0;
 }

@@ -24,13 +24,9 @@ static int remove_outputs(fdwd_app *app, int64_t id, const char *by)
     datadir_remove(dir);
     snprintf(dir, sizeof dir, "%s/%lld/run.json", app->jobs_dir, (long long)id);
     unlink(dir);
-    sqlite3_stmt *st = db_stmt(db(app->db), "DELETE FROM outputs WHERE job_id = ?1");
-    int rc = -1;
-    if (st) {
-        sqlite3_bind_int64(st, 1, id);
-        rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-        db_stmt_done(st);
-    }
+    int rc = db_run(db(app->db), "DELETE FROM outputs WHERE job_id = ?1", "i", id) == SQLITE_DONE
+                 ? 0
+                 : -1;
     if (rc == 0)
         rc = jobruns_outputs_removed(app, id, by);
     if (rc == 0)
@@ -56,20 +52,18 @@ int retention_sweep(fdwd_app *app, int retention_s)
 {
     if (retention_s <= 0)
         return 0;
-    sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c,
-                                 "SELECT id FROM jobs WHERE state IN ('succeeded', 'failed', "
-                                 "'cancelled') AND outputs_removed_at IS NULL AND "
-                                 "finished_at < ?1 ORDER BY id LIMIT 1000",
-                                 -1, &st, NULL) != SQLITE_OK)
+    sqlite3_stmt *st = db_bind(db_stmt(db(app->db), "SELECT id FROM jobs WHERE state IN "
+                                                    "('succeeded', 'failed', 'cancelled') AND "
+                                                    "outputs_removed_at IS NULL AND finished_at "
+                                                    "< ?1 ORDER BY id LIMIT 1000"),
+                               "i", now_ms() - (int64_t)retention_s * 1000);
+    if (!st)
         return 0;
-    sqlite3_bind_int64(st, 1, now_ms() - (int64_t)retention_s * 1000);
     int64_t ids[1000];
     int n = 0;
     while (n < 1000 && sqlite3_step(st) == SQLITE_ROW)
         ids[n++] = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     int removed = 0;
     for (int i = 0; i < n; i++)
         removed += remove_outputs(app, ids[i], "retention") == 0;

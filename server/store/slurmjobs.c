@@ -17,28 +17,19 @@ static void read_row(sqlite3_stmt *st, int col, slurm_row *r)
 
 int slurmjobs_put(fdwd_app *app, int64_t job, const slurm_row *r)
 {
-    sqlite3_stmt *st = db_stmt(db(app->db), "INSERT OR REPLACE INTO slurm_jobs (job_id, "
-                                            "slurm_id, submitted_at, name, role) VALUES (?1, "
-                                            "?2, ?3, ?4, ?5)");
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, job);
-    sqlite3_bind_int64(st, 2, r->slurm_id);
-    sqlite3_bind_int64(st, 3, now_ms());
-    sqlite3_bind_text(st, 4, r->name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, r->role, -1, SQLITE_STATIC);
-    const int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-    db_stmt_done(st);
-    return rc;
+    return db_run(db(app->db), "INSERT OR REPLACE INTO slurm_jobs (job_id, slurm_id, "
+                               "submitted_at, name, role) VALUES (?1, ?2, ?3, ?4, ?5)",
+                  "iiitt", job, r->slurm_id, now_ms(), r->name, r->role) == SQLITE_DONE
+               ? 0
+               : -1;
 }
 
 int slurmjobs_get(fdwd_app *app, int64_t job, slurm_row *r)
 {
     sqlite3_stmt *st = db_stmt(db(app->db), "SELECT slurm_id, name, role FROM slurm_jobs "
                                             "WHERE job_id = ?1");
-    if (!st)
+    if (!db_bind(st, "i", job))
         return -1;
-    sqlite3_bind_int64(st, 1, job);
     const int step = sqlite3_step(st);
     const int rc = step == SQLITE_ROW ? 1 : step == SQLITE_DONE ? 0 : -1;
     if (rc == 1)
@@ -49,13 +40,9 @@ int slurmjobs_get(fdwd_app *app, int64_t job, slurm_row *r)
 
 int slurmjobs_drop(fdwd_app *app, int64_t job)
 {
-    sqlite3_stmt *st = db_stmt(db(app->db), "DELETE FROM slurm_jobs WHERE job_id = ?1");
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, job);
-    const int rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
-    db_stmt_done(st);
-    return rc;
+    return db_run(db(app->db), "DELETE FROM slurm_jobs WHERE job_id = ?1", "i", job) == SQLITE_DONE
+               ? 0
+               : -1;
 }
 
 int slurmjobs_orphans(fdwd_app *app, int64_t *jobs, slurm_row *rows, int max)
@@ -64,9 +51,8 @@ int slurmjobs_orphans(fdwd_app *app, int64_t *jobs, slurm_row *rows, int max)
                                             "FROM slurm_jobs s JOIN jobs j ON j.id = s.job_id "
                                             "WHERE j.state NOT IN ('queued', 'running') "
                                             "LIMIT ?1");
-    if (!st)
+    if (!db_bind(st, "n", max))
         return -1;
-    sqlite3_bind_int(st, 1, max);
     int n = 0;
     while (n < max && sqlite3_step(st) == SQLITE_ROW) {
         jobs[n] = sqlite3_column_int64(st, 0);

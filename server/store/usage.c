@@ -14,19 +14,14 @@
 
 double usage_device_seconds(fdwd_app *app, const char *user, int64_t since_ms)
 {
-    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
-        db_stmt(c, "SELECT (SELECT coalesce(sum(device_seconds), 0) FROM usage "
+        db_row(db(app->db), "SELECT (SELECT coalesce(sum(device_seconds), 0) FROM usage "
                    "WHERE owner = ?2 AND ended_at >= ?3) + "
                    "(SELECT coalesce(sum(json_array_length(devices) * "
                    "(?1 - max(started_at, ?3)) / 1000.0), 0) FROM jobs "
-                   "WHERE state = 'running' AND owner = ?2 AND started_at IS NOT NULL)");
-    if (!st)
-        return -1;
-    sqlite3_bind_int64(st, 1, now_ms());
-    sqlite3_bind_text(st, 2, user, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, since_ms);
-    double v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_double(st, 0) : -1;
+                   "WHERE state = 'running' AND owner = ?2 AND started_at IS NOT NULL)",
+               "iti", now_ms(), user, since_ms);
+    double v = st ? sqlite3_column_double(st, 0) : -1;
     db_stmt_done(st);
     return v;
 }
@@ -53,9 +48,8 @@ int usage_decayed(fdwd_app *app, double halflife_s, usage_user *out, int cap)
     const double hl_ms = halflife_s > 0 ? halflife_s * 1000.0 : 1.0;
     sqlite3_stmt *st = db_stmt(c, "SELECT owner, device_seconds, ended_at FROM usage "
                                   "WHERE ended_at >= ?1");
-    if (!st)
+    if (!db_bind(st, "i", now - (int64_t)(20.0 * hl_ms)))
         return -1;
-    sqlite3_bind_int64(st, 1, now - (int64_t)(20.0 * hl_ms));
     int n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *owner = (const char *)sqlite3_column_text(st, 0);
@@ -64,10 +58,9 @@ int usage_decayed(fdwd_app *app, double halflife_s, usage_user *out, int cap)
                    sqlite3_column_double(st, 1) * exp2(-(age > 0 ? age : 0) / hl_ms));
     }
     db_stmt_done(st);
-    st = db_stmt(c, RUNNING_SQL " GROUP BY owner");
+    st = db_bind(db_stmt(c, RUNNING_SQL " GROUP BY owner"), "i", now);
     if (!st)
         return -1;
-    sqlite3_bind_int64(st, 1, now);
     while (sqlite3_step(st) == SQLITE_ROW) {
         const char *owner = (const char *)sqlite3_column_text(st, 0);
         n = add_to(out, n, cap, owner ? owner : "", sqlite3_column_double(st, 1));
@@ -79,27 +72,21 @@ int usage_decayed(fdwd_app *app, double halflife_s, usage_user *out, int cap)
 int usage_standing(fdwd_app *app, const char *user, long *queued, int *running_devices,
                    uint64_t *disk)
 {
-    sqlite3 *c = db(app->db);
     sqlite3_stmt *st =
-        db_stmt(c, "SELECT (SELECT count(*) FROM jobs WHERE owner = ?1 AND state = "
+        db_row(db(app->db), "SELECT (SELECT count(*) FROM jobs WHERE owner = ?1 AND state = "
                    "'queued'), (SELECT coalesce(sum(json_array_length(devices)), 0) FROM "
                    "jobs WHERE owner = ?1 AND state = 'running'), (SELECT "
                    "coalesce(sum(o.bytes), 0) FROM outputs o JOIN jobs j ON j.id = "
                    "o.job_id WHERE j.owner = ?1 AND j.outputs_removed_at IS NULL) + (SELECT "
                    "coalesce(sum(bytes), 0) FROM models WHERE owner = ?1) + (SELECT "
-                   "coalesce(sum(bytes), 0) FROM datasets WHERE owner = ?1)");
+                   "coalesce(sum(bytes), 0) FROM datasets WHERE owner = ?1)", "t", user);
     if (!st)
         return -1;
-    sqlite3_bind_text(st, 1, user, -1, SQLITE_STATIC);
-    int rc = -1;
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *queued = (long)sqlite3_column_int64(st, 0);
-        *running_devices = sqlite3_column_int(st, 1);
-        *disk = (uint64_t)sqlite3_column_int64(st, 2);
-        rc = 0;
-    }
+    *queued = (long)sqlite3_column_int64(st, 0);
+    *running_devices = sqlite3_column_int(st, 1);
+    *disk = (uint64_t)sqlite3_column_int64(st, 2);
     db_stmt_done(st);
-    return rc;
+    return 0;
 }
 
 static json_t *time_text(int64_t ms)
@@ -112,18 +99,14 @@ static json_t *time_text(int64_t ms)
 json_t *usage_report(fdwd_app *app, const char *only_user, int64_t since_ms, int64_t until_ms)
 {
     sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(
-                  c, "SELECT owner, count(*), count(DISTINCT job_id), sum(device_seconds), "
-                  "sum(wall_seconds), max(peak_host_bytes), max(peak_device_bytes) FROM usage "
-                  "WHERE ended_at >= ?1 AND ended_at < ?2 AND (?3 IS NULL OR owner = ?3) "
-                  "GROUP BY owner ORDER BY owner",
-                  -1, &st, NULL) != SQLITE_OK)
+    sqlite3_stmt *st = db_bind(
+        db_stmt(c, "SELECT owner, count(*), count(DISTINCT job_id), sum(device_seconds), "
+                   "sum(wall_seconds), max(peak_host_bytes), max(peak_device_bytes) FROM usage "
+                   "WHERE ended_at >= ?1 AND ended_at < ?2 AND (?3 IS NULL OR owner = ?3) "
+                   "GROUP BY owner ORDER BY owner"),
+        "iit", since_ms, until_ms, only_user);
+    if (!st)
         return NULL;
-    sqlite3_bind_int64(st, 1, since_ms);
-    sqlite3_bind_int64(st, 2, until_ms);
-    if (only_user)
-        sqlite3_bind_text(st, 3, only_user, -1, SQLITE_STATIC);
     json_t *users = json_array();
     while (sqlite3_step(st) == SQLITE_ROW) {
         const double ds = sqlite3_column_double(st, 3);
@@ -138,15 +121,12 @@ json_t *usage_report(fdwd_app *app, const char *only_user, int64_t since_ms, int
                       (json_int_t)sqlite3_column_int64(st, 6), "running_device_seconds",
                       0.0));
     }
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     /* The running jobs' part so far, when the window reaches now. */
     const int64_t now = now_ms();
     if (until_ms >= now &&
-        sqlite3_prepare_v2(c, RUNNING_SQL " AND (?2 IS NULL OR owner = ?2) GROUP BY owner", -1,
-                           &st, NULL) == SQLITE_OK) {
-        sqlite3_bind_int64(st, 1, now);
-        if (only_user)
-            sqlite3_bind_text(st, 2, only_user, -1, SQLITE_STATIC);
+        (st = db_bind(db_stmt(c, RUNNING_SQL " AND (?2 IS NULL OR owner = ?2) GROUP BY owner"),
+                      "it", now, only_user))) {
         while (sqlite3_step(st) == SQLITE_ROW) {
             const char *owner = (const char *)sqlite3_column_text(st, 0);
             json_t *row = NULL, *u;
@@ -165,7 +145,7 @@ json_t *usage_report(fdwd_app *app, const char *only_user, int64_t since_ms, int
             json_object_set_new(row, "running_device_seconds",
                                 json_real(sqlite3_column_double(st, 1)));
         }
-        sqlite3_finalize(st);
+        db_stmt_done(st);
     }
     return json_pack("{s:o, s:o, s:o}", "since", time_text(since_ms), "until",
                      time_text(until_ms), "users", users);
@@ -175,15 +155,13 @@ int usage_totals(fdwd_app *app, void (*fn)(void *user_arg, const char *user, dou
                             long runs),
                  void *user_arg)
 {
-    sqlite3 *c = db(app->db);
-    sqlite3_stmt *st;
-    if (!c || sqlite3_prepare_v2(c, "SELECT owner, sum(device_seconds), count(*) FROM usage "
-                                    "GROUP BY owner ORDER BY owner",
-                                 -1, &st, NULL) != SQLITE_OK)
+    sqlite3_stmt *st = db_stmt(db(app->db), "SELECT owner, sum(device_seconds), count(*) FROM "
+                                            "usage GROUP BY owner ORDER BY owner");
+    if (!st)
         return -1;
     while (sqlite3_step(st) == SQLITE_ROW)
         fn(user_arg, (const char *)sqlite3_column_text(st, 0), sqlite3_column_double(st, 1),
            (long)sqlite3_column_int64(st, 2));
-    sqlite3_finalize(st);
+    db_stmt_done(st);
     return 0;
 }
