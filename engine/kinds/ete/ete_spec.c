@@ -47,7 +47,8 @@
  * its rounding. */
 #define ETE_R_MIN 1e-3
 
-double fdw_ete_phimax(const fdw_spec *spec, double v, double dt)
+/* The band of velocity v at time step dt: the phase limit of ete_band. */
+static double fdw_ete_phimax(const fdw_spec *spec, double v, double dt)
 {
     const fdw_ete_spec *k = spec->kspec;
     if (k->fmax > 0)
