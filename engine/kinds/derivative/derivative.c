@@ -63,10 +63,9 @@ static int derivative_parse(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
     int axis = 0;
-    fdw_derivative_spec *k = calloc(1, sizeof *k);
+    fdw_derivative_spec *k = sp_kspec(c, sizeof *k);
     if (!k)
-        return sp_fail(c, "", "out of memory parsing the spec");
-    s->kspec = k;
+        return -1;
     if (sp_enum(c, root, "", "axis", 1, AXES, &axis) || field_parse(c, root))
         return -1;
     k->axis = (fdw_axis)axis;
