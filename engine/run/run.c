@@ -258,7 +258,7 @@ static fdw_status choose_backend(run *r, fdw_error *err)
 {
     const fdw_spec *spec = r->spec;
     const fdw_run_opts *o = r->opts;
-    int ids[FDW_MAX_DEVICES], ndev, listed;
+    int ids[FDW_MAX_DEVICES], ndev = 1, listed = 0;
     fdw_status st = device_list(r, ids, &ndev, &listed, err);
     if (st != FDW_OK)
         return st;
