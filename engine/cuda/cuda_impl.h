@@ -88,8 +88,6 @@ typedef struct cuda_ctx {
 int cuda_note(gpu_slab *g, int rc, const char *where);
 /* FDW_ERR_DEVICE naming g's GPU, where and the CUDA error. */
 fdw_status cuda_device_fail(fdw_error *err, const gpu_slab *g, int rc, const char *where);
-/* Start of padded plane k (local, may be a ghost plane) of field b. */
-float *cuda_padded_plane(const gpu_slab *g, int b, int k);
 /* cudaMalloc + copy of bytes from host into *dptr (nothing for 0 bytes); a CUDA error is
  * noted on g and returned. */
 int cuda_upload_array(gpu_slab *g, void **dptr, const void *host, size_t bytes);

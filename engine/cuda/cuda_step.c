@@ -27,7 +27,8 @@ fdw_status cuda_device_fail(fdw_error *err, const gpu_slab *g, int rc, const cha
                     where, fdwk_strerror(rc));
 }
 
-float *cuda_padded_plane(const gpu_slab *g, int b, int k)
+/* Start of padded plane k (local, may be a ghost plane) of field b. */
+static float *cuda_padded_plane(const gpu_slab *g, int b, int k)
 {
     return g->f[b] + (long)k * g->L.plane - (long)g->L.ypad * g->L.pitch - g->L.xoff;
 }

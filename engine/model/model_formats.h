@@ -24,8 +24,6 @@ typedef struct fdw_model_sink {
     const char *data_path; /* RSF: the binary the spec checked (NULL or "": not pinned) */
 } fdw_model_sink;
 
-void fdw_sink_init(fdw_model_sink *s, int nx, int ny, int nz, float *out, const char *field,
-                   const char *path);
 /* Accept n samples destined for flat grid indices first, first+stride, ...; fails with
  * FDW_ERR_SPEC on s->field naming the first bad sample's (i, j, k) and value. */
 fdw_status fdw_sink_put(fdw_model_sink *s, const float *vals, size_t n, uint64_t first,

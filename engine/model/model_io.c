@@ -10,8 +10,9 @@
 #include <math.h>
 #include <string.h>
 
-void fdw_sink_init(fdw_model_sink *s, int nx, int ny, int nz, float *out, const char *field,
-                   const char *path)
+/* A sink for an nx*ny*nz grid (0: learn the grid from the file), into out (NULL: scan). */
+static void fdw_sink_init(fdw_model_sink *s, int nx, int ny, int nz, float *out,
+                          const char *field, const char *path)
 {
     s->nx = nx;
     s->ny = ny;
@@ -188,7 +189,8 @@ fdw_status fdw_model_inspect(const char *path, const char *format, const char *f
     return read_model_file(path, (fdw_file_format)fmt, &sink, &none, info, err);
 }
 
-int fdw_model_info_format(const fdw_model_info *info)
+/* The fdw_file_format of info->format, or -1. */
+static int fdw_model_info_format(const fdw_model_info *info)
 {
     for (int i = 0; i < 3; i++)
         if (strcmp(info->format, FORMAT_NAMES[i]) == 0)

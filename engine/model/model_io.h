@@ -25,8 +25,6 @@ fdw_status fdw_model_check_info(const fdw_velocity_spec *v, const fdw_model_info
  * out is the header itself). Errors name field. */
 fdw_status fdw_model_rsf_data(const char *header, const char *field, char *out, size_t cap,
                               int *inside, fdw_error *err);
-/* The fdw_file_format of info->format, or -1. */
-int fdw_model_info_format(const fdw_model_info *info);
 
 /* Fill out[nx*ny*nz] with the spec's velocity model (any type). */
 fdw_status fdw_model_load(const fdw_spec *spec, float *out, fdw_error *err);

@@ -179,7 +179,9 @@ void fdw_ckpt_remove_files(const run *r, long keep)
     closedir(d);
 }
 
-uint64_t fdw_ckpt_files_bytes(const run *r, long step)
+/* Bytes of every process's file of step (all in one directory; a rank on another host
+ * with its own directory is not counted). */
+static uint64_t fdw_ckpt_files_bytes(const run *r, long step)
 {
     uint64_t total = 0;
     for (int q = 0; q < fdw_ckpt_ranks(r); q++) {

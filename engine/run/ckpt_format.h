@@ -67,8 +67,4 @@ void fdw_ckpt_remove_files(const struct fdw_run_state *r, long keep);
 void fdw_ckpt_report(const struct fdw_run_state *r, int resumed, long step, double seconds,
                      double loop_seconds);
 
-/* Bytes of every process's file of step (all in one directory; a rank on another host
- * with its own directory is not counted). */
-uint64_t fdw_ckpt_files_bytes(const struct fdw_run_state *r, long step);
-
 #endif

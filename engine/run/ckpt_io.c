@@ -231,7 +231,8 @@ fdw_status fdw_ckpt_get(fdw_ckpt_io *io, void *data, size_t n, fdw_error *err)
     return st;
 }
 
-fdw_status fdw_ckpt_put_len(fdw_ckpt_io *io, uint64_t n, fdw_error *err)
+/* The length prefix alone: n. */
+static fdw_status fdw_ckpt_put_len(fdw_ckpt_io *io, uint64_t n, fdw_error *err)
 {
     return fdw_ckpt_put(io, &n, sizeof n, err);
 }

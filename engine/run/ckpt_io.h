@@ -27,9 +27,7 @@ fdw_status fdw_ckpt_get(fdw_ckpt_io *io, void *data, size_t n, fdw_error *err);
 fdw_status fdw_ckpt_put_array(fdw_ckpt_io *io, const void *data, size_t n, fdw_error *err);
 fdw_status fdw_ckpt_get_array(fdw_ckpt_io *io, void *data, size_t n, const char *what,
                               fdw_error *err);
-/* The length prefix alone (for arrays copied in pieces, e.g. from a GPU): put writes n;
- * get checks it. */
-fdw_status fdw_ckpt_put_len(fdw_ckpt_io *io, uint64_t n, fdw_error *err);
+/* The length prefix alone (for arrays copied in pieces, e.g. from a GPU): checks it is n. */
 fdw_status fdw_ckpt_get_len(fdw_ckpt_io *io, uint64_t n, const char *what, fdw_error *err);
 
 /* The backends' frame (their save and load, backend.h): a head of which field buffer is

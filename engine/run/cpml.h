@@ -18,10 +18,6 @@
 void fdw_cpml_profile(int n, int wlo, int whi, double h, double vmax, double dt,
                       double reflection, double frequency, float *a, float *b);
 
-/* The z layer widths of a spec's CPML: w[0] at the top (0 with a free surface), w[1] at
- * the bottom; both 0 when the boundary is not a CPML. */
-void fdw_cpml_z_widths(const fdw_spec *spec, int w[2]);
-
 /* First internal slab boundary of plan (a global plane index: the first plane of a slab
  * other than the first) that lies within wz[0] + radius planes of the top or wz[1] +
  * radius of the bottom of an nz-plane grid, which the CPML's psi_z may not cross; -1 when

@@ -35,7 +35,9 @@ void fdw_cpml_profile(int n, int wlo, int whi, double h, double vmax, double dt,
                      &a[n - 1 - m], &b[n - 1 - m]);
 }
 
-void fdw_cpml_z_widths(const fdw_spec *spec, int w[2])
+/* The z layer widths of a spec's CPML: w[0] at the top (0 with a free surface), w[1] at
+ * the bottom; both 0 when the boundary is not a CPML. */
+static void fdw_cpml_z_widths(const fdw_spec *spec, int w[2])
 {
     w[0] = w[1] = 0;
     if (spec->boundary.type != FDW_BOUNDARY_CPML)

@@ -1,7 +1,8 @@
 /* distrib.c — ownership rules of a slab-decomposed run (see distrib.h). */
 #include "run/distrib.h"
 
-int fdw_plan_slab_of(const fdw_plan *plan, int k)
+/* The slab of the plan owning global z plane k, or -1 when k is outside the grid. */
+static int fdw_plan_slab_of(const fdw_plan *plan, int k)
 {
     for (int d = 0; d < plan->ndev; d++)
         if (k >= plan->z0[d] && k < plan->z0[d] + plan->nz[d])

@@ -7,9 +7,6 @@
 
 #include "run/backend.h"
 
-/* The slab of the plan owning global z plane k, or -1 when k is outside the grid. */
-int fdw_plan_slab_of(const fdw_plan *plan, int k);
-
 /* For every receiver r of p: the slab owning the lowest z plane among its taps (that slab
  * sums all its taps, the lower ones read from its ghost planes), or -1 for a receiver
  * without taps. slab_of[p->nreceivers]. */

@@ -188,67 +188,82 @@ static fdw_status pick_rank_gpus(run *r, const int *list, int nlist, fdw_error *
     return st;
 }
 
+/* The devices to run on into ids and *ndev: the caller's list, else the spec's, else
+ * 0..n-1; *listed says whether a list was given. */
+static fdw_status device_list(run *r, int *ids, int *ndev, int *listed, fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    const fdw_run_opts *o = r->opts;
+    int n = spec->ndevices >= 1 ? spec->ndevices : 1;
+    *listed = (o->device_ids && o->ndevice_ids > 0) || spec->device_ids_given;
+    if (o->device_ids && o->ndevice_ids > 0) {
+        if (o->ndevice_ids > FDW_MAX_DEVICES)
+            return fdw_fail(err, FDW_ERR_DEVICE, "devices", "%d device ids given; at most %d",
+                            o->ndevice_ids, FDW_MAX_DEVICES);
+        if (o->ndevice_ids != n)
+            fdw_run_log(r, FDW_LOG_INFO, "running on %d devices as given by the caller (spec asks "
+                    "for %d)", o->ndevice_ids, n);
+        n = o->ndevice_ids;
+        memcpy(ids, o->device_ids, (size_t)n * sizeof(int));
+    } else if (spec->device_ids_given) {
+        memcpy(ids, spec->device_ids, (size_t)n * sizeof(int));
+    } else {
+        for (int d = 0; d < n; d++)
+            ids[d] = d;
+    }
+    *ndev = n;
+    return FDW_OK;
+}
+
+/* An MPI run: one slab per rank, every rank on the same backend; fills the slab plan. */
+static fdw_status choose_distributed(run *r, const int *ids, int ndev, int listed,
+                                     fdw_error *err)
+{
+    const fdw_spec *spec = r->spec;
+    fdw_status st = distributed_backend(r, err);
+    if (st != FDW_OK)
+        return st;
+    if (r->comm->size > FDW_MAX_DEVICES)
+        return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
+                        "%d MPI ranks; a run is split into at most %d slabs",
+                        r->comm->size, FDW_MAX_DEVICES);
+    if (ndev != r->comm->size)
+        fdw_run_log(r, FDW_LOG_INFO, "MPI: %d ranks, one slab each (the spec asks for %d "
+                "device%s)", r->comm->size, ndev, ndev == 1 ? "" : "s");
+    st = fdw_plan_slabs(spec->nz, spec->radius, r->comm->size, NULL, &r->plan, err);
+    if (st == FDW_ERR_SPEC && strcmp(err->field, "devices") == 0) {
+        const int radius = spec->radius > 1 ? spec->radius : 1;
+        const int most = spec->nz / radius;
+        return fdw_fail(err, FDW_ERR_SPEC, "grid.nz",
+                        "%d MPI ranks would give slabs thinner than %d planes (the "
+                        "stencil radius) on a grid with nz = %d; run with at most %d "
+                        "rank%s", r->comm->size, radius, spec->nz, most,
+                        most == 1 ? "" : "s");
+    }
+    if (st == FDW_OK)
+        st = fdw_cpml_check_plan(spec, &r->plan, 1, err);
+    if (st != FDW_OK)
+        return st;
+    if (r->be != fdw_cpu_backend()) /* the device list only where given */
+        return pick_rank_gpus(r, ids, listed ? ndev : 0, err);
+    fdw_run_log(r, FDW_LOG_INFO, "backend cpu, %d MPI ranks", r->comm->size);
+    for (int d = 0; d < r->plan.ndev; d++)
+        fdw_run_log(r, FDW_LOG_INFO, "slab %d: rank %d, z planes [%d, %d)", d, d,
+                r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
+    return FDW_OK;
+}
+
 /* Backend from opts->backend and the devices asked for; fills the slab plan. */
 static fdw_status choose_backend(run *r, fdw_error *err)
 {
     const fdw_spec *spec = r->spec;
     const fdw_run_opts *o = r->opts;
-    int ndev = spec->ndevices >= 1 ? spec->ndevices : 1;
-    int ids[FDW_MAX_DEVICES];
-    if (o->device_ids && o->ndevice_ids > 0) {
-        if (o->ndevice_ids > FDW_MAX_DEVICES)
-            return fdw_fail(err, FDW_ERR_DEVICE, "devices", "%d device ids given; at most %d",
-                            o->ndevice_ids, FDW_MAX_DEVICES);
-        if (o->ndevice_ids != ndev)
-            fdw_run_log(r, FDW_LOG_INFO, "running on %d devices as given by the caller (spec asks "
-                    "for %d)", o->ndevice_ids, ndev);
-        ndev = o->ndevice_ids;
-        memcpy(ids, o->device_ids, (size_t)ndev * sizeof(int));
-    } else if (spec->device_ids_given) {
-        memcpy(ids, spec->device_ids, (size_t)ndev * sizeof(int));
-    } else {
-        for (int d = 0; d < ndev; d++)
-            ids[d] = d;
-    }
-
-    if (r->comm) {
-        /* One slab per rank, every rank on the same backend. */
-        fdw_status st = distributed_backend(r, err);
-        if (st != FDW_OK)
-            return st;
-        if (r->comm->size > FDW_MAX_DEVICES)
-            return fdw_fail(err, FDW_ERR_UNSUPPORTED, NULL,
-                            "%d MPI ranks; a run is split into at most %d slabs",
-                            r->comm->size, FDW_MAX_DEVICES);
-        if (ndev != r->comm->size)
-            fdw_run_log(r, FDW_LOG_INFO, "MPI: %d ranks, one slab each (the spec asks for %d "
-                    "device%s)", r->comm->size, ndev, ndev == 1 ? "" : "s");
-        st = fdw_plan_slabs(spec->nz, spec->radius, r->comm->size, NULL, &r->plan, err);
-        if (st == FDW_ERR_SPEC && strcmp(err->field, "devices") == 0) {
-            const int radius = spec->radius > 1 ? spec->radius : 1;
-            const int most = spec->nz / radius;
-            return fdw_fail(err, FDW_ERR_SPEC, "grid.nz",
-                            "%d MPI ranks would give slabs thinner than %d planes (the "
-                            "stencil radius) on a grid with nz = %d; run with at most %d "
-                            "rank%s", r->comm->size, radius, spec->nz, most,
-                            most == 1 ? "" : "s");
-        }
-        if (st == FDW_OK)
-            st = fdw_cpml_check_plan(spec, &r->plan, 1, err);
-        if (st != FDW_OK)
-            return st;
-        if (r->be != fdw_cpu_backend()) /* the device list only where given */
-            return pick_rank_gpus(r, ids,
-                                  (o->device_ids && o->ndevice_ids > 0) || spec->device_ids_given
-                                      ? ndev
-                                      : 0,
-                                  err);
-        fdw_run_log(r, FDW_LOG_INFO, "backend cpu, %d MPI ranks", r->comm->size);
-        for (int d = 0; d < r->plan.ndev; d++)
-            fdw_run_log(r, FDW_LOG_INFO, "slab %d: rank %d, z planes [%d, %d)", d, d,
-                    r->plan.z0[d], r->plan.z0[d] + r->plan.nz[d]);
-        return FDW_OK;
-    }
+    int ids[FDW_MAX_DEVICES], ndev = 1, listed = 0;
+    fdw_status st = device_list(r, ids, &ndev, &listed, err);
+    if (st != FDW_OK)
+        return st;
+    if (r->comm)
+        return choose_distributed(r, ids, ndev, listed, err);
 
     const fdw_backend *cuda = cuda_for_kind(r);
     const int ngpu = cuda ? fdw_gpu_count() : 0;
@@ -274,7 +289,6 @@ static fdw_status choose_backend(run *r, fdw_error *err)
         return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "no backend available");
     /* The spec's plan, checked at parse, unless the caller runs on another device count
      * (then this one is checked the same way: the CPML's z layers stay inside a slab). */
-    fdw_status st = FDW_OK;
     if (ndev == spec->plan.ndev) {
         r->plan = spec->plan;
         memcpy(r->plan.device_ids, ids, (size_t)ndev * sizeof(int));

@@ -83,7 +83,8 @@ struct fdw_snapshots {
     fdw_snapshot_stats stats;  /* writer fields under mu; loop fields loop-only */
 };
 
-size_t fdw_region_size(const fdw_spec *spec, const fdw_slice *region)
+/* Number of floats in one region of the spec's grid. */
+static size_t fdw_region_size(const fdw_spec *spec, const fdw_slice *region)
 {
     const size_t nx = (size_t)spec->nx, ny = (size_t)spec->ny, nz = (size_t)spec->nz;
     switch (region->plane) {

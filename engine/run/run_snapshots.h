@@ -29,9 +29,6 @@ typedef struct fdw_snapshot_stats {
     double write_s, max_write_s; /* writer time in total and for the slowest snapshot */
 } fdw_snapshot_stats;
 
-/* Number of floats in one region of the spec's grid. */
-size_t fdw_region_size(const fdw_spec *spec, const fdw_slice *region);
-
 /* Set up the pipeline for the spec's slices. *out is NULL (and FDW_OK returned) when the
  * spec asks for no snapshots. writes: this process writes the files (starts the writer
  * thread with two buffer sets; one if the second cannot be allocated). */

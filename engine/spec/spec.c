@@ -58,6 +58,28 @@ int sp_check_inside(spec_ctx *c, const char *field, double pos[3], const char *w
     return 0;
 }
 
+int sp_position(spec_ctx *c, const json_t *obj, const char *path, const char *key,
+                double pos[3], const char *what, ...)
+{
+    char field[SP_PATH], name[64];
+    va_list ap;
+    va_start(ap, what);
+    vsnprintf(name, sizeof name, what, ap);
+    va_end(ap);
+    sp_key(field, path, key);
+    return sp_vec3(c, obj, path, key, 1, pos) || sp_check_inside(c, field, pos, name) ? -1 : 0;
+}
+
+void *sp_kspec(spec_ctx *c, size_t size)
+{
+    void *k = calloc(1, size);
+    if (k)
+        c->spec->kspec = k;
+    else
+        sp_fail(c, "", "out of memory parsing the spec");
+    return k;
+}
+
 int sp_in_sponge(const fdw_spec *s, const double pos[3])
 {
     if (s->boundary.type != FDW_BOUNDARY_SPONGE && s->boundary.type != FDW_BOUNDARY_CPML)

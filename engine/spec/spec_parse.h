@@ -69,6 +69,9 @@ int sp_fail(spec_ctx *c, const char *field, const char *fmt, ...)
 const char *sp_type_name(const json_t *v);
 /* Reject any member of obj not in allowed (NULL-terminated); path names obj. */
 int sp_keys(spec_ctx *c, const json_t *obj, const char *path, const char *const *allowed);
+/* The kind's own spec section (fdw_spec.kspec): size zeroed bytes, or NULL with the failure
+ * said. */
+void *sp_kspec(spec_ctx *c, size_t size);
 /* An entry e at path that must be an object (shape names its members for the message:
  * {"plane", "index"}) with only the allowed keys. */
 int sp_entry(spec_ctx *c, const json_t *e, const char *path, const char *shape,
@@ -111,6 +114,10 @@ int sp_value_vec3(spec_ctx *c, const json_t *v, const char *field, double out[3]
  * (within 1e-9 h, then clamped onto the box); what names the object in the message
  * ("source 0", "the end of receiver line 2"). */
 int sp_check_inside(spec_ctx *c, const char *field, double pos[3], const char *what);
+/* The required position path.key (3 finite numbers) into pos, checked inside the grid by
+ * sp_check_inside, what (printf-style) naming the object. */
+int sp_position(spec_ctx *c, const json_t *obj, const char *path, const char *key,
+                double pos[3], const char *what, ...) __attribute__((format(printf, 6, 7)));
 /* Add a warning (printf-style) to the spec. */
 void sp_warn(spec_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Whether pos lies inside an absorbing layer (sponge or CPML; free surface excluded). */

@@ -190,15 +190,12 @@ static int parse_list(spec_ctx *c, fdw_survey *sv, const json_t *arr, int dflt, 
     json_object_set_new(nsv, "shots", norm);
     long long total = 0;
     for (size_t i = 0; i < n; i++) {
-        char path[SP_PATH], field[SP_PATH], what[48];
+        char path[SP_PATH], field[SP_PATH];
         const json_t *shot = json_array_get(arr, i);
         fdw_shot *S = &sv->shots[i];
         sp_idx(path, "survey.shots", i);
-        sp_key(field, path, "position");
-        snprintf(what, sizeof what, "shot %zu", i);
         if (sp_entry(c, shot, path, "{\"position\", \"wavelet\"}", keys) ||
-            sp_vec3(c, shot, path, "position", 1, S->pos) ||
-            sp_check_inside(c, field, S->pos, what))
+            sp_position(c, shot, path, "position", S->pos, "shot %zu", i))
             return -1;
         json_t *ns = json_pack("{so}", "position", sp_json_vec3(S->pos));
         json_array_append_new(norm, ns);

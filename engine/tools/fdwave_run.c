@@ -35,6 +35,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,21 +255,29 @@ static void print_error(const char *spec_path, const fdw_error *err)
         fprintf(stderr, "fdwave-run: %s: %s\n", spec_path, err->message);
 }
 
+/* A usage error: "fdwave-run: " and the message on stderr; EXIT_USAGE. */
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("fdwave-run: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
 /* Say what was wrong with the option getopt_long refused (c: '?' or ':'). */
 static int bad_option(char **argv, int c)
 {
     char name[128];
     switch (option_refused(argv, c, name, sizeof name)) {
-    case OPTION_NEEDS_VALUE:
-        fprintf(stderr, "fdwave-run: %s needs a value\n", name);
-        break;
+    case OPTION_NEEDS_VALUE: return usage_error("%s needs a value", name);
     case OPTION_TAKES_NO_VALUE:
-        fprintf(stderr, "fdwave-run: %s takes no value (see fdwave-run --help)\n", name);
-        break;
-    default:
-        fprintf(stderr, "fdwave-run: unknown option '%s' (see fdwave-run --help)\n", name);
+        return usage_error("%s takes no value (see fdwave-run --help)", name);
+    default: return usage_error("unknown option '%s' (see fdwave-run --help)", name);
     }
-    return EXIT_USAGE;
 }
 
 enum {
@@ -297,10 +306,8 @@ static long long number_option(const char *name, const char *v, long long lo, lo
  * numbered from 0: 0, or EXIT_USAGE with the reason said. */
 static int survey_option(int combine, const char *v, run_setup *rs)
 {
-    if (rs->survey_parts) {
-        fprintf(stderr, "fdwave-run: one of --survey-part and --survey-combine, once\n");
-        return EXIT_USAGE;
-    }
+    if (rs->survey_parts)
+        return usage_error("one of --survey-part and --survey-combine, once");
     if (combine) {
         const long long n = number_option("--survey-combine", v, 2, 100000);
         if (n < 0)
@@ -311,11 +318,9 @@ static int survey_option(int combine, const char *v, run_setup *rs)
     }
     int k = 0, n = 0, used = 0;
     if (sscanf(v, "%d/%d%n", &k, &n, &used) != 2 || v[used] || n < 2 || n > 100000 || k < 1 ||
-        k > n) {
-        fprintf(stderr, "fdwave-run: --survey-part takes K/N, part K of N parts (2 <= N <= "
-                        "100000, 1 <= K <= N), not '%s'\n", v);
-        return EXIT_USAGE;
-    }
+        k > n)
+        return usage_error("--survey-part takes K/N, part K of N parts (2 <= N <= 100000, "
+                           "1 <= K <= N), not '%s'", v);
     rs->survey_parts = n;
     rs->survey_part = k - 1;
     return 0;
@@ -335,85 +340,57 @@ typedef struct run_args {
  * bad one, or -2 after --help or --version (the program ends with 0). */
 static int apply_option(int c, char **argv, run_args *a, run_ui *ui)
 {
-    int bad = 0;
+    static const char *const cuda_aware[] = {"auto", "on", "off"};
+    long long v;
     switch (c) {
     case 'o':
-        if (!optarg[0]) {
-            fprintf(stderr, "fdwave-run: --out needs a directory\n");
-            bad = EXIT_USAGE;
-        }
         a->out_dir = optarg;
-        break;
+        return optarg[0] ? 0 : usage_error("--out needs a directory");
     case 'b':
-        if (run_setup_backend(optarg, &a->rs.backend)) {
-            fprintf(stderr, "fdwave-run: --backend must be auto, cpu or cuda, not '%s'\n",
-                    optarg);
-            bad = EXIT_USAGE;
-        }
-        break;
+        return run_setup_backend(optarg, &a->rs.backend)
+                   ? usage_error("--backend must be auto, cpu or cuda, not '%s'", optarg)
+                   : 0;
     case 'd':
         a->rs.ndevice_ids = parse_devices(optarg, a->rs.device_ids, RUN_SETUP_MAX_DEVICES);
-        if (a->rs.ndevice_ids <= 0) {
-            fprintf(stderr,
-                    "fdwave-run: --devices takes a comma-separated list of device ids "
-                    "(e.g. 0,1), not '%s'\n",
-                    optarg);
-            bad = EXIT_USAGE;
-        }
-        break;
+        return a->rs.ndevice_ids > 0 ? 0
+                                     : usage_error("--devices takes a comma-separated list "
+                                                   "of device ids (e.g. 0,1), not '%s'",
+                                                   optarg);
     case 't': {
         char *end;
         errno = 0;
         long t = strtol(optarg, &end, 10);
-        if (end == optarg || *end || errno || t < 1 || t > 4096) {
-            fprintf(stderr, "fdwave-run: --threads takes a number from 1 to 4096, not '%s'\n",
-                    optarg);
-            bad = EXIT_USAGE;
-        }
         a->rs.threads = (int)t;
-        break;
+        if (end == optarg || *end || errno || t < 1 || t > 4096)
+            return usage_error("--threads takes a number from 1 to 4096, not '%s'", optarg);
+        return 0;
     }
-    case 'q': ui->quiet = 1; break;
-    case OPT_JSON: a->json = 1; break;
-    case OPT_MPI: a->want_mpi = 1; break;
-    case OPT_CPU_PORTABLE: a->tuning.cpu_portable = 1; break;
-    case OPT_MPI_STATS: a->tuning.mpi_stats = 1; break;
+    case 'q': ui->quiet = 1; return 0;
+    case OPT_JSON: a->json = 1; return 0;
+    case OPT_MPI: a->want_mpi = 1; return 0;
+    case OPT_CPU_PORTABLE: a->tuning.cpu_portable = 1; return 0;
+    case OPT_MPI_STATS: a->tuning.mpi_stats = 1; return 0;
     case OPT_CHECKPOINT:
-        if (!optarg[0]) {
-            fprintf(stderr, "fdwave-run: --checkpoint needs a directory\n");
-            bad = EXIT_USAGE;
-        }
         a->rs.checkpoint_dir = optarg;
-        break;
-    case OPT_CHECKPOINT_INTERVAL: {
-        long long v = number_option("--checkpoint-interval", optarg, 0, 31536000);
-        bad = v < 0 ? EXIT_USAGE : bad;
+        return optarg[0] ? 0 : usage_error("--checkpoint needs a directory");
+    case OPT_CHECKPOINT_INTERVAL:
+        v = number_option("--checkpoint-interval", optarg, 0, 31536000);
         a->rs.checkpoint_interval_s = (double)v;
-        break;
-    }
-    case OPT_CHECKPOINT_STEPS: {
-        long long v = number_option("--checkpoint-steps", optarg, 1, 1000000000);
-        bad = v < 0 ? EXIT_USAGE : bad;
+        return v < 0 ? EXIT_USAGE : 0;
+    case OPT_CHECKPOINT_STEPS:
+        v = number_option("--checkpoint-steps", optarg, 1, 1000000000);
         a->rs.checkpoint_every_steps = (long)v;
-        break;
-    }
+        return v < 0 ? EXIT_USAGE : 0;
     case OPT_SURVEY_PART:
-    case OPT_SURVEY_COMBINE:
-        bad = survey_option(c == OPT_SURVEY_COMBINE, optarg, &a->rs);
-        break;
+    case OPT_SURVEY_COMBINE: return survey_option(c == OPT_SURVEY_COMBINE, optarg, &a->rs);
     case OPT_CUDA_AWARE_MPI:
-        if (strcmp(optarg, "auto") == 0)
-            a->cuda_aware = 0;
-        else if (strcmp(optarg, "on") == 0)
-            a->cuda_aware = 1;
-        else if (strcmp(optarg, "off") == 0)
-            a->cuda_aware = 2;
-        else {
-            fprintf(stderr, "fdwave-run: --cuda-aware-mpi must be auto, on or off, not '%s'\n",
-                    optarg);
-            bad = EXIT_USAGE;
+        for (int m = 0; m < 3; m++) {
+            if (strcmp(optarg, cuda_aware[m]) == 0) {
+                a->cuda_aware = m;
+                return 0;
+            }
         }
-        break;
+        return usage_error("--cuda-aware-mpi must be auto, on or off, not '%s'", optarg);
     case 'h':
         usage(stdout);
         return -2;
@@ -421,11 +398,8 @@ static int apply_option(int c, char **argv, run_args *a, run_ui *ui)
         printf("fdwave-run %s\n", FDW_VERSION);
         return -2;
     default: /* '?' or ':' */
-        bad = bad_option(argv, c);
-        break;
+        return bad_option(argv, c);
     }
-    return bad;
-
 }
 
 /* Step 1, the options: fills a (and ui->quiet). -1 when the run goes on, else the exit
@@ -462,20 +436,14 @@ static int parse_options(int argc, char **argv, run_args *a, run_ui *ui)
         if (bad == -2)
             return 0;
     }
-    if (!bad && !a->rs.checkpoint_dir &&
-        (a->rs.checkpoint_every_steps > 0 || a->rs.checkpoint_interval_s != 600)) {
-        fprintf(stderr, "fdwave-run: --checkpoint-interval and --checkpoint-steps need "
-                        "--checkpoint DIR\n");
-        bad = EXIT_USAGE;
-    }
     if (bad)
         return bad;
+    if (!a->rs.checkpoint_dir &&
+        (a->rs.checkpoint_every_steps > 0 || a->rs.checkpoint_interval_s != 600))
+        return usage_error("--checkpoint-interval and --checkpoint-steps need --checkpoint DIR");
     for (int i = optind; i < argc; i++) {
-        if (a->spec_path) {
-            fprintf(stderr, "fdwave-run: one job spec at a time ('%s' and '%s')\n",
-                    a->spec_path, argv[i]);
-            return EXIT_USAGE;
-        }
+        if (a->spec_path)
+            return usage_error("one job spec at a time ('%s' and '%s')", a->spec_path, argv[i]);
         a->spec_path = argv[i];
     }
     if (!a->spec_path) {

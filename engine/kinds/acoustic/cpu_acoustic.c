@@ -37,36 +37,13 @@ pass_xy(float *restrict t, const float *restrict u, int i0, int i1, ptrdiff_t sy
     }
 }
 
-/* The z sum at u[i]. */
-#define FDW_LZ(R)                                                                       \
-    float lz = cz[1] * (u[i + sz] + u[i - sz]);                                         \
-    for (int m = 2; m <= (R); m++)                                                      \
-        lz += cz[m] * (u[i + m * sz] + u[i - m * sz]);
-
-/* Undamped points [i0, i1) of one row. */
+/* Points [i0, i1) of one row, damped (qyz = qy[j] + qz[k]) or not (a constant after
+ * inlining, so each form compiles to its own loop). */
 static inline __attribute__((always_inline)) void
-row_plain(float *restrict up, const float *restrict u, const float *restrict v, int i0,
-          int i1, ptrdiff_t sy, ptrdiff_t sz, float c0, const float *cx, const float *cy,
-          const float *cz, const int R)
-{
-    float t[FDW_CHUNK];
-    for (int b0 = i0; b0 < i1; b0 += FDW_CHUNK) {
-        int b1 = b0 + FDW_CHUNK < i1 ? b0 + FDW_CHUNK : i1;
-        pass_xy(t, u, b0, b1, sy, c0, cx, cy, R);
-#pragma GCC ivdep
-        for (int i = b0; i < b1; i++) {
-            FDW_LZ(R)
-            float lap = t[i - b0] + lz;
-            up[i] = (2.0f * u[i] - up[i]) + v[i] * lap;
-        }
-    }
-}
-
-/* Damped points [i0, i1) of one row; qyz = qy[j] + qz[k]. */
-static inline __attribute__((always_inline)) void
-row_damped(float *restrict up, const float *restrict u, const float *restrict v,
+row_update(float *restrict up, const float *restrict u, const float *restrict v,
            const float *restrict qx, float qyz, int i0, int i1, ptrdiff_t sy, ptrdiff_t sz,
-           float c0, const float *cx, const float *cy, const float *cz, const int R)
+           float c0, const float *cx, const float *cy, const float *cz, const int R,
+           const int damped)
 {
     float t[FDW_CHUNK];
     for (int b0 = i0; b0 < i1; b0 += FDW_CHUNK) {
@@ -74,10 +51,16 @@ row_damped(float *restrict up, const float *restrict u, const float *restrict v,
         pass_xy(t, u, b0, b1, sy, c0, cx, cy, R);
 #pragma GCC ivdep
         for (int i = b0; i < b1; i++) {
-            FDW_LZ(R)
+            float lz = cz[1] * (u[i + sz] + u[i - sz]);
+            for (int m = 2; m <= R; m++)
+                lz += cz[m] * (u[i + m * sz] + u[i - m * sz]);
             float lap = t[i - b0] + lz;
-            float q = qx[i] + qyz;
-            up[i] = ((2.0f * u[i] - (1.0f - q) * up[i]) + v[i] * lap) / (1.0f + q);
+            if (!damped) {
+                up[i] = (2.0f * u[i] - up[i]) + v[i] * lap;
+            } else {
+                float q = qx[i] + qyz;
+                up[i] = ((2.0f * u[i] - (1.0f - q) * up[i]) + v[i] * lap) / (1.0f + q);
+            }
         }
     }
 }
@@ -100,7 +83,7 @@ acoustic_rows(const cpu_acoustic_args *a, int k, int j0, int j1, const int R)
         float *up = a->up + o;
         const float *u = a->u + o, *v = a->v + o;
         if (!a->qx) {
-            row_plain(up, u, v, 0, nx, sy, sz, c0, cx, cy, cz, R);
+            row_update(up, u, v, NULL, 0.0f, 0, nx, sy, sz, c0, cx, cy, cz, R, 0);
             continue;
         }
         float qyz = a->qy[j] + a->qz[k];
@@ -109,9 +92,9 @@ acoustic_rows(const cpu_acoustic_args *a, int k, int j0, int j1, const int R)
             lo = a->xlo;
             hi = a->xhi;
         }
-        row_damped(up, u, v, a->qx, qyz, 0, lo, sy, sz, c0, cx, cy, cz, R);
-        row_plain(up, u, v, lo, hi, sy, sz, c0, cx, cy, cz, R);
-        row_damped(up, u, v, a->qx, qyz, hi, nx, sy, sz, c0, cx, cy, cz, R);
+        row_update(up, u, v, a->qx, qyz, 0, lo, sy, sz, c0, cx, cy, cz, R, 1);
+        row_update(up, u, v, NULL, 0.0f, lo, hi, sy, sz, c0, cx, cy, cz, R, 0);
+        row_update(up, u, v, a->qx, qyz, hi, nx, sy, sz, c0, cx, cy, cz, R, 1);
     }
 }
 

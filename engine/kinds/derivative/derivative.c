@@ -63,10 +63,9 @@ static int derivative_parse(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
     int axis = 0;
-    fdw_derivative_spec *k = calloc(1, sizeof *k);
+    fdw_derivative_spec *k = sp_kspec(c, sizeof *k);
     if (!k)
-        return sp_fail(c, "", "out of memory parsing the spec");
-    s->kspec = k;
+        return -1;
     if (sp_enum(c, root, "", "axis", 1, AXES, &axis) || field_parse(c, root))
         return -1;
     k->axis = (fdw_axis)axis;
@@ -103,40 +102,11 @@ static void derivative_free_spec(fdw_spec *spec)
     spec->kspec = NULL;
 }
 
-double fdw_derivative_field(const fdw_spec *spec, int i, int j, int k)
-{
-    const fdw_derivative_spec *ks = spec->kspec;
-    const int idx[3] = {i, j, k};
-    const int n[3] = {spec->nx, spec->ny, spec->nz};
-    double v = 1.0;
-    for (int a = 0; a < 3; a++)
-        v *= sin(2.0 * M_PI * ks->periods[a] * idx[a] / n[a]);
-    return v;
-}
-
-double fdw_derivative_exact(const fdw_spec *spec, int i, int j, int k)
-{
-    const fdw_derivative_spec *ks = spec->kspec;
-    const int idx[3] = {i, j, k};
-    const int n[3] = {spec->nx, spec->ny, spec->nz};
-    const double h[3] = {spec->dx, spec->dy, spec->dz};
-    const int ax = (int)ks->axis;
-    double v = 1.0;
-    for (int a = 0; a < 3; a++) {
-        const double arg = 2.0 * M_PI * ks->periods[a] * idx[a] / n[a];
-        if (a == ax)
-            v *= 2.0 * M_PI * ks->periods[a] / (n[a] * h[a]) * cos(arg);
-        else
-            v *= sin(arg);
-    }
-    return v;
-}
-
 double fdw_derivative_max_error(const fdw_spec *spec, const float *field)
 {
     const fdw_derivative_spec *ks = spec->kspec;
     /* Separable again: per axis a table of sin, or of the derivative factor times cos on
-     * the derivative's axis, multiplied in fdw_derivative_exact's order. */
+     * the derivative's axis, multiplied x, y, z in that order. */
     const size_t n[3] = {(size_t)spec->nx, (size_t)spec->ny, (size_t)spec->nz};
     const double h[3] = {spec->dx, spec->dy, spec->dz};
     double *tab[3] = {NULL, NULL, NULL};
@@ -192,8 +162,8 @@ static fdw_status derivative_build(const fdw_spec *spec, fdw_problem *prob, fdw_
     float *f = fdw_problem_alloc(nx * ny * nz, sizeof(float), "the initial field", err);
     if (!f)
         return FDW_ERR_NOMEM;
-    /* Separable: one sine table per axis, multiplied in the same order as
-     * fdw_derivative_field so the values are identical. */
+    /* Separable: one sine table per axis, multiplied x, y, z in that order (as
+     * fdw_derivative_max_error's exact values are). */
     const size_t n[3] = {nx, ny, nz};
     double *tab[3] = {NULL, NULL, NULL};
     for (int a = 0; a < 3; a++) {

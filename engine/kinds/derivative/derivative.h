@@ -15,10 +15,6 @@ typedef struct fdw_derivative_data {
     float dc[5];               /* f'(i) = sum_m dc[m] (f(i+m) - f(i-m)), already / h */
 } fdw_derivative_data;
 
-/* The field prod_a sin(2 pi periods[a] i_a / n_a) at (i,j,k), and its exact derivative
- * along the spec's axis in physical units (per metre). */
-double fdw_derivative_field(const fdw_spec *spec, int i, int j, int k);
-double fdw_derivative_exact(const fdw_spec *spec, int i, int j, int k);
 /* max over the grid of |field - exact derivative| for a whole volume (x fastest).
  * Returns a negative value if host memory runs out. */
 double fdw_derivative_max_error(const fdw_spec *spec, const float *field);

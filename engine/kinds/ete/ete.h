@@ -78,8 +78,6 @@ typedef struct fdw_ete_spec {
     double dt_unstable;
 } fdw_ete_spec;
 
-/* The band of velocity v at time step dt: the phase limit of ete_band. */
-double fdw_ete_phimax(const fdw_spec *spec, double v, double dt);
 /* The fit problem of velocity v at time step dt. */
 void fdw_ete_band(const fdw_spec *spec, double v, double dt, ete_band *b);
 

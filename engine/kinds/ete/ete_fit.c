@@ -343,7 +343,8 @@ static int find_extremes(const double *c, const ete_band *b, double near, extrem
     return n;
 }
 
-double ete_max_symbol(const double *c)
+/* Largest |S| of c over the Nyquist cube (grid scan and Newton-polished extremes). */
+static double ete_max_symbol(const double *c)
 {
     extreme ex[MAX_EXTREMES];
     int n = find_extremes(c, NULL, NEAR, ex, MAX_EXTREMES);

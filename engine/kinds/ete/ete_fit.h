@@ -81,8 +81,6 @@ double ete_symbol(const double *c, const double th[3]);
 
 /* Worst relative phase error of c over band b (the fit's verification sampling). */
 double ete_phase_error(const double *c, const ete_band *b);
-/* Largest |S| of c over the Nyquist cube (grid scan and Newton-polished extremes). */
-double ete_max_symbol(const double *c);
 
 /* The same phase error for the acoustic kind's scheme at order 8 (2nd order in time) run
  * with dt * ratio: S = 1 + (1/2) sum_a (ratio r_a)^2 D8(theta_a), phase ratio * phi. */

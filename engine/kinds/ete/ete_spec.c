@@ -47,7 +47,8 @@
  * its rounding. */
 #define ETE_R_MIN 1e-3
 
-double fdw_ete_phimax(const fdw_spec *spec, double v, double dt)
+/* The band of velocity v at time step dt: the phase limit of ete_band. */
+static double fdw_ete_phimax(const fdw_spec *spec, double v, double dt)
 {
     const fdw_ete_spec *k = spec->kspec;
     if (k->fmax > 0)
@@ -444,10 +445,9 @@ static int check_model(spec_ctx *c, const json_t *root, fdw_ete_spec *k)
 int fdw_ete_parse(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
-    fdw_ete_spec *k = calloc(1, sizeof *k);
+    fdw_ete_spec *k = sp_kspec(c, sizeof *k);
     if (!k)
-        return sp_fail(c, "", "out of memory parsing the spec");
-    s->kspec = k;
+        return -1;
     /* CPML is not defined for this kind: say so before the boundary's own checks. */
     json_t *bo = json_object_get(root, "boundary");
     json_t *bt = json_is_object(bo) ? json_object_get(bo, "type") : NULL;

@@ -59,10 +59,9 @@ static int stencil_parse(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
     const int r = s->radius;
-    fdw_stencil_spec *k = calloc(1, sizeof *k);
+    fdw_stencil_spec *k = sp_kspec(c, sizeof *k);
     if (!k)
-        return sp_fail(c, "", "out of memory parsing the spec");
-    s->kspec = k;
+        return -1;
     if (field_parse(c, root))
         return -1;
     json_t *arr;

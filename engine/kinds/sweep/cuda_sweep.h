@@ -70,9 +70,5 @@ fdw_status sweep_cuda_wait(void *vctx, fdw_error *err);
 fdw_status sweep_cuda_extract(void *vctx, int nregions, const fdw_slice *regions,
                               float **host, fdw_error *err);
 fdw_status sweep_cuda_fetch(void *vctx, void *out, int f64, fdw_error *err);
-/* Copy global cells [lo, hi) of part e's layout-B box to host (x fastest), as float64 or
- * float32, in chunks of z planes through the GPU's staging buffer. */
-fdw_status sweep_cuda_pack_to_host(sweep_cuda *c, int e, const int lo[3], const int hi[3],
-                                   void *host, int out_f64, fdw_error *err);
 
 #endif

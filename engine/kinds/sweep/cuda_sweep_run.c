@@ -187,8 +187,11 @@ fdw_status sweep_cuda_wait(void *vctx, fdw_error *err)
     return FDW_OK;
 }
 
-fdw_status sweep_cuda_pack_to_host(sweep_cuda *c, int e, const int lo[3], const int hi[3],
-                                   void *host, int out_f64, fdw_error *err)
+/* Copy global cells [lo, hi) of part e's layout-B box to host (x fastest), as float64 or
+ * float32, in chunks of z planes through the GPU's staging buffer. */
+static fdw_status sweep_cuda_pack_to_host(sweep_cuda *c, int e, const int lo[3],
+                                          const int hi[3], void *host, int out_f64,
+                                          fdw_error *err)
 {
     sweep_gpu *G = &c->gpu[c->part[e].gpu];
     const fdwk_sweep_box box = sweep_cuda_box(c, e, SWEEP_LAYOUT_B, 0);

@@ -246,10 +246,9 @@ static int check_scale(spec_ctx *c, const fdw_sweep_spec *k, int snapshots)
 int sweep_parse(spec_ctx *c, const json_t *root)
 {
     fdw_spec *s = c->spec;
-    fdw_sweep_spec *k = calloc(1, sizeof *k);
+    fdw_sweep_spec *k = sp_kspec(c, sizeof *k);
     if (!k)
-        return sp_fail(c, "", "out of memory parsing the spec");
-    s->kspec = k;
+        return -1;
     /* what the shared parts of the engine read of a kind without time or boundary */
     s->dt = 0.0;
     s->boundary.type = FDW_BOUNDARY_NONE;

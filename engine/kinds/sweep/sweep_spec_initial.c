@@ -52,15 +52,13 @@ static int parse_points(spec_ctx *c, fdw_sweep_spec *k, const json_t *arr, json_
                                  &out)))
         return -1;
     for (size_t i = 0; i < n; i++) {
-        char path[SP_PATH], field[SP_PATH], what[48];
+        char path[SP_PATH];
         const json_t *e = json_array_get(arr, i);
         sweep_point_src *p = &k->points[i];
         sp_idx(path, "initial.points", i);
-        sp_key(field, path, "position");
-        snprintf(what, sizeof what, "initial point %zu", i);
         if (sp_entry(c, e, path, "{\"position\", \"t0\"}", keys) ||
-            sp_vec3(c, e, path, "position", 1, p->pos) ||
-            sp_check_inside(c, field, p->pos, what) || sp_num(c, e, path, "t0", 0, &p->t0))
+            sp_position(c, e, path, "position", p->pos, "initial point %zu", i) ||
+            sp_num(c, e, path, "t0", 0, &p->t0))
             return -1;
         k->npoints = (int)i + 1;
         json_array_append_new(out, json_pack("{sosf}", "position", sp_json_vec3(p->pos), "t0",

@@ -143,23 +143,14 @@ static int check_lines(spec_ctx *c, const json_t *lines, json_t *nlines, long lo
 {
     static const char *const lkeys[] = {"from", "to", "count", NULL};
     for (size_t i = 0; lines && i < json_array_size(lines); i++) {
-        char path[SP_PATH], field[SP_PATH], what[48];
+        char path[SP_PATH];
         json_t *l = json_array_get(lines, i);
         double from[3], to[3];
         long long count;
         sp_idx(path, "receivers.lines", i);
-        if (!json_is_object(l))
-            return sp_fail(c, path, "%s must be an object {\"from\", \"to\", \"count\"}, not %s",
-                           path, sp_type_name(l));
-        if (sp_keys(c, l, path, lkeys) || sp_vec3(c, l, path, "from", 1, from))
-            return -1;
-        sp_key(field, path, "from");
-        snprintf(what, sizeof what, "the start of receiver line %zu", i);
-        if (sp_check_inside(c, field, from, what) || sp_vec3(c, l, path, "to", 1, to))
-            return -1;
-        sp_key(field, path, "to");
-        snprintf(what, sizeof what, "the end of receiver line %zu", i);
-        if (sp_check_inside(c, field, to, what) ||
+        if (sp_entry(c, l, path, "{\"from\", \"to\", \"count\"}", lkeys) ||
+            sp_position(c, l, path, "from", from, "the start of receiver line %zu", i) ||
+            sp_position(c, l, path, "to", to, "the end of receiver line %zu", i) ||
             sp_int(c, l, path, "count", 1, 1, sp_max_receivers(c), &count))
             return -1;
         *total += count;

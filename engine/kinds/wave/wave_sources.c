@@ -202,19 +202,14 @@ int wave_parse_sources(spec_ctx *c, const json_t *root)
     json_t *norm = json_array();
     json_object_set_new(c->norm, "sources", norm);
     for (size_t i = 0; i < n; i++) {
-        char path[SP_PATH], field[SP_PATH], what[32], wpath[SP_PATH];
+        char path[SP_PATH], wpath[SP_PATH];
         json_t *src = json_array_get(arr, i), *w;
         fdw_source *S = &s->sources[i];
         s->nsources = (int)i + 1; /* so fdw_spec_free releases what was loaded */
         sp_idx(path, "sources", i);
-        if (!json_is_object(src))
-            return sp_fail(c, path, "%s must be an object {\"position\", \"wavelet\"}, not %s",
-                           path, sp_type_name(src));
-        sp_key(field, path, "position");
         sp_key(wpath, path, "wavelet");
-        snprintf(what, sizeof what, "source %zu", i);
-        if (sp_keys(c, src, path, keys) || sp_vec3(c, src, path, "position", 1, S->pos) ||
-            sp_check_inside(c, field, S->pos, what) ||
+        if (sp_entry(c, src, path, "{\"position\", \"wavelet\"}", keys) ||
+            sp_position(c, src, path, "position", S->pos, "source %zu", i) ||
             sp_object(c, src, path, "wavelet", 1, &w))
             return -1;
         json_t *nw = json_object(); /* owned by the array entry below */
