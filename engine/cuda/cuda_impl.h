@@ -79,9 +79,11 @@ typedef struct cuda_ctx {
     int ndone, quit, threads_started;
     long cmd_it;
     struct cuda_mpi *mpi;      /* distributed run: the exchange with the other ranks */
-    void *ckpt_block;          /* checkpoints' host image (cuda_checkpoint.c); NULL: none yet */
+    void *ckpt_block;          /* checkpoints' host image (cuda_checkpoint.c, pageable); NULL:
+                                * none yet */
     size_t ckpt_size;
-    int ckpt_pinned;           /* ckpt_block came from fdwk_host_alloc (else malloc) */
+    void *ckpt_stage[2];       /* its two 64 MiB staging buffers (pinned where they can be) */
+    int ckpt_stage_pinned[2];
 } cuda_ctx;
 
 /* Record the first CUDA error rc of slab g's work with where it happened; returns rc. */
