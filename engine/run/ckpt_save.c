@@ -46,7 +46,7 @@ struct fdw_ckpt_save {
     double t_end;              /* writer: when its file was complete (or failed) */
     /* the loop's pace around a write (step_rates): the last publication (or the loop's
      * start), and the write's submission */
-    double t_mark, t_sub;
+    double t_mark, t_pre, t_sub; /* t_pre: when the loop reached the checkpoint (t_sub: left it) */
     long step_mark, step_sub;
 };
 
@@ -114,8 +114,8 @@ static fdw_status open_save(run *r, fdw_error *err)
     s->ctx = r->ctx;
     s->r = r;
     s->step = -1;
-    s->t_mark = r->meter.t_start;
-    s->step_mark = r->steps_done;
+    s->t_mark = r->meter.t_start; /* the loop's start, at the step it started from */
+    s->step_mark = r->ckpt.resumed;
     const fdw_status st = fdw_ckpt_writer_start(&s->writer, err);
     if (st != FDW_OK) {
         free(s);
@@ -126,11 +126,12 @@ static fdw_status open_save(run *r, fdw_error *err)
 }
 
 /* How fast the loop stepped while the write just published went on, against before it
- * (since the previous publication or the loop's start): a write that slows the steps
- * shows here, where the pause does not. An info line; the marks move on. */
+ * (from the previous publication, or the loop's start, to the checkpoint; neither counts
+ * a pause): a write that slows the steps shows here, where the pause does not. An info
+ * line; the marks move on. */
 static void step_rates(run *r, struct fdw_ckpt_save *s, long step)
 {
-    const double now = fdw_now(), before = s->t_sub - s->t_mark, during = now - s->t_sub;
+    const double now = fdw_now(), before = s->t_pre - s->t_mark, during = now - s->t_sub;
     const long nb = s->step_sub - s->step_mark, nd = r->steps_done - s->step_sub;
     if (nb > 0 && nd > 0 && before > 0.0 && during > 0.0)
         fdw_run_log(r, FDW_LOG_INFO, "checkpoint of step %ld: the loop ran %ld steps at %.3f "
@@ -299,6 +300,7 @@ fdw_status fdw_checkpoint_write(run *r, fdw_error *err)
     r->ckpt.t_last = fdw_now();
     s->t0 = t0;
     s->pause_s = r->ckpt.t_last - t_in;
+    s->t_pre = t_in;
     s->t_sub = r->ckpt.t_last;
     s->step_sub = step;
     s->job = JOB_WRITE;
