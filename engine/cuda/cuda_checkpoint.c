@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STAGE_BYTES ((size_t)64 << 20)
+#define STAGE_BYTES FDW_CKPT_STAGE_BYTES
+_Static_assert(FDW_CKPT_STAGES == 2, "take() fills one staging buffer while the other empties");
 
 /* size bytes of pinned host memory, or of pageable memory (touched, so that a copy into it
  * does not fault its pages in) when pinned memory cannot be had; NULL when neither can. */

@@ -82,7 +82,8 @@ typedef struct cuda_ctx {
     void *ckpt_block;          /* checkpoints' host image (cuda_checkpoint.c, pageable); NULL:
                                 * none yet */
     size_t ckpt_size;
-    void *ckpt_stage[2];       /* its two 64 MiB staging buffers (pinned where they can be) */
+    void *ckpt_stage[2];       /* its staging buffers (FDW_CKPT_STAGES of FDW_CKPT_STAGE_BYTES,
+                                * run/ckpt_image.h; pinned where they can be) */
     int ckpt_stage_pinned[2];
 } cuda_ctx;
 

@@ -1,6 +1,6 @@
 /* ckpt_image.h — a checkpoint's backend part held in host memory: at a checkpoint step the
  * backend's capture (backend.h) copies its state into a block of host memory it owns
- * (pinned on CUDA), listing here, in file order, what the file holds: the frame's head and
+ * (on CUDA through FDW_CKPT_STAGE staging buffers), listing here, in file order, what the file holds: the frame's head and
  * counts (ckpt_io.h) and the length-prefixed arrays. The checkpoint writer's thread then
  * puts the list into the file while the time loop goes on: the same bytes, in the same
  * order, as the backend's own writes would have been. Internal to libfdwave. */
@@ -13,6 +13,12 @@
 #include <stdint.h>
 
 struct fdw_ckpt_io;
+
+/* The CUDA backend's staging buffers between the device and the image (or a checkpoint's
+ * file and the device, at a load): FDW_CKPT_STAGES of FDW_CKPT_STAGE_BYTES each, pinned.
+ * The host estimate counts them (spec_memory.c). */
+#define FDW_CKPT_STAGE_BYTES ((size_t)64 << 20)
+#define FDW_CKPT_STAGES 2
 
 typedef struct fdw_ckpt_item {
     int what;                  /* a head, a count or an array (ckpt_image.c) */

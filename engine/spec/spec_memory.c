@@ -7,6 +7,7 @@
 #include "run/survey.h"
 #include "run/survey_stack.h"
 #include "spec/spec.h"
+#include "run/ckpt_image.h"
 #include "run/positioning.h"
 
 #include <stdint.h>
@@ -136,8 +137,10 @@ uint64_t fdw_spec_host_bytes(const fdw_spec *spec, fdw_backend_kind backend)
      * kind derives from it (wave kinds), the initial field and the copy of the final one
      * (field kinds). The CPU backend's slabs are host memory too, padded rows and ghost
      * planes included (an eighth more covers the padding of any grid above 64^3). */
-    uint64_t bytes = 8u * pts + snapshot_bytes(spec) + 2u * recording_bytes(spec) +
-                     fdw_spec_checkpoint_bytes(spec, backend);
+    const uint64_t ckpt = fdw_spec_checkpoint_bytes(spec, backend);
+    uint64_t bytes = 8u * pts + snapshot_bytes(spec) + 2u * recording_bytes(spec) + ckpt;
+    if (ckpt > 0 && backend == FDW_BACKEND_CUDA) /* the capture's staging buffers */
+        bytes += (uint64_t)FDW_CKPT_STAGES * FDW_CKPT_STAGE_BYTES;
     /* the interpolation's taps (run/positioning.h): the receivers' as counted, the
      * sources' at their most */
     if (spec->kind->wave)
