@@ -9,6 +9,7 @@
  * buffers in place, so the copy is what lets the loop continue. */
 #include "cpu/cpu_kind.h"
 #include "core/error.h"
+#include "core/host_memory.h"
 #include "run/ckpt_image.h"
 #include "run/ckpt_io.h"
 
@@ -52,23 +53,10 @@ fdw_status fdw_cpu_prepare(void *vctx, fdw_error *err)
                         "out of host memory for the checkpoints' image (%.1f MiB)",
                         (double)size / (1024.0 * 1024.0));
     /* touched here, so that a capture copies at full speed instead of faulting pages in */
-    memset(p, 0, size);
+    fdw_touch_pages(p, size);
     c->ckpt_block = p;
     c->ckpt_size = size;
     return FDW_OK;
-}
-
-/* memcpy split over the OpenMP threads: a capture copies the whole state in the loop's
- * time. */
-static void copy_parallel(void *dst, const void *src, size_t n)
-{
-    const size_t chunk = (size_t)4 << 20;
-    const long nchunks = (long)((n + chunk - 1) / chunk);
-#pragma omp parallel for schedule(static)
-    for (long i = 0; i < nchunks; i++) {
-        const size_t off = (size_t)i * chunk;
-        memcpy((char *)dst + off, (const char *)src + off, n - off < chunk ? n - off : chunk);
-    }
 }
 
 /* One array of the state into the image. */
@@ -78,7 +66,7 @@ static fdw_status take(fdw_ckpt_image *img, const void *src, size_t bytes, fdw_e
     if (!dst)
         return err ? err->code : FDW_ERR_INTERNAL;
     if (bytes > 0)
-        copy_parallel(dst, src, bytes);
+        fdw_copy_parallel(dst, src, bytes); /* a capture copies the state in the loop's time */
     return FDW_OK;
 }
 

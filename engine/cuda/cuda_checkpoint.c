@@ -12,6 +12,7 @@
  * with no work in flight, from the loop's thread; prepare may run on the writer's. */
 #include "cuda/cuda_kind.h"
 #include "core/error.h"
+#include "core/host_memory.h"
 #include "fdwave/comm.h"
 #include "run/ckpt_image.h"
 #include "run/ckpt_io.h"
@@ -116,19 +117,6 @@ static size_t image_size(cuda_ctx *c)
     return n;
 }
 
-/* size bytes of pageable memory, every page touched by the host's threads together (a
- * copy into it then does not fault its pages in one by one). */
-static void *host_touched(size_t size)
-{
-    char *p = malloc(size ? size : 1);
-    if (p) {
-#pragma omp parallel for schedule(static)
-        for (size_t o = 0; o < size; o += 4096)
-            p[o] = 0;
-    }
-    return p;
-}
-
 fdw_status fdw_cuda_prepare(void *vctx, fdw_error *err)
 {
     cuda_ctx *c = vctx;
@@ -141,7 +129,8 @@ fdw_status fdw_cuda_prepare(void *vctx, fdw_error *err)
     if (rc)
         return cuda_device_fail(err, &c->dev[0], rc, "selecting the GPU for the checkpoints' "
                                 "image");
-    c->ckpt_block = host_touched(size);
+    if ((c->ckpt_block = malloc(size ? size : 1)) != NULL) /* pageable, touched by every thread */
+        fdw_touch_pages(c->ckpt_block, size);
     for (int b = 0; b < 2 && c->ckpt_block; b++)
         if (!c->ckpt_stage[b])
             c->ckpt_stage[b] = host_get(STAGE_BYTES, &c->ckpt_stage_pinned[b]);
@@ -166,19 +155,6 @@ void fdw_cuda_image_free(cuda_ctx *c)
     }
 }
 
-/* n bytes from src to dst by the host's threads together (a staging buffer into the
- * image: one thread copies slower than the device delivers). */
-static void copy_parallel(char *dst, const char *src, size_t n)
-{
-    const size_t piece = (size_t)1 << 20;
-    const long pieces = (long)((n + piece - 1) / piece);
-#pragma omp parallel for schedule(static)
-    for (long q = 0; q < pieces; q++) {
-        const size_t o = (size_t)q * piece;
-        memcpy(dst + o, src + o, n - o < piece ? n - o : piece);
-    }
-}
-
 /* bytes of device memory at src into the image, on slab g's stream through the two
  * staging buffers: piece i + 1 is copied off the device while the host copies piece i. */
 static fdw_status take(cuda_ctx *c, fdw_ckpt_image *img, gpu_slab *g, const void *src,
@@ -197,7 +173,7 @@ static fdw_status take(cuda_ctx *c, fdw_ckpt_image *img, gpu_slab *g, const void
         }
         if (!rc && i > 0) { /* piece i - 1, landed once the stream has passed it */
             const size_t o = (i - 1) * STAGE_BYTES;
-            copy_parallel(dst + o, c->ckpt_stage[(i - 1) % 2],
+            fdw_copy_parallel(dst + o, c->ckpt_stage[(i - 1) % 2],
                           bytes - o < STAGE_BYTES ? bytes - o : STAGE_BYTES);
         }
         if (!rc && i < pieces)

@@ -16,6 +16,7 @@
 #include "cuda/cuda_kind.h"
 #include "common/fdwk_runtime.h"
 #include "core/error.h"
+#include "core/host_memory.h"
 #include "imaging/fdwk_imaging.h"
 #include "run/positioning.h"
 
@@ -390,9 +391,9 @@ static fdw_status finish_outputs(img_gpu *c, fdw_error *err)
         rc = fdwk_img_scale(at(c, c->img), at(c, c->v), &c->L, d->dt,
                             d->mode == IMG_GRADIENT && d->parameter == IMG_PARAM_SLOWNESS2,
                             c->s);
-    fdw_img_first_touch(c->res.image, n);
+    fdw_touch_pages(c->res.image, n * sizeof(float));
     if (c->ill)
-        fdw_img_first_touch(c->res.illum, n);
+        fdw_touch_pages(c->res.illum, n * sizeof(float));
     if (!rc)
         rc = download_sum(c, c->res.image, c->img);
     if (!rc && c->ill)

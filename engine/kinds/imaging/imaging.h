@@ -123,9 +123,6 @@ int fdw_img_finish_sums(const fdw_problem *p, const float *img, const float *ill
 /* Whether the image's sum is scaled to the spec's parameter: the adjoint condition and
  * the gradient (the cross-correlation is the sum itself). */
 int fdw_img_scales(const fdw_img_data *d);
-/* Every page of a[0..n) touched by the host's threads together, so that a copy into it
- * (a device's download) does not fault it in page by page on one thread. */
-void fdw_img_first_touch(float *a, size_t n);
 
 /* The phase clock of res (imaging_engine.c): fdw_img_clock(res, 0) as a step begins
  * (starts it once), 1 when the forward pass's work is done, 2 when the backward pass's

@@ -43,14 +43,6 @@ int fdw_img_scales(const fdw_img_data *d)
     return d->condition == IMG_COND_ADJOINT || d->mode == IMG_GRADIENT;
 }
 
-void fdw_img_first_touch(float *a, size_t n)
-{
-    const size_t step = 4096 / sizeof *a;
-#pragma omp parallel for schedule(static)
-    for (size_t g = 0; g < n; g += step)
-        a[g] = 0.0f;
-}
-
 int fdw_img_finish_sums(const fdw_problem *p, const float *img, const float *ill, int scaled,
                         img_result *res)
 {
