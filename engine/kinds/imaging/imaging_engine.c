@@ -98,10 +98,11 @@ fdw_status fdw_img_check_slots(const fdw_problem *p, long first, long count, fdw
 
 void fdw_img_clock(img_result *res, int phase)
 {
+    if (phase == 0 && res->t0 > 0.0)
+        return; /* every step asks; the clock started at the first */
     const double now = fdw_now();
     if (phase == 0) {
-        if (res->t0 <= 0.0)
-            res->t0 = now;
+        res->t0 = now;
     } else if (phase == 1) {
         res->forward_s = now - res->t0;
     } else if (phase == 2) {
