@@ -1,5 +1,6 @@
 /* cpu_imaging.c — the imaging kinds' CPU engine (imaging.h; the reference of the CUDA
- * one): one slab in the CPU backend's padded layout, stepped by the acoustic kind's own
+ * one): one slab (imaging_slabs.h drives the slabs of a shot) in the CPU backend's padded
+ * layout, stepped by the acoustic kind's own
  * kernel (cpu_acoustic_kernel_for), the free surface's mirror and hold, the shot's source
  * and the receivers' rows as the backend has them, and the imaging steps:
  *   born      one step of the background u and of the scattered field du with its source
@@ -20,6 +21,7 @@
 #include "kinds/imaging/imaging.h"
 #include "kinds/imaging/imaging_cpml.h"
 #include "kinds/imaging/imaging_recon.h"
+#include "kinds/imaging/imaging_slabs.h"
 #include "kinds/acoustic/cpu_acoustic_kernel.h"
 #include "cpu/cpu_kind.h"
 
@@ -31,7 +33,6 @@
 #include <string.h>
 
 typedef struct img_cpu {
-    img_result res;            /* first: what imaging_outputs.c reads */
     fdw_problem prob;          /* shallow copy; the engine's arrays are its own */
     const fdw_img_data *d;
     int nx, ny, nz, r, px, py, k0;
@@ -48,10 +49,14 @@ typedef struct img_cpu {
     ptrdiff_t *src_off;
     int *src_owner;
     float *src_w;
-    int nrt;                   /* receiver taps */
+    int nrt;                   /* receiver taps (of the rows this slab records) */
     ptrdiff_t *rt_off;
-    int *rt_row, *rt_rcv;
-    float *rt_w, *rt_adj;      /* weight; weight V / (1 + q) at the tap (the adjoint's) */
+    int *rt_row;
+    float *rt_w;
+    int nat;                   /* the adjoint's taps (the receivers' on this slab's planes) */
+    ptrdiff_t *at_off;
+    int *at_rcv;               /* the tap's receiver */
+    float *at_w;               /* weight V / (1 + q) at the tap */
     float *rec;                /* recordings [slot][row] */
     float *adj;                /* the adjoint's traces [receiver][slot] */
     float **ck;                /* checkpoints: u[n], u[n-1] at segment k's start, k = 1..K-2 */
@@ -63,7 +68,11 @@ typedef struct img_cpu {
     float **sterm;             /* the store's layer terms (where the image takes lap u) */
     img_band band;             /* the boundary scheme: the interior and its band */
     float *bands;              /* the bands of u[1] .. u[nt-2], band.points floats each */
-    img_sched sched;           /* imaging_sched.c */
+    img_sched sched;           /* imaging_sched.c: L and K */
+    float *wrote[IMG_MAX_WROTE]; /* the fields the last step wrote (their ghost planes due) */
+    int nwrote;
+    const float *due;          /* the field whose receivers' rows are due, at step due_it */
+    long due_it;
     uint64_t bytes;
 } img_cpu;
 
@@ -132,6 +141,13 @@ static void inject_source(const img_cpu *c, float *buf, long it, float sign)
                             (sign * c->src_w[t]);
 }
 
+/* The fields a step wrote (b NULL: one), whose ghost planes its neighbours refresh. */
+static void wrote(img_cpu *c, float *a, float *b)
+{
+    c->wrote[0] = a, c->wrote[1] = b;
+    c->nwrote = b ? 2 : 1;
+}
+
 /* The receivers' rows of buf after step it, when a slot is due. */
 static void record(const img_cpu *c, const float *buf, long it)
 {
@@ -153,9 +169,9 @@ static void inject_adjoint(const img_cpu *c, float *buf, long m)
         return;
     const long s = m / p->rec_interval;
     float *f = at_origin(c, buf);
-    for (int t = 0; t < c->nrt; t++)
-        f[c->rt_off[t]] += c->adj[(size_t)c->rt_rcv[t] * (size_t)p->nrec_slots + s] *
-                           c->rt_adj[t];
+    for (int t = 0; t < c->nat; t++)
+        f[c->at_off[t]] += c->adj[(size_t)c->at_rcv[t] * (size_t)p->nrec_slots + s] *
+                           c->at_w[t];
 }
 
 /* out = the scheme's Laplacian of buf (mirrored first) at the points of the box [lo, hi)
@@ -207,8 +223,9 @@ static void born_step(img_cpu *c, long it)
     if (c->mu)
         img_pml_apply(&c->pml, c->term, at_origin(c, c->dv), at_origin(c, s));
     c->cw = 1 - c->cw;
-    record(c, c->w[c->cw], it);
+    c->due = c->w[c->cw], c->due_it = it;
     c->cu = 1 - c->cu;
+    wrote(c, c->u[c->cu], c->w[c->cw]);
 }
 
 static void copy_field(const img_cpu *c, float *dst, const float *src)
@@ -250,21 +267,8 @@ static void forward_step(img_cpu *c, const img_unit *u)
     else if (u->store >= 0 && c->sterm)
         img_pml_term(&c->pml, c->mu, c->sterm[u->store]);
     if (c->d->mode == IMG_GRADIENT)
-        record(c, c->u[c->cu], u->it);
-}
-
-/* The adjoint's traces once the forward pass is done: rtm the data; gradient the
- * residual of the recorded traces and the misfit 1/2 sum r^2 (imaging_engine.c). */
-static void start_adjoint(img_cpu *c)
-{
-    const fdw_problem *p = &c->prob;
-    const size_t n = (size_t)fdw_problem_receivers(p) * (size_t)p->nrec_slots;
-    if (c->d->mode == IMG_RTM) {
-        memcpy(c->adj, c->d->data, n * sizeof(float));
-    } else if (fdw_img_residual(p, c->rec, c->adj, &c->res.misfit) != 0) {
-        memset(c->adj, 0, n * sizeof(float)); /* (create reserved c->adj of it) */
-        c->res.misfit = NAN;
-    }
+        c->due = c->u[c->cu], c->due_it = u->it;
+    wrote(c, c->u[c->cu], NULL);
 }
 
 /* Segment k's start into the background and the store's first field: its checkpoint
@@ -299,6 +303,7 @@ static void recompute_step(img_cpu *c, const img_unit *u)
     copy_field(c, c->store[u->store], c->u[c->cu]);
     if (c->sterm)
         img_pml_term(&c->pml, c->mu, c->sterm[u->store - 1]);
+    wrote(c, c->u[c->cu], c->store[u->store]);
 }
 
 /* The adjoint's step to time n + 1 (from n + 2 and n + 3), then the image of u[n]. */
@@ -326,6 +331,7 @@ static void adjoint_step(img_cpu *c, const img_unit *u)
         }
     if (!xcorr && c->sterm)
         img_pml_apply(&c->pml, c->sterm[u->store], z + c->origin, c->img + c->origin);
+    wrote(c, c->w[c->cw], NULL);
 }
 
 /* The boundary scheme's unit n (imaging_sched.c): with back, the image's term n + 1 and
@@ -368,64 +374,84 @@ static void back_step(img_cpu *c, const img_unit *u)
     c->cw = 1 - c->cw;
     if (u->back)
         c->cu = 1 - c->cu;
+    wrote(c, c->w[c->cw], u->back ? up : NULL);
 }
 
-static int finish_outputs(img_cpu *c);
-
-static fdw_status cpu_img_step(void *vctx, long it, fdw_error *err)
+static fdw_status cpu_img_compute(void *vctx, const img_unit *u, fdw_error *err)
 {
     img_cpu *c = vctx;
+    c->nwrote = 0, c->due = NULL;
     if (c->d->mode == IMG_BORN) {
-        born_step(c, it);
+        born_step(c, u->it);
         return FDW_OK;
     }
-    const img_unit u = img_sched_unit(&c->sched);
-    fdw_img_clock(&c->res, 0);
-    if (u.restore)
-        restore_segment(c, u.seg);
-    switch (u.phase) {
+    if (u->restore)
+        restore_segment(c, u->seg);
+    switch (u->phase) {
     case IMG_FORWARD:
-        forward_step(c, &u);
-        if (u.last) {
-            start_adjoint(c);
-            fdw_img_clock(&c->res, 1);
-        }
+        forward_step(c, u);
         break;
     case IMG_RECOMPUTE:
-        recompute_step(c, &u);
+        recompute_step(c, u);
         break;
     case IMG_ADJOINT:
         if (c->d->recon == IMG_RECON_BOUNDARY)
-            back_step(c, &u);
+            back_step(c, u);
         else
-            adjoint_step(c, &u);
+            adjoint_step(c, u);
         break;
     case IMG_DONE:
-        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: step %ld after the last",
-                        it);
+        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: a step after the last");
     }
-    img_sched_advance(&c->sched);
-    if (c->sched.phase == IMG_DONE && finish_outputs(c) != 0)
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "imaging engine: out of host memory for the "
-                        "image's last pass");
     return FDW_OK;
 }
 
-/* The sums in the grid's order, straight into the outputs' arrays, finished there
- * (imaging_finish.c). */
-static int finish_outputs(img_cpu *c)
+static fdw_status cpu_img_record(void *vctx, fdw_error *err)
 {
-    fdw_img_clock(&c->res, 2);
+    (void)err;
+    img_cpu *c = vctx;
+    if (c->due)
+        record(c, c->due, c->due_it);
+    return FDW_OK;
+}
+
+/* dst's ghost planes of the fields the step wrote, from src's planes beside them. */
+static fdw_status cpu_img_halo(void *vdst, void *vsrc, int src_prev, fdw_error *err)
+{
+    (void)err;
+    img_cpu *d = vdst;
+    const img_cpu *s = vsrc;
+    const size_t bytes = (size_t)d->r * (size_t)d->plane * sizeof(float);
+    for (int f = 0; f < d->nwrote; f++) /* a buffer's plane k starts at (k + r) planes */
+        memcpy(d->wrote[f] + (src_prev ? 0 : (ptrdiff_t)(d->nz + d->r) * d->plane),
+               s->wrote[f] + (src_prev ? (ptrdiff_t)s->nz : (ptrdiff_t)s->r) * s->plane, bytes);
+    return FDW_OK;
+}
+
+static fdw_status cpu_img_adjoint(void *vctx, const float *traces, fdw_error *err)
+{
+    (void)err;
+    img_cpu *c = vctx;
+    const fdw_problem *p = &c->prob;
+    memcpy(c->adj, traces,
+           (size_t)fdw_problem_receivers(p) * (size_t)p->nrec_slots * sizeof(float));
+    return FDW_OK;
+}
+
+/* The sums of the slab's planes in the grid's order. */
+static fdw_status cpu_img_finish(void *vctx, float *image, float *illum, fdw_error *err)
+{
+    (void)err;
+    img_cpu *c = vctx;
     for (int k = 0; k < c->nz; k++)
         for (int j = 0; j < c->ny; j++) {
             const ptrdiff_t o = c->origin + k * c->plane + (ptrdiff_t)j * c->px;
             const size_t g = ((size_t)k * c->ny + j) * c->nx;
-            memcpy(c->res.image + g, c->img + o, (size_t)c->nx * sizeof(float));
-            memcpy(c->res.illum + g, c->ill + o, (size_t)c->nx * sizeof(float));
+            memcpy(image + g, c->img + o, (size_t)c->nx * sizeof(float));
+            if (illum)
+                memcpy(illum + g, c->ill + o, (size_t)c->nx * sizeof(float));
         }
-    const int rc = fdw_img_finish_sums(&c->prob, c->res.image, c->res.illum, 0, &c->res);
-    fdw_img_clock(&c->res, 3);
-    return rc;
+    return FDW_OK;
 }
 
 /* ---- the backend table ---- */
@@ -440,7 +466,8 @@ static void cpu_img_destroy(void *vctx)
         free(c->u[b]), free(c->w[b]);
     free(c->v), free(c->dv), free(c->lap), free(c->img), free(c->ill);
     free(c->src_off), free(c->src_owner), free(c->src_w);
-    free(c->rt_off), free(c->rt_row), free(c->rt_rcv), free(c->rt_w), free(c->rt_adj);
+    free(c->rt_off), free(c->rt_row), free(c->rt_w);
+    free(c->at_off), free(c->at_rcv), free(c->at_w);
     free(c->rec), free(c->adj);
     for (long i = 0; c->ck && i < 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0); i++)
         free(c->ck[i]);
@@ -456,7 +483,6 @@ static void cpu_img_destroy(void *vctx)
         free(c->sterm[i]);
     free(c->sterm);
     free(c->bands);
-    free(c->res.image), free(c->res.illum), free(c->res.predicted);
     free(c);
 }
 
@@ -528,26 +554,32 @@ static void set_kernel_args(img_cpu *c, int sponge)
     }
 }
 
-/* The source's and the receivers' taps as offsets in the field layout, the adjoint's
- * weights, and the recordings and adjoint traces; 0, or -1 out of memory. */
+/* The source's, the receivers' and the adjoint's taps as offsets in the field layout
+ * (the adjoint's weights V / (1 + q)), and the recordings and adjoint traces; 0, or -1
+ * out of memory. */
 static int set_taps(img_cpu *c)
 {
     const fdw_problem *prob = &c->prob;
+    const fdw_img_data *d = c->d;
+    const fdw_tap *adj = d->adj_taps ? d->adj_taps : prob->rec_taps;
     c->nsrc = prob->nsrc_taps;
-    c->src_off = malloc((size_t)(c->nsrc + 1) * sizeof *c->src_off);
-    c->src_owner = malloc((size_t)(c->nsrc + 1) * sizeof *c->src_owner);
-    c->src_w = malloc((size_t)(c->nsrc + 1) * sizeof *c->src_w);
     c->nrt = prob->nrec_taps;
-    c->rt_off = malloc((size_t)(c->nrt + 1) * sizeof *c->rt_off);
-    c->rt_row = malloc((size_t)(c->nrt + 1) * sizeof *c->rt_row);
-    c->rt_rcv = malloc((size_t)(c->nrt + 1) * sizeof *c->rt_rcv);
-    c->rt_w = malloc((size_t)(c->nrt + 1) * sizeof *c->rt_w);
-    c->rt_adj = malloc((size_t)(c->nrt + 1) * sizeof *c->rt_adj);
+    c->nat = d->adj_taps ? d->nadj_taps : prob->nrec_taps;
+    const size_t ns = (size_t)c->nsrc + 1, nr = (size_t)c->nrt + 1, na = (size_t)c->nat + 1;
+    c->src_off = malloc(ns * sizeof *c->src_off);
+    c->src_owner = malloc(ns * sizeof *c->src_owner);
+    c->src_w = malloc(ns * sizeof *c->src_w);
+    c->rt_off = malloc(nr * sizeof *c->rt_off);
+    c->rt_row = malloc(nr * sizeof *c->rt_row);
+    c->rt_w = malloc(nr * sizeof *c->rt_w);
+    c->at_off = malloc(na * sizeof *c->at_off);
+    c->at_rcv = malloc(na * sizeof *c->at_rcv);
+    c->at_w = malloc(na * sizeof *c->at_w);
     const int nrec = fdw_problem_receivers(prob);
     c->rec = calloc((size_t)prob->nrec_slots * (size_t)(prob->nreceivers + 1), sizeof(float));
     c->adj = calloc((size_t)prob->nrec_slots * (size_t)(nrec + 1), sizeof(float));
-    if (!c->src_off || !c->src_owner || !c->src_w || !c->rt_off || !c->rt_row || !c->rt_rcv ||
-        !c->rt_w || !c->rt_adj || !c->rec || !c->adj)
+    if (!c->src_off || !c->src_owner || !c->src_w || !c->rt_off || !c->rt_row || !c->rt_w ||
+        !c->at_off || !c->at_rcv || !c->at_w || !c->rec || !c->adj)
         return -1;
     for (int t = 0; t < c->nsrc; t++) {
         c->src_off[t] = offset_of(c, prob->src_taps[t].index);
@@ -555,12 +587,14 @@ static int set_taps(img_cpu *c)
         c->src_w[t] = prob->src_taps[t].weight;
     }
     for (int t = 0; t < c->nrt; t++) {
-        const fdw_tap *tp = &prob->rec_taps[t];
-        c->rt_off[t] = offset_of(c, tp->index);
-        c->rt_row[t] = tp->owner;
-        c->rt_w[t] = tp->weight;
-        c->rt_rcv[t] = fdw_img_tap_receiver(prob, tp);
-        c->rt_adj[t] = fdw_img_adjoint_weight(prob, tp);
+        c->rt_off[t] = offset_of(c, prob->rec_taps[t].index);
+        c->rt_row[t] = prob->rec_taps[t].owner;
+        c->rt_w[t] = prob->rec_taps[t].weight;
+    }
+    for (int t = 0; t < c->nat; t++) {
+        c->at_off[t] = offset_of(c, adj[t].index);
+        c->at_rcv[t] = fdw_img_tap_receiver(prob, &adj[t]);
+        c->at_w[t] = fdw_img_adjoint_weight(prob, &adj[t]);
     }
     return 0;
 }
@@ -602,14 +636,12 @@ static int set_pml_passes(img_cpu *c)
  * 0, or -1 out of memory. */
 static int set_passes(img_cpu *c)
 {
-    const size_t n = (size_t)c->nx * c->ny * c->nz;
     const int boundary = c->d->recon == IMG_RECON_BOUNDARY;
     img_sched_init(&c->sched, c->d->nt, c->d->seg, c->d->recon);
     const long nck = boundary ? 0 : 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0);
     const int nstore = boundary ? 0 : c->sched.L;
     if (boundary) {
-        const int dims[3] = {c->nx, c->ny, c->nz};
-        img_band_init(&c->band, c->d->ilo, c->d->ihi, dims, c->r);
+        img_band_of(&c->band, &c->prob);
         const uint64_t floats = img_band_floats(&c->band, c->d->nt);
         if (floats > 0 && !(c->bands = alloc_field(c, (size_t)floats)))
             return -1;
@@ -618,11 +650,9 @@ static int set_passes(img_cpu *c)
     c->store = calloc((size_t)nstore + 1, sizeof *c->store);
     c->img = malloc(c->nbuf * sizeof(float));
     c->ill = malloc(c->nbuf * sizeof(float));
-    c->res.image = malloc(n * sizeof(float));
-    c->res.illum = malloc(n * sizeof(float));
-    if (!c->ck || !c->store || !c->img || !c->ill || !c->res.image || !c->res.illum)
+    if (!c->ck || !c->store || !c->img || !c->ill)
         return -1;
-    c->bytes += 2 * c->nbuf * sizeof(float) + 2 * n * sizeof(float);
+    c->bytes += 2 * c->nbuf * sizeof(float);
     memset(c->img, 0, c->nbuf * sizeof(float));
     memset(c->ill, 0, c->nbuf * sizeof(float));
     for (long i = 0; i < nck; i++)
@@ -634,13 +664,13 @@ static int set_passes(img_cpu *c)
     return c->pml.on && !boundary ? set_pml_passes(c) : 0;
 }
 
-static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
-                                 fdw_error *err)
+/* One slab's engine (imaging_slabs.h; dev: a virtual device, the host's). */
+static fdw_status cpu_slab_create(const fdw_problem *prob, int dev, void **out, fdw_error *err)
 {
-    img_cpu *c = NULL;
-    const fdw_status st = fdw_img_engine_new(prob, plan, sizeof *c, (void **)&c, err);
-    if (st != FDW_OK)
-        return st;
+    (void)dev;
+    img_cpu *c = calloc(1, sizeof *c);
+    if (!c)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "imaging engine: out of host memory");
     set_layout(c, prob);
     for (int b = 0; b < 2; b++)
         if (!(c->u[b] = alloc_field(c, c->nbuf)) || !(c->w[b] = alloc_field(c, c->nbuf)))
@@ -663,16 +693,19 @@ static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, 
 }
 
 /* born's scattered recordings, gradient's predicted ones ([slot][row]). */
-static fdw_status cpu_img_fetch_receivers(void *vctx, long first, long count, float *host,
-                                          fdw_error *err)
+static fdw_status cpu_img_recordings(void *vctx, long first, long count, float *host,
+                                     fdw_error *err)
 {
+    (void)err;
     const img_cpu *c = vctx;
-    const fdw_problem *p = &c->prob;
-    const fdw_status st = fdw_img_check_slots(p, first, count, err);
-    if (st != FDW_OK)
-        return st;
-    memcpy(host, c->rec + (size_t)first * p->nreceivers,
-           (size_t)count * (size_t)p->nreceivers * sizeof(float));
+    const size_t nr = (size_t)c->prob.nreceivers;
+    memcpy(host, c->rec + (size_t)first * nr, (size_t)count * nr * sizeof(float));
+    return FDW_OK;
+}
+
+static fdw_status cpu_img_wait(void *vctx, fdw_error *err)
+{
+    (void)vctx, (void)err;
     return FDW_OK;
 }
 
@@ -688,18 +721,30 @@ static fdw_status cpu_img_field_peak(void *vctx, uint32_t *bits, fdw_error *err)
     return FDW_OK;
 }
 
-static uint64_t cpu_img_device_bytes(void *vctx, int dev)
+static uint64_t cpu_img_bytes(void *vctx)
 {
-    const img_cpu *c = vctx;
-    return dev == 0 ? c->bytes : 0;
+    return ((const img_cpu *)vctx)->bytes;
 }
 
-const fdw_backend fdw_img_cpu_engine = {
-    .name = "cpu",
-    .create = cpu_img_create,
+static const img_slab_ops cpu_slab_ops = {
+    .create = cpu_slab_create,
     .destroy = cpu_img_destroy,
-    .step = cpu_img_step,
-    .fetch_receivers = cpu_img_fetch_receivers,
-    .field_peak = cpu_img_field_peak,
-    .device_bytes = cpu_img_device_bytes,
+    .compute = cpu_img_compute,
+    .halo = cpu_img_halo,
+    .record = cpu_img_record,
+    .recordings = cpu_img_recordings,
+    .adjoint = cpu_img_adjoint,
+    .finish = cpu_img_finish,
+    .wait = cpu_img_wait,
+    .peak = cpu_img_field_peak,
+    .bytes = cpu_img_bytes,
+    .scales = 0,
 };
+
+static fdw_status cpu_img_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
+                                 fdw_error *err)
+{
+    return fdw_img_slabs_create(&cpu_slab_ops, prob, plan, out, err);
+}
+
+const fdw_backend fdw_img_cpu_engine = FDW_IMG_SLABS_TABLE("cpu", cpu_img_create);

@@ -99,6 +99,12 @@ typedef struct fdw_img_data {
     int pml_w[3][2];
     const float *pml_a[3], *pml_b[3];
     float pml_d1[3][FDW_MAX_RADIUS + 1];
+    /* A slab's problem (imaging_slabs.h; the whole grid: 0, nz, NULL, 0): its first plane
+     * in the grid and the grid's planes, and the adjoint's taps, those of the receivers
+     * on its planes (NULL: the problem's receiver taps, which it records) */
+    int z0, nzg;
+    const fdw_tap *adj_taps;
+    int nadj_taps;
 } fdw_img_data;
 
 /* What an engine leaves for the outputs (its context starts with it). */
@@ -231,10 +237,6 @@ extern const struct fdw_stack_ops fdw_img_gradient_stack;
                              "look at the velocity model and the data's amplitudes"}
 
 /* ---- what both engines work out alike on the host (imaging_engine.c) ---- */
-/* An engine's context of size bytes, zeroed, into *ctx for a problem it can run (complete,
- * one device, one process). */
-fdw_status fdw_img_engine_new(const fdw_problem *prob, const fdw_plan *plan, size_t size,
-                              void **ctx, fdw_error *err);
 /* The sponge's q = qx + (qy + qz) at global grid index g (0 without a sponge). */
 float fdw_img_sponge_at(const fdw_problem *p, uint64_t g);
 /* born's source term dV / (1 + q) per point (grid order), a new array in *out; 0 or -1. */
@@ -249,8 +251,8 @@ int fdw_img_residual(const fdw_problem *p, const float *slots, float *tr, double
 /* fetch_receivers' range check. */
 fdw_status fdw_img_check_slots(const fdw_problem *p, long first, long count, fdw_error *err);
 
-/* ---- the engines: the CPU's (cpu_imaging.c), the GPU's (cuda_imaging.c, CUDA builds);
- * their entries in the kinds' tables ---- */
+/* ---- the engines: the CPU's (cpu_imaging.c), the GPU's (cuda_imaging.c, CUDA builds),
+ * each over the plan's slabs (imaging_slabs.h); their entries in the kinds' tables ---- */
 extern const fdw_backend fdw_img_cpu_engine;
 extern const fdw_backend fdw_img_cuda_engine;
 

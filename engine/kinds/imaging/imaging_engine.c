@@ -10,21 +10,6 @@
 
 #include <stdlib.h>
 
-fdw_status fdw_img_engine_new(const fdw_problem *prob, const fdw_plan *plan, size_t size,
-                              void **ctx, fdw_error *err)
-{
-    const fdw_img_data *d = prob->kdata;
-    if (!d || !d->vdt2 || prob->radius < 1 || prob->radius > FDW_MAX_RADIUS)
-        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: the problem is "
-                        "incomplete");
-    if (plan->ndev != 1 || prob->comm)
-        return fdw_fail(err, FDW_ERR_UNSUPPORTED, "devices", "the imaging kinds run a shot on "
-                        "one device (asked for %d)", plan->ndev);
-    if (!(*ctx = calloc(1, size)))
-        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "imaging engine: out of host memory");
-    return FDW_OK;
-}
-
 float fdw_img_sponge_at(const fdw_problem *p, uint64_t g)
 {
     if (!p->qx && !p->qy && !p->qz)

@@ -38,6 +38,33 @@ void img_band_init(img_band *g, const int lo[3], const int hi[3], const int n[3]
     g->points = box - in;
 }
 
+/* v - z0 within [lo, hi]. */
+static int clip(int v, int z0, int lo, int hi)
+{
+    v -= z0;
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+void img_band_of(img_band *g, const fdw_problem *p)
+{
+    const fdw_img_data *d = p->kdata;
+    const int n[3] = {p->nx, p->ny, d->nzg > 0 ? d->nzg : p->nz};
+    img_band_init(g, d->ilo, d->ihi, n, p->radius);
+    if (n[2] == p->nz)
+        return;
+    /* the grown box and the interior on the slab's planes, counted again */
+    g->dlo[2] = clip(g->dlo[2], d->z0, 0, p->nz);
+    g->dhi[2] = clip(g->dhi[2], d->z0, 0, p->nz);
+    g->lo[2] = clip(g->lo[2], d->z0, g->dlo[2], g->dhi[2]);
+    g->hi[2] = clip(g->hi[2], d->z0, g->lo[2], g->dhi[2]);
+    uint64_t box = 1, in = 1;
+    for (int a = 0; a < 3; a++) {
+        box *= (uint64_t)(g->dhi[a] - g->dlo[a]);
+        in *= (uint64_t)(g->hi[a] - g->lo[a]);
+    }
+    g->points = box - in;
+}
+
 uint64_t img_band_floats(const img_band *g, long nt)
 {
     return g->points * (uint64_t)(nt > 2 ? nt - 2 : 0);

@@ -27,6 +27,9 @@ typedef struct img_band {
 } img_band;
 
 void img_band_init(img_band *g, const int lo[3], const int hi[3], const int n[3], int r);
+/* The band of a slab problem p (imaging_slabs.h): the grid's band on its planes, in its
+ * local z (the whole grid's for a problem of the whole grid). */
+void img_band_of(img_band *g, const fdw_problem *p);
 /* Floats of all the bands a run of nt steps saves (those of u[1] .. u[nt-2], the slots of
  * imaging_sched.c's boundary units). */
 uint64_t img_band_floats(const img_band *g, long nt);
