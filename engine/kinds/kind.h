@@ -68,6 +68,9 @@ typedef struct fdw_kind_section {
     /* Bytes of device memory the whole run needs on all devices together (admission
      * estimate, fdw_spec_device_bytes; the backends make the exact check at create). */
     uint64_t (*device_bytes)(const struct fdw_spec *spec);
+    /* Bytes one device holds for planes [z0, z0 + nz) of the grid (its slab); NULL: the
+     * device_bytes of the whole grid shared out with the planes (fdw_spec_device_bytes_max). */
+    uint64_t (*slab_bytes)(const struct fdw_spec *spec, int z0, int nz);
     /* Bytes of the kind's state that changes from step to step, all slabs together, which
      * a checkpoint holds besides the two fields and the recordings (the acoustic CPML's
      * psi and zeta); NULL: none. Part of the host estimate (fdw_spec_host_bytes). */

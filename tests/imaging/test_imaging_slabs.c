@@ -6,8 +6,13 @@
  * of 8 planes lie wholly in its layer, and the band is cut between them) and a CPML (2 and
  * 3: its z layers stay inside the end slabs, as the spec requires), with a free surface
  * or not; the source's and the receivers' taps straddle slab boundaries. Also: a CPML cut
- * by a slab boundary is refused naming "devices". */
+ * by a slab boundary is refused naming "devices", and the memory estimate of each slab
+ * covers what its engine holds. */
 #include "fdwave/fdwave.h"
+#include "kinds/imaging/imaging.h"
+#include "run/backend.h"
+#include "run/problem.h"
+#include "spec/spec.h"
 
 #include "img_check.h"
 
@@ -177,8 +182,54 @@ START_TEST(test_cpml_cut_refused)
 }
 END_TEST
 
+/* Each slab's estimate (fdw_img_slab_bytes, whose largest is the spec's per-device
+ * figure) covers the bytes its CPU engine holds, within a quarter: rtm by the boundary
+ * scheme with a sponge on 3 slabs (the band cut between them) and by checkpoints with a
+ * CPML on 2. */
+START_TEST(test_slab_memory)
+{
+    char dp[128], j[4096];
+    snprintf(dp, sizeof dp, "%s/zero.f32", g_dir);
+    float *z = calloc((size_t)NREC * NS, sizeof *z);
+    img_write_f32(dp, z, (size_t)NREC * NS);
+    free(z);
+    for (int c = 0; c < 2; c++) {
+        const int ndev = c ? 2 : 3;
+        snprintf(j, sizeof j, "{\"kind\": \"rtm\", %s, \"velocity\": {\"type\": \"constant\", "
+                 "\"value\": 2000}, \"data\": {\"path\": \"%s\"}, \"reconstruction\": \"%s\"}",
+                 shot(0, c ? "cpml" : "sponge", ndev), dp, c ? "checkpoints" : "boundary");
+        fdw_spec *spec = NULL;
+        fdw_error err;
+        ck_assert_msg(fdw_spec_parse(j, strlen(j), NULL, &spec, &err) == FDW_OK, "%s",
+                      err.message);
+        fdw_problem prob;
+        ck_assert_msg(fdw_problem_build(spec, NULL, &prob, &err) == FDW_OK, "%s", err.message);
+        const fdw_backend *be = fdw_cpu_backend_for(spec->kind);
+        void *ctx = NULL;
+        ck_assert_msg(be->create(&prob, &spec->plan, &ctx, &err) == FDW_OK, "%s", err.message);
+        uint64_t most = 0;
+        for (int d = 0; d < ndev; d++) {
+            const uint64_t held = be->device_bytes(ctx, d),
+                           est = fdw_img_slab_bytes(spec, spec->plan.z0[d], spec->plan.nz[d]);
+            printf("slab %d of %d (%s): planes %d..%d, engine %.2f MiB, estimate %.2f MiB\n",
+                   d, ndev, c ? "checkpoints, CPML" : "boundary, sponge", spec->plan.z0[d],
+                   spec->plan.z0[d] + spec->plan.nz[d] - 1, held / 1048576.0, est / 1048576.0);
+            ck_assert_msg(held > 0 && held <= est && est <= held + held / 4,
+                          "slab %d: engine %llu bytes, estimate %llu", d,
+                          (unsigned long long)held, (unsigned long long)est);
+            most = est > most ? est : most;
+        }
+        ck_assert_uint_eq(fdw_spec_device_bytes_max(spec), most);
+        be->destroy(ctx);
+        fdw_problem_free(&prob);
+        fdw_spec_free(spec);
+    }
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
+    tcase_add_test(tc, test_slab_memory);
     tcase_add_test(tc, test_cpml_cut_refused);
     tcase_add_loop_test(tc, test_slabs_bitwise, 0, 4);
 }

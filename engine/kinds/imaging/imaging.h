@@ -168,7 +168,9 @@ void fdw_img_segy_free(img_segy *g);
 /* ---- problem (imaging_build.c) ---- */
 fdw_status fdw_img_build(const struct fdw_spec *spec, fdw_problem *prob, fdw_error *err);
 void fdw_img_free_problem(fdw_problem *prob);
+/* Device memory of a shot: all its slabs together; one slab's, planes [z0, z0 + nz). */
 uint64_t fdw_img_device_bytes(const struct fdw_spec *spec);
+uint64_t fdw_img_slab_bytes(const struct fdw_spec *spec, int z0, int nz);
 /* The steps between checkpoints and the engine's steps for nt time steps (the run loop's
  * count: born nt; rtm and gradient the forward pass, the recomputation and the adjoint). */
 int fdw_img_segment(long nt);
@@ -228,7 +230,8 @@ extern const struct fdw_stack_ops fdw_img_gradient_stack;
 #define FDW_IMG_KIND(name_, keys_, parse_)                                                   \
     .name = name_, .wave = 1,                                                                \
     .section = {.keys = keys_, .parse = parse_, .warnings = fdw_img_warnings,                \
-                .free = fdw_img_free_spec, .device_bytes = fdw_img_device_bytes},            \
+                .free = fdw_img_free_spec, .device_bytes = fdw_img_device_bytes,             \
+                .slab_bytes = fdw_img_slab_bytes},                                           \
     .problem = {.build = fdw_img_build, .free = fdw_img_free_problem},                       \
     .run = {.cpu_engine = &fdw_img_cpu_engine, FDW_IMG_CUDA_ENGINE},                         \
     .out = {.finish = fdw_img_finish, .unstable_field = "velocity",                          \

@@ -25,18 +25,29 @@
  * illumination; born the two fields of each wavefield, V, dV and the scratch. The
  * reconstruction's own memory (checkpoints and store, or the bands; with a CPML its
  * memory variables too) is imaging_recon.c's; born's CPML sets and the coefficients here. */
-uint64_t fdw_img_device_bytes(const fdw_spec *spec)
+uint64_t fdw_img_slab_bytes(const fdw_spec *spec, int z0, int nz)
 {
     const fdw_img_spec *k = spec->kspec;
     const int born = k->mode == IMG_BORN;
-    const uint64_t P = fdw_img_pml_points(spec);
+    const uint64_t P = fdw_img_pml_points(spec, z0, nz);
     const int term = k->mode == IMG_GRADIENT || k->condition == IMG_COND_ADJOINT;
-    return fdw_img_field_bytes(spec) * (born ? 7 : 8) +
-           fdw_img_recon_bytes(spec, k->mode, term, k->recon) +
+    return fdw_img_field_bytes(spec, nz) * (born ? 7 : 8) +
+           fdw_img_recon_bytes(spec, k->mode, term, k->recon, z0, nz) +
            (P ? 4 * (born ? fdw_img_pml_floats(P, IMG_BORN, 0, 0, 0) : 0) +
-                    8 * (uint64_t)(spec->nx + spec->ny + spec->nz)
+                    8 * (uint64_t)(spec->nx + spec->ny + nz)
               : 0) +
            wave_device_bytes(spec, 0, 0);
+}
+
+/* Each slab holds its planes, its ghost planes and every receiver's recordings. */
+uint64_t fdw_img_device_bytes(const fdw_spec *spec)
+{
+    if (spec->plan.ndev <= 1)
+        return fdw_img_slab_bytes(spec, 0, spec->nz);
+    uint64_t sum = 0;
+    for (int d = 0; d < spec->plan.ndev; d++)
+        sum += fdw_img_slab_bytes(spec, spec->plan.z0[d], spec->plan.nz[d]);
+    return sum;
 }
 
 /* dv per point: the file, or the points (at their nearest grid point) or layers. */

@@ -41,15 +41,16 @@ void fdw_img_pml_init(img_pml *g, const fdw_problem *p, ptrdiff_t pitch, ptrdiff
     }
 }
 
-uint64_t fdw_img_pml_points(const fdw_spec *spec)
+uint64_t fdw_img_pml_points(const fdw_spec *spec, int z0, int nz)
 {
     const fdw_boundary *b = &spec->boundary;
     if (b->type != FDW_BOUNDARY_CPML)
         return 0;
-    const uint64_t nx = (uint64_t)spec->nx, ny = (uint64_t)spec->ny, nz = (uint64_t)spec->nz;
-    const uint64_t wz = (uint64_t)(b->free_surface ? 0 : b->width[4]) + (uint64_t)b->width[5];
-    return (uint64_t)(b->width[0] + b->width[1]) * ny * nz +
-           (uint64_t)(b->width[2] + b->width[3]) * nx * nz + wz * nx * ny;
+    const uint64_t nx = (uint64_t)spec->nx, ny = (uint64_t)spec->ny, n = (uint64_t)nz;
+    const uint64_t wz = (uint64_t)(z0 == 0 && !b->free_surface ? b->width[4] : 0) +
+                        (uint64_t)(z0 + nz == spec->nz ? b->width[5] : 0);
+    return (uint64_t)(b->width[0] + b->width[1]) * ny * n +
+           (uint64_t)(b->width[2] + b->width[3]) * nx * n + wz * nx * ny;
 }
 
 uint64_t fdw_img_pml_floats(uint64_t P, img_mode mode, long K, int L, int term)

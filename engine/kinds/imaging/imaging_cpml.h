@@ -49,8 +49,9 @@ typedef struct img_pml {
 /* The CPML of problem p for fields of row stride pitch and plane stride plane; g->on = 0
  * without one. */
 void fdw_img_pml_init(img_pml *g, const fdw_problem *p, ptrdiff_t pitch, ptrdiff_t plane);
-/* P of a spec (0 unless its boundary is a CPML): the memory estimates' count. */
-uint64_t fdw_img_pml_points(const struct fdw_spec *spec);
+/* P of a spec's slab of planes [z0, z0 + nz) (0 unless its boundary is a CPML; its z
+ * layers lie in the end slabs): the memory estimates' count. */
+uint64_t fdw_img_pml_points(const struct fdw_spec *spec, int z0, int nz);
 /* Floats the engines hold besides fields, per mode: born the two fields' sets and a
  * layer term; rtm and gradient the background's and the adjoint's sets, one set per
  * segment start 1 .. K-1 and, where the image takes lap u (term), a layer term per store

@@ -45,24 +45,27 @@ static int clip(int v, int z0, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-void img_band_of(img_band *g, const fdw_problem *p)
+/* The grid's band g on the planes [z0, z0 + nz), in their local z, counted again. */
+static void band_clip(img_band *g, int z0, int nz)
 {
-    const fdw_img_data *d = p->kdata;
-    const int n[3] = {p->nx, p->ny, d->nzg > 0 ? d->nzg : p->nz};
-    img_band_init(g, d->ilo, d->ihi, n, p->radius);
-    if (n[2] == p->nz)
-        return;
-    /* the grown box and the interior on the slab's planes, counted again */
-    g->dlo[2] = clip(g->dlo[2], d->z0, 0, p->nz);
-    g->dhi[2] = clip(g->dhi[2], d->z0, 0, p->nz);
-    g->lo[2] = clip(g->lo[2], d->z0, g->dlo[2], g->dhi[2]);
-    g->hi[2] = clip(g->hi[2], d->z0, g->lo[2], g->dhi[2]);
+    g->dlo[2] = clip(g->dlo[2], z0, 0, nz);
+    g->dhi[2] = clip(g->dhi[2], z0, 0, nz);
+    g->lo[2] = clip(g->lo[2], z0, g->dlo[2], g->dhi[2]);
+    g->hi[2] = clip(g->hi[2], z0, g->lo[2], g->dhi[2]);
     uint64_t box = 1, in = 1;
     for (int a = 0; a < 3; a++) {
         box *= (uint64_t)(g->dhi[a] - g->dlo[a]);
         in *= (uint64_t)(g->hi[a] - g->lo[a]);
     }
     g->points = box - in;
+}
+
+void img_band_of(img_band *g, const fdw_problem *p)
+{
+    const fdw_img_data *d = p->kdata;
+    const int n[3] = {p->nx, p->ny, d->nzg > 0 ? d->nzg : p->nz};
+    img_band_init(g, d->ilo, d->ihi, n, p->radius);
+    band_clip(g, d->z0, p->nz);
 }
 
 uint64_t img_band_floats(const img_band *g, long nt)
@@ -94,44 +97,45 @@ void img_band_copy(const img_band *g, float *field, ptrdiff_t sy, ptrdiff_t sz, 
         }
 }
 
-/* The band of a spec. */
-static img_band band_of(const fdw_spec *s)
+/* The band of a spec's slab of planes [z0, z0 + nz). */
+static img_band band_of(const fdw_spec *s, int z0, int nz)
 {
     int lo[3], hi[3];
     const int n[3] = {s->nx, s->ny, s->nz};
     img_band g;
     fdw_img_interior(s, lo, hi);
     img_band_init(&g, lo, hi, n, s->radius);
+    band_clip(&g, z0, nz);
     return g;
 }
 
-uint64_t fdw_img_field_bytes(const fdw_spec *s)
+uint64_t fdw_img_field_bytes(const fdw_spec *s, int nz)
 {
-    const uint64_t pts = (uint64_t)s->nx * s->ny * s->nz;
-    const uint64_t pad = (uint64_t)(s->nz + 2 * s->radius) * (s->nx + 32) *
-                         (s->ny + 2 * s->radius);
+    const uint64_t pts = (uint64_t)s->nx * s->ny * (uint64_t)nz;
+    const uint64_t pad = (uint64_t)(nz + 2 * s->radius) * (s->nx + 32) * (s->ny + 2 * s->radius);
     return 4 * (pad > pts ? pad : pts);
 }
 
-uint64_t fdw_img_recon_bytes(const fdw_spec *s, img_mode mode, int term, img_recon r)
+uint64_t fdw_img_recon_bytes(const fdw_spec *s, img_mode mode, int term, img_recon r, int z0,
+                             int nz)
 {
     if (mode == IMG_BORN)
         return 0;
-    const uint64_t P = fdw_img_pml_points(s);
+    const uint64_t P = fdw_img_pml_points(s, z0, nz);
     if (r == IMG_RECON_BOUNDARY) { /* the bands; u's and z's CPML sets */
-        const img_band g = band_of(s);
+        const img_band g = band_of(s, z0, nz);
         return 4 * img_band_floats(&g, s->nt) + 4 * fdw_img_pml_floats(P, mode, 1, 0, 0);
     }
     const int L = fdw_img_segment(s->nt);
     const long K = (s->nt + L - 1) / L;
-    return fdw_img_field_bytes(s) * ((uint64_t)(K > 2 ? 2 * (K - 2) : 0) + (uint64_t)L) +
+    return fdw_img_field_bytes(s, nz) * ((uint64_t)(K > 2 ? 2 * (K - 2) : 0) + (uint64_t)L) +
            4 * fdw_img_pml_floats(P, mode, K, L, term);
 }
 
 img_recon fdw_img_recon_auto(const fdw_spec *s, img_mode mode, int term)
 {
-    return fdw_img_recon_bytes(s, mode, term, IMG_RECON_BOUNDARY) <=
-                   fdw_img_recon_bytes(s, mode, term, IMG_RECON_CHECKPOINTS)
+    return fdw_img_recon_bytes(s, mode, term, IMG_RECON_BOUNDARY, 0, s->nz) <=
+                   fdw_img_recon_bytes(s, mode, term, IMG_RECON_CHECKPOINTS, 0, s->nz)
                ? IMG_RECON_BOUNDARY
                : IMG_RECON_CHECKPOINTS;
 }

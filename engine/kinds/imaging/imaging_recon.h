@@ -38,12 +38,15 @@ uint64_t img_band_floats(const img_band *g, long nt);
 void img_band_copy(const img_band *g, float *field, ptrdiff_t sy, ptrdiff_t sz, float *store,
                    int save);
 
-/* Bytes of one field of the spec's grid as the engines pad it (the larger of the two). */
-uint64_t fdw_img_field_bytes(const struct fdw_spec *s);
-/* What scheme r holds beyond the working fields: the checkpoints and the store (with a
- * CPML its memory checkpoints, and where the image takes lap u (term) the store's layer
- * terms), or the bands of nt - 2 steps; both with the CPML's sets. 0 for born. */
-uint64_t fdw_img_recon_bytes(const struct fdw_spec *s, img_mode mode, int term, img_recon r);
+/* Bytes of one field of nz planes of the spec's grid (a slab's, or the grid's) as the
+ * engines pad it (the larger of the two). */
+uint64_t fdw_img_field_bytes(const struct fdw_spec *s, int nz);
+/* What scheme r holds beyond the working fields on the slab of planes [z0, z0 + nz) (the
+ * grid: 0, s->nz): the checkpoints and the store (with a CPML its memory checkpoints, and
+ * where the image takes lap u (term) the store's layer terms), or the bands of nt - 2
+ * steps; both with the CPML's sets. 0 for born. */
+uint64_t fdw_img_recon_bytes(const struct fdw_spec *s, img_mode mode, int term, img_recon r,
+                             int z0, int nz);
 /* "auto": the scheme holding fewer bytes, the boundary scheme on a tie. */
 img_recon fdw_img_recon_auto(const struct fdw_spec *s, img_mode mode, int term);
 
