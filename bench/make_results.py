@@ -349,10 +349,14 @@ def build(recs, others, configs):
                 f"{r['gradient_checkpoints_over_forward']:.2f}x ")
 
     def phase_cols(r):
+        slabs = ""
+        if "rtm_2slabs_one_gpu_s" in r:
+            slabs = (f"{r['rtm_2slabs_one_gpu_s']:.3f} s"
+                     f"{'' if r['rtm_2slabs_image_equal'] else ' (image differs!)'}")
         if "rtm_forward_pass_s" not in r:
-            return f"| | {r.get('note', '')} "
+            return f"| | {slabs} | {r.get('note', '')} "
         return (f"| {r['rtm_forward_pass_s']:.2f} / {r['rtm_backward_pass_s']:.2f} / "
-                f"{r['rtm_image_s']:.2f} s | {r.get('note', '')} ")
+                f"{r['rtm_image_s']:.2f} s | {slabs} | {r.get('note', '')} ")
 
     out += dated("imaging",
                  lambda r: f"| {r['grid']}^3 | {r['nt']} | "
@@ -367,7 +371,8 @@ def build(recs, others, configs):
                  "has them, the checkpointed scheme's ratios of the same run.",
                  "| grid | steps | scheme | forward | rtm | gradient | rtm / forward | "
                  "gradient / forward | checkpoints: rtm / forward | gradient / forward | "
-                 "rtm's forward / backward / image passes | note |")
+                 "rtm's forward / backward / image passes | rtm on 2 slabs of the one GPU "
+                 "| note |")
     # Checkpoint cost (tests/gpu/run.sh checkpoint: bench/ckpt_cost.sh): a row a record.
     ck = sorted((r for r in recs if str(r.get("what", "")).startswith("checkpoint cost")),
                 key=lambda r: r["_file"])

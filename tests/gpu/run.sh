@@ -202,20 +202,20 @@ JSON
 fi
 
 if printf '%s\n' "${STAGES[@]}" | grep -qx nsys; then
-  say "nsys: kernel times of a CPML job (NSYS_N^3, default 512, CPML width NSYS_W, default 20)"
+  say "nsys: kernel times of a CPML job (NSYS_N^3, default 512; NSYS_B cpml or sponge, width NSYS_W, default 20)"
   cmake --build "$BUILD" -j"$(nproc)" --target fdwave-run >>"$LOG" 2>&1
-  N=${NSYS_N:-512}; W=${NSYS_W:-20}; C=$((N * 5))
+  N=${NSYS_N:-512}; W=${NSYS_W:-20}; B=${NSYS_B:-cpml}; C=$((N * 5))
   cat >"$OUT/nsys_job.json" <<JSON
 {"kind": "acoustic", "grid": {"nx": $N, "ny": $N, "nz": $N, "dx": 10, "dy": 10, "dz": 10}, "order": 8,
  "velocity": {"type": "constant", "value": 2500}, "time": {"nt": 200, "dt": "auto"},
  "sources": [{"position": [$C, $C, 1000], "wavelet": {"type": "ricker", "f0": 15}}],
- "boundary": {"type": "cpml", "width": $W}}
+ "boundary": {"type": "$B", "width": $W}}
 JSON
   # Nsight Systems is not on the lent machines: Nsight Compute times one step's kernels
   # (the update and the CPML passes) after 20 steps.
   (cd "$OUT" && timeout 240 ncu --section SpeedOfLight -k 'regex:psi_kernel|zeta_kernel|walk_kernel|fd25_kernel' -s 100 -c 5 \
-     "$BUILD/engine/fdwave-run" nsys_job.json --backend cuda --quiet --out pml_out > "pml_ncu_${N}_${W}.txt" 2>&1)
-  grep -E "psi_kernel|zeta_kernel|walk_kernel|fd25_kernel|Duration|DRAM Throughput" "$OUT/pml_ncu_${N}_${W}.txt" | sed 's/(fdwk_fd_args.*//; s/(<unnamed>::Pml)//' | cut -c1-150 | tee -a "$LOG"
+     "$BUILD/engine/fdwave-run" nsys_job.json --backend cuda --quiet --out pml_out > "pml_ncu_${B}_${N}_${W}.txt" 2>&1)
+  grep -E "psi_kernel|zeta_kernel|walk_kernel|fd25_kernel|Duration|DRAM Throughput" "$OUT/pml_ncu_${B}_${N}_${W}.txt" | sed 's/(fdwk_fd_args.*//; s/(<unnamed>::Pml)//' | cut -c1-150 | tee -a "$LOG"
   rm -rf "$OUT/pml_out"
 fi
 if has bench; then
@@ -482,10 +482,11 @@ JSON
   fi
 fi
 # Stage "imaging" (only when named): the imaging kinds on the GPU: tests/gpu/test_gpu_imaging
-# (the GPU engine against the CPU engine bit for bit, the dot-product test), compute-sanitizer
-# memcheck of its small rtm job, and --bench: rtm and gradient of a 512^3 shot of 3000 steps
-# against the acoustic kind's forward run of the same shot. Logs: imaging.log; record:
-# imaging_bench.json.
+# (the GPU engine on one, two and three slabs against the CPU engine bit for bit, the
+# dot-product test), compute-sanitizer memcheck of its small rtm jobs (one and two slabs),
+# and --bench: rtm and gradient of a 512^3 shot of 3000 steps against the acoustic kind's
+# forward run of the same shot, and the rtm on two slabs of the GPU. Logs: imaging.log;
+# record: imaging_bench.json.
 if printf '%s\n' "${STAGES[@]}" | grep -qx imaging; then
   say "imaging: test_gpu_imaging, memcheck of its small job, its benchmark"
   if cmake --build "$BUILD" -j"$(nproc)" --target test_gpu_imaging >>"$LOG" 2>&1; then

@@ -1,16 +1,20 @@
-/* cuda_imaging.c — the imaging kinds' engine on one GPU (imaging.h; the CPU engine,
- * cpu_imaging.c, is its reference and both follow imaging_sched.c): the fields in the
+/* cuda_imaging.c — the imaging kinds' GPU engine (imaging.h; the CPU engine, cpu_imaging.c,
+ * is its reference and both follow imaging_sched.c): one slab of a shot on one GPU, driven
+ * by imaging_slabs.h's driver, which steps the slabs in lock step, has each refresh its
+ * ghost planes from its neighbours' (device to device, ordered by events), gathers the
+ * receivers' rows and finishes the image over the grid. A slab's fields are in the
  * kernels' padded layout, stepped by the acoustic kind's 2.5D kernel (fdwk_acoustic_step:
  * the CPU's portable kernel bit for bit), the free surface's mirror, the shot's source and
  * the receivers' rows by the common kernels, born's source and the image's sums by
  * kernels/imaging; the checkpoints and the store in device memory. The residual of the
- * gradient's traces and the outputs' last pass run on the host (imaging_finish.c), so a
- * run gives the CPU engine's bits with its portable kernel. With a CPML the fields' memory
- * variables, the memory checkpoints and the store's layer terms are device arrays too,
- * stepped as the CPU engine steps them (cuda_imaging_cpml.c). */
+ * gradient's traces and the outputs' last pass run on the host (the driver's, and
+ * imaging_finish.c), so a run gives the CPU engine's bits with its portable kernel. With a
+ * CPML the fields' memory variables, the memory checkpoints and the store's layer terms
+ * are device arrays too, stepped as the CPU engine steps them (cuda_imaging_cpml.c). */
 #include "kinds/imaging/imaging.h"
 #include "kinds/imaging/cuda_imaging_cpml.h"
 #include "kinds/imaging/imaging_recon.h"
+#include "kinds/imaging/imaging_slabs.h"
 
 #include "acoustic/fdwk_acoustic.h"
 #include "cuda/cuda_kind.h"
@@ -25,15 +29,15 @@
 #include <string.h>
 
 typedef struct img_gpu {
-    img_result res;            /* first: what imaging_outputs.c reads */
-    fdw_problem prob;
+    fdw_problem prob;          /* the slab's problem (imaging_slabs.h) */
     const fdw_img_data *d;
     int id, k0;
     fdwk_stream s;
+    fdwk_event ev;             /* fence's mark on s, which the neighbours' streams wait for */
     fdwk_layout L;
     long org;                  /* interior origin within a field's allocation */
     fdwk_img_lap lap;
-    img_sched sched;
+    img_sched sched;           /* imaging_sched.c: L and K */
     float *u[2], *w[2];        /* allocations (interior origin + org) */
     int cu, cw;
     float *v, *dv, *qx, *qy, *qz;
@@ -54,17 +58,23 @@ typedef struct img_gpu {
     long *src_off;
     int *src_start, *src_owner;
     float *src_w, *src_wneg, *wav; /* src_wneg: -src_w, the source taken off again */
-    /* the receivers' rows (CSR by row) and their recordings [slot][row] */
+    /* the receivers' rows (CSR by row; rows the slab does not record have no taps) and
+     * their recordings [slot][row] */
     int *rec_start;
     long *rec_off;
     float *rec_w, *rec;
-    /* the adjoint's source: the receivers' taps by grid point, weight V / (1 + q), and
-     * each receiver's trace at every time step ([receiver][m], m = 0..nt) */
+    /* the adjoint's source: its taps (the receivers' on the slab's planes) by grid point,
+     * weight V / (1 + q), and each receiver's trace at every time step ([receiver][m],
+     * m = 0..nt) */
     int nap;
     long *adj_off;
     int *adj_start, *adj_owner;
     float *adj_w, *adjw;
     unsigned *peak;            /* the field watch's word */
+    float *wrote[IMG_MAX_WROTE]; /* the fields the last step wrote (their ghost planes due) */
+    int nwrote;
+    const float *due;          /* the field whose receivers' rows are due, at step due_it */
+    long due_it;
     int status;
     uint64_t bytes;
 } img_gpu;
@@ -152,6 +162,15 @@ static void inject_source(img_gpu *c, float *f, long it, int sign)
                             sign > 0 ? c->src_w : c->src_wneg, c->wav, c->prob.nt, it, c->s));
 }
 
+/* The fields a step wrote (b NULL: one), whose ghost planes its neighbours refresh. */
+static void wrote(img_gpu *c, float *a, float *b)
+{
+    c->wrote[0] = a, c->wrote[1] = b;
+    c->nwrote = b ? 2 : 1;
+}
+
+/* The receivers' rows of f after step it, when a slot is due (the record op's, once the
+ * ghost planes that a row's lower taps read are refreshed). */
 static void record(img_gpu *c, const float *f, long it)
 {
     const fdw_problem *p = &c->prob;
@@ -181,8 +200,9 @@ static void born_step(img_gpu *c, long it)
         note(c, fdwk_img_pml_apply(&c->pml.k, c->term, at(c, c->dv), at(c, c->w[1 - c->cw]),
                                    c->s));
     c->cw = 1 - c->cw;
-    record(c, c->w[c->cw], it);
+    c->due = c->w[c->cw], c->due_it = it;
     c->cu = 1 - c->cu;
+    wrote(c, c->u[c->cu], c->w[c->cw]);
 }
 
 /* A set of CPML memory variables (2 P floats). */
@@ -222,11 +242,13 @@ static void forward_step(img_gpu *c, const img_unit *u)
     else if (u->store >= 0 && c->sterm)
         note(c, fdwk_img_pml_term(&c->pml.k, c->mu, c->sterm[u->store], c->s));
     if (c->d->mode == IMG_GRADIENT)
-        record(c, c->u[c->cu], u->it);
+        c->due = c->u[c->cu], c->due_it = u->it;
+    wrote(c, c->u[c->cu], NULL);
 }
 
 /* Segment k's start (cpu_imaging.c's restore_segment: with a CPML, u's memory variables
- * and the store's last layer term too). */
+ * and the store's last layer term too). Whole allocations are copied, ghost planes with
+ * them, so nothing is left for the neighbours to refresh. */
 static void restore_segment(img_gpu *c, long k)
 {
     for (int b = 0; b < 2; b++) {
@@ -254,8 +276,10 @@ static void recompute_step(img_gpu *c, const img_unit *u)
     inject_source(c, c->store[j], u->it, 1);
     if (c->sterm)
         note(c, fdwk_img_pml_term(&c->pml.k, c->mu, c->sterm[j - 1], c->s));
+    wrote(c, c->store[j], NULL);
 }
 
+/* The adjoint's step to time n + 1 (from n + 2 and n + 3), then the image of u[n]. */
 static void adjoint_step(img_gpu *c, const img_unit *u)
 {
     const fdw_problem *p = &c->prob;
@@ -274,6 +298,7 @@ static void adjoint_step(img_gpu *c, const img_unit *u)
     if (!xcorr && c->sterm)
         note(c, fdwk_img_pml_apply(&c->pml.k, c->sterm[u->store], at(c, c->w[c->cw]),
                                    at(c, c->img), c->s));
+    wrote(c, c->w[c->cw], NULL);
 }
 
 /* The boundary scheme's unit n (cpu_imaging.c's back_step): the source of step n + 1 off
@@ -323,11 +348,108 @@ static void back_step(img_gpu *c, const img_unit *u)
         band_copy(c, up, u->store, 0);
     if (u->back)
         c->cu = 1 - c->cu;
+    wrote(c, c->w[c->cw], u->back ? up : NULL);
 }
 
-/* ---- the adjoint's traces and the outputs (host) ---- */
+/* ---- the slab's work for the driver (imaging_slabs.h's img_slab_ops) ---- */
 
-/* Traces [receiver][slot] as the adjoint's source at every time step, uploaded. */
+/* The engine step of unit u (born: time step u->it), its recording left due and the
+ * fields it wrote listed for the ghost planes' exchange. */
+static fdw_status gpu_compute(void *vctx, const img_unit *u, fdw_error *err)
+{
+    img_gpu *c = vctx;
+    note(c, fdwk_set_device(c->id));
+    c->nwrote = 0, c->due = NULL;
+    if (c->d->mode == IMG_BORN) {
+        born_step(c, u->it);
+    } else {
+        if (u->restore)
+            restore_segment(c, u->seg);
+        switch (u->phase) {
+        case IMG_FORWARD:
+            forward_step(c, u);
+            break;
+        case IMG_RECOMPUTE:
+            recompute_step(c, u);
+            break;
+        case IMG_ADJOINT:
+            if (c->d->recon == IMG_RECON_BOUNDARY)
+                back_step(c, u);
+            else
+                adjoint_step(c, u);
+            break;
+        case IMG_DONE:
+            return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: a step after the "
+                            "last");
+        }
+    }
+    return c->status ? gpu_fail(c, err, c->status, "a step") : FDW_OK;
+}
+
+/* Padded plane k of field f (local; -r .. -1 and nz .. nz + r - 1 are the ghost planes):
+ * the layout keeps zpad = r ghost planes on each side (fdwk_layout_init), and a padded
+ * plane starts its y padding rows and x offset before its interior's first point. */
+static float *padded_plane(const img_gpu *c, float *f, int k)
+{
+    return at(c, f) + (long)k * c->L.plane - (long)c->L.ypad * c->L.pitch - c->L.xoff;
+}
+
+/* dst's ghost planes of the fields the step wrote, from src's planes beside them: r whole
+ * padded planes a field, one copy each on dst's stream (device to device, the same GPU or
+ * another). The driver orders it after src's step (after) and dst's next step after src's
+ * copies from dst (the second fence). */
+static fdw_status gpu_halo(void *vdst, void *vsrc, int src_prev, fdw_error *err)
+{
+    img_gpu *d = vdst, *s = vsrc;
+    const int r = d->prob.radius;
+    const size_t bytes = (size_t)r * (size_t)d->L.plane * sizeof(float);
+    int rc = fdwk_set_device(d->id);
+    for (int f = 0; f < d->nwrote && !rc; f++)
+        rc = src_prev ? fdwk_peer_async(padded_plane(d, d->wrote[f], -r), d->id,
+                                        padded_plane(s, s->wrote[f], s->prob.nz - r), s->id,
+                                        bytes, d->s)
+                      : fdwk_peer_async(padded_plane(d, d->wrote[f], d->prob.nz), d->id,
+                                        padded_plane(s, s->wrote[f], 0), s->id, bytes, d->s);
+    note(d, rc);
+    return rc ? gpu_fail(d, err, rc, "the ghost planes' copy") : FDW_OK;
+}
+
+/* A mark after the work issued so far on the slab's stream. */
+static fdw_status gpu_fence(void *vctx, fdw_error *err)
+{
+    img_gpu *c = vctx;
+    int rc = fdwk_set_device(c->id);
+    if (!rc)
+        rc = fdwk_event_record(c->ev, c->s);
+    note(c, rc);
+    return rc ? gpu_fail(c, err, rc, "an event") : FDW_OK;
+}
+
+/* The slab's later work after other's last mark. */
+static fdw_status gpu_after(void *vctx, void *vother, fdw_error *err)
+{
+    img_gpu *c = vctx;
+    const img_gpu *o = vother;
+    int rc = fdwk_set_device(c->id);
+    if (!rc)
+        rc = fdwk_stream_wait(c->s, o->ev);
+    note(c, rc);
+    return rc ? gpu_fail(c, err, rc, "waiting for an event") : FDW_OK;
+}
+
+/* The receivers' rows the last step left due, after its ghost planes were refreshed (a
+ * row's lower taps may lie in them). */
+static fdw_status gpu_record(void *vctx, fdw_error *err)
+{
+    img_gpu *c = vctx;
+    note(c, fdwk_set_device(c->id));
+    if (c->due)
+        record(c, c->due, c->due_it);
+    return c->status ? gpu_fail(c, err, c->status, "recording the receivers") : FDW_OK;
+}
+
+/* Traces [receiver][slot] as the adjoint's source at every time step, uploaded on the
+ * stream (synchronised before the host copy goes). */
 static int upload_adjoint(img_gpu *c, const float *traces)
 {
     const fdw_problem *p = &c->prob;
@@ -339,34 +461,25 @@ static int upload_adjoint(img_gpu *c, const float *traces)
     for (int r = 0; r < nrec; r++)
         for (long s = 1; s < ns; s++)
             h[(size_t)r * (nt + 1) + (size_t)(s * p->rec_interval)] = traces[(size_t)r * ns + s];
-    int rc = fdwk_h2d(c->adjw, h, (size_t)nrec * (size_t)(nt + 1) * sizeof *h);
+    int rc = fdwk_h2d_async(c->adjw, h, (size_t)nrec * (size_t)(nt + 1) * sizeof *h, c->s);
+    if (!rc)
+        rc = fdwk_stream_sync(c->s);
     free(h);
     return rc;
 }
 
-/* gradient: the residual of the predicted traces and the misfit (imaging_engine.c); rtm:
- * the data. */
-static fdw_status start_adjoint(img_gpu *c, fdw_error *err)
+/* rtm, gradient: the adjoint's traces (the data, or the driver's residual). */
+static fdw_status gpu_adjoint(void *vctx, const float *traces, fdw_error *err)
 {
-    const fdw_problem *p = &c->prob;
-    if (c->d->mode == IMG_RTM) {
-        const int rc = upload_adjoint(c, c->d->data);
-        return rc ? gpu_fail(c, err, rc, "uploading the data") : FDW_OK;
-    }
-    const size_t ns = (size_t)p->nrec_slots;
-    float *slots = malloc(ns * (size_t)p->nreceivers * sizeof *slots + 1);
-    float *tr = malloc(ns * (size_t)fdw_problem_receivers(p) * sizeof *tr + 1);
-    int rc = slots && tr ? fdwk_stream_sync(c->s) : 2;
+    img_gpu *c = vctx;
+    int rc = fdwk_set_device(c->id);
     if (!rc)
-        rc = fdwk_d2h(slots, c->rec, ns * (size_t)p->nreceivers * sizeof *slots);
-    if (!rc)
-        rc = fdw_img_residual(p, slots, tr, &c->res.misfit) ? 2 : upload_adjoint(c, tr);
-    free(slots), free(tr);
-    return rc ? gpu_fail(c, err, rc, "the residual") : FDW_OK;
+        rc = upload_adjoint(c, traces);
+    return rc ? gpu_fail(c, err, rc, "uploading the adjoint's traces") : FDW_OK;
 }
 
-/* A sum field's interior into the compact host array h (nx * ny * nz), plane by plane
- * (planes have y padding). */
+/* A sum field's planes into the compact host array h (nx * ny * nz of the slab, grid
+ * order), plane by plane (planes have y padding). */
 static int download_sum(img_gpu *c, float *h, float *field)
 {
     const fdw_problem *p = &c->prob;
@@ -378,77 +491,36 @@ static int download_sum(img_gpu *c, float *h, float *field)
     return rc ? rc : fdwk_stream_sync(c->s);
 }
 
-/* The sums to the outputs' arrays: the image scaled on the device (its double-precision
- * work is most of the host's finishing), both downloaded straight into the arrays (their
- * pages touched first by every host thread), the rest finished there. */
-static fdw_status finish_outputs(img_gpu *c, fdw_error *err)
+/* The slab's sums into its part of the outputs' arrays: the image scaled on the device
+ * (its double-precision work is most of the host's finishing), both downloaded straight
+ * into the arrays (their pages touched first by every host thread); the driver finishes
+ * them over the grid. */
+static fdw_status gpu_finish(void *vctx, float *image, float *illum, fdw_error *err)
 {
+    img_gpu *c = vctx;
     const fdw_img_data *d = c->d;
     const size_t n = (size_t)c->prob.nx * c->prob.ny * c->prob.nz;
-    int rc = fdwk_stream_sync(c->s);
-    fdw_img_clock(&c->res, 2);
+    int rc = fdwk_set_device(c->id);
+    if (!rc)
+        rc = fdwk_stream_sync(c->s);
+    if (!rc)
+        rc = c->status;
     if (!rc && fdw_img_scales(d))
         rc = fdwk_img_scale(at(c, c->img), at(c, c->v), &c->L, d->dt,
                             d->mode == IMG_GRADIENT && d->parameter == IMG_PARAM_SLOWNESS2,
                             c->s);
-    fdw_touch_pages(c->res.image, n * sizeof(float));
-    if (c->ill)
-        fdw_touch_pages(c->res.illum, n * sizeof(float));
+    const int ill = illum && c->ill;
+    fdw_touch_pages(image, n * sizeof(float));
+    if (ill)
+        fdw_touch_pages(illum, n * sizeof(float));
     if (!rc)
-        rc = download_sum(c, c->res.image, c->img);
-    if (!rc && c->ill)
-        rc = download_sum(c, c->res.illum, c->ill);
-    if (!rc && fdw_img_finish_sums(&c->prob, c->res.image, c->ill ? c->res.illum : NULL, 1,
-                                   &c->res) != 0)
-        rc = 2;
-    fdw_img_clock(&c->res, 3);
+        rc = download_sum(c, image, c->img);
+    if (!rc && ill)
+        rc = download_sum(c, illum, c->ill);
     return rc ? gpu_fail(c, err, rc, "the image's last pass") : FDW_OK;
 }
 
-/* ---- the backend table ---- */
-
-static fdw_status gpu_step(void *vctx, long it, fdw_error *err)
-{
-    img_gpu *c = vctx;
-    note(c, fdwk_set_device(c->id));
-    fdw_status st = FDW_OK;
-    if (c->d->mode == IMG_BORN) {
-        born_step(c, it);
-    } else {
-        const img_unit u = img_sched_unit(&c->sched);
-        fdw_img_clock(&c->res, 0);
-        if (u.restore)
-            restore_segment(c, u.seg);
-        switch (u.phase) {
-        case IMG_FORWARD:
-            forward_step(c, &u);
-            if (u.last) {
-                st = start_adjoint(c, err);
-                if (st == FDW_OK && fdwk_stream_sync(c->s) == 0)
-                    fdw_img_clock(&c->res, 1);
-            }
-            break;
-        case IMG_RECOMPUTE:
-            recompute_step(c, &u);
-            break;
-        case IMG_ADJOINT:
-            if (c->d->recon == IMG_RECON_BOUNDARY)
-                back_step(c, &u);
-            else
-                adjoint_step(c, &u);
-            break;
-        case IMG_DONE:
-            return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: step %ld after the "
-                            "last", it);
-        }
-        img_sched_advance(&c->sched);
-        if (st == FDW_OK && c->sched.phase == IMG_DONE)
-            st = finish_outputs(c, err);
-    }
-    if (st == FDW_OK && c->status)
-        st = gpu_fail(c, err, c->status, "a step");
-    return st;
-}
+/* ---- the slab's engine: its arrays on the device ---- */
 
 static void gpu_destroy(void *vctx)
 {
@@ -480,13 +552,14 @@ static void gpu_destroy(void *vctx)
     fdwk_free(c->rec_start), fdwk_free(c->rec_off), fdwk_free(c->rec_w), fdwk_free(c->rec);
     fdwk_free(c->adj_off), fdwk_free(c->adj_start), fdwk_free(c->adj_owner);
     fdwk_free(c->adj_w), fdwk_free(c->adjw), fdwk_free(c->peak);
+    fdwk_event_destroy(c->ev);
     if (c->s)
         fdwk_stream_destroy(c->s);
-    free(c->res.image), free(c->res.illum);
     free(c);
 }
 
-/* A global grid index as an offset from the interior origin. */
+/* A grid index of the problem (the slab's own: its planes from 0, ghost planes below nz)
+ * as an offset from the interior origin. */
 static long offset_of(const img_gpu *c, uint64_t g)
 {
     const uint64_t nx = (uint64_t)c->prob.nx, ny = (uint64_t)c->prob.ny;
@@ -543,7 +616,8 @@ static int upload_points(img_gpu *c, int n, const long *off, const int *owner,
     return rc;
 }
 
-/* A whole-grid host array into a new field of the layout (zero padding). */
+/* A host array of the problem's points (the slab's planes, grid order) into a new field
+ * of the layout (zero padding and ghost planes). */
 static int upload_field(img_gpu *c, float **dst, const float *src)
 {
     int rc = dalloc(c, (void **)dst, c->L.total * sizeof(float));
@@ -614,12 +688,14 @@ static int zero_field(img_gpu *c, float **f)
     return zero_floats(c, f, c->L.total);
 }
 
-/* The stream, the watch's word, the four wavefields, V, the CPML's coefficients and
+/* The stream and its event, the watch's word, the four wavefields, V, the CPML's coefficients and
  * memory variables, and the sponge (its axes zero where none). */
 static int set_fields(img_gpu *c)
 {
     const fdw_problem *prob = &c->prob;
     int rc = fdwk_stream_create(&c->s, 0);
+    if (!rc)
+        rc = fdwk_event_create(&c->ev, 0);
     if (!rc)
         rc = dalloc(c, (void **)&c->peak, sizeof *c->peak);
     for (int b = 0; b < 2 && !rc; b++)
@@ -698,7 +774,7 @@ static int set_source(img_gpu *c, tap_stage *t)
 }
 
 /* The receivers' rows (CSR; the taps are in row order already, positioning.c) and their
- * recordings, zeroed. Leaves the taps' offsets in t for the adjoint. */
+ * recordings, zeroed. */
 static int set_receivers(img_gpu *c, tap_stage *t)
 {
     const fdw_problem *prob = &c->prob;
@@ -755,19 +831,29 @@ static int set_pml_passes(img_gpu *c)
     return rc;
 }
 
-/* rtm, gradient: the adjoint's taps (the receivers', each to its receiver, weight
- * V / (1 + q); t->off holds their offsets) and traces, the sums, the checkpoints, the
- * store and the outputs' arrays. */
+/* The adjoint's taps: the slab's (those of the receivers on its planes, d->adj_taps), or
+ * the problem's receiver taps when it has none apart (a problem of the whole grid). */
+static const fdw_tap *adjoint_taps(const img_gpu *c, int *n)
+{
+    const fdw_img_data *d = c->d;
+    *n = d->adj_taps ? d->nadj_taps : c->prob.nrec_taps;
+    return d->adj_taps ? d->adj_taps : c->prob.rec_taps;
+}
+
+/* rtm, gradient: the adjoint's taps (each to its receiver, weight V / (1 + q)) and
+ * traces, the sums, the checkpoints and the store. */
 static int set_passes(img_gpu *c, tap_stage *t)
 {
     const fdw_problem *prob = &c->prob;
-    const size_t n = (size_t)prob->nx * prob->ny * prob->nz;
-    for (int i = 0; i < prob->nrec_taps; i++) {
-        t->own[i] = fdw_img_tap_receiver(prob, &prob->rec_taps[i]);
-        t->wt[i] = fdw_img_adjoint_weight(prob, &prob->rec_taps[i]);
+    int na = 0;
+    const fdw_tap *adj = adjoint_taps(c, &na);
+    for (int i = 0; i < na; i++) {
+        t->off[i] = offset_of(c, adj[i].index);
+        t->own[i] = fdw_img_tap_receiver(prob, &adj[i]);
+        t->wt[i] = fdw_img_adjoint_weight(prob, &adj[i]);
     }
-    int rc = upload_points(c, prob->nrec_taps, t->off, t->own, t->wt, &c->nap, &c->adj_off,
-                           &c->adj_start, &c->adj_owner, &c->adj_w);
+    int rc = upload_points(c, na, t->off, t->own, t->wt, &c->nap, &c->adj_off, &c->adj_start,
+                           &c->adj_owner, &c->adj_w);
     if (!rc)
         rc = dalloc(c, (void **)&c->adjw, (size_t)fdw_problem_receivers(prob) *
                                               (size_t)(c->d->nt + 1) * sizeof(float));
@@ -790,24 +876,19 @@ static int set_passes(img_gpu *c, tap_stage *t)
         rc = dalloc(c, (void **)&c->bands, (size_t)floats * sizeof(float));
     if (!rc && c->pml.g.on && !boundary)
         rc = set_pml_passes(c);
-    c->res.image = malloc(n * sizeof(float));
-    c->res.illum = malloc(n * sizeof(float));
-    if (!rc && (!c->res.image || !c->res.illum))
-        rc = 2;
     return rc;
 }
 
-static fdw_status gpu_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
-                             fdw_error *err)
+/* One slab's engine (imaging_slabs.h) on GPU dev: prob is the slab's problem. */
+static fdw_status gpu_slab_create(const fdw_problem *prob, int dev, void **out, fdw_error *err)
 {
-    img_gpu *c = NULL;
-    fdw_status st = fdw_img_engine_new(prob, plan, sizeof *c, (void **)&c, err);
-    if (st != FDW_OK)
-        return st;
+    img_gpu *c = calloc(1, sizeof *c);
+    if (!c)
+        return fdw_fail(err, FDW_ERR_NOMEM, NULL, "imaging engine: out of host memory");
     const fdw_img_data *d = prob->kdata;
     c->prob = *prob;
     c->d = d;
-    c->id = plan->device_ids[0];
+    c->id = dev;
     c->k0 = prob->free_surface ? 1 : 0;
     c->lap.radius = prob->radius;
     for (int m = 0; m <= FDW_MAX_RADIUS; m++)
@@ -817,23 +898,28 @@ static fdw_status gpu_create(const fdw_problem *prob, const fdw_plan *plan, void
     const int born = d->mode == IMG_BORN;
     if (!born) {
         img_sched_init(&c->sched, d->nt, d->seg, d->recon);
-        const int dims[3] = {prob->nx, prob->ny, prob->nz};
-        img_band_init(&c->band, d->ilo, d->ihi, dims, prob->radius);
+        img_band_of(&c->band, &c->prob);
         for (int a = 0; a < 3; a++)
             c->box.lo[a] = c->band.lo[a], c->box.hi[a] = c->band.hi[a],
             c->box.dlo[a] = c->band.dlo[a], c->box.dhi[a] = c->band.dhi[a];
     }
     c->nck = born ? 0 : 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0);
     int rc = 0;
-    if ((st = check_fits(c, &rc, err)) != FDW_OK) {
+    fdw_status st = check_fits(c, &rc, err); /* (it selects the device) */
+    if (st != FDW_OK) {
         gpu_destroy(c);
         return st;
     }
+    int na = 0;
+    adjoint_taps(c, &na);
+    int nstage = prob->nsrc_taps > prob->nrec_taps ? prob->nsrc_taps : prob->nrec_taps;
+    if (!born && na > nstage)
+        nstage = na;
     tap_stage t = {0};
     if (!rc)
         rc = set_fields(c);
     if (!rc)
-        rc = stage_alloc(&t, prob->nsrc_taps + prob->nrec_taps);
+        rc = stage_alloc(&t, nstage);
     if (!rc)
         rc = set_source(c, &t);
     if (!rc)
@@ -852,6 +938,21 @@ static fdw_status gpu_create(const fdw_problem *prob, const fdw_plan *plan, void
     return FDW_OK;
 }
 
+/* born's scattered recordings, gradient's predicted ones: slots first .. first + count - 1
+ * ([slot][row]; rows the slab does not record are 0). */
+static fdw_status gpu_recordings(void *vctx, long first, long count, float *host,
+                                 fdw_error *err)
+{
+    img_gpu *c = vctx;
+    const size_t nr = (size_t)c->prob.nreceivers;
+    int rc = fdwk_set_device(c->id);
+    if (!rc)
+        rc = fdwk_stream_sync(c->s);
+    if (!rc && count > 0)
+        rc = fdwk_d2h(host, c->rec + (size_t)first * nr, (size_t)count * nr * sizeof(float));
+    return rc ? gpu_fail(c, err, rc, "reading the traces") : FDW_OK;
+}
+
 static fdw_status gpu_wait(void *vctx, fdw_error *err)
 {
     img_gpu *c = vctx;
@@ -860,23 +961,7 @@ static fdw_status gpu_wait(void *vctx, fdw_error *err)
     return c->status ? gpu_fail(c, err, c->status, "waiting for the GPU") : FDW_OK;
 }
 
-static fdw_status gpu_fetch_receivers(void *vctx, long first, long count, float *host,
-                                      fdw_error *err)
-{
-    img_gpu *c = vctx;
-    const fdw_problem *p = &c->prob;
-    const fdw_status st = fdw_img_check_slots(p, first, count, err);
-    if (st != FDW_OK)
-        return st;
-    int rc = fdwk_set_device(c->id);
-    if (!rc)
-        rc = fdwk_stream_sync(c->s);
-    if (!rc && count > 0)
-        rc = fdwk_d2h(host, c->rec + (size_t)first * p->nreceivers,
-                      (size_t)count * (size_t)p->nreceivers * sizeof(float));
-    return rc ? gpu_fail(c, err, rc, "reading the traces") : FDW_OK;
-}
-
+/* The largest magnitude of the current u and w (their allocations, ghost planes too). */
 static fdw_status gpu_field_peak(void *vctx, uint32_t *bits, fdw_error *err)
 {
     img_gpu *c = vctx;
@@ -896,19 +981,33 @@ static fdw_status gpu_field_peak(void *vctx, uint32_t *bits, fdw_error *err)
     return rc ? gpu_fail(c, err, rc, "reading the field's peak") : FDW_OK;
 }
 
-static uint64_t gpu_device_bytes(void *vctx, int dev)
+static uint64_t gpu_bytes(void *vctx)
 {
-    const img_gpu *c = vctx;
-    return dev == 0 ? c->bytes : 0;
+    return ((const img_gpu *)vctx)->bytes;
 }
 
-const fdw_backend fdw_img_cuda_engine = {
-    .name = "cuda",
-    .create = gpu_create,
+static const img_slab_ops gpu_slab_ops = {
+    .create = gpu_slab_create,
     .destroy = gpu_destroy,
-    .step = gpu_step,
+    .compute = gpu_compute,
+    .halo = gpu_halo,
+    .fence = gpu_fence,
+    .after = gpu_after,
+    .record = gpu_record,
+    .recordings = gpu_recordings,
+    .adjoint = gpu_adjoint,
+    .finish = gpu_finish,
     .wait = gpu_wait,
-    .fetch_receivers = gpu_fetch_receivers,
-    .field_peak = gpu_field_peak,
-    .device_bytes = gpu_device_bytes,
+    .peak = gpu_field_peak,
+    .bytes = gpu_bytes,
+    .scales = 1,
 };
+
+/* The backend's create: the slabs of prob's plan, each a GPU engine above. */
+static fdw_status gpu_create(const fdw_problem *prob, const fdw_plan *plan, void **out,
+                             fdw_error *err)
+{
+    return fdw_img_slabs_create(&gpu_slab_ops, prob, plan, out, err);
+}
+
+const fdw_backend fdw_img_cuda_engine = FDW_IMG_SLABS_TABLE("cuda", gpu_create);
