@@ -213,7 +213,8 @@ if printf '%s\n' "${STAGES[@]}" | grep -qx nsys; then
 JSON
   # Nsight Systems is not on the lent machines: Nsight Compute times one step's kernels
   # (the update and the CPML passes) after 20 steps.
-  (cd "$OUT" && timeout 240 ncu --section SpeedOfLight -k 'regex:psi_kernel|zeta_kernel|walk_kernel|fd25_kernel' -s 100 -c 5 \
+  # NSYS_NCU: more ncu arguments (sections), NSYS_C: kernels profiled (default 5)
+  (cd "$OUT" && timeout 240 ncu --section SpeedOfLight ${NSYS_NCU:-} -k 'regex:psi_kernel|zeta_kernel|walk_kernel|fd25_kernel' -s 100 -c ${NSYS_C:-5} \
      "$BUILD/engine/fdwave-run" nsys_job.json --backend cuda --quiet --out pml_out > "pml_ncu_${B}_${N}_${W}.txt" 2>&1)
   grep -E "psi_kernel|zeta_kernel|walk_kernel|fd25_kernel|Duration|DRAM Throughput" "$OUT/pml_ncu_${B}_${N}_${W}.txt" | sed 's/(fdwk_fd_args.*//; s/(<unnamed>::Pml)//' | cut -c1-150 | tee -a "$LOG"
   rm -rf "$OUT/pml_out"
