@@ -6,18 +6,21 @@
 
 namespace fdwk {
 
+// num / (1 + q), the sponge's damped quotient (q > 0). A zero numerator is its own quotient
+// (sign included): CUDA's IEEE division sends a zero numerator to its slow path (a call of
+// about 30 instructions), which in a sponge the wave has not reached, or has left, was a
+// quarter of the acoustic kernel's instructions (Nsight Compute, docs/gpu.md).
+__device__ __forceinline__ float fd_damped(float num, float qq)
+{
+    return num == 0.f ? num : num / (1.f + qq);
+}
+
 // u' = (2u - (1 - q) u_prev + vdt2 lap) / (1 + q) with the sponge's damping q, the undamped
-// form where q = 0. A zero numerator is its own quotient (sign included, 1 + q > 0): CUDA's
-// IEEE division sends a zero numerator to its slow path (a call of about 30 instructions),
-// which in a sponge the wave has not reached, or has left, was a quarter of the kernel's
-// instructions (Nsight Compute, docs/gpu.md).
+// form where q = 0.
 __device__ __forceinline__ float fd_acoustic_update(float uc, float up, float vdt2, float lap,
                                                     float qq)
 {
-    if (qq != 0.f) {
-        const float num = (2.f * uc - (1.f - qq) * up) + vdt2 * lap;
-        return num == 0.f ? num : num / (1.f + qq);
-    }
+    if (qq != 0.f) return fd_damped((2.f * uc - (1.f - qq) * up) + vdt2 * lap, qq);
     return (2.f * uc - up) + vdt2 * lap;
 }
 

@@ -3,6 +3,8 @@
 // (engine/kinds/ete/cpu_ete.c). at(dx, dy, dz) returns p(t) at the neighbour; the library
 // is built with -fmad=false, so nothing is contracted.
 #pragma once
+#include "common/fd_point.cuh"
+
 #include <cstdint>
 
 namespace fdwk {
@@ -49,7 +51,7 @@ __device__ __forceinline__ float ete_sum(unsigned b, Tab tab, At at, Bin bin)
 // p(t + dt) from p(t) = uc, p(t - dt) = pp, L and the sponge's damping qq.
 __device__ __forceinline__ float ete_update(float uc, float pp, float l, float qq)
 {
-    if (qq != 0.f) return ((2.f * uc - (1.f - qq) * pp) + l) / (1.f + qq);
+    if (qq != 0.f) return fd_damped((2.f * uc - (1.f - qq) * pp) + l, qq);
     return (2.f * uc - pp) + l;
 }
 
