@@ -206,8 +206,9 @@ static void laplacian(const img_cpu *c, float *buf, float *out, const int *lo, c
 /* ---- the imaging steps ---- */
 
 /* u and du one step on, du's source dV (lap u + the layer term of u's step). */
-static void born_step(img_cpu *c, long it)
+static void born_step(void *vc, long it)
 {
+    img_cpu *c = vc;
     laplacian(c, c->u[c->cu], c->lap, NULL, NULL);
     update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
     inject_source(c, c->u[1 - c->cu], it, 1.0f);
@@ -247,8 +248,9 @@ static float *band_slot(const img_cpu *c, long slot)
 
 /* One forward step of the background from time it (checkpoint or store first; the
  * boundary scheme: the new field's band saved after it). */
-static void forward_step(img_cpu *c, const img_unit *u)
+static void forward_step(void *vc, const img_unit *u)
 {
+    img_cpu *c = vc;
     const int boundary = c->d->recon == IMG_RECON_BOUNDARY;
     if (u->checkpoint >= 0) {
         copy_field(c, c->ck[2 * u->checkpoint], c->u[c->cu]);
@@ -275,8 +277,9 @@ static void forward_step(img_cpu *c, const img_unit *u)
  * (segment 0: the zero initial state); with a CPML its memory variables too, and the
  * store's last layer term, that of the next segment's memory checkpoint (the step from
  * the segment's last field, which the recomputation does not take). */
-static void restore_segment(img_cpu *c, long k)
+static void restore_segment(void *vc, long k)
 {
+    img_cpu *c = vc;
     if (k == 0) {
         memset(c->u[0], 0, c->nbuf * sizeof(float));
         memset(c->u[1], 0, c->nbuf * sizeof(float));
@@ -295,8 +298,9 @@ static void restore_segment(img_cpu *c, long k)
 }
 
 /* A step of a segment again, into the store's next slot. */
-static void recompute_step(img_cpu *c, const img_unit *u)
+static void recompute_step(void *vc, const img_unit *u)
 {
+    img_cpu *c = vc;
     update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
     inject_source(c, c->u[1 - c->cu], u->it, 1.0f);
     c->cu = 1 - c->cu;
@@ -307,8 +311,9 @@ static void recompute_step(img_cpu *c, const img_unit *u)
 }
 
 /* The adjoint's step to time n + 1 (from n + 2 and n + 3), then the image of u[n]. */
-static void adjoint_step(img_cpu *c, const img_unit *u)
+static void adjoint_step(void *vc, const img_unit *u)
 {
+    img_cpu *c = vc;
     const long n = u->it;
     update(c, c->w[1 - c->cw], c->w[c->cw], c->mw, 1);
     inject_adjoint(c, c->w[1 - c->cw], n + 1);
@@ -338,8 +343,9 @@ static void adjoint_step(img_cpu *c, const img_unit *u)
  * u[n] on the interior from u[n+1] (the centre, whose Laplacian both take) and u[n+2] less
  * the source of step n + 1, its band put back from the forward pass's; z's step to n + 1
  * as adjoint_step's. Per point the GPU's fused kernel's operations (kernels/imaging). */
-static void back_step(img_cpu *c, const img_unit *u)
+static void back_step(void *vc, const img_unit *u)
 {
+    img_cpu *c = vc;
     const long n = u->it;
     if (n == c->d->nt - 1) /* the forward pass left u[nt] current: u[nt-1] is the centre */
         c->cu = 1 - c->cu;
@@ -377,33 +383,11 @@ static void back_step(img_cpu *c, const img_unit *u)
     wrote(c, c->w[c->cw], u->back ? up : NULL);
 }
 
-static fdw_status cpu_img_compute(void *vctx, const img_unit *u, fdw_error *err)
+/* An engine step begins: nothing written or due yet. */
+static void cpu_img_begin(void *vctx)
 {
     img_cpu *c = vctx;
     c->nwrote = 0, c->due = NULL;
-    if (c->d->mode == IMG_BORN) {
-        born_step(c, u->it);
-        return FDW_OK;
-    }
-    if (u->restore)
-        restore_segment(c, u->seg);
-    switch (u->phase) {
-    case IMG_FORWARD:
-        forward_step(c, u);
-        break;
-    case IMG_RECOMPUTE:
-        recompute_step(c, u);
-        break;
-    case IMG_ADJOINT:
-        if (c->d->recon == IMG_RECON_BOUNDARY)
-            back_step(c, u);
-        else
-            adjoint_step(c, u);
-        break;
-    case IMG_DONE:
-        return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: a step after the last");
-    }
-    return FDW_OK;
 }
 
 static fdw_status cpu_img_record(void *vctx, fdw_error *err)
@@ -428,7 +412,7 @@ static fdw_status cpu_img_halo(void *vdst, void *vsrc, int src_prev, fdw_error *
     return FDW_OK;
 }
 
-static fdw_status cpu_img_adjoint(void *vctx, const float *traces, fdw_error *err)
+static fdw_status cpu_img_traces(void *vctx, const float *traces, fdw_error *err)
 {
     (void)err;
     img_cpu *c = vctx;
@@ -729,11 +713,17 @@ static uint64_t cpu_img_bytes(void *vctx)
 static const img_slab_ops cpu_slab_ops = {
     .create = cpu_slab_create,
     .destroy = cpu_img_destroy,
-    .compute = cpu_img_compute,
+    .begin = cpu_img_begin,
+    .born_step = born_step,
+    .restore = restore_segment,
+    .forward_step = forward_step,
+    .recompute_step = recompute_step,
+    .adjoint_step = adjoint_step,
+    .back_step = back_step,
     .halo = cpu_img_halo,
     .record = cpu_img_record,
     .recordings = cpu_img_recordings,
-    .adjoint = cpu_img_adjoint,
+    .set_traces = cpu_img_traces,
     .finish = cpu_img_finish,
     .wait = cpu_img_wait,
     .peak = cpu_img_field_peak,

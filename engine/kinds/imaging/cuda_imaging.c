@@ -187,8 +187,9 @@ static void copy_field(img_gpu *c, float *dst, const float *src)
 
 /* u and du one step on, du's source dV (lap u + the layer term of u's step); u's update
  * mirrors u first, which lap u reads. */
-static void born_step(img_gpu *c, long it)
+static void born_step(void *vc, long it)
 {
+    img_gpu *c = vc;
     update(c, c->u[1 - c->cu], c->u[c->cu], c->mu, 0);
     inject_source(c, c->u[1 - c->cu], it, 1);
     if (c->mu)
@@ -223,8 +224,9 @@ static void band_copy(img_gpu *c, float *field, long slot, int save)
                           (long long)c->band.points, save, c->s));
 }
 
-static void forward_step(img_gpu *c, const img_unit *u)
+static void forward_step(void *vc, const img_unit *u)
 {
+    img_gpu *c = vc;
     const int boundary = c->d->recon == IMG_RECON_BOUNDARY;
     if (u->checkpoint >= 0) {
         copy_field(c, c->ck[2 * u->checkpoint], c->u[c->cu]);
@@ -249,8 +251,9 @@ static void forward_step(img_gpu *c, const img_unit *u)
 /* Segment k's start (cpu_imaging.c's restore_segment: with a CPML, u's memory variables
  * and the store's last layer term too). Whole allocations are copied, ghost planes with
  * them, so nothing is left for the neighbours to refresh. */
-static void restore_segment(img_gpu *c, long k)
+static void restore_segment(void *vc, long k)
 {
+    img_gpu *c = vc;
     for (int b = 0; b < 2; b++) {
         if (k == 0)
             note(c, fdwk_memset_async(c->u[b], 0, c->L.total * sizeof(float), c->s));
@@ -269,8 +272,9 @@ static void restore_segment(img_gpu *c, long k)
 
 /* Store entry j (1..L-1) stepped straight from entries j-1 and j-2 (entry 0 and u[1] are
  * the segment's start, restore_segment), so the store fills without a copy per step. */
-static void recompute_step(img_gpu *c, const img_unit *u)
+static void recompute_step(void *vc, const img_unit *u)
 {
+    img_gpu *c = vc;
     const int j = u->store;
     step_field(c, c->store[j], c->store[j - 1], j >= 2 ? c->store[j - 2] : c->u[1], c->mu, 0);
     inject_source(c, c->store[j], u->it, 1);
@@ -280,8 +284,9 @@ static void recompute_step(img_gpu *c, const img_unit *u)
 }
 
 /* The adjoint's step to time n + 1 (from n + 2 and n + 3), then the image of u[n]. */
-static void adjoint_step(img_gpu *c, const img_unit *u)
+static void adjoint_step(void *vc, const img_unit *u)
 {
+    img_gpu *c = vc;
     const fdw_problem *p = &c->prob;
     const long m = u->it + 1;
     update(c, c->w[1 - c->cw], c->w[c->cw], c->mw, 1);
@@ -305,8 +310,9 @@ static void adjoint_step(img_gpu *c, const img_unit *u)
  * u[n+2], both centres mirrored, then one pass (fdwk_img_backward: the image's term n + 1,
  * z to n + 1, with back u to u[n] on the interior), z's CPML transpose and traces, and
  * u[n]'s band put back. */
-static void back_step(img_gpu *c, const img_unit *u)
+static void back_step(void *vc, const img_unit *u)
 {
+    img_gpu *c = vc;
     const fdw_problem *p = &c->prob;
     const fdw_img_data *d = c->d;
     const long n = u->it, m = n + 1;
@@ -353,36 +359,18 @@ static void back_step(img_gpu *c, const img_unit *u)
 
 /* ---- the slab's work for the driver (imaging_slabs.h's img_slab_ops) ---- */
 
-/* The engine step of unit u (born: time step u->it), its recording left due and the
- * fields it wrote listed for the ghost planes' exchange. */
-static fdw_status gpu_compute(void *vctx, const img_unit *u, fdw_error *err)
+/* An engine step begins on the slab's GPU: nothing written or due yet. */
+static void gpu_begin(void *vctx)
 {
     img_gpu *c = vctx;
     note(c, fdwk_set_device(c->id));
     c->nwrote = 0, c->due = NULL;
-    if (c->d->mode == IMG_BORN) {
-        born_step(c, u->it);
-    } else {
-        if (u->restore)
-            restore_segment(c, u->seg);
-        switch (u->phase) {
-        case IMG_FORWARD:
-            forward_step(c, u);
-            break;
-        case IMG_RECOMPUTE:
-            recompute_step(c, u);
-            break;
-        case IMG_ADJOINT:
-            if (c->d->recon == IMG_RECON_BOUNDARY)
-                back_step(c, u);
-            else
-                adjoint_step(c, u);
-            break;
-        case IMG_DONE:
-            return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: a step after the "
-                            "last");
-        }
-    }
+}
+
+/* An engine step's errors (its work is issued, not waited for). */
+static fdw_status gpu_end(void *vctx, fdw_error *err)
+{
+    img_gpu *c = vctx;
     return c->status ? gpu_fail(c, err, c->status, "a step") : FDW_OK;
 }
 
@@ -469,7 +457,7 @@ static int upload_adjoint(img_gpu *c, const float *traces)
 }
 
 /* rtm, gradient: the adjoint's traces (the data, or the driver's residual). */
-static fdw_status gpu_adjoint(void *vctx, const float *traces, fdw_error *err)
+static fdw_status gpu_traces(void *vctx, const float *traces, fdw_error *err)
 {
     img_gpu *c = vctx;
     int rc = fdwk_set_device(c->id);
@@ -989,13 +977,20 @@ static uint64_t gpu_bytes(void *vctx)
 static const img_slab_ops gpu_slab_ops = {
     .create = gpu_slab_create,
     .destroy = gpu_destroy,
-    .compute = gpu_compute,
+    .begin = gpu_begin,
+    .end = gpu_end,
+    .born_step = born_step,
+    .restore = restore_segment,
+    .forward_step = forward_step,
+    .recompute_step = recompute_step,
+    .adjoint_step = adjoint_step,
+    .back_step = back_step,
     .halo = gpu_halo,
     .fence = gpu_fence,
     .after = gpu_after,
     .record = gpu_record,
     .recordings = gpu_recordings,
-    .adjoint = gpu_adjoint,
+    .set_traces = gpu_traces,
     .finish = gpu_finish,
     .wait = gpu_wait,
     .peak = gpu_field_peak,

@@ -259,7 +259,7 @@ static fdw_status start_adjoint(img_slabs *c, fdw_error *err)
         traces = tr;
     }
     for (int k = 0; k < c->n && st == FDW_OK; k++)
-        st = c->ops->adjoint(c->s[k].eng, traces, err);
+        st = c->ops->set_traces(c->s[k].eng, traces, err);
     free(slots), free(tr);
     return st;
 }
@@ -284,6 +284,29 @@ static fdw_status finish_outputs(img_slabs *c, fdw_error *err)
     return st;
 }
 
+/* Unit u's work on slab engine e, as imaging_sched.c orders it (born: its time step). */
+static fdw_status unit_work(const img_slabs *c, void *e, const img_unit *u, fdw_error *err)
+{
+    const img_slab_ops *o = c->ops;
+    if (o->begin)
+        o->begin(e);
+    if (c->d->mode == IMG_BORN) {
+        o->born_step(e, u->it);
+    } else {
+        if (u->restore)
+            o->restore(e, u->seg);
+        if (u->phase == IMG_FORWARD)
+            o->forward_step(e, u);
+        else if (u->phase == IMG_RECOMPUTE)
+            o->recompute_step(e, u);
+        else if (c->d->recon == IMG_RECON_BOUNDARY)
+            o->back_step(e, u);
+        else
+            o->adjoint_step(e, u);
+    }
+    return o->end ? o->end(e, err) : FDW_OK;
+}
+
 fdw_status fdw_img_slabs_step(void *vctx, long it, fdw_error *err)
 {
     img_slabs *c = vctx;
@@ -302,7 +325,7 @@ fdw_status fdw_img_slabs_step(void *vctx, long it, fdw_error *err)
     }
     fdw_status st = FDW_OK;
     for (int k = 0; k < c->n && st == FDW_OK; k++)
-        st = c->ops->compute(c->s[k].eng, &u, err);
+        st = unit_work(c, c->s[k].eng, &u, err);
     if (st == FDW_OK && c->n > 1)
         st = exchange(c, err);
     for (int k = 0; k < c->n && st == FDW_OK; k++)

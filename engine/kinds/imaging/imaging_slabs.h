@@ -28,10 +28,22 @@ typedef struct img_slab_ops {
     /* The engine of one slab problem (see above) on device dev. */
     fdw_status (*create)(const fdw_problem *slab, int dev, void **ctx, fdw_error *err);
     void (*destroy)(void *ctx);
-    /* One engine step's work but the receivers' recording: born the time step u->it
-     * (u->phase IMG_FORWARD), rtm and gradient the unit u. */
-    fdw_status (*compute)(void *ctx, const img_unit *u, fdw_error *err);
-    /* dst's ghost planes of the fields the last compute wrote, from src's planes next to
+    /* Around an engine step's work (NULL: nothing): begin forgets what the last step wrote
+     * and left due (and selects the slab's device); end returns the step's errors. */
+    void (*begin)(void *ctx);
+    fdw_status (*end)(void *ctx, fdw_error *err);
+    /* The work of an engine step but the receivers' recording, which the driver picks as
+     * imaging_sched.c's unit says: born's time step; a segment's start restored (before
+     * the unit's step); the forward pass's step; a step recomputed into the store; the
+     * checkpointed scheme's adjoint step; the boundary scheme's step back. Each lists the
+     * fields it wrote and leaves the rows it recorded due. */
+    void (*born_step)(void *ctx, long it);
+    void (*restore)(void *ctx, long seg);
+    void (*forward_step)(void *ctx, const img_unit *u);
+    void (*recompute_step)(void *ctx, const img_unit *u);
+    void (*adjoint_step)(void *ctx, const img_unit *u);
+    void (*back_step)(void *ctx, const img_unit *u);
+    /* dst's ghost planes of the fields the last step wrote, from src's planes next to
      * them: src_prev, src is the slab before dst (its last planes fill dst's top ghost
      * planes), else the one after it (its first planes fill dst's bottom ghost planes). */
     fdw_status (*halo)(void *dst, void *src, int src_prev, fdw_error *err);
@@ -40,14 +52,14 @@ typedef struct img_slab_ops {
      * other's last mark. */
     fdw_status (*fence)(void *ctx, fdw_error *err);
     fdw_status (*after)(void *ctx, void *other, fdw_error *err);
-    /* The receivers' rows the last compute left due (born's du, the gradient's forward
+    /* The receivers' rows the last step left due (born's du, the gradient's forward
      * u), read after the ghost planes are exchanged. */
     fdw_status (*record)(void *ctx, fdw_error *err);
     /* The slab's recorded slots first .. first + count - 1, [slot][row] (rows it does not
      * record are 0). */
     fdw_status (*recordings)(void *ctx, long first, long count, float *host, fdw_error *err);
     /* rtm, gradient: the adjoint's traces, [receiver][slot], fed from the next step on. */
-    fdw_status (*adjoint)(void *ctx, const float *traces, fdw_error *err);
+    fdw_status (*set_traces)(void *ctx, const float *traces, fdw_error *err);
     /* The sums of the slab's planes into image and illum (its part of the grid's arrays,
      * grid order; illum NULL: no illumination), the image scaled when scales is set. */
     fdw_status (*finish)(void *ctx, float *image, float *illum, fdw_error *err);
