@@ -4,8 +4,9 @@
  *     all_shots.f32: the image and the illumination are the float sums in shot order of the
  *     three single-shot runs' (each fed its slice of the file), bit for bit; a partial
  *     stack is announced after every shot with files that exist; the same survey in three
- *     device groups (shots finishing out of order), or in two parts then combined (as
- *     fdwaved's Slurm array tasks run it), gives the same bits;
+ *     device groups (shots finishing out of order), in two groups of two devices (each shot
+ *     over two slabs), or in two parts then combined (as fdwaved's Slurm array tasks run
+ *     it), gives the same bits;
  *   - the gradient of three shots with a moving spread: the gradient the sum of the
  *     single-shot gradients, the misfit their sum, the predicted traces (all_shots.f32) the
  *     single-shot gathers one after another;
@@ -311,6 +312,14 @@ START_TEST(test_rtm_survey)
     ck_assert_int_eq(res.groups, 3);
     float *s3 = read_out("rtm3", "image.f32", n);
     assert_same(s3, sum, n, "rtm survey image in three groups");
+    /* two groups of two devices: each shot over two slabs, the stack the same */
+    run_opts("rtm22", NULL, 0, 2, NULL, &res, "{\"kind\": \"rtm\", %s, %s, %s, %s, %s, "
+             "\"devices\": 4}", common(), SURVEY, RECEIVERS, data, img);
+    ck_assert_int_eq(res.groups, 2);
+    float *s22 = read_out("rtm22", "image.f32", n), *i22 = read_out("rtm22", "illumination.f32", n);
+    assert_same(s22, sum, n, "rtm survey image, each shot on two slabs");
+    assert_same(i22, ill, n, "rtm survey illumination, each shot on two slabs");
+    free(s22), free(i22);
     /* in two parts (fdwaved's Slurm array tasks), then the combining run */
     seen wp = {.files_ok = 1};
     run_parts("rtmp", 2, &wp, "{\"kind\": \"rtm\", %s, %s, %s, %s, %s}", common(), SURVEY,
@@ -326,7 +335,8 @@ START_TEST(test_rtm_survey)
     snprintf(path, sizeof path, "%s/rtmp/shot_0001.done", g_dir);
     ck_assert_msg(access(path, F_OK) != 0, "%s outlived the combining run", path);
     printf("rtm survey: the image and illumination are the single shots' sums in shot order "
-           "bit for bit, in one group, in three and in two parts combined; %d partial stacks "
+           "bit for bit, in one group, in three, in two of two slabs a shot and in two parts "
+           "combined; %d partial stacks "
            "announced\n", w.nsnap);
     free(sum), free(ill), free(stack), free(stack_ill), free(s3), free(sp), free(ip), free(pa),
         free(pb);
