@@ -70,7 +70,7 @@ typedef struct fdw_kind_section {
     uint64_t (*device_bytes)(const struct fdw_spec *spec);
     /* Bytes one device holds for planes [z0, z0 + nz) of the grid (its slab); NULL: the
      * device_bytes of the whole grid shared out with the planes (fdw_spec_device_bytes_max). */
-    uint64_t (*slab_bytes)(const struct fdw_spec *spec, int z0, int nz);
+    uint64_t (*device_bytes_slab)(const struct fdw_spec *spec, int z0, int nz);
     /* Bytes of the kind's state that changes from step to step, all slabs together, which
      * a checkpoint holds besides the two fields and the recordings (the acoustic CPML's
      * psi and zeta); NULL: none. Part of the host estimate (fdw_spec_host_bytes). */

@@ -67,11 +67,11 @@ uint64_t fdw_spec_device_bytes_max(const fdw_spec *spec)
     const int ndev = spec->plan.ndev > 0 ? spec->plan.ndev : 1;
     if (ndev == 1 || spec->nz <= 0)
         return total;
-    if (spec->kind->section.slab_bytes) { /* the kind counts a slab itself */
+    if (spec->kind->section.device_bytes_slab) { /* the kind counts a slab itself */
         uint64_t worst = 0;
         for (int d = 0; d < ndev; d++) {
-            const uint64_t b =
-                spec->kind->section.slab_bytes(spec, spec->plan.z0[d], spec->plan.nz[d]);
+            const uint64_t b = spec->kind->section.device_bytes_slab(spec, spec->plan.z0[d],
+                                                                     spec->plan.nz[d]);
             worst = b > worst ? b : worst;
         }
         return worst;

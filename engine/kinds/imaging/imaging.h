@@ -231,7 +231,7 @@ extern const struct fdw_stack_ops fdw_img_gradient_stack;
     .name = name_, .wave = 1,                                                                \
     .section = {.keys = keys_, .parse = parse_, .warnings = fdw_img_warnings,                \
                 .free = fdw_img_free_spec, .device_bytes = fdw_img_device_bytes,             \
-                .slab_bytes = fdw_img_slab_bytes},                                           \
+                .device_bytes_slab = fdw_img_slab_bytes},                                \
     .problem = {.build = fdw_img_build, .free = fdw_img_free_problem},                       \
     .run = {.cpu_engine = &fdw_img_cpu_engine, FDW_IMG_CUDA_ENGINE},                         \
     .out = {.finish = fdw_img_finish, .unstable_field = "velocity",                          \
