@@ -151,7 +151,7 @@ fdw_status fdw_img_slabs_create(const img_slab_ops *ops, const fdw_problem *prob
     c->s = calloc((size_t)c->n, sizeof *c->s);
     c->row_slab = malloc(rows * sizeof *c->row_slab);
     if (c->n > 1)
-        c->slots = malloc((size_t)prob->nrec_slots * rows * sizeof *c->slots);
+        c->slots = malloc(((size_t)prob->nrec_slots * rows + 1) * sizeof *c->slots);
     if (d->mode != IMG_BORN) {
         c->res.image = malloc(grid * sizeof(float));
         c->res.illum = malloc(grid * sizeof(float));
