@@ -43,7 +43,7 @@
 # Run it from the working tree (`bash tests/gpu/run.sh ...` with .carry in the device
 # tool's carry list); a `git archive HEAD` copy there may come from a stale .git.
 #
-# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|imgncu|nsys|ete|stability|imaging|sweep|checkpoint|survey|positioning|scaling]... [-- bench arguments]
+# Usage: tests/gpu/run.sh [all|test|bench|sanitize|sass|server|mpi|ncu|imgncu|nsys|jobstart|ete|stability|imaging|sweep|checkpoint|survey|positioning|scaling]... [-- bench arguments]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/gpu-out}
@@ -218,6 +218,14 @@ JSON
      "$BUILD/engine/fdwave-run" nsys_job.json --backend cuda --quiet --out pml_out > "pml_ncu_${B}_${N}_${W}.txt" 2>&1)
   grep -E "psi_kernel|zeta_kernel|walk_kernel|fd25_kernel|Duration|DRAM Throughput" "$OUT/pml_ncu_${B}_${N}_${W}.txt" | sed 's/(fdwk_fd_args.*//; s/(<unnamed>::Pml)//' | cut -c1-150 | tee -a "$LOG"
   rm -rf "$OUT/pml_out"
+fi
+# Stage "jobstart" (only when named): bench/job_start.sh, where a GPU job's time goes outside
+# its loop (issue 26). Log: job_start.log.
+if printf '%s\n' "${STAGES[@]}" | grep -qx jobstart; then
+  say "jobstart: fdwave-run's set-up, loop and process time on the 512^3 job"
+  cmake --build "$BUILD" -j"$(nproc)" --target fdwave-run >>"$LOG" 2>&1
+  bash "$ROOT/bench/job_start.sh" "$BUILD" "$OUT/jobstart" 2>&1 | tee "$OUT/job_start.log" | tee -a "$LOG"
+  rm -f "$OUT"/jobstart/js_*.log
 fi
 if has bench; then
   say "benchmark ${BENCH_ARGS[*]}"
