@@ -497,11 +497,13 @@ static void bench_job(void)
                                  "{\"type\":\"cpml\",\"width\":10}",
                                  "{\"type\":\"sponge\",\"width\":36,\"reflection\":0.01}",
                                  "{\"type\":\"none\"}"};
+    /* each variant's boundary (bnd), snapshots and receivers */
+    static const int b_of[7] = {0, 0, 0, 1, 2, 2, 3}, snaps_of[7] = {1, 0, 0, 1, 1, 0, 0},
+                     recs_of[7] = {1, 1, 0, 1, 1, 0, 0};
     for (int v = 0; v < 7; v++) {
         double wall;
-        const int snaps = v == 0 || v == 3 || v == 4, recs = v < 2 || v == 3 || v == 4;
-        double m = run_job(n, nt, snaps, recs, bnd[v < 3 ? 0 : v == 3 ? 1 : v < 6 ? 2 : 3], &wall);
-        report_job(what[v], n, m, wall, bare, snaps, recs);
+        double m = run_job(n, nt, snaps_of[v], recs_of[v], bnd[b_of[v]], &wall);
+        report_job(what[v], n, m, wall, bare, snaps_of[v], recs_of[v]);
     }
     /* The full job with CPML 10 on 1024^3: thinner layers on a larger grid, so the layers
      * hold 6% of the points instead of 11% (CPML 10) or 22% (CPML 20) on 512^3. */

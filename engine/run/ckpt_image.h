@@ -1,9 +1,10 @@
 /* ckpt_image.h — a checkpoint's backend part held in host memory: at a checkpoint step the
- * backend's capture (backend.h) copies its state into a block of host memory it owns
- * (on CUDA through FDW_CKPT_STAGE staging buffers), listing here, in file order, what the file holds: the frame's head and
- * counts (ckpt_io.h) and the length-prefixed arrays. The checkpoint writer's thread then
- * puts the list into the file while the time loop goes on: the same bytes, in the same
- * order, as the backend's own writes would have been. Internal to libfdwave. */
+ * backend's capture (backend.h) copies its state into a block of host memory it owns (on
+ * CUDA through the staging buffers below), listing here, in file order, what the file
+ * holds: the frame's head and counts (ckpt_io.h) and the length-prefixed arrays. The
+ * checkpoint writer's thread then puts the list into the file while the time loop goes on:
+ * the same bytes, in the same order, as the backend's own writes would have been. Internal
+ * to libfdwave. */
 #ifndef FDW_CKPT_IMAGE_H
 #define FDW_CKPT_IMAGE_H
 

@@ -49,14 +49,10 @@ typedef struct img_cpu {
     ptrdiff_t *src_off;
     int *src_owner;
     float *src_w;
-    int nrt;                   /* receiver taps (of the rows this slab records) */
+    int nrt;                   /* receiver taps (those on the slab's planes) */
     ptrdiff_t *rt_off;
-    int *rt_row;
-    float *rt_w;
-    int nat;                   /* the adjoint's taps (the receivers' on this slab's planes) */
-    ptrdiff_t *at_off;
-    int *at_rcv;               /* the tap's receiver */
-    float *at_w;               /* weight V / (1 + q) at the tap */
+    int *rt_row, *rt_rcv;
+    float *rt_w, *rt_adj;      /* weight; weight V / (1 + q) at the tap (the adjoint's) */
     float *rec;                /* recordings [slot][row] */
     float *adj;                /* the adjoint's traces [receiver][slot] */
     float **ck;                /* checkpoints: u[n], u[n-1] at segment k's start, k = 1..K-2 */
@@ -71,8 +67,6 @@ typedef struct img_cpu {
     img_sched sched;           /* imaging_sched.c: L and K */
     float *wrote[IMG_MAX_WROTE]; /* the fields the last step wrote (their ghost planes due) */
     int nwrote;
-    const float *due;          /* the field whose receivers' rows are due, at step due_it */
-    long due_it;
     uint64_t bytes;
 } img_cpu;
 
@@ -148,7 +142,8 @@ static void wrote(img_cpu *c, float *a, float *b)
     c->nwrote = b ? 2 : 1;
 }
 
-/* The receivers' rows of buf after step it, when a slot is due. */
+/* The receivers' rows of buf after step it, when a slot is due (a row lies in one plane,
+ * the slab's own: run/positioning.h). */
 static void record(const img_cpu *c, const float *buf, long it)
 {
     const fdw_problem *p = &c->prob;
@@ -169,9 +164,9 @@ static void inject_adjoint(const img_cpu *c, float *buf, long m)
         return;
     const long s = m / p->rec_interval;
     float *f = at_origin(c, buf);
-    for (int t = 0; t < c->nat; t++)
-        f[c->at_off[t]] += c->adj[(size_t)c->at_rcv[t] * (size_t)p->nrec_slots + s] *
-                           c->at_w[t];
+    for (int t = 0; t < c->nrt; t++)
+        f[c->rt_off[t]] += c->adj[(size_t)c->rt_rcv[t] * (size_t)p->nrec_slots + s] *
+                           c->rt_adj[t];
 }
 
 /* out = the scheme's Laplacian of buf (mirrored first) at the points of the box [lo, hi)
@@ -224,7 +219,7 @@ static void born_step(void *vc, long it)
     if (c->mu)
         img_pml_apply(&c->pml, c->term, at_origin(c, c->dv), at_origin(c, s));
     c->cw = 1 - c->cw;
-    c->due = c->w[c->cw], c->due_it = it;
+    record(c, c->w[c->cw], it);
     c->cu = 1 - c->cu;
     wrote(c, c->u[c->cu], c->w[c->cw]);
 }
@@ -269,7 +264,7 @@ static void forward_step(void *vc, const img_unit *u)
     else if (u->store >= 0 && c->sterm)
         img_pml_term(&c->pml, c->mu, c->sterm[u->store]);
     if (c->d->mode == IMG_GRADIENT)
-        c->due = c->u[c->cu], c->due_it = u->it;
+        record(c, c->u[c->cu], u->it);
     wrote(c, c->u[c->cu], NULL);
 }
 
@@ -383,20 +378,10 @@ static void back_step(void *vc, const img_unit *u)
     wrote(c, c->w[c->cw], u->back ? up : NULL);
 }
 
-/* An engine step begins: nothing written or due yet. */
+/* An engine step begins: nothing written yet. */
 static void cpu_img_begin(void *vctx)
 {
-    img_cpu *c = vctx;
-    c->nwrote = 0, c->due = NULL;
-}
-
-static fdw_status cpu_img_record(void *vctx, fdw_error *err)
-{
-    (void)err;
-    img_cpu *c = vctx;
-    if (c->due)
-        record(c, c->due, c->due_it);
-    return FDW_OK;
+    ((img_cpu *)vctx)->nwrote = 0;
 }
 
 /* dst's ghost planes of the fields the step wrote, from src's planes beside them. */
@@ -450,8 +435,7 @@ static void cpu_img_destroy(void *vctx)
         free(c->u[b]), free(c->w[b]);
     free(c->v), free(c->dv), free(c->lap), free(c->img), free(c->ill);
     free(c->src_off), free(c->src_owner), free(c->src_w);
-    free(c->rt_off), free(c->rt_row), free(c->rt_w);
-    free(c->at_off), free(c->at_rcv), free(c->at_w);
+    free(c->rt_off), free(c->rt_row), free(c->rt_rcv), free(c->rt_w), free(c->rt_adj);
     free(c->rec), free(c->adj);
     for (long i = 0; c->ck && i < 2 * (c->sched.K > 2 ? c->sched.K - 2 : 0); i++)
         free(c->ck[i]);
@@ -538,32 +522,26 @@ static void set_kernel_args(img_cpu *c, int sponge)
     }
 }
 
-/* The source's, the receivers' and the adjoint's taps as offsets in the field layout
- * (the adjoint's weights V / (1 + q)), and the recordings and adjoint traces; 0, or -1
- * out of memory. */
+/* The source's and the receivers' taps as offsets in the field layout, the adjoint's
+ * weights, and the recordings and adjoint traces; 0, or -1 out of memory. */
 static int set_taps(img_cpu *c)
 {
     const fdw_problem *prob = &c->prob;
-    const fdw_img_data *d = c->d;
-    const fdw_tap *adj = d->adj_taps ? d->adj_taps : prob->rec_taps;
     c->nsrc = prob->nsrc_taps;
+    c->src_off = malloc((size_t)(c->nsrc + 1) * sizeof *c->src_off);
+    c->src_owner = malloc((size_t)(c->nsrc + 1) * sizeof *c->src_owner);
+    c->src_w = malloc((size_t)(c->nsrc + 1) * sizeof *c->src_w);
     c->nrt = prob->nrec_taps;
-    c->nat = d->adj_taps ? d->nadj_taps : prob->nrec_taps;
-    const size_t ns = (size_t)c->nsrc + 1, nr = (size_t)c->nrt + 1, na = (size_t)c->nat + 1;
-    c->src_off = malloc(ns * sizeof *c->src_off);
-    c->src_owner = malloc(ns * sizeof *c->src_owner);
-    c->src_w = malloc(ns * sizeof *c->src_w);
-    c->rt_off = malloc(nr * sizeof *c->rt_off);
-    c->rt_row = malloc(nr * sizeof *c->rt_row);
-    c->rt_w = malloc(nr * sizeof *c->rt_w);
-    c->at_off = malloc(na * sizeof *c->at_off);
-    c->at_rcv = malloc(na * sizeof *c->at_rcv);
-    c->at_w = malloc(na * sizeof *c->at_w);
+    c->rt_off = malloc((size_t)(c->nrt + 1) * sizeof *c->rt_off);
+    c->rt_row = malloc((size_t)(c->nrt + 1) * sizeof *c->rt_row);
+    c->rt_rcv = malloc((size_t)(c->nrt + 1) * sizeof *c->rt_rcv);
+    c->rt_w = malloc((size_t)(c->nrt + 1) * sizeof *c->rt_w);
+    c->rt_adj = malloc((size_t)(c->nrt + 1) * sizeof *c->rt_adj);
     const int nrec = fdw_problem_receivers(prob);
     c->rec = calloc((size_t)prob->nrec_slots * (size_t)(prob->nreceivers + 1), sizeof(float));
     c->adj = calloc((size_t)prob->nrec_slots * (size_t)(nrec + 1), sizeof(float));
-    if (!c->src_off || !c->src_owner || !c->src_w || !c->rt_off || !c->rt_row || !c->rt_w ||
-        !c->at_off || !c->at_rcv || !c->at_w || !c->rec || !c->adj)
+    if (!c->src_off || !c->src_owner || !c->src_w || !c->rt_off || !c->rt_row || !c->rt_rcv ||
+        !c->rt_w || !c->rt_adj || !c->rec || !c->adj)
         return -1;
     for (int t = 0; t < c->nsrc; t++) {
         c->src_off[t] = offset_of(c, prob->src_taps[t].index);
@@ -571,14 +549,12 @@ static int set_taps(img_cpu *c)
         c->src_w[t] = prob->src_taps[t].weight;
     }
     for (int t = 0; t < c->nrt; t++) {
-        c->rt_off[t] = offset_of(c, prob->rec_taps[t].index);
-        c->rt_row[t] = prob->rec_taps[t].owner;
-        c->rt_w[t] = prob->rec_taps[t].weight;
-    }
-    for (int t = 0; t < c->nat; t++) {
-        c->at_off[t] = offset_of(c, adj[t].index);
-        c->at_rcv[t] = fdw_img_tap_receiver(prob, &adj[t]);
-        c->at_w[t] = fdw_img_adjoint_weight(prob, &adj[t]);
+        const fdw_tap *tp = &prob->rec_taps[t];
+        c->rt_off[t] = offset_of(c, tp->index);
+        c->rt_row[t] = tp->owner;
+        c->rt_w[t] = tp->weight;
+        c->rt_rcv[t] = fdw_img_tap_receiver(prob, tp);
+        c->rt_adj[t] = fdw_img_adjoint_weight(prob, tp);
     }
     return 0;
 }
@@ -721,7 +697,6 @@ static const img_slab_ops cpu_slab_ops = {
     .adjoint_step = adjoint_step,
     .back_step = back_step,
     .halo = cpu_img_halo,
-    .record = cpu_img_record,
     .recordings = cpu_img_recordings,
     .set_traces = cpu_img_traces,
     .finish = cpu_img_finish,

@@ -73,8 +73,6 @@ typedef struct img_gpu {
     unsigned *peak;            /* the field watch's word */
     float *wrote[IMG_MAX_WROTE]; /* the fields the last step wrote (their ghost planes due) */
     int nwrote;
-    const float *due;          /* the field whose receivers' rows are due, at step due_it */
-    long due_it;
     int status;
     uint64_t bytes;
 } img_gpu;
@@ -169,8 +167,8 @@ static void wrote(img_gpu *c, float *a, float *b)
     c->nwrote = b ? 2 : 1;
 }
 
-/* The receivers' rows of f after step it, when a slot is due (the record op's, once the
- * ghost planes that a row's lower taps read are refreshed). */
+/* The receivers' rows of f after step it, when a slot is due (a row lies in one plane, the
+ * slab's own: run/positioning.h). */
 static void record(img_gpu *c, const float *f, long it)
 {
     const fdw_problem *p = &c->prob;
@@ -201,7 +199,7 @@ static void born_step(void *vc, long it)
         note(c, fdwk_img_pml_apply(&c->pml.k, c->term, at(c, c->dv), at(c, c->w[1 - c->cw]),
                                    c->s));
     c->cw = 1 - c->cw;
-    c->due = c->w[c->cw], c->due_it = it;
+    record(c, c->w[c->cw], it);
     c->cu = 1 - c->cu;
     wrote(c, c->u[c->cu], c->w[c->cw]);
 }
@@ -244,7 +242,7 @@ static void forward_step(void *vc, const img_unit *u)
     else if (u->store >= 0 && c->sterm)
         note(c, fdwk_img_pml_term(&c->pml.k, c->mu, c->sterm[u->store], c->s));
     if (c->d->mode == IMG_GRADIENT)
-        c->due = c->u[c->cu], c->due_it = u->it;
+        record(c, c->u[c->cu], u->it);
     wrote(c, c->u[c->cu], NULL);
 }
 
@@ -359,12 +357,12 @@ static void back_step(void *vc, const img_unit *u)
 
 /* ---- the slab's work for the driver (imaging_slabs.h's img_slab_ops) ---- */
 
-/* An engine step begins on the slab's GPU: nothing written or due yet. */
+/* An engine step begins on the slab's GPU: nothing written yet. */
 static void gpu_begin(void *vctx)
 {
     img_gpu *c = vctx;
     note(c, fdwk_set_device(c->id));
-    c->nwrote = 0, c->due = NULL;
+    c->nwrote = 0;
 }
 
 /* An engine step's errors (its work is issued, not waited for). */
@@ -423,17 +421,6 @@ static fdw_status gpu_after(void *vctx, void *vother, fdw_error *err)
         rc = fdwk_stream_wait(c->s, o->ev);
     note(c, rc);
     return rc ? gpu_fail(c, err, rc, "waiting for an event") : FDW_OK;
-}
-
-/* The receivers' rows the last step left due, after its ghost planes were refreshed (a
- * row's lower taps may lie in them). */
-static fdw_status gpu_record(void *vctx, fdw_error *err)
-{
-    img_gpu *c = vctx;
-    note(c, fdwk_set_device(c->id));
-    if (c->due)
-        record(c, c->due, c->due_it);
-    return c->status ? gpu_fail(c, err, c->status, "recording the receivers") : FDW_OK;
 }
 
 /* Traces [receiver][slot] as the adjoint's source at every time step, uploaded on the
@@ -762,7 +749,7 @@ static int set_source(img_gpu *c, tap_stage *t)
 }
 
 /* The receivers' rows (CSR; the taps are in row order already, positioning.c) and their
- * recordings, zeroed. */
+ * recordings, zeroed. Leaves the taps' offsets in t for the adjoint. */
 static int set_receivers(img_gpu *c, tap_stage *t)
 {
     const fdw_problem *prob = &c->prob;
@@ -819,29 +806,18 @@ static int set_pml_passes(img_gpu *c)
     return rc;
 }
 
-/* The adjoint's taps: the slab's (those of the receivers on its planes, d->adj_taps), or
- * the problem's receiver taps when it has none apart (a problem of the whole grid). */
-static const fdw_tap *adjoint_taps(const img_gpu *c, int *n)
-{
-    const fdw_img_data *d = c->d;
-    *n = d->adj_taps ? d->nadj_taps : c->prob.nrec_taps;
-    return d->adj_taps ? d->adj_taps : c->prob.rec_taps;
-}
-
-/* rtm, gradient: the adjoint's taps (each to its receiver, weight V / (1 + q)) and
- * traces, the sums, the checkpoints and the store. */
+/* rtm, gradient: the adjoint's taps (the receivers', each to its receiver, weight
+ * V / (1 + q); t->off holds their offsets) and traces, the sums, the checkpoints and the
+ * store. */
 static int set_passes(img_gpu *c, tap_stage *t)
 {
     const fdw_problem *prob = &c->prob;
-    int na = 0;
-    const fdw_tap *adj = adjoint_taps(c, &na);
-    for (int i = 0; i < na; i++) {
-        t->off[i] = offset_of(c, adj[i].index);
-        t->own[i] = fdw_img_tap_receiver(prob, &adj[i]);
-        t->wt[i] = fdw_img_adjoint_weight(prob, &adj[i]);
+    for (int i = 0; i < prob->nrec_taps; i++) {
+        t->own[i] = fdw_img_tap_receiver(prob, &prob->rec_taps[i]);
+        t->wt[i] = fdw_img_adjoint_weight(prob, &prob->rec_taps[i]);
     }
-    int rc = upload_points(c, na, t->off, t->own, t->wt, &c->nap, &c->adj_off, &c->adj_start,
-                           &c->adj_owner, &c->adj_w);
+    int rc = upload_points(c, prob->nrec_taps, t->off, t->own, t->wt, &c->nap, &c->adj_off,
+                           &c->adj_start, &c->adj_owner, &c->adj_w);
     if (!rc)
         rc = dalloc(c, (void **)&c->adjw, (size_t)fdw_problem_receivers(prob) *
                                               (size_t)(c->d->nt + 1) * sizeof(float));
@@ -898,16 +874,11 @@ static fdw_status gpu_slab_create(const fdw_problem *prob, int dev, void **out, 
         gpu_destroy(c);
         return st;
     }
-    int na = 0;
-    adjoint_taps(c, &na);
-    int nstage = prob->nsrc_taps > prob->nrec_taps ? prob->nsrc_taps : prob->nrec_taps;
-    if (!born && na > nstage)
-        nstage = na;
     tap_stage t = {0};
     if (!rc)
         rc = set_fields(c);
     if (!rc)
-        rc = stage_alloc(&t, nstage);
+        rc = stage_alloc(&t, prob->nsrc_taps + prob->nrec_taps);
     if (!rc)
         rc = set_source(c, &t);
     if (!rc)
@@ -988,7 +959,6 @@ static const img_slab_ops gpu_slab_ops = {
     .halo = gpu_halo,
     .fence = gpu_fence,
     .after = gpu_after,
-    .record = gpu_record,
     .recordings = gpu_recordings,
     .set_traces = gpu_traces,
     .finish = gpu_finish,

@@ -99,12 +99,9 @@ typedef struct fdw_img_data {
     int pml_w[3][2];
     const float *pml_a[3], *pml_b[3];
     float pml_d1[3][FDW_MAX_RADIUS + 1];
-    /* A slab's problem (imaging_slabs.h; the whole grid: 0, nz, NULL, 0): its first plane
-     * in the grid and the grid's planes, and the adjoint's taps, those of the receivers
-     * on its planes (NULL: the problem's receiver taps, which it records) */
+    /* A slab's problem (imaging_slabs.h; the whole grid: 0 and nz): its first plane in the
+     * grid and the grid's planes */
     int z0, nzg;
-    const fdw_tap *adj_taps;
-    int nadj_taps;
 } fdw_img_data;
 
 /* What an engine leaves for the outputs (its context starts with it). */

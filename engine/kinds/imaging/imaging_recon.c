@@ -24,18 +24,26 @@ void fdw_img_interior(const fdw_spec *s, int lo[3], int hi[3])
     }
 }
 
+/* g's points: the grown box less the interior. */
+static void band_count(img_band *g)
+{
+    uint64_t box = 1, in = 1;
+    for (int a = 0; a < 3; a++) {
+        box *= (uint64_t)(g->dhi[a] - g->dlo[a]);
+        in *= (uint64_t)(g->hi[a] - g->lo[a]);
+    }
+    g->points = box - in;
+}
+
 void img_band_init(img_band *g, const int lo[3], const int hi[3], const int n[3], int r)
 {
     memset(g, 0, sizeof *g);
-    uint64_t box = 1, in = 1;
     for (int a = 0; a < 3; a++) {
         g->lo[a] = lo[a], g->hi[a] = hi[a];
         g->dlo[a] = lo[a] - r > 0 ? lo[a] - r : 0;
         g->dhi[a] = hi[a] + r < n[a] ? hi[a] + r : n[a];
-        box *= (uint64_t)(g->dhi[a] - g->dlo[a]);
-        in *= (uint64_t)(hi[a] - lo[a]);
     }
-    g->points = box - in;
+    band_count(g);
 }
 
 /* v - z0 within [lo, hi]. */
@@ -52,12 +60,7 @@ static void band_clip(img_band *g, int z0, int nz)
     g->dhi[2] = clip(g->dhi[2], z0, 0, nz);
     g->lo[2] = clip(g->lo[2], z0, g->dlo[2], g->dhi[2]);
     g->hi[2] = clip(g->hi[2], z0, g->lo[2], g->dhi[2]);
-    uint64_t box = 1, in = 1;
-    for (int a = 0; a < 3; a++) {
-        box *= (uint64_t)(g->dhi[a] - g->dlo[a]);
-        in *= (uint64_t)(g->hi[a] - g->lo[a]);
-    }
-    g->points = box - in;
+    band_count(g);
 }
 
 void img_band_of(img_band *g, const fdw_problem *p)
@@ -112,7 +115,8 @@ static img_band band_of(const fdw_spec *s, int z0, int nz)
 uint64_t fdw_img_field_bytes(const fdw_spec *s, int nz)
 {
     const uint64_t pts = (uint64_t)s->nx * s->ny * (uint64_t)nz;
-    const uint64_t pad = (uint64_t)(nz + 2 * s->radius) * (s->nx + 32) * (s->ny + 2 * s->radius);
+    const uint64_t pad =
+        (uint64_t)(nz + 2 * s->radius) * (s->nx + 32) * (s->ny + 2 * s->radius);
     return 4 * (pad > pts ? pad : pts);
 }
 

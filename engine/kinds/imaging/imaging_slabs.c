@@ -15,7 +15,7 @@
 typedef struct img_slab {
     fdw_problem prob;          /* the slab's problem (its own planes, local indices) */
     fdw_img_data data;         /* its kdata */
-    fdw_tap *src, *rec, *adj;  /* its source, recording and adjoint taps */
+    fdw_tap *src, *rec;        /* its source and receiver taps */
     void *eng;
 } img_slab;
 
@@ -32,45 +32,21 @@ typedef struct img_slabs {
     img_sched sched;
 } img_slabs;
 
-/* The taps of list (n of them) that keep(t) selects, their indices made local to planes
- * from z0 on; the count in *kept. NULL out of memory. */
-static fdw_tap *taps_of(const fdw_tap *list, int n, uint64_t shift, int *kept,
-                        int (*keep)(const fdw_tap *, const void *), const void *arg)
+/* The taps of list (n of them) on grid indices [lo, hi), their indices made local (less
+ * lo); the count in *kept. NULL out of memory. */
+static fdw_tap *taps_of(const fdw_tap *list, int n, uint64_t lo, uint64_t hi, int *kept)
 {
     fdw_tap *t = malloc(((size_t)n + 1) * sizeof *t);
     if (!t)
         return NULL;
     int m = 0;
     for (int i = 0; i < n; i++)
-        if (keep(&list[i], arg)) {
+        if (list[i].index >= lo && list[i].index < hi) {
             t[m] = list[i];
-            t[m++].index -= shift;
+            t[m++].index -= lo;
         }
     *kept = m;
     return t;
-}
-
-/* A tap on the slab's own planes. */
-typedef struct plane_range {
-    uint64_t lo, hi;           /* grid indices [lo, hi) */
-} plane_range;
-
-static int on_planes(const fdw_tap *t, const void *arg)
-{
-    const plane_range *r = arg;
-    return t->index >= r->lo && t->index < r->hi;
-}
-
-/* A receiver tap of a row this slab records. */
-typedef struct row_owner {
-    const int *row_slab;
-    int slab;
-} row_owner;
-
-static int of_row(const fdw_tap *t, const void *arg)
-{
-    const row_owner *o = arg;
-    return o->row_slab[t->owner] == o->slab;
 }
 
 /* Slab k's problem: its planes of the grid, its taps. */
@@ -101,23 +77,21 @@ static fdw_status slab_problem(img_slabs *c, int k, fdw_error *err)
     } else {
         s->data.pml_a[2] = s->data.pml_b[2] = NULL;
     }
-    const plane_range own = {shift, shift + (uint64_t)nz * nxy};
-    const row_owner rows = {c->row_slab, k};
-    int ns = 0, nr = 0, na = 0;
-    s->src = taps_of(p->src_taps, p->nsrc_taps, shift, &ns, on_planes, &own);
-    s->rec = taps_of(p->rec_taps, p->nrec_taps, shift, &nr, of_row, &rows);
-    s->adj = taps_of(p->rec_taps, p->nrec_taps, shift, &na, on_planes, &own);
-    if (!s->src || !s->rec || !s->adj)
+    const uint64_t end = shift + (uint64_t)nz * nxy;
+    int ns = 0, nr = 0;
+    s->src = taps_of(p->src_taps, p->nsrc_taps, shift, end, &ns);
+    s->rec = taps_of(p->rec_taps, p->nrec_taps, shift, end, &nr);
+    if (!s->src || !s->rec)
         return fdw_fail(err, FDW_ERR_NOMEM, NULL, "imaging engine: out of host memory");
-    /* a recorded row reads its lower taps from the ghost planes: within the radius */
-    const uint64_t end = (uint64_t)(nz + p->radius) * nxy;
+    /* a receiver row lies in one plane (run/positioning.h), so the taps on the slab's
+     * planes are those of the rows it records, and its adjoint's taps */
     for (int i = 0; i < nr; i++)
-        if (s->rec[i].index >= end)
+        if (c->row_slab[s->rec[i].owner] != k)
             return fdw_fail(err, FDW_ERR_INTERNAL, NULL, "imaging engine: receiver row %d "
-                            "spans more than the radius below slab %d", s->rec[i].owner, k);
+                            "spans slabs %d and %d", s->rec[i].owner, c->row_slab[s->rec[i].owner],
+                            k);
     s->prob.src_taps = s->src, s->prob.nsrc_taps = ns;
     s->prob.rec_taps = s->rec, s->prob.nrec_taps = nr;
-    s->data.adj_taps = s->adj, s->data.nadj_taps = na;
     return FDW_OK;
 }
 
@@ -181,7 +155,7 @@ void fdw_img_slabs_destroy(void *vctx)
     for (int k = 0; c->s && k < c->n; k++) {
         if (c->s[k].eng)
             c->ops->destroy(c->s[k].eng);
-        free(c->s[k].src), free(c->s[k].rec), free(c->s[k].adj);
+        free(c->s[k].src), free(c->s[k].rec);
     }
     free(c->s), free(c->row_slab), free(c->slots);
     free(c->res.image), free(c->res.illum), free(c->res.predicted);
@@ -328,8 +302,6 @@ fdw_status fdw_img_slabs_step(void *vctx, long it, fdw_error *err)
         st = unit_work(c, c->s[k].eng, &u, err);
     if (st == FDW_OK && c->n > 1)
         st = exchange(c, err);
-    for (int k = 0; k < c->n && st == FDW_OK; k++)
-        st = c->ops->record(c->s[k].eng, err);
     if (born || st != FDW_OK)
         return st;
     if (u.phase == IMG_FORWARD && u.last) {

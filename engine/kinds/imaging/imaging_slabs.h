@@ -3,8 +3,8 @@
  * splits it (run/plan.h); each slab is an engine of its own (the CPU's, cpu_imaging.c, or
  * a GPU's, cuda_imaging.c) that sees a problem of its own planes: its part of V, dV, the
  * sponge and the CPML's z coefficients, a free surface only on the top slab, its source
- * taps and the adjoint's taps where they lie, the receivers whose lowest tap it owns
- * (run/distrib.h), global indices made local. Its ghost planes are its neighbours' planes
+ * taps and the receivers' (whose rows it records and feeds the adjoint through) where they
+ * lie, global indices made local. Its ghost planes are its neighbours' planes
  * instead of zeros, refreshed after every engine step for the fields the step wrote, so
  * each point is computed with the same operations in the same order as on one slab: the
  * image, the gradient, the traces and the misfit are the one-slab run's bits.
@@ -29,14 +29,15 @@ typedef struct img_slab_ops {
     fdw_status (*create)(const fdw_problem *slab, int dev, void **ctx, fdw_error *err);
     void (*destroy)(void *ctx);
     /* Around an engine step's work (NULL: nothing): begin forgets what the last step wrote
-     * and left due (and selects the slab's device); end returns the step's errors. */
+     * (and selects the slab's device); end returns the step's errors. */
     void (*begin)(void *ctx);
     fdw_status (*end)(void *ctx, fdw_error *err);
-    /* The work of an engine step but the receivers' recording, which the driver picks as
-     * imaging_sched.c's unit says: born's time step; a segment's start restored (before
-     * the unit's step); the forward pass's step; a step recomputed into the store; the
-     * checkpointed scheme's adjoint step; the boundary scheme's step back. Each lists the
-     * fields it wrote and leaves the rows it recorded due. */
+    /* The work of an engine step, which the driver picks as imaging_sched.c's unit says:
+     * born's time step; a segment's start restored (before the unit's step); the forward
+     * pass's step; a step recomputed into the store; the checkpointed scheme's adjoint
+     * step; the boundary scheme's step back. Each lists the fields it wrote, and records
+     * the receivers' rows on the slab's planes (a row lies in one plane, so it reads no
+     * ghost plane). */
     void (*born_step)(void *ctx, long it);
     void (*restore)(void *ctx, long seg);
     void (*forward_step)(void *ctx, const img_unit *u);
@@ -52,9 +53,6 @@ typedef struct img_slab_ops {
      * other's last mark. */
     fdw_status (*fence)(void *ctx, fdw_error *err);
     fdw_status (*after)(void *ctx, void *other, fdw_error *err);
-    /* The receivers' rows the last step left due (born's du, the gradient's forward
-     * u), read after the ghost planes are exchanged. */
-    fdw_status (*record)(void *ctx, fdw_error *err);
     /* The slab's recorded slots first .. first + count - 1, [slot][row] (rows it does not
      * record are 0). */
     fdw_status (*recordings)(void *ctx, long first, long count, float *host, fdw_error *err);
